@@ -1,0 +1,114 @@
+/**
+ * The plugin contract. A plugin is `{ name, apply(host) }`; `apply` only taps hooks and registers
+ * definitions (synchronously). Everything that varies — gate kinds, guardrail providers, harnesses,
+ * normalisers — is a plugin listed once at startup.
+ */
+import type { Logger } from 'pino'
+import { EngineError, ERR } from './errors.ts'
+import { STAGE, type EngineHooks, type PredicateTest } from './hooks.ts'
+import type { SourceLoc } from './types.ts'
+
+export interface EnginePlugin {
+  /** Namespaced, e.g. `gate:command_regex`, `normalise:tool-input`, `harness:claude-code`. */
+  readonly name: string
+  /** Names of plugins that must be registered too (checked before any `apply`). */
+  readonly dependsOn?: readonly string[]
+  apply(host: PluginHost): void
+}
+
+/** Hook view handed to plugins: they may tap, never call. */
+export type TapOnly<H> = { readonly [K in keyof H]: H[K] }
+
+export interface PluginHost {
+  readonly hooks: TapOnly<EngineHooks>
+  readonly registry: Registries
+  readonly log: Logger
+}
+
+/** A JSON Schema object (validated with ajv at policy load). */
+export type JsonSchema = Readonly<Record<string, unknown>>
+
+/** Where a leaf predicate sits: used in load errors. */
+export interface GateWhere {
+  readonly gateId: string
+  readonly loc: SourceLoc
+}
+
+/** A leaf predicate of the `when` block, e.g. `tool`, `command_regex`, `path`. */
+export interface GateKind<V = unknown> {
+  /** The key under `when`. Policy-facing, snake_case. */
+  readonly kind: string
+  readonly description: string
+  /** JSON Schema of the YAML value. */
+  readonly schema: JsonSchema
+  /** Compiles the YAML value once per policy load; throws EngineError(GATE_CONFIG_INVALID) on a bad value. */
+  compile(value: V, where: GateWhere): PredicateTest
+}
+
+/** A guardrail evaluator kind usable in a gate's `evaluate` list (e.g. `llm_guardrail`). */
+export interface EvaluatorKind {
+  readonly kind: string
+  readonly description: string
+  readonly schema: JsonSchema
+}
+
+/** Map-backed registries, one set per engine. */
+export interface Registries {
+  readonly gateKinds: Map<string, GateKind>
+  readonly evaluatorKinds: Map<string, EvaluatorKind>
+  /** Extension registries owned by other plugin families (harnesses, providers), keyed by family. */
+  readonly extensions: Map<string, Map<string, unknown>>
+}
+
+export function createRegistries(): Registries {
+  return { gateKinds: new Map(), evaluatorKinds: new Map(), extensions: new Map() }
+}
+
+/** Registers `value` under `key` in a map, refusing duplicates (one implementation per name). */
+export function registerOnce<T>(map: Map<string, T>, key: string, value: T, plugin: string): void {
+  if (map.has(key)) throw new EngineError(ERR.PLUGIN_DUPLICATE, `${plugin}: "${key}" is already registered`, { plugin })
+  map.set(key, value)
+}
+
+/** A typed extension registry (e.g. `extensionRegistry<HarnessDefinition>(registry, 'harness')`). */
+export function extensionRegistry<T>(registry: Registries, family: string): Map<string, T> {
+  let map = registry.extensions.get(family)
+  if (!map) {
+    map = new Map()
+    registry.extensions.set(family, map)
+  }
+  return map as Map<string, T>
+}
+
+export interface GateKindPlugin extends EnginePlugin {
+  readonly gateKind: GateKind
+}
+
+/** Turns a gate-kind definition into a plugin: registers it and taps `evaluate.for(kind)`. */
+export function defineGateKind<V>(definition: GateKind<V>): GateKindPlugin {
+  const name = `gate:${definition.kind}`
+  const gateKind = definition as GateKind
+  return {
+    name,
+    gateKind,
+    apply({ hooks, registry }) {
+      registerOnce(registry.gateKinds, definition.kind, gateKind, name)
+      hooks.evaluate.for(definition.kind).tap({ name, stage: STAGE.DEFAULT }, (leaf, request, ctx) => leaf.test(request, ctx))
+    },
+  }
+}
+
+/** Checks names and dependencies, then applies every plugin in order. */
+export function applyPlugins(plugins: readonly EnginePlugin[], host: PluginHost): void {
+  const names = new Set<string>()
+  for (const plugin of plugins) {
+    if (names.has(plugin.name)) throw new EngineError(ERR.PLUGIN_DUPLICATE, `plugin "${plugin.name}" is registered twice`, { plugin: plugin.name })
+    names.add(plugin.name)
+  }
+  for (const plugin of plugins) {
+    for (const dep of plugin.dependsOn ?? []) {
+      if (!names.has(dep)) throw new EngineError(ERR.PLUGIN_MISSING_DEP, `plugin "${plugin.name}" needs "${dep}", which is not registered`, { plugin: plugin.name })
+    }
+  }
+  for (const plugin of plugins) plugin.apply({ ...host, log: host.log.child({ plugin: plugin.name }) })
+}

@@ -1,0 +1,158 @@
+/**
+ * Domain types shared by the core and every plugin. This file is a leaf: it imports nothing at runtime,
+ * so plugins can `import type` from it without creating import cycles.
+ */
+
+/** Final verdict a harness sees. A gate check never answers `ask`. */
+export type Verdict = 'allow' | 'deny'
+
+/** Daemon-level (outer) mode; `firewall` is the default. */
+export type Mode = 'monitor' | 'firewall'
+
+/** Ledger verdict labels: decisions, plus outcome child rows and session events. */
+export type LedgerVerdict = 'allow' | 'deny' | 'monitor_alert' | 'ran' | 'tool_errored' | 'session_created' | 'session_rotated' | 'session_expired'
+
+/** Signer kinds as recorded in the ledger and the API (CLI `--tier` uses the kebab-case spelling). */
+export type SignerKind = 'unattested' | 'software' | 'totp' | 'os_keychain' | 'hardware_key'
+
+/** Policy layers, in deny-overrides order (a lower layer can never allow what a higher one denies). */
+export type LayerName = 'daemon' | 'registry' | 'group' | 'user' | 'repo'
+export const LAYERS: readonly LayerName[] = ['daemon', 'registry', 'group', 'user', 'repo']
+
+/** What a gate does when its `when` block matches. `monitor` records an alert and never denies. */
+export type OnHit = 'deny' | 'allow' | 'monitor'
+
+/** A tool call as a harness or the gate-check endpoint delivers it (the spec's request fields). */
+export interface ToolCall {
+  readonly sessionId: string
+  readonly source: string
+  readonly tool: string
+  readonly input: Readonly<Record<string, unknown>>
+  readonly cwd?: string
+  readonly meta?: Readonly<Record<string, unknown>>
+  /** The harness's id for this tool use, when it has one (links outcome rows to the decision). */
+  readonly toolUseId?: string
+}
+
+/** One simple command after shell analysis: what actually runs. */
+export interface ShellCommand {
+  /** Basename of the program after unwrapping wrappers and resolving variables, e.g. `rm`. */
+  readonly program: string
+  /** Effective argv after quote removal and decoding; argv[0] as written (e.g. `/bin/rm`). */
+  readonly argv: readonly string[]
+  /** argv joined by single spaces: what `command_regex` sees for this command. */
+  readonly text: string
+  /** How the command was reached, outermost first, e.g. `['bash -c', 'sudo']`; empty at top level. */
+  readonly via: readonly string[]
+}
+
+/** Result of analysing one shell command string (preEvaluate). */
+export interface CommandAnalysis {
+  readonly raw: string
+  readonly commands: readonly ShellCommand[]
+  /** Structural findings gates can match, e.g. `pipe_to_shell`, `decode_exec`, `inline_code`. */
+  readonly signals: readonly string[]
+  /** Set when the command could not be analysed (too large, too deep, over budget, unparsable). */
+  readonly error?: string
+}
+
+/** A URL found in a tool call, parsed and with its host canonicalised (e.g. `127.1` → `127.0.0.1`). */
+export interface CallUrl {
+  readonly raw: string
+  readonly scheme: string
+  readonly host: string
+  readonly port?: number
+}
+
+/**
+ * The normalised tool call every gate sees. `preEvaluate` taps fill in the derived fields;
+ * they start empty and only ever grow.
+ */
+export interface EvalRequest extends ToolCall {
+  readonly shell?: CommandAnalysis
+  /** Canonical absolute paths the call touches (file tools and paths found in commands). */
+  readonly paths: readonly string[]
+  readonly urls: readonly CallUrl[]
+  /** MCP server and tool, from `mcp__<server>__<tool>` names or harness metadata. */
+  readonly mcp?: { readonly server: string; readonly tool: string }
+}
+
+/** Per-request context: session facts and the clock, never a free-form bag. */
+export interface EvalContext {
+  readonly now: number
+  readonly session?: SessionFacts
+  readonly home: string
+}
+
+export interface SessionFacts {
+  readonly id: string
+  readonly signer: SignerKind
+  readonly userId?: string
+  readonly groups: readonly string[]
+}
+
+/** Where a YAML value came from, for load errors. */
+export interface SourceLoc {
+  readonly file: string
+  readonly line?: number
+  readonly col?: number
+}
+
+/** One layer's opinion on a call, as listed in `policy_trace`. */
+export interface LayerTrace {
+  readonly layer: LayerName
+  readonly source: string
+  readonly verdict: 'allow' | 'deny' | 'monitor_alert' | 'none'
+  readonly rule_id?: string
+}
+
+/** A gate that matched the call. */
+export interface GateHit {
+  readonly gateId: string
+  readonly layer: LayerName
+  readonly source: string
+  readonly onHit: OnHit
+  readonly requireStrong: boolean
+  readonly nudge?: string
+  readonly reason: string
+}
+
+/** The decision for one call, built by the engine and refined by `postLocal` and `guardrail` taps. */
+export interface Decision {
+  readonly verdict: Verdict
+  readonly ledgerVerdict: 'allow' | 'deny' | 'monitor_alert'
+  readonly ruleId: string
+  readonly reason: string
+  readonly nudge?: string
+  readonly monitorMatch: boolean
+  readonly hits: readonly GateHit[]
+  readonly trace: readonly LayerTrace[]
+  /** Stage that produced the final verdict: local policy, a guardrail, or a core refusal. */
+  readonly stage: 'local' | 'guardrail' | 'core'
+}
+
+/** What the core asks the ledger to append; the ledger adds seq, hashes and signature. */
+export interface LedgerDraft {
+  readonly kind: 'decision' | 'outcome' | 'session'
+  readonly sessionId: string
+  readonly signer: SignerKind | 'none'
+  readonly source: string
+  readonly tool: string
+  readonly verdict: LedgerVerdict
+  readonly monitorMatch: boolean
+  readonly ruleId: string
+  readonly toolUseId: string
+  readonly policyTrace: readonly LayerTrace[]
+  readonly payloadHash: string
+  readonly reason: string
+  readonly parentSeq?: number
+  readonly at: number
+}
+
+/** An appended, durable ledger entry. */
+export interface LedgerEntry extends LedgerDraft {
+  readonly seq: number
+  readonly leafHash: string
+  readonly prevLeafHash: string
+  readonly signature?: string
+}
