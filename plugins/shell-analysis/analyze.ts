@@ -1,0 +1,57 @@
+/**
+ * `analyzeCommand`: the pure entry point of shell analysis. Parses a command string with tree-sitter-bash
+ * and returns every simple command that would run, with structural signals, within a hard budget.
+ */
+import type { CommandAnalysis } from '../../core/types.ts'
+import type { BashParser, SyntaxNode, SyntaxTree } from './parser.ts'
+import { AnalysisState, BudgetExceeded, DEFAULT_BUDGET, type Budget, type Scope } from './state.ts'
+import { walkStatement } from './walk.ts'
+
+export interface AnalyzeOptions {
+  readonly parser: BashParser
+  readonly home: string
+  readonly cwd?: string
+  readonly budget?: Partial<Budget>
+}
+
+/** Analyses `raw`. Never throws for any input: limits and parser failures come back as `error`. */
+export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalysis {
+  const budget: Budget = { ...DEFAULT_BUDGET, ...opts.budget }
+  const st = new AnalysisState({ home: opts.home, cwd: opts.cwd }, budget)
+  const trees: SyntaxTree[] = []
+  const parse = (text: string): SyntaxNode => {
+    const tree = opts.parser.parse(text, st.deadline)
+    if (!tree) throw new BudgetExceeded(`parsing took longer than ${budget.timeMs} ms`)
+    trees.push(tree)
+    if (tree.rootNode.hasError) st.signals.add('parse_error')
+    return tree.rootNode
+  }
+  st.analyzeString = (text, parent, via) => {
+    if (parent.depth + 1 > budget.maxDepth) throw new BudgetExceeded(`code nested more than ${budget.maxDepth} levels deep (bash -c, eval, pipes into shells)`)
+    if (text.length > budget.maxBytes) throw new BudgetExceeded(`nested command is ${text.length} characters; the limit is ${budget.maxBytes}`)
+    const scope: Scope = { vars: new Map(parent.vars), aliases: new Map(parent.aliases), via, depth: parent.depth + 1, cwd: parent.cwd }
+    walkStatement(st, parse(text), scope)
+  }
+  st.substitute = (node, parent) => {
+    const mark = st.commands.length
+    const label = node.type === 'process_substitution' ? (node.text.startsWith('>') ? '>()' : '<()') : '$()'
+    const scope: Scope = { vars: new Map(parent.vars), aliases: new Map(parent.aliases), via: [...parent.via, label], depth: parent.depth, cwd: parent.cwd }
+    const statements = node.namedChildren.filter((c) => c.type !== 'comment')
+    let output: string | undefined
+    for (const s of statements) output = walkStatement(st, s, scope)
+    return { output: statements.length === 1 ? output : undefined, programs: st.programsSince(mark) }
+  }
+  let error: string | undefined
+  try {
+    if (raw.length > budget.maxBytes) throw new BudgetExceeded(`command is ${raw.length} characters; the limit is ${budget.maxBytes}`)
+    walkStatement(st, parse(raw), { vars: new Map(), aliases: new Map(), via: [], depth: 0, cwd: opts.cwd })
+  } catch (err) {
+    if (!(err instanceof BudgetExceeded)) throw err
+    error = err.message
+    st.signals.add('unanalysable')
+  } finally {
+    for (const tree of trees) tree.delete()
+  }
+  const result: CommandAnalysis = { raw, commands: st.commands, signals: [...st.signals].sort() }
+  return error === undefined ? result : { ...result, error }
+}

@@ -1,0 +1,320 @@
+/**
+ * Argv-level analysis of one simple command: unwraps wrappers (`sudo`, `env`, `timeout`, `xargs`...),
+ * follows strings that get executed (`bash -c`, `eval`, `su -c`, `find -exec`, inline interpreter code,
+ * stdin of a shell) and records the command that actually runs. Returns its static output when known.
+ */
+import { pathLiteralsInCode, shellStringsInCode } from './inline-code.ts'
+import { lexicalPath } from './paths.ts'
+import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS, SHELLS, WRAPPERS, interpreterKey, programName } from './programs.ts'
+import { recordCommand, type RecordExtras } from './record.ts'
+import type { AnalysisState, Redirects, Scope, Stdin } from './state.ts'
+import { staticOutput } from './static-output.ts'
+
+/** What is known about each argv field: whether it was dynamic and which programs its substitutions ran. */
+export interface FieldInfo {
+  readonly dynamic: boolean
+  readonly programs: readonly string[]
+  readonly procsub: boolean
+}
+
+export interface Invocation {
+  readonly argv: readonly string[]
+  readonly info: readonly FieldInfo[]
+  readonly scope: Scope
+  readonly via: readonly string[]
+  readonly stdin?: Stdin
+  readonly redirects: Redirects
+}
+
+const PLAIN: FieldInfo = { dynamic: false, programs: [], procsub: false }
+const MAX_FIND_ROOTS = 4
+
+/** Analyses one invocation; returns what it prints when that can be computed. */
+export function dispatch(st: AnalysisState, inv: Invocation): string | undefined {
+  const argv0 = inv.argv[0]
+  if (argv0 === undefined) return undefined
+  const program = programName(argv0)
+  const first = inv.info[0] ?? PLAIN
+  if (first.dynamic) st.signals.add('dynamic_program')
+  classifyExecuted(st, first.programs)
+
+  const wrapper = WRAPPERS.get(program)
+  if (wrapper) return unwrap(st, inv, program)
+  const record = (extras: RecordExtras = {}): void => void recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects, extras)
+
+  if (program === 'alias') {
+    for (const arg of inv.argv.slice(1)) {
+      const m = /^([^=\s]+)=(.*)$/s.exec(arg)
+      if (m) inv.scope.aliases.set(m[1], m[2])
+    }
+    record()
+    return undefined
+  }
+  if (program === 'cd' || program === 'pushd') {
+    const target = inv.argv.slice(1).find((a) => !a.startsWith('-')) ?? '~'
+    inv.scope.cwd = inv.info.slice(1).some((i) => i.dynamic) ? undefined : lexicalPath(target, { home: st.options.home, cwd: inv.scope.cwd })
+    record()
+    return undefined
+  }
+  if (SHELLS.has(program)) {
+    record({ exclude: [shellCommandIndex(inv.argv)] })
+    shell(st, inv, program)
+    return undefined
+  }
+  if (program === 'eval') {
+    record({ exclude: inv.argv.map((_, i) => i) })
+    execString(st, inv, inv.argv.slice(1).join(' '), inv.info.slice(1), 'eval')
+    return undefined
+  }
+  if (program === 'source' || program === '.') {
+    record()
+    const info = inv.info[1] ?? PLAIN
+    if (info.procsub) execSubstitution(st, info.programs)
+    if (inv.argv[1] === '/dev/stdin' || inv.argv[1] === '-') stdinExec(st, inv, program, true)
+    return undefined
+  }
+  const interpreter = interpreterKey(program)
+  if (interpreter !== undefined) {
+    interpret(st, inv, program, interpreter, record)
+    return staticOutput(program, inv.argv, inv.stdin?.text)
+  }
+  if (program === 'su' || program === 'runuser' || program === 'script') {
+    const idx = inv.argv.findIndex((a) => a === '-c' || a === '--command')
+    record({ exclude: [idx + 1] })
+    if (idx > 0 && idx + 1 < inv.argv.length) execString(st, inv, inv.argv[idx + 1], [inv.info[idx + 1] ?? PLAIN], `${program} -c`)
+    return undefined
+  }
+  if (program === 'watch') {
+    record({ exclude: inv.argv.map((_, i) => i) })
+    let i = 1
+    while (i < inv.argv.length && inv.argv[i].startsWith('-')) i += /^-(n|-interval|d|-differences)$/.test(inv.argv[i]) && inv.argv[i] !== '-d' ? 2 : 1
+    if (i < inv.argv.length) execString(st, inv, inv.argv.slice(i).join(' '), inv.info.slice(i), 'watch')
+    return undefined
+  }
+  if (program === 'find') {
+    record()
+    findExec(st, inv)
+    return undefined
+  }
+  record()
+  return staticOutput(program, inv.argv, inv.stdin?.text)
+}
+
+/** Strips a wrapper's own options and continues with the wrapped command. */
+function unwrap(st: AnalysisState, inv: Invocation, program: string): string | undefined {
+  const spec = WRAPPERS.get(program) ?? {}
+  const argv = [...inv.argv]
+  const info = [...inv.info]
+  let i = 1
+  let skipPositionals = spec.positionals ?? 0
+  while (i < argv.length) {
+    const arg = argv[i]
+    if (arg === '--') {
+      i++
+      break
+    }
+    if (program === 'env' && /^[A-Za-z_]\w*=/.test(arg)) {
+      const eq = arg.indexOf('=')
+      inv.scope.vars.set(arg.slice(0, eq), arg.slice(eq + 1))
+      i++
+      continue
+    }
+    if (arg.startsWith('-') && arg.length > 1 && !/^-\d+$/.test(arg)) {
+      if (program === 'command' && /^-[pvV]*[vV]/.test(arg)) {
+        recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects)
+        return undefined
+      }
+      if (program === 'env' && (arg === '-S' || arg === '--split-string' || arg.startsWith('-S') || arg.startsWith('--split-string='))) {
+        const value = arg === '-S' || arg === '--split-string' ? argv[i + 1] : arg.replace(/^(-S|--split-string=)/, '')
+        const consumed = arg === '-S' || arg === '--split-string' ? 2 : 1
+        const words = (value ?? '').split(/\s+/).filter((w) => w !== '')
+        const srcInfo = info[i + consumed - 1] ?? PLAIN
+        argv.splice(i, consumed, ...words)
+        info.splice(i, consumed, ...words.map(() => srcInfo))
+        break
+      }
+      const long = arg.startsWith('--')
+      const takesValue = long ? !arg.includes('=') && (spec.valueLong ?? []).includes(arg) : (spec.valueShort ?? '').includes(arg[arg.length - 1]) && !/^-[a-zA-Z]\d+$/.test(arg)
+      i += takesValue ? 2 : 1
+      continue
+    }
+    if (skipPositionals > 0) {
+      skipPositionals--
+      i++
+      continue
+    }
+    break
+  }
+  let inner = argv.slice(i)
+  let innerInfo = info.slice(i)
+  if (program === 'xargs') {
+    if (inner.length === 0) inner = ['echo']
+    const words = inv.stdin?.text?.split(/\s+/).filter((w) => w !== '') ?? []
+    inner = [...inner, ...words.slice(0, 64)]
+    innerInfo = [...innerInfo, ...words.slice(0, 64).map(() => PLAIN)]
+  }
+  if (inner.length === 0) {
+    recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects)
+    return undefined
+  }
+  return dispatch(st, { ...inv, argv: inner, info: innerInfo, via: [...inv.via, program], stdin: program === 'xargs' ? undefined : inv.stdin })
+}
+
+/** Index of the string a shell runs with `-c` (or -1). */
+function shellCommandIndex(argv: readonly string[]): number {
+  let commandMode = false
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i]
+    if (/^-[a-zA-Z]+$/.test(arg) || /^-command$/i.test(arg)) {
+      if (arg.includes('c') || /^-command$/i.test(arg)) commandMode = true
+      continue
+    }
+    if (/^[-+]-?[oO]$/.test(arg)) {
+      i++
+      continue
+    }
+    if (arg.startsWith('-') || arg.startsWith('+')) continue
+    return commandMode ? i : -1
+  }
+  return -1
+}
+
+/** `bash -c STRING`, `bash script`, or a shell reading its script from stdin. */
+function shell(st: AnalysisState, inv: Invocation, program: string): void {
+  const { argv } = inv
+  let commandMode = false
+  let stdinMode = false
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--' || arg === '-') {
+      if (!commandMode) return stdinOrScript(st, inv, program, i + 1, stdinMode)
+      continue
+    }
+    if (/^-(command|c)$/i.test(arg) && (program === 'pwsh' || program === 'powershell')) commandMode = true
+    else if (/^-(e|enc|ec|encodedcommand)$/i.test(arg) && (program === 'pwsh' || program === 'powershell')) {
+      st.signals.add('decode_exec')
+      return
+    } else if (/^[-+]-?[oO]$/.test(arg) || arg === '--rcfile' || arg === '--init-file') {
+      i++
+      continue
+    } else if (/^-[a-zA-Z]+$/.test(arg)) {
+      if (arg.includes('c')) commandMode = true
+      if (arg.includes('s')) stdinMode = true
+      continue
+    } else if (arg.startsWith('-') || arg.startsWith('+')) continue
+    if (commandMode) {
+      execString(st, inv, arg, [inv.info[i] ?? PLAIN], `${program} -c`)
+      return
+    }
+    return stdinOrScript(st, inv, program, i, stdinMode)
+  }
+  if (!commandMode) stdinExec(st, inv, program, true)
+}
+
+function stdinOrScript(st: AnalysisState, inv: Invocation, program: string, scriptIndex: number, stdinMode: boolean): void {
+  const info = inv.info[scriptIndex]
+  if (!stdinMode && scriptIndex < inv.argv.length) {
+    if (info?.procsub) execSubstitution(st, info.programs)
+    return
+  }
+  stdinExec(st, inv, program, true)
+}
+
+/** A string that is executed as shell code (`-c`, eval, su -c, watch). */
+function execString(st: AnalysisState, inv: Invocation, text: string, infos: readonly FieldInfo[], label: string): void {
+  if (infos.some((i) => i.dynamic)) st.signals.add('dynamic_exec')
+  for (const info of infos) classifyExecuted(st, info.programs)
+  st.signals.add('nested_shell')
+  st.analyzeString(text, inv.scope, [...inv.via, label])
+}
+
+/** A shell or interpreter that reads its program from stdin. */
+function stdinExec(st: AnalysisState, inv: Invocation, program: string, isShell: boolean): void {
+  const stdin = inv.stdin
+  if (!stdin) return
+  classifyExecuted(st, stdin.programs)
+  const label = stdin.kind === 'pipe' ? `| ${program}` : stdin.kind === 'herestring' ? `${program} <<<` : stdin.kind === 'heredoc' ? `${program} <<` : `${program} <`
+  if (stdin.text !== undefined) {
+    if (isShell) st.analyzeString(stdin.text, inv.scope, [...inv.via, label])
+    else inlineCode(st, inv, stdin.text, label)
+    return
+  }
+  if (stdin.kind === 'pipe') st.signals.add(isShell ? 'pipe_to_shell' : 'pipe_to_interpreter')
+}
+
+/** Output of a process substitution is executed (`bash <(curl ...)`, `source <(...)`). */
+function execSubstitution(st: AnalysisState, programs: readonly string[]): void {
+  st.signals.add('exec_substitution')
+  classifyExecuted(st, programs)
+}
+
+/** Flags download-then-execute and decode-then-execute from the programs that produced executed text. */
+function classifyExecuted(st: AnalysisState, programs: readonly string[]): void {
+  if (programs.some((p) => DOWNLOADERS.has(p))) st.signals.add('download_exec')
+  if (programs.some((p) => DECODERS.has(p))) st.signals.add('decode_exec')
+}
+
+function interpret(st: AnalysisState, inv: Invocation, program: string, key: string, record: (extras?: RecordExtras) => void): void {
+  const options = INTERPRETERS.get(key) ?? []
+  const { argv } = inv
+  let codeIndex = -1
+  let scriptIndex = -1
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i]
+    const eq = arg.indexOf('=')
+    if (arg.startsWith('--') && eq > 0 && options.includes(arg.slice(0, eq))) {
+      codeIndex = i
+      break
+    }
+    if (options.includes(arg) || (/^-[a-zA-Z]+$/.test(arg) && options.some((o) => /^-[a-zA-Z]$/.test(o) && arg.endsWith(o[1])))) {
+      codeIndex = i + 1
+      break
+    }
+    if (arg === '-m' || arg === '-f' || arg === '--file') break
+    if (!arg.startsWith('-')) {
+      if (CODE_FIRST_OPERAND.has(key)) codeIndex = i
+      else scriptIndex = i
+      break
+    }
+  }
+  if (codeIndex > 0 && codeIndex < argv.length) {
+    const code = argv[codeIndex].startsWith('--') && argv[codeIndex].includes('=') ? argv[codeIndex].slice(argv[codeIndex].indexOf('=') + 1) : argv[codeIndex]
+    const info = inv.info[codeIndex] ?? PLAIN
+    if (info.dynamic) st.signals.add('dynamic_exec')
+    classifyExecuted(st, info.programs)
+    record({ paths: pathLiteralsInCode(code), exclude: [codeIndex] })
+    if (!CODE_FIRST_OPERAND.has(key) || /system\s*\(|\|\s*getline|print[^;]*\|\s*"/.test(code)) inlineCode(st, inv, code, `${program} -c`)
+    return
+  }
+  record()
+  if (scriptIndex > 0) {
+    const info = inv.info[scriptIndex] ?? PLAIN
+    if (info.procsub) execSubstitution(st, info.programs)
+    return
+  }
+  stdinExec(st, inv, program, false)
+}
+
+function inlineCode(st: AnalysisState, inv: Invocation, code: string, label: string): void {
+  st.signals.add('inline_code')
+  for (const text of shellStringsInCode(code)) st.analyzeString(text, inv.scope, [...inv.via, label])
+}
+
+/** `find ROOT ... -exec CMD {} ;` runs CMD on what is under ROOT: analyse CMD with `{}` as the root. */
+function findExec(st: AnalysisState, inv: Invocation): void {
+  const { argv } = inv
+  const firstExpr = argv.findIndex((a, i) => i > 0 && (a.startsWith('-') || a === '(' || a === '!'))
+  const roots = argv.slice(1, firstExpr === -1 ? argv.length : firstExpr)
+  const starts = roots.length > 0 ? roots.slice(0, MAX_FIND_ROOTS) : ['.']
+  for (let i = 1; i < argv.length; i++) {
+    if (!/^-(exec|execdir|ok|okdir)$/.test(argv[i])) continue
+    let end = i + 1
+    while (end < argv.length && argv[end] !== ';' && argv[end] !== '+') end++
+    const inner = argv.slice(i + 1, end)
+    const innerInfo = inv.info.slice(i + 1, end)
+    for (const start of starts) {
+      dispatch(st, { ...inv, argv: inner.map((a) => a.split('{}').join(start)), info: innerInfo, via: [...inv.via, `find ${argv[i]}`], stdin: undefined })
+    }
+    i = end
+  }
+}
