@@ -10,6 +10,6 @@ import path from './gates/path/index.ts'
 import tool from './gates/tool/index.ts'
 import url from './gates/url/index.ts'
 import normaliseToolInput from './normalise-tool-input/index.ts'
-import rawCommand from './raw-command/index.ts'
+import shellAnalysis from './shell-analysis/index.ts'
 
-export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, rawCommand, tool, commandRegex, path, url, jsonpath, mcp]
+export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, shellAnalysis, tool, commandRegex, path, url, jsonpath, mcp]

@@ -45,7 +45,7 @@ export function dispatch(st: AnalysisState, inv: Invocation): string | undefined
   if (program === 'alias') {
     for (const arg of inv.argv.slice(1)) {
       const m = /^([^=\s]+)=(.*)$/s.exec(arg)
-      if (m) inv.scope.aliases.set(m[1], m[2])
+      if (m) inv.scope.aliases.set(m[1]!, m[2]!)
     }
     record()
     return undefined
@@ -81,13 +81,13 @@ export function dispatch(st: AnalysisState, inv: Invocation): string | undefined
   if (program === 'su' || program === 'runuser' || program === 'script') {
     const idx = inv.argv.findIndex((a) => a === '-c' || a === '--command')
     record({ exclude: [idx + 1] })
-    if (idx > 0 && idx + 1 < inv.argv.length) execString(st, inv, inv.argv[idx + 1], [inv.info[idx + 1] ?? PLAIN], `${program} -c`)
+    if (idx > 0 && idx + 1 < inv.argv.length) execString(st, inv, inv.argv[idx + 1]!, [inv.info[idx + 1] ?? PLAIN], `${program} -c`)
     return undefined
   }
   if (program === 'watch') {
     record({ exclude: inv.argv.map((_, i) => i) })
     let i = 1
-    while (i < inv.argv.length && inv.argv[i].startsWith('-')) i += /^-(n|-interval|d|-differences)$/.test(inv.argv[i]) && inv.argv[i] !== '-d' ? 2 : 1
+    while (i < inv.argv.length && inv.argv[i]!.startsWith('-')) i += /^-(n|-interval)$/.test(inv.argv[i]!) ? 2 : 1
     if (i < inv.argv.length) execString(st, inv, inv.argv.slice(i).join(' '), inv.info.slice(i), 'watch')
     return undefined
   }
@@ -108,7 +108,7 @@ function unwrap(st: AnalysisState, inv: Invocation, program: string): string | u
   let i = 1
   let skipPositionals = spec.positionals ?? 0
   while (i < argv.length) {
-    const arg = argv[i]
+    const arg = argv[i]!
     if (arg === '--') {
       i++
       break
@@ -134,7 +134,7 @@ function unwrap(st: AnalysisState, inv: Invocation, program: string): string | u
         break
       }
       const long = arg.startsWith('--')
-      const takesValue = long ? !arg.includes('=') && (spec.valueLong ?? []).includes(arg) : (spec.valueShort ?? '').includes(arg[arg.length - 1]) && !/^-[a-zA-Z]\d+$/.test(arg)
+      const takesValue = long ? !arg.includes('=') && (spec.valueLong ?? []).includes(arg) : (spec.valueShort ?? '').includes(arg.slice(-1)) && !/^-[a-zA-Z]\d+$/.test(arg)
       i += takesValue ? 2 : 1
       continue
     }
@@ -164,7 +164,7 @@ function unwrap(st: AnalysisState, inv: Invocation, program: string): string | u
 function shellCommandIndex(argv: readonly string[]): number {
   let commandMode = false
   for (let i = 1; i < argv.length; i++) {
-    const arg = argv[i]
+    const arg = argv[i]!
     if (/^-[a-zA-Z]+$/.test(arg) || /^-command$/i.test(arg)) {
       if (arg.includes('c') || /^-command$/i.test(arg)) commandMode = true
       continue
@@ -185,7 +185,7 @@ function shell(st: AnalysisState, inv: Invocation, program: string): void {
   let commandMode = false
   let stdinMode = false
   for (let i = 1; i < argv.length; i++) {
-    const arg = argv[i]
+    const arg = argv[i]!
     if (arg === '--' || arg === '-') {
       if (!commandMode) return stdinOrScript(st, inv, program, i + 1, stdinMode)
       continue
@@ -260,13 +260,13 @@ function interpret(st: AnalysisState, inv: Invocation, program: string, key: str
   let codeIndex = -1
   let scriptIndex = -1
   for (let i = 1; i < argv.length; i++) {
-    const arg = argv[i]
+    const arg = argv[i]!
     const eq = arg.indexOf('=')
     if (arg.startsWith('--') && eq > 0 && options.includes(arg.slice(0, eq))) {
       codeIndex = i
       break
     }
-    if (options.includes(arg) || (/^-[a-zA-Z]+$/.test(arg) && options.some((o) => /^-[a-zA-Z]$/.test(o) && arg.endsWith(o[1])))) {
+    if (options.includes(arg) || (/^-[a-zA-Z]+$/.test(arg) && options.some((o) => /^-[a-zA-Z]$/.test(o) && arg.endsWith(o.slice(1))))) {
       codeIndex = i + 1
       break
     }
@@ -278,7 +278,8 @@ function interpret(st: AnalysisState, inv: Invocation, program: string, key: str
     }
   }
   if (codeIndex > 0 && codeIndex < argv.length) {
-    const code = argv[codeIndex].startsWith('--') && argv[codeIndex].includes('=') ? argv[codeIndex].slice(argv[codeIndex].indexOf('=') + 1) : argv[codeIndex]
+    const codeArg = argv[codeIndex]!
+    const code = codeArg.startsWith('--') && codeArg.includes('=') ? codeArg.slice(codeArg.indexOf('=') + 1) : codeArg
     const info = inv.info[codeIndex] ?? PLAIN
     if (info.dynamic) st.signals.add('dynamic_exec')
     classifyExecuted(st, info.programs)
@@ -307,13 +308,13 @@ function findExec(st: AnalysisState, inv: Invocation): void {
   const roots = argv.slice(1, firstExpr === -1 ? argv.length : firstExpr)
   const starts = roots.length > 0 ? roots.slice(0, MAX_FIND_ROOTS) : ['.']
   for (let i = 1; i < argv.length; i++) {
-    if (!/^-(exec|execdir|ok|okdir)$/.test(argv[i])) continue
+    if (!/^-(exec|execdir|ok|okdir)$/.test(argv[i]!)) continue
     let end = i + 1
     while (end < argv.length && argv[end] !== ';' && argv[end] !== '+') end++
     const inner = argv.slice(i + 1, end)
     const innerInfo = inv.info.slice(i + 1, end)
     for (const start of starts) {
-      dispatch(st, { ...inv, argv: inner.map((a) => a.split('{}').join(start)), info: innerInfo, via: [...inv.via, `find ${argv[i]}`], stdin: undefined })
+      dispatch(st, { ...inv, argv: inner.map((a) => a.split('{}').join(start)), info: innerInfo, via: [...inv.via, `find ${argv[i]!}`], stdin: undefined })
     }
     i = end
   }

@@ -15,12 +15,12 @@ const SIMPLE: Readonly<Record<string, string>> = {
 export function decodeEscapes(text: string, mode: 'ansi-c' | 'echo' | 'printf'): string {
   let out = ''
   for (let i = 0; i < text.length; i++) {
-    const ch = text[i]
+    const ch = text[i]!
     if (ch !== '\\' || i === text.length - 1) {
       out += ch
       continue
     }
-    const next = text[i + 1]
+    const next = text[i + 1]!
     const simple = SIMPLE[next]
     if (simple !== undefined && !(mode !== 'ansi-c' && (next === "'" || next === '?'))) {
       out += simple

@@ -14,7 +14,7 @@ export function shellStringsInCode(code: string): string[] {
     const items = stringSequence(code, (m.index ?? 0) + m[0].length)
     if (items.length > 0) out.push(items.join(' '))
   }
-  for (const m of code.matchAll(/`([^`]+)`|\bqx\s*[({[/]([^)}\]/]+)[)}\]/]|%x[({[]([^)}\]]+)[)}\]]/g)) out.push(m[1] ?? m[2] ?? m[3])
+  for (const m of code.matchAll(/`([^`]+)`|\bqx\s*[({[/]([^)}\]/]+)[)}\]/]|%x[({[]([^)}\]]+)[)}\]]/g)) out.push(m[1] ?? m[2] ?? m[3] ?? '')
   return out.slice(0, 16).map(unescapeLiteral)
 }
 
@@ -26,7 +26,7 @@ function stringSequence(code: string, start: number): string[] {
     STRING.lastIndex = pos
     const m = STRING.exec(code)
     if (!m) break
-    items.push(m[1] ?? m[2] ?? m[3])
+    items.push(m[1] ?? m[2] ?? m[3] ?? '')
     pos = STRING.lastIndex
     const sep = /^\s*[,+]\s*/.exec(code.slice(pos))
     if (!sep) break
@@ -39,7 +39,7 @@ function stringSequence(code: string, start: number): string[] {
 export function pathLiteralsInCode(code: string): string[] {
   const out: string[] = []
   for (const m of code.matchAll(/'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g)) {
-    const s = unescapeLiteral(m[1] ?? m[2])
+    const s = unescapeLiteral(m[1] ?? m[2] ?? '')
     if (/^(~|\/|\$HOME\/)[^\s]*$/.test(s) && !s.startsWith('//')) out.push(s)
   }
   return out.slice(0, 32)

@@ -4,7 +4,7 @@
  */
 import type { CallUrl } from '../../core/types.ts'
 import { DATA_PROGRAMS, DOWNLOADERS, PATTERN_FIRST, TEXT_OPTIONS } from './programs.ts'
-import { bareHttpTarget, devTcpTarget, findUrls, parseUrl } from './urls.ts'
+import { bareHttpTarget, devTcpTarget, findUrls, parseCallUrl as parseUrl } from './urls.ts'
 
 const HTTP_CLIENTS: ReadonlySet<string> = new Set(['curl', 'wget', 'http', 'https', 'xh', 'xhs', 'httpie', 'curlie', 'aria2c', 'lwp-request', 'GET', 'POST', 'websocat', 'grpcurl'])
 const SOCKET_CLIENTS: ReadonlySet<string> = new Set(['nc', 'ncat', 'netcat', 'telnet', 'nmap'])
@@ -22,7 +22,7 @@ export function pathOperands(program: string, argv: readonly string[]): string[]
   let patternGiven = false
   let endOfOptions = false
   for (let i = 1; i < argv.length; i++) {
-    const arg = argv[i]
+    const arg = argv[i]!
     if (!endOfOptions && arg === '--') {
       endOfOptions = true
       continue
@@ -41,7 +41,7 @@ export function pathOperands(program: string, argv: readonly string[]): string[]
     }
     const kv = /^[A-Za-z_][\w.-]*=(.*)$/s.exec(arg)
     if (kv && !endOfOptions) {
-      if (looksLikePath(kv[1])) out.push(kv[1])
+      if (looksLikePath(kv[1]!)) out.push(kv[1]!)
       continue
     }
     if (arg.startsWith('@') && arg.length > 1) {
@@ -50,7 +50,7 @@ export function pathOperands(program: string, argv: readonly string[]): string[]
     }
     const at = /^[\w.-]+=@(.+)$/s.exec(arg)
     if (at) {
-      out.push(at[1])
+      out.push(at[1]!)
       continue
     }
     positional++
@@ -93,8 +93,9 @@ export function urlOperands(program: string, argv: readonly string[], redirectTa
   }
   if (SOCKET_CLIENTS.has(program)) {
     const pos = positionals(args)
-    if (pos.length >= 2 && /^\d{1,5}$/.test(pos[1])) add(parseUrl(`tcp://${pos[0].includes(':') ? `[${pos[0]}]` : pos[0]}:${pos[1]}`))
-    else if (pos.length >= 1) add(bareHttpTarget(pos[0]))
+    const [host, port] = pos
+    if (host !== undefined && port !== undefined && /^\d{1,5}$/.test(port)) add(parseUrl(`tcp://${host.includes(':') ? `[${host}]` : host}:${port}`))
+    else if (host !== undefined) add(bareHttpTarget(host))
   }
   if (program === 'socat') {
     for (const arg of args) {

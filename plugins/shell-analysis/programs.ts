@@ -106,5 +106,5 @@ export function programName(argv0: string): string {
 export function interpreterKey(name: string): string | undefined {
   if (INTERPRETERS.has(name)) return name
   const m = /^(python[23]?|pypy3?|perl|ruby|php|lua|node)[\d.]+$/.exec(name)
-  return m ? (INTERPRETERS.has(m[1]) ? m[1] : undefined) : undefined
+  return m?.[1] !== undefined && INTERPRETERS.has(m[1]) ? m[1] : undefined
 }

@@ -48,7 +48,7 @@ export function addRedirects(st: AnalysisState, scope: Scope, mark: number, redi
   const writes = canon(redirects.writes)
   const reads = canon(redirects.reads)
   for (let i = mark; i < st.commands.length; i++) {
-    const c = st.commands[i]
+    const c = st.commands[i]!
     const allWrites = unique([...(c.writes ?? []), ...writes])
     const allPaths = unique([...(c.paths ?? []), ...reads, ...writes])
     st.commands[i] = { ...c, ...(allPaths.length > 0 ? { paths: allPaths } : {}), ...(allWrites.length > 0 ? { writes: allWrites } : {}) }

@@ -19,7 +19,7 @@ function compute(program: string, args: readonly string[], stdin: string | undef
     case 'echo':
       return echo(args)
     case 'printf':
-      return args.length === 0 ? undefined : renderPrintf(args[0], args.slice(1))
+      return args[0] === undefined ? undefined : renderPrintf(args[0], args.slice(1))
     case 'cat':
       return args.every((a) => a === '-') ? stdin : undefined
     case 'base64':
@@ -40,10 +40,11 @@ function echo(args: readonly string[]): string {
   let i = 0
   let newline = true
   let escapes = false
-  for (; i < args.length && /^-[neE]+$/.test(args[i]); i++) {
-    if (args[i].includes('n')) newline = false
-    if (args[i].includes('e')) escapes = true
-    if (args[i].includes('E')) escapes = false
+  for (; i < args.length && /^-[neE]+$/.test(args[i]!); i++) {
+    const flag = args[i]!
+    if (flag.includes('n')) newline = false
+    if (flag.includes('e')) escapes = true
+    if (flag.includes('E')) escapes = false
   }
   const text = args.slice(i).join(' ')
   return (escapes ? decodeEscapes(text, 'echo') : text) + (newline ? '\n' : '')
@@ -88,12 +89,12 @@ function expandSet(set: string): string[] | undefined {
   const out: string[] = []
   for (let i = 0; i < chars.length; i++) {
     if (chars[i + 1] === '-' && i + 2 < chars.length) {
-      const a = chars[i].codePointAt(0) as number
-      const b = chars[i + 2].codePointAt(0) as number
+      const a = chars[i]!.codePointAt(0) as number
+      const b = chars[i + 2]!.codePointAt(0) as number
       if (b < a || b - a > 1024) return undefined
       for (let c = a; c <= b; c++) out.push(String.fromCodePoint(c))
       i += 2
-    } else out.push(chars[i])
+    } else out.push(chars[i]!)
   }
   return out
 }

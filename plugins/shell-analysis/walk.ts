@@ -122,7 +122,7 @@ function groupWords(nodes: readonly SyntaxNode[]): SyntaxNode[][] {
   const words: SyntaxNode[][] = []
   for (const node of nodes) {
     const last = words[words.length - 1]
-    if (last && last[last.length - 1].endIndex === node.startIndex) last.push(node)
+    if (last && last[last.length - 1]!.endIndex === node.startIndex) last.push(node)
     else words.push([node])
   }
   return words
@@ -158,7 +158,7 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
     }
     if (value.fields.length === 0 && fields.length === 0 && value.dynamic) st.signals.add('dynamic_program')
   }
-  const alias = fields.length > 0 && nameNode.firstChild?.type === 'word' ? scope.aliases.get(fields[0]) : undefined
+  const alias = fields[0] !== undefined && nameNode.firstChild?.type === 'word' ? scope.aliases.get(fields[0]) : undefined
   if (alias !== undefined) {
     const rest = node.text.slice(nameNode.endIndex - node.startIndex)
     const expanded = { ...scope, aliases: new Map([...scope.aliases].filter(([k]) => k !== fields[0])) }

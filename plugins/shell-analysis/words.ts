@@ -52,8 +52,9 @@ export function evaluateWord(nodes: readonly SyntaxNode[], ctx: WordContext): Wo
   const segments: Segment[] = []
   for (let i = 0; i < nodes.length; i++) {
     // `$"text"` (locale translation) arrives as a lone `$` node followed by the string.
-    if (nodes[i].type === '$' && i + 1 < nodes.length && nodes[i + 1].type === 'string') continue
-    segments.push(...parts(nodes[i], false, ctx, state))
+    const node = nodes[i]!
+    if (node.type === '$' && nodes[i + 1]?.type === 'string') continue
+    segments.push(...parts(node, false, ctx, state))
   }
   const fields = assembleFields(segments, ctx)
   return { fields, dynamic: state.dynamic, programs: state.programs, processSubstitution: state.procsub }
@@ -153,6 +154,7 @@ function expansion(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: S
   if (name === undefined) return unknown(node, quoted, state)
   if (ops.length === 0) return value === undefined ? unknown(node, quoted, state) : known(value)
   const first = ops[0]
+  if (!first) return unknown(node, quoted, state)
   // Operator before the name: `${#X}` (length) or `${!X}` (indirection).
   if (first.startIndex < (nameNode?.startIndex ?? 0)) {
     if (first.type === '!' && value !== undefined) {
@@ -194,8 +196,9 @@ function transform(value: string, op: string, ops: SyntaxNode[], operand: Syntax
     case ':': {
       const nums = operand.filter((n) => n.type === 'number').map((n) => Number.parseInt(n.text, 10))
       if (nums.length === 0 || nums.some(Number.isNaN)) return undefined
-      const start = nums[0] < 0 ? Math.max(0, value.length + nums[0]) : nums[0]
-      return nums.length > 1 ? value.slice(start, start + nums[1]) : value.slice(start)
+      const [offset = 0, length] = nums
+      const start = offset < 0 ? Math.max(0, value.length + offset) : offset
+      return length !== undefined ? value.slice(start, start + length) : value.slice(start)
     }
     case '#': case '##': case '%': case '%%': {
       const pattern = operandText()
@@ -203,8 +206,8 @@ function transform(value: string, op: string, ops: SyntaxNode[], operand: Syntax
       return removeAffix(value, pattern, op)
     }
     case '/': case '//': {
-      const pattern = operand.length > 0 && ops.length > 1 ? operand.filter((n) => n.endIndex <= ops[1].startIndex).map((n) => n.text).join('') : operandText()
-      const replacement = ops.length > 1 ? operand.filter((n) => n.startIndex >= ops[1].endIndex).map((n) => n.text).join('') : ''
+      const pattern = operand.length > 0 && ops[1] ? operand.filter((n) => n.endIndex <= (ops[1]?.startIndex ?? 0)).map((n) => n.text).join('') : operandText()
+      const replacement = ops[1] ? operand.filter((n) => n.startIndex >= (ops[1]?.endIndex ?? 0)).map((n) => n.text).join('') : ''
       if (pattern === undefined || /[*?[]/.test(pattern)) return undefined
       return op === '//' ? value.split(pattern).join(replacement) : value.replace(pattern, replacement)
     }
@@ -220,7 +223,7 @@ function removeAffix(value: string, pattern: string, op: string): string {
   const matcher = new RegExp(`^${re}$`, 's')
   const hits = candidates.filter((c) => matcher.test(c))
   if (hits.length === 0) return value
-  const chosen = op.length === 2 ? hits[hits.length - 1] : hits[0]
+  const chosen = (op.length === 2 ? hits[hits.length - 1] : hits[0]) ?? ''
   return op.startsWith('#') ? value.slice(chosen.length) : value.slice(0, value.length - chosen.length)
 }
 
@@ -254,8 +257,10 @@ function assembleFields(segments: Segment[], ctx: WordContext): string[] {
     }
   }
   if (started) fields.push(current)
-  if (fields.length === 1 && segments.every((s) => s.literal)) return braceExpand(expandTilde(segments, fields[0], ctx))
-  if (fields.length > 0) fields[0] = expandTilde(segments, fields[0], ctx)
+  const head = fields[0]
+  if (head === undefined) return fields
+  if (fields.length === 1 && segments.every((s) => s.literal)) return braceExpand(expandTilde(segments, head, ctx))
+  fields[0] = expandTilde(segments, head, ctx)
   return fields
 }
 
@@ -317,7 +322,7 @@ function findBraceSpan(w: string): [number, number, string[]] | undefined {
             return [open, i, items]
           }
           const seq = /^(-?\d+)\.\.(-?\d+)$/.exec(body) ?? /^([a-zA-Z])\.\.([a-zA-Z])$/.exec(body)
-          if (seq) return [open, i, sequence(seq[1], seq[2])]
+          if (seq) return [open, i, sequence(seq[1]!, seq[2]!)]
           break
         }
       } else if (w[i] === ',' && depth === 1) commas.push(i)
