@@ -20,7 +20,7 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
   const st = new AnalysisState({ home: opts.home, cwd: opts.cwd }, budget)
   const trees: SyntaxTree[] = []
   const parse = (text: string): SyntaxNode => {
-    const tree = opts.parser.parse(text, st.deadline)
+    const tree = opts.parser.parse(joinContinuations(text), st.deadline)
     if (!tree) throw new BudgetExceeded(`parsing took longer than ${budget.timeMs} ms`)
     trees.push(tree)
     if (tree.rootNode.hasError) st.signals.add('parse_error')
@@ -29,13 +29,13 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
   st.analyzeString = (text, parent, via) => {
     if (parent.depth + 1 > budget.maxDepth) throw new BudgetExceeded(`code nested more than ${budget.maxDepth} levels deep (bash -c, eval, pipes into shells)`)
     if (text.length > budget.maxBytes) throw new BudgetExceeded(`nested command is ${text.length} characters; the limit is ${budget.maxBytes}`)
-    const scope: Scope = { vars: new Map(parent.vars), aliases: new Map(parent.aliases), via, depth: parent.depth + 1, cwd: parent.cwd }
+    const scope: Scope = { vars: new Map(parent.vars), aliases: new Map(parent.aliases), functions: new Map(parent.functions), via, depth: parent.depth + 1, cwd: parent.cwd }
     walkStatement(st, parse(text), scope)
   }
   st.substitute = (node, parent) => {
     const mark = st.commands.length
     const label = node.type === 'process_substitution' ? (node.text.startsWith('>') ? '>()' : '<()') : '$()'
-    const scope: Scope = { vars: new Map(parent.vars), aliases: new Map(parent.aliases), via: [...parent.via, label], depth: parent.depth, cwd: parent.cwd }
+    const scope: Scope = { vars: new Map(parent.vars), aliases: new Map(parent.aliases), functions: new Map(parent.functions), via: [...parent.via, label], depth: parent.depth, cwd: parent.cwd }
     const statements = node.namedChildren.filter((c) => c.type !== 'comment')
     let output: string | undefined
     for (const s of statements) output = walkStatement(st, s, scope)
@@ -44,7 +44,7 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
   let error: string | undefined
   try {
     if (raw.length > budget.maxBytes) throw new BudgetExceeded(`command is ${raw.length} characters; the limit is ${budget.maxBytes}`)
-    walkStatement(st, parse(raw), { vars: new Map(), aliases: new Map(), via: [], depth: 0, cwd: opts.cwd })
+    walkStatement(st, parse(raw), { vars: new Map(), aliases: new Map(), functions: new Map(), via: [], depth: 0, cwd: opts.cwd })
   } catch (err) {
     if (!(err instanceof BudgetExceeded)) throw err
     error = err.message
@@ -54,4 +54,29 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
   }
   const result: CommandAnalysis = { raw, commands: st.commands, signals: [...st.signals].sort() }
   return error === undefined ? result : { ...result, error }
+}
+
+/**
+ * Removes backslash-newline line continuations outside single quotes, as bash does before splitting
+ * words (tree-sitter-bash would otherwise split `r\<newline>m` into two words).
+ */
+export function joinContinuations(text: string): string {
+  if (!text.includes('\\\n')) return text
+  let out = ''
+  let single = false
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!
+    if (single) {
+      if (ch === "'") single = false
+      out += ch
+    } else if (ch === '\\' && text[i + 1] === '\n') i++
+    else if (ch === '\\' && i + 1 < text.length) {
+      out += ch + text[i + 1]
+      i++
+    } else {
+      if (ch === "'") single = true
+      out += ch
+    }
+  }
+  return out
 }

@@ -119,7 +119,7 @@ function unwrap(st: AnalysisState, inv: Invocation, program: string): string | u
       i++
       continue
     }
-    if (arg.startsWith('-') && arg.length > 1 && !/^-\d+$/.test(arg)) {
+    if (arg.startsWith('-') && arg.length > 1) {
       if (program === 'command' && /^-[pvV]*[vV]/.test(arg)) {
         recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects)
         return undefined

@@ -14,7 +14,7 @@ export function shellStringsInCode(code: string): string[] {
     const items = stringSequence(code, (m.index ?? 0) + m[0].length)
     if (items.length > 0) out.push(items.join(' '))
   }
-  for (const m of code.matchAll(/`([^`]+)`|\bqx\s*[({[/]([^)}\]/]+)[)}\]/]|%x[({[]([^)}\]]+)[)}\]]/g)) out.push(m[1] ?? m[2] ?? m[3] ?? '')
+  for (const m of code.matchAll(/`([^`]+)`|\b(?:qx|%x)\s*(?:\(([^)]*)\)|\{([^}]*)\}|\[([^\]]*)\]|\/([^/]*)\/)/g)) out.push(m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? '')
   return out.slice(0, 16).map(unescapeLiteral)
 }
 

@@ -30,6 +30,8 @@ export class BudgetExceeded extends Error {}
 export interface Scope {
   readonly vars: Map<string, string>
   readonly aliases: Map<string, string>
+  /** Functions defined earlier in the same command: called later, their bodies run with the call's arguments. */
+  readonly functions: Map<string, SyntaxNode>
   readonly via: readonly string[]
   /** Re-parse depth (0 for the raw command). */
   readonly depth: number
@@ -66,6 +68,8 @@ export class AnalysisState {
   readonly budget: Budget
   readonly options: AnalysisOptions
   nodes = 0
+  /** Functions being expanded right now (a recursive call is not expanded again). */
+  readonly activeFunctions = new Set<string>()
   private nesting = 0
   /** Set by analyze.ts: parses and walks a string as shell code (recursion point for `-c`, eval, pipes). */
   analyzeString: (text: string, parent: Scope, via: readonly string[]) => void = () => {}

@@ -42,7 +42,10 @@ function statement(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: St
     case 'function_definition': {
       const name = node.childForFieldName('name')?.text ?? '?'
       const body = node.childForFieldName('body')
-      if (body) walkStatement(st, body, childScope(scope, [...scope.via, `function ${name}`]))
+      if (body) {
+        scope.functions.set(name, body)
+        walkStatement(st, body, childScope(scope, [...scope.via, `function ${name}`]))
+      }
       return undefined
     }
     case 'for_statement':
@@ -73,7 +76,7 @@ function sequence(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: Std
 }
 
 function childScope(scope: Scope, via: readonly string[]): Scope {
-  return { vars: new Map(scope.vars), aliases: new Map(scope.aliases), via, depth: scope.depth, cwd: scope.cwd }
+  return { vars: new Map(scope.vars), aliases: new Map(scope.aliases), functions: new Map(scope.functions), via, depth: scope.depth, cwd: scope.cwd }
 }
 
 /** Pipeline stages: each stage's stdin is the previous stage's output, with the programs that produced it. */
@@ -101,6 +104,8 @@ function wordContext(st: AnalysisState, scope: Scope): WordContext {
       if (name === 'HOME') return st.options.home
       if (name === 'PWD') return scope.cwd
       if (name === 'IFS') return ' \t\n'
+      // svc's own default home: reaching it through the variable must look the same as spelling it out.
+      if (name === 'SVC_HOME') return `${st.options.home}/.svc`
       return undefined
     },
     substitute: (node) => st.substitute(node, scope),
@@ -146,6 +151,7 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
     else if (child.type === 'variable_assignment') evaluateString([child], ctx)
     else if (child.type === 'file_redirect') fileRedirect(st, child, scope, reads, writes)
     else if (child.type === 'herestring_redirect') input = herestring(st, child, scope)
+    else if (child.isNamed && child.type !== 'comment') walkStatement(st, child, scope)
   }
   if (!nameNode) return undefined
   const fields: string[] = []
@@ -165,7 +171,25 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
     st.analyzeString(`${alias}${rest}`, expanded, [...scope.via, `alias ${fields[0]}`])
     return undefined
   }
+  const fn = fields[0] !== undefined ? scope.functions.get(fields[0]) : undefined
+  if (fn && fields[0] !== undefined && !st.activeFunctions.has(fields[0])) return callFunction(st, fields[0], fn, fields.slice(1), scope)
   return dispatch(st, { argv: fields, info, scope, via: scope.via, stdin: input, redirects: { reads, writes } })
+}
+
+/** Runs a function body again with the call's arguments as $1.. (its first walk had them unknown). */
+function callFunction(st: AnalysisState, name: string, body: SyntaxNode, args: readonly string[], scope: Scope): undefined {
+  const inner = childScope(scope, [...scope.via, `function ${name}`])
+  args.slice(0, 9).forEach((a, i) => inner.vars.set(String(i + 1), a))
+  inner.vars.set('@', args.join(' '))
+  inner.vars.set('*', args.join(' '))
+  inner.vars.set('#', String(args.length))
+  st.activeFunctions.add(name)
+  try {
+    walkStatement(st, body, inner)
+  } finally {
+    st.activeFunctions.delete(name)
+  }
+  return undefined
 }
 
 function fileRedirect(st: AnalysisState, node: SyntaxNode, scope: Scope, reads: string[], writes: string[]): void {

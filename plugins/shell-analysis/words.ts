@@ -50,10 +50,22 @@ const MAX_BRACE_RESULTS = 256
 export function evaluateWord(nodes: readonly SyntaxNode[], ctx: WordContext): WordValue {
   const state = { dynamic: false, programs: [] as string[], procsub: false }
   const segments: Segment[] = []
-  for (let i = 0; i < nodes.length; i++) {
-    // `$"text"` (locale translation) arrives as a lone `$` node followed by the string.
-    const node = nodes[i]!
-    if (node.type === '$' && nodes[i + 1]?.type === 'string') continue
+  // tree-sitter sometimes splits `$NAME` into a lone `$` and a following word, and `$"text"` (locale
+  // translation) into `$` and a string: flatten concatenations and rejoin those pairs.
+  const flat = nodes.flatMap((n) => (n.type === 'concatenation' ? n.children.filter((c): c is SyntaxNode => c !== null) : [n]))
+  for (let i = 0; i < flat.length; i++) {
+    const node = flat[i]!
+    const next = flat[i + 1]
+    if (node.type === '$' && next?.type === 'string') continue
+    if (node.type === '$' && next?.type === 'word' && /^[A-Za-z_]/.test(next.text)) {
+      const name = /^[A-Za-z_]\w*/.exec(next.text)?.[0] ?? ''
+      const value = ctx.lookup(name)
+      if (value === undefined) state.dynamic = true
+      segments.push(value === undefined ? { text: `$${name}`, quoted: false, split: false, unknown: true, literal: false } : { text: value, quoted: false, split: true, unknown: false, literal: false })
+      segments.push(literal(unescapeUnquoted(next.text.slice(name.length)), false))
+      i++
+      continue
+    }
     segments.push(...parts(node, false, ctx, state))
   }
   const fields = assembleFields(segments, ctx)

@@ -1,0 +1,39 @@
+/**
+ * The bypass corpus (must deny) and the everyday corpus (must allow), every case through the real engine
+ * with the built-in policy packs. A must-allow case that is denied is a false positive and fails the suite.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createCorpusWorld, loadCorpus, type CorpusCase, type CorpusWorld } from './harness.ts'
+
+let world: CorpusWorld
+beforeAll(async () => {
+  world = await createCorpusWorld()
+})
+afterAll(async () => {
+  await world?.close()
+})
+
+const label = (c: CorpusCase): string => (c.cmd ?? `${c.tool} ${JSON.stringify(c.input)}`).slice(0, 120)
+
+describe.each(loadCorpus('deny'))('must deny: $file', ({ cases }) => {
+  it.each(cases.map((c) => [label(c), c] as const))('%s', async (_, c) => {
+    const { decision } = await world.decide(c)
+    expect(decision.verdict, decision.reason).toBe('deny')
+    if (c.rule === 'analysis') expect(decision.reason).toMatch(/could not be analysed|analysis\.parse-error/)
+    else if (c.rule) expect(decision.hits.map((h) => h.gateId), decision.reason).toContain(c.rule)
+  })
+})
+
+describe.each(loadCorpus('allow'))('must allow: $file', ({ cases }) => {
+  it.each(cases.map((c) => [label(c), c] as const))('%s', async (_, c) => {
+    const { decision } = await world.decide(c)
+    expect(decision.verdict, decision.reason).toBe('allow')
+    expect(decision.hits.filter((h) => h.onHit === 'deny').map((h) => h.gateId)).toEqual([])
+  })
+})
+
+it('has at least 250 must-deny and 80 must-allow cases', () => {
+  const count = (dir: 'deny' | 'allow') => loadCorpus(dir).reduce((n, f) => n + f.cases.length, 0)
+  expect(count('deny')).toBeGreaterThanOrEqual(250)
+  expect(count('allow')).toBeGreaterThanOrEqual(80)
+})
