@@ -43,7 +43,7 @@ describe('engine', () => {
   it('lets a guardrail deny after a local allow, without presenting it as a rule hit', async () => {
     const guard: EnginePlugin = {
       name: 'test:guard',
-      apply: ({ hooks }) => hooks.guardrail.tap('test:guard', async () => ({ provider: 'test', effect: 'deny', reason: 'flagged' })),
+      apply: ({ hooks }) => hooks.guardrail.tapPromise('test:guard', async () => ({ provider: 'test', effect: 'deny' as const, reason: 'flagged' })),
     }
     const engine = await build([guard])
     const s = engine.sessions.create({ signer: 'unattested' }, Date.now())
