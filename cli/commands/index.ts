@@ -3,7 +3,8 @@ import type { Command } from 'commander'
 import type { CliIo } from '../io.ts'
 import { makeAuthCommand } from './auth.ts'
 import { makeDaemonCommand } from './daemon.ts'
+import { makeExplainCommand } from './explain.ts'
 import { makeModeCommand } from './mode.ts'
 import { makeSessionCommand } from './session.ts'
 
-export const commandFactories: readonly ((io: CliIo) => Command)[] = [makeDaemonCommand, makeSessionCommand, makeModeCommand, makeAuthCommand]
+export const commandFactories: readonly ((io: CliIo) => Command)[] = [makeDaemonCommand, makeSessionCommand, makeModeCommand, makeAuthCommand, makeExplainCommand]
