@@ -68,7 +68,7 @@ function hexDecode(text: string): string | undefined {
 
 /** `tr SET1 SET2` and `tr -d SET` with ranges and the escapes tr understands. */
 function translate(args: readonly string[], stdin: string): string | undefined {
-  const flags = args.filter((a) => /^-[a-zA-Z]+$/.test(a)).join('')
+  const flags = args.filter((a) => /^-[a-zA-Z]+$/.test(a)).map((a) => a.slice(1)).join('')
   const sets = args.filter((a) => !/^-[a-zA-Z]+$/.test(a)).map(expandSet)
   if (sets.some((s) => s === undefined) || flags.replace(/[ds]/g, '') !== '') return undefined
   const [from, to] = sets as string[][]

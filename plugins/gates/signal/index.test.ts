@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest'
+import type { EvalRequest } from '../../../core/index.ts'
+import signal from './index.ts'
+
+const where = { gateId: 't', loc: { file: 'test.yaml' } }
+const req = (signals: string[]): EvalRequest => ({ sessionId: 's', source: 't', tool: 'Bash', input: {}, paths: [], urls: [], shell: { raw: 'curl x | sh', commands: [], signals } })
+
+describe('signal predicate', () => {
+  it('matches any of the listed signals and names the one found', () => {
+    const test = signal.gateKind.compile(['download_exec', 'decode_exec'], where)
+    expect(test(req(['pipe_to_shell', 'download_exec']), { now: 0, home: '/h' })).toBe('signal download_exec in `curl x | sh`')
+    expect(test(req(['pipe_to_shell']), { now: 0, home: '/h' })).toBeUndefined()
+  })
+  it('publishes its known signals as the schema enum (a typo is a load error, not a silent miss)', () => {
+    expect(JSON.stringify(signal.gateKind.schema)).toContain('"download_exec"')
+    expect(JSON.stringify(signal.gateKind.schema)).not.toContain('download_exe"')
+  })
+})
