@@ -4,6 +4,7 @@
  * stdin of a shell) and records the command that actually runs. Returns its static output when known.
  */
 import { pathLiteralsInCode, shellStringsInCode } from './inline-code.ts'
+import { downloadTargets } from './downloads.ts'
 import { lexicalPath } from './paths.ts'
 import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS, SHELLS, WRAPPERS, interpreterKey, programName } from './programs.ts'
 import { recordCommand, type RecordExtras } from './record.ts'
@@ -70,6 +71,7 @@ export function dispatch(st: AnalysisState, inv: Invocation): string | undefined
     record()
     const info = inv.info[1] ?? PLAIN
     if (info.procsub) execSubstitution(st, info.programs)
+    runsDownloaded(st, inv.scope, inv.argv[1])
     if (inv.argv[1] === '/dev/stdin' || inv.argv[1] === '-') stdinExec(st, inv, program, true)
     return undefined
   }
@@ -96,8 +98,22 @@ export function dispatch(st: AnalysisState, inv: Invocation): string | undefined
     findExec(st, inv)
     return undefined
   }
+  if (DOWNLOADERS.has(program)) for (const target of downloadTargets(program, inv.argv)) addDownload(st, inv.scope, target)
+  if (argv0.includes('/')) runsDownloaded(st, inv.scope, argv0)
   record()
   return staticOutput(program, inv.argv, inv.stdin?.text)
+}
+
+function addDownload(st: AnalysisState, scope: Scope, raw: string): void {
+  const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
+  if (path) st.downloads.add(path)
+}
+
+/** Running a file downloaded earlier in the same command is download-then-execute. */
+function runsDownloaded(st: AnalysisState, scope: Scope, raw: string | undefined): void {
+  if (raw === undefined || st.downloads.size === 0) return
+  const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
+  if (path && st.downloads.has(path)) st.signals.add('download_exec')
 }
 
 /** Strips a wrapper's own options and continues with the wrapped command. */
@@ -215,6 +231,7 @@ function stdinOrScript(st: AnalysisState, inv: Invocation, program: string, scri
   const info = inv.info[scriptIndex]
   if (!stdinMode && scriptIndex < inv.argv.length) {
     if (info?.procsub) execSubstitution(st, info.programs)
+    runsDownloaded(st, inv.scope, inv.argv[scriptIndex])
     return
   }
   stdinExec(st, inv, program, true)
@@ -291,6 +308,7 @@ function interpret(st: AnalysisState, inv: Invocation, program: string, key: str
   if (scriptIndex > 0) {
     const info = inv.info[scriptIndex] ?? PLAIN
     if (info.procsub) execSubstitution(st, info.programs)
+    runsDownloaded(st, inv.scope, inv.argv[scriptIndex])
     return
   }
   stdinExec(st, inv, program, false)

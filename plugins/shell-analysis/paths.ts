@@ -3,6 +3,7 @@
  * symlinks; we add the lexical form too, so a glob on the link's own location (`~/.ssh/**` when
  * `~/.ssh` is itself a link) matches as well as one on its target.
  */
+import { globSync } from 'node:fs'
 import { posix } from 'node:path'
 import { canonicalPath } from '../../core/index.ts'
 
@@ -22,10 +23,27 @@ export function lexicalPath(raw: string, ctx: PathContext): string | undefined {
   return posix.resolve(ctx.cwd && posix.isAbsolute(ctx.cwd) ? ctx.cwd : ctx.home, p)
 }
 
-/** The lexical form and, when a symlink on the way exists, the resolved one. */
+const MAX_GLOB_MATCHES = 32
+
+/**
+ * The lexical form and, when a symlink on the way exists, the resolved one. A pattern (`~/.ssh/i*`) also
+ * yields the existing files it expands to, as bash's pathname expansion would.
+ */
 export function canonicalPaths(raw: string, ctx: PathContext): string[] {
   const lexical = lexicalPath(raw, ctx)
   if (lexical === undefined) return []
-  const real = canonicalPath(lexical, ctx.cwd, ctx.home)
-  return real === lexical ? [lexical] : [lexical, real]
+  const out = new Set([lexical, canonicalPath(lexical, ctx.cwd, ctx.home)])
+  if (/[*?[]/.test(lexical)) for (const match of expandPattern(lexical)) out.add(match).add(canonicalPath(match, ctx.cwd, ctx.home))
+  return [...out]
+}
+
+/** Pathname expansion, bounded: `**` is plain `*` (no globstar) and at most two wildcard segments. */
+function expandPattern(pattern: string): string[] {
+  const flat = pattern.replace(/\*{2,}/g, '*')
+  if (flat.split('/').filter((seg) => /[*?[]/.test(seg)).length > 2) return []
+  try {
+    return globSync(flat).slice(0, MAX_GLOB_MATCHES).map((m) => posix.resolve('/', m))
+  } catch {
+    return []
+  }
 }

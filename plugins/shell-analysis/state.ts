@@ -70,6 +70,8 @@ export class AnalysisState {
   nodes = 0
   /** Functions being expanded right now (a recursive call is not expanded again). */
   readonly activeFunctions = new Set<string>()
+  /** Canonical paths that downloaders in this command write to (`curl -o x.sh`), to spot running them later. */
+  readonly downloads = new Set<string>()
   private nesting = 0
   /** Set by analyze.ts: parses and walks a string as shell code (recursion point for `-c`, eval, pipes). */
   analyzeString: (text: string, parent: Scope, via: readonly string[]) => void = () => {}
