@@ -26,11 +26,16 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
     if (tree.rootNode.hasError) st.signals.add('parse_error')
     return tree.rootNode
   }
-  st.analyzeString = (text, parent, via) => {
+  st.analyzeString = (text, parent, via, how = {}) => {
     if (parent.depth + 1 > budget.maxDepth) throw new BudgetExceeded(`code nested more than ${budget.maxDepth} levels deep (bash -c, eval, pipes into shells)`)
     if (text.length > budget.maxBytes) throw new BudgetExceeded(`nested command is ${text.length} characters; the limit is ${budget.maxBytes}`)
-    const scope: Scope = { vars: new Map(parent.vars), aliases: new Map(parent.aliases), functions: new Map(parent.functions), via, depth: parent.depth + 1, cwd: parent.cwd }
+    const scope: Scope = how.sameShell
+      ? { vars: parent.vars, aliases: parent.aliases, functions: parent.functions, via, depth: parent.depth + 1, cwd: parent.cwd }
+      : { vars: new Map(parent.vars), aliases: new Map(parent.aliases), functions: new Map(parent.functions), via, depth: parent.depth + 1, cwd: parent.cwd }
+    how.positional?.slice(0, 10).forEach((arg, i) => scope.vars.set(String(i), arg))
+    if (how.positional && how.positional.length > 1) scope.vars.set('@', how.positional.slice(1).join(' '))
     walkStatement(st, parse(text), scope)
+    if (how.sameShell) parent.cwd = scope.cwd
   }
   st.substitute = (node, parent) => {
     const mark = st.commands.length

@@ -5,10 +5,11 @@
  */
 import { pathLiteralsInCode, shellStringsInCode } from './inline-code.ts'
 import { downloadTargets } from './downloads.ts'
+import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
 import { lexicalPath } from './paths.ts'
 import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS, SHELLS, WRAPPERS, interpreterKey, programName } from './programs.ts'
 import { recordCommand, type RecordExtras } from './record.ts'
-import type { AnalysisState, Redirects, Scope, Stdin } from './state.ts'
+import type { AnalysisState, NestedRun, Redirects, Scope, Stdin } from './state.ts'
 import { staticOutput } from './static-output.ts'
 
 /** What is known about each argv field: whether it was dynamic and which programs its substitutions ran. */
@@ -64,7 +65,7 @@ export function dispatch(st: AnalysisState, inv: Invocation): string | undefined
   }
   if (program === 'eval') {
     record({ exclude: inv.argv.map((_, i) => i) })
-    execString(st, inv, inv.argv.slice(1).join(' '), inv.info.slice(1), 'eval')
+    execString(st, inv, inv.argv.slice(1).join(' '), inv.info.slice(1), 'eval', { sameShell: true })
     return undefined
   }
   if (program === 'source' || program === '.') {
@@ -93,6 +94,35 @@ export function dispatch(st: AnalysisState, inv: Invocation): string | undefined
     if (i < inv.argv.length) execString(st, inv, inv.argv.slice(i).join(' '), inv.info.slice(i), 'watch')
     return undefined
   }
+  if (program === 'read' && inv.stdin?.text !== undefined) {
+    readInto(inv.scope, inv.argv.slice(1), inv.stdin.text)
+    record()
+    return undefined
+  }
+  if (program === 'printf' && inv.argv[1] === '-v' && inv.argv[2] !== undefined && inv.argv[3] !== undefined) {
+    const value = staticOutput('printf', ['printf', ...inv.argv.slice(3)], undefined)
+    if (value !== undefined && !inv.info.slice(3).some((i) => i.dynamic)) inv.scope.vars.set(inv.argv[2], value)
+    else inv.scope.vars.delete(inv.argv[2])
+    record()
+    return undefined
+  }
+  if (program === 'ssh' || program === 'git' || program === 'npx' || program === 'bunx' || program === 'pnpx') {
+    const nested = NESTED_COMMANDS[program]?.(inv.argv)
+    if (nested !== undefined && !(program === 'npx' && nested.kind === 'argv')) {
+      record({ exclude: nested.exclude })
+      execString(st, inv, nested.text, nested.exclude.map((i) => inv.info[i] ?? PLAIN), program === 'ssh' ? 'ssh' : `${program} ${nested.label}`)
+      return undefined
+    }
+    if (nested?.kind === 'argv') return dispatch(st, { ...inv, argv: inv.argv.slice(nested.start), info: inv.info.slice(nested.start), via: [...inv.via, program] })
+  }
+  if (program === 'ln' && inv.argv.some((a) => /^-[a-zA-Z]*s/.test(a) || a === '--symbolic')) {
+    const operands = inv.argv.slice(1).filter((a) => !a.startsWith('-'))
+    const [target, link] = operands
+    const ctx = { home: st.options.home, cwd: inv.scope.cwd }
+    const linkPath = link !== undefined ? lexicalPath(link, ctx) : undefined
+    const targetPath = target !== undefined && linkPath !== undefined ? lexicalPath(target, { ...ctx, cwd: linkPath.slice(0, linkPath.lastIndexOf('/')) || '/' }) : undefined
+    if (linkPath && targetPath) st.links.set(linkPath, targetPath)
+  }
   if (program === 'find') {
     record()
     findExec(st, inv)
@@ -114,6 +144,10 @@ function runsDownloaded(st: AnalysisState, scope: Scope, raw: string | undefined
   if (raw === undefined || st.downloads.size === 0) return
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
   if (path && st.downloads.has(path)) st.signals.add('download_exec')
+}
+
+function readInto(scope: Scope, args: readonly string[], text: string): void {
+  for (const [name, value] of readFields(args, text)) scope.vars.set(name, value)
 }
 
 /** Strips a wrapper's own options and continues with the wrapped command. */
@@ -219,7 +253,8 @@ function shell(st: AnalysisState, inv: Invocation, program: string): void {
       continue
     } else if (arg.startsWith('-') || arg.startsWith('+')) continue
     if (commandMode) {
-      execString(st, inv, arg, [inv.info[i] ?? PLAIN], `${program} -c`)
+      // `bash -c STRING NAME ARGS...`: NAME is $0 and ARGS are $1...
+      execString(st, inv, arg, [inv.info[i] ?? PLAIN], `${program} -c`, { positional: argv.slice(i + 1) })
       return
     }
     return stdinOrScript(st, inv, program, i, stdinMode)
@@ -238,11 +273,11 @@ function stdinOrScript(st: AnalysisState, inv: Invocation, program: string, scri
 }
 
 /** A string that is executed as shell code (`-c`, eval, su -c, watch). */
-function execString(st: AnalysisState, inv: Invocation, text: string, infos: readonly FieldInfo[], label: string): void {
+function execString(st: AnalysisState, inv: Invocation, text: string, infos: readonly FieldInfo[], label: string, how: NestedRun = {}): void {
   if (infos.some((i) => i.dynamic)) st.signals.add('dynamic_exec')
   for (const info of infos) classifyExecuted(st, info.programs)
   st.signals.add('nested_shell')
-  st.analyzeString(text, inv.scope, [...inv.via, label])
+  st.analyzeString(text, inv.scope, [...inv.via, label], how)
 }
 
 /** A shell or interpreter that reads its program from stdin. */

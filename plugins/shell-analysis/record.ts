@@ -15,8 +15,7 @@ export interface RecordExtras {
 
 /** Records one simple command and returns it. */
 export function recordCommand(st: AnalysisState, scope: Scope, program: string, argv: readonly string[], via: readonly string[], redirects: Redirects, extras: RecordExtras = {}): ShellCommand {
-  const ctx = { home: st.options.home, cwd: scope.cwd }
-  const canon = (raws: readonly string[]): string[] => unique(raws.flatMap((r) => canonicalPaths(r, ctx)))
+  const canon = canonicaliser(st, scope)
   const operands = pathOperands(program, argv.map((a, i) => (extras.exclude?.includes(i) ? '' : a)))
   const writes = canon(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes)
   const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...writes])
@@ -34,6 +33,20 @@ export function recordCommand(st: AnalysisState, scope: Scope, program: string, 
   return command
 }
 
+/** Canonical spellings of raw paths, including through symlinks created earlier in the same command. */
+function canonicaliser(st: AnalysisState, scope: Scope): (raws: readonly string[]) => string[] {
+  const ctx = { home: st.options.home, cwd: scope.cwd }
+  return (raws) => {
+    const out = raws.flatMap((r) => canonicalPaths(r, ctx))
+    for (const path of [...out]) {
+      for (const [link, target] of st.links) {
+        if (path === link || path.startsWith(`${link}/`)) out.push(...canonicalPaths(target + path.slice(link.length), ctx))
+      }
+    }
+    return unique(out)
+  }
+}
+
 function unique<T>(items: readonly T[]): T[] {
   return [...new Set(items)]
 }
@@ -43,8 +56,7 @@ function unique<T>(items: readonly T[]): T[] {
  */
 export function addRedirects(st: AnalysisState, scope: Scope, mark: number, redirects: Redirects): void {
   if (redirects.reads.length === 0 && redirects.writes.length === 0) return
-  const ctx = { home: st.options.home, cwd: scope.cwd }
-  const canon = (raws: readonly string[]): string[] => unique(raws.flatMap((r) => canonicalPaths(r, ctx)))
+  const canon = canonicaliser(st, scope)
   const writes = canon(redirects.writes)
   const reads = canon(redirects.reads)
   for (let i = mark; i < st.commands.length; i++) {

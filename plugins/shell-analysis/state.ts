@@ -39,6 +39,13 @@ export interface Scope {
   cwd?: string
 }
 
+/** How re-parsed code runs: in the same shell (`eval`, `source`: its assignments stay) or a child with positional parameters. */
+export interface NestedRun {
+  readonly sameShell?: boolean
+  /** `$0`, `$1`, ... of a `bash -c STRING NAME ARGS...` run. */
+  readonly positional?: readonly string[]
+}
+
 /** Where a command's standard input comes from, and what is known about it. */
 export interface Stdin {
   readonly kind: 'pipe' | 'heredoc' | 'herestring' | 'file'
@@ -72,9 +79,11 @@ export class AnalysisState {
   readonly activeFunctions = new Set<string>()
   /** Canonical paths that downloaders in this command write to (`curl -o x.sh`), to spot running them later. */
   readonly downloads = new Set<string>()
+  /** Symlinks created earlier in the same command (`ln -s / x`): link path → target, both canonical. */
+  readonly links = new Map<string, string>()
   private nesting = 0
   /** Set by analyze.ts: parses and walks a string as shell code (recursion point for `-c`, eval, pipes). */
-  analyzeString: (text: string, parent: Scope, via: readonly string[]) => void = () => {}
+  analyzeString: (text: string, parent: Scope, via: readonly string[], how?: NestedRun) => void = () => {}
   /** Set by analyze.ts: walks a command or process substitution and returns its static output. */
   substitute: (node: SyntaxNode, scope: Scope) => { output?: string; programs: readonly string[] } = () => ({ programs: [] })
 
