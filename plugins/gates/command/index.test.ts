@@ -39,6 +39,8 @@ describe('command predicate', () => {
     expect(test({ program_not: ['cat'], paths_any: ['**/.env'] }, request({ argv: ['cat', '.env'], paths: ['/p/.env'] }))).toBeUndefined()
     expect(test({ program_not: ['ls'], paths_any: ['~/.ssh/id_*'], paths_except: ['**/*.pub'] }, request({ argv: ['cat', 'k.pub'], paths: ['/home/dev/.ssh/id_rsa.pub'] }))).toBeUndefined()
     expect(test({ writes_any: ['~/.claude/*.json'] }, request({ argv: ['echo', '{}'], writes: ['/home/dev/.claude/settings.json'] }))).toContain('writes /home/dev/.claude/settings.json')
+    expect(test({ reads_any: ['**/.env'] }, request({ argv: ['echo', 'X=1'], paths: ['/p/.env'], writes: ['/p/.env'] }))).toBeUndefined()
+    expect(test({ reads_any: ['**/.env'] }, request({ argv: ['cp', '.env', '/tmp/e'], paths: ['/p/.env', '/tmp/e'] }))).toContain('reads /p/.env')
     expect(test({ program: 'rm', via_any: ['bash -c'] }, request({ argv: ['rm', 'x'], via: ['bash -c'] }))).toContain('via bash -c')
   })
 

@@ -18,12 +18,13 @@ export interface CommandValue {
   flags_any?: List
   paths_any?: List
   paths_except?: List
+  reads_any?: List
   writes_any?: List
   via_any?: List
 }
 
 const list = { oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }] }
-const FIELDS = ['program', 'program_not', 'subcommand', 'args_any', 'args_all', 'args_none', 'flags_any', 'paths_any', 'paths_except', 'writes_any', 'via_any'] as const
+const FIELDS = ['program', 'program_not', 'subcommand', 'args_any', 'args_all', 'args_none', 'flags_any', 'paths_any', 'paths_except', 'reads_any', 'writes_any', 'via_any'] as const
 
 const toList = (v: List | undefined): string[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v : [v])
 const globs = (v: List | undefined): Glob[] | undefined => toList(v)?.map((p) => compileGlob(p, { pathMode: false }))
@@ -63,6 +64,7 @@ export default defineGateKind<CommandValue>({
     const flags = toList(value.flags_any)
     const paths = pathGlobs(value.paths_any)
     const pathsExcept = pathGlobs(value.paths_except)
+    const reads = pathGlobs(value.reads_any)
     const writes = pathGlobs(value.writes_any)
     const via = globs(value.via_any)
     const anyMatch = (gs: Glob[], items: readonly string[]): string | undefined => items.find((item) => gs.some((g) => g.test(item)))
@@ -102,6 +104,14 @@ export default defineGateKind<CommandValue>({
         const hit = anyMatch(paths(home), candidates)
         if (hit === undefined) return undefined
         details.push(`path ${hit}`)
+      }
+      if (reads) {
+        // Paths the command only writes by redirection (`echo X >> .env`) are not reads.
+        const except = pathsExcept?.(home) ?? []
+        const candidates = (command.paths ?? []).filter((p) => !(command.writes ?? []).includes(p) && !except.some((g) => g.test(p)))
+        const hit = anyMatch(reads(home), candidates)
+        if (hit === undefined) return undefined
+        details.push(`reads ${hit}`)
       }
       if (writes) {
         const hit = anyMatch(writes(home), command.writes ?? [])
