@@ -44,6 +44,11 @@ export function dispatch(st: AnalysisState, inv: Invocation): string | undefined
   if (wrapper) return unwrap(st, inv, program)
   const record = (extras: RecordExtras = {}): void => void recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects, extras)
 
+  if (program === 'trap' && inv.argv[1] !== undefined && inv.argv.length > 2) {
+    record({ exclude: [1] })
+    execString(st, inv, inv.argv[1], [inv.info[1] ?? PLAIN], 'trap')
+    return undefined
+  }
   if (program === 'alias') {
     for (const arg of inv.argv.slice(1)) {
       const m = /^([^=\s]+)=(.*)$/s.exec(arg)
@@ -199,9 +204,16 @@ function unwrap(st: AnalysisState, inv: Invocation, program: string): string | u
   let innerInfo = info.slice(i)
   if (program === 'xargs') {
     if (inner.length === 0) inner = ['echo']
-    const words = inv.stdin?.text?.split(/\s+/).filter((w) => w !== '') ?? []
-    inner = [...inner, ...words.slice(0, 64)]
-    innerInfo = [...innerInfo, ...words.slice(0, 64).map(() => PLAIN)]
+    const replace = xargsReplaceString(argv.slice(1, i))
+    if (replace !== undefined) {
+      // `xargs -I R cmd ... R ...`: R is replaced by each input line.
+      const line = inv.stdin?.text?.split('\n').find((l) => l.trim() !== '')
+      if (line !== undefined) inner = inner.map((a) => a.split(replace).join(line.trim()))
+    } else {
+      const words = inv.stdin?.text?.split(/\s+/).filter((w) => w !== '') ?? []
+      inner = [...inner, ...words.slice(0, 64)]
+      innerInfo = [...innerInfo, ...words.slice(0, 64).map(() => PLAIN)]
+    }
   }
   if (inner.length === 0) {
     recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects)
@@ -227,6 +239,19 @@ function shellCommandIndex(argv: readonly string[]): number {
     return commandMode ? i : -1
   }
   return -1
+}
+
+/** The replace-string of `xargs -I R`, `-iR`, `--replace[=R]` (`{}` by default for -i/--replace). */
+function xargsReplaceString(options: readonly string[]): string | undefined {
+  for (let k = 0; k < options.length; k++) {
+    const o = options[k]!
+    if (o === '-I') return options[k + 1]
+    if (o.startsWith('-I')) return o.slice(2)
+    if (o === '-i' || o === '--replace') return '{}'
+    if (o.startsWith('-i')) return o.slice(2)
+    if (o.startsWith('--replace=')) return o.slice('--replace='.length)
+  }
+  return undefined
 }
 
 /** `bash -c STRING`, `bash script`, or a shell reading its script from stdin. */

@@ -74,7 +74,7 @@ export const STRING_RUNNERS: ReadonlyMap<string, readonly string[]> = new Map<st
 ])
 
 /** Programs whose operands are data (printed or matched), never files or commands. */
-export const DATA_PROGRAMS: ReadonlySet<string> = new Set(['echo', 'printf', 'true', 'false', ':', 'test', '[', 'expr', 'let', 'read', 'yes', 'seq', 'sleep', 'alias', 'type', 'which', 'whereis', 'hash', 'help', 'man', 'info', 'export', 'declare', 'typeset', 'local', 'readonly', 'unset', 'set', 'shopt', 'exit', 'return', 'wait', 'jobs', 'kill', 'trap', 'tr'])
+export const DATA_PROGRAMS: ReadonlySet<string> = new Set(['echo', 'printf', 'true', 'false', ':', 'test', '[', 'expr', 'let', 'read', 'yes', 'seq', 'sleep', 'alias', 'type', 'which', 'whereis', 'hash', 'help', 'man', 'info', 'export', 'declare', 'typeset', 'local', 'readonly', 'unset', 'set', 'shopt', 'exit', 'return', 'wait', 'jobs', 'kill', 'tr'])
 
 /** Programs whose first operand is a pattern or script, not a file, unless `-e`/`-f` supplies it. */
 export const PATTERN_FIRST: ReadonlySet<string> = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack', 'sed', 'awk', 'gawk', 'mawk', 'nawk', 'jq', 'yq', 'perl', 'git-grep'])
