@@ -2,6 +2,8 @@
  * Where a downloader writes: `curl -o FILE`, `curl -O URL` (the URL's basename), `wget -O FILE`,
  * `wget URL` (basename). Used to flag `curl -o x.sh URL && bash x.sh` as download-then-execute.
  */
+import { lexicalPath } from './paths.ts'
+import type { AnalysisState, Scope } from './state.ts'
 
 /** Files `argv` downloads into (raw, relative to the command's cwd). */
 export function downloadTargets(program: string, argv: readonly string[]): string[] {
@@ -45,4 +47,16 @@ export function downloadTargets(program: string, argv: readonly string[]): strin
 function basename(url: string): string {
   const path = url.replace(/[?#].*$/, '').replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '')
   return path.slice(path.lastIndexOf('/') + 1) || 'index.html'
+}
+
+export function addDownload(st: AnalysisState, scope: Scope, raw: string): void {
+  const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
+  if (path) st.downloads.add(path)
+}
+
+/** Running a file downloaded earlier in the same command is download-then-execute. */
+export function runsDownloaded(st: AnalysisState, scope: Scope, raw: string | undefined): void {
+  if (raw === undefined || st.downloads.size === 0) return
+  const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
+  if (path && st.downloads.has(path)) st.signals.add('download_exec')
 }
