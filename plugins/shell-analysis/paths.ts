@@ -1,11 +1,10 @@
 /**
- * Path spellings gates should see. The core's `canonicalPath` resolves `~`, `$HOME`, `..`, `//` and
- * symlinks; we add the lexical form too, so a glob on the link's own location (`~/.ssh/**` when
- * `~/.ssh` is itself a link) matches as well as one on its target.
+ * Path spellings of shell operands: the core's lexical and symlink-resolved forms (`~`, `$HOME`, `..`, `//`,
+ * links), plus what a wildcard operand expands to on disk.
  */
 import { globSync } from 'node:fs'
 import { posix } from 'node:path'
-import { canonicalPath } from '../../core/index.ts'
+import { canonicalPath, lexicalPath as coreLexicalPath, pathSpellings } from '../../core/index.ts'
 
 export interface PathContext {
   readonly home: string
@@ -17,10 +16,7 @@ const MAX_PATH = 4096
 /** Lexically canonical absolute form (no symlink resolution); undefined when `raw` is no usable path. */
 export function lexicalPath(raw: string, ctx: PathContext): string | undefined {
   if (raw === '' || raw.length > MAX_PATH || raw.includes('\0') || raw.includes('\n')) return undefined
-  let p = raw
-  if (p === '~' || p.startsWith('~/')) p = ctx.home + p.slice(1)
-  else if (/^\$\{?HOME\}?(\/|$)/.test(p)) p = ctx.home + p.replace(/^\$\{?HOME\}?/, '')
-  return posix.resolve(ctx.cwd && posix.isAbsolute(ctx.cwd) ? ctx.cwd : ctx.home, p)
+  return coreLexicalPath(raw, ctx.cwd, ctx.home)
 }
 
 const MAX_GLOB_MATCHES = 32
@@ -32,7 +28,7 @@ const MAX_GLOB_MATCHES = 32
 export function canonicalPaths(raw: string, ctx: PathContext): string[] {
   const lexical = lexicalPath(raw, ctx)
   if (lexical === undefined) return []
-  const out = new Set([lexical, canonicalPath(lexical, ctx.cwd, ctx.home)])
+  const out = new Set(pathSpellings(lexical, ctx.cwd, ctx.home))
   if (/[*?[]/.test(lexical)) for (const match of expandPattern(lexical)) out.add(match).add(canonicalPath(match, ctx.cwd, ctx.home))
   return [...out]
 }

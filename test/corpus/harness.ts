@@ -45,7 +45,7 @@ export async function createCorpusWorld(): Promise<CorpusWorld> {
   const root = mkdtempSync(join(tmpdir(), 'svc-corpus-'))
   const home = join(root, 'home', 'dev')
   const cwd = join(home, 'proj')
-  for (const d of [cwd, join(home, '.ssh'), join(home, '.aws'), join(home, '.claude'), join(home, '.svc'), join(cwd, 'src'), join(cwd, 'build')]) mkdirSync(d, { recursive: true })
+  for (const d of [cwd, join(home, '.ssh'), join(home, '.aws'), join(home, '.claude'), join(home, '.svc'), join(home, 'dotfiles', 'gemini'), join(cwd, 'src'), join(cwd, 'build')]) mkdirSync(d, { recursive: true })
   writeFileSync(join(home, '.ssh', 'id_rsa'), 'not a real key\n')
   writeFileSync(join(home, '.ssh', 'id_rsa.pub'), 'ssh-rsa AAAA test\n')
   writeFileSync(join(home, '.aws', 'credentials'), '[default]\n')
@@ -55,6 +55,8 @@ export async function createCorpusWorld(): Promise<CorpusWorld> {
   symlinkSync(home, join(cwd, 'homelink'))
   symlinkSync(join(home, '.claude'), join(cwd, 'claudecfg'))
   symlinkSync('/', join(cwd, 'rootlink'))
+  // A dotfile manager's layout: ~/.gemini is itself a link, so its real path has no `.gemini` in it.
+  symlinkSync(join(home, 'dotfiles', 'gemini'), join(home, '.gemini'))
   const engine = await createEngine({ plugins: allPlugins, home: join(root, 'svc-home'), policiesDir: SHIPPED_POLICIES_DIR, userHome: home, log: pino({ level: 'silent' }) })
   return {
     engine,
