@@ -21,7 +21,7 @@ export interface Budget {
   readonly timeMs: number
 }
 
-export const DEFAULT_BUDGET: Budget = { maxBytes: 64 * 1024, maxDepth: 6, maxNesting: 200, maxNodes: 100_000, maxCommands: 500, timeMs: 200 }
+export const DEFAULT_BUDGET: Budget = { maxBytes: 64 * 1024, maxDepth: 6, maxNesting: 200, maxNodes: 100_000, maxCommands: 500, timeMs: 300 }
 
 /** Thrown inside the walk when a limit is hit; caught once at the top of `analyzeCommand`. */
 export class BudgetExceeded extends Error {}
