@@ -1,5 +1,10 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pino from 'pino'
 import { describe, expect, it } from 'vitest'
-import type { EvalRequest } from '../../../core/index.ts'
+import { createEngine, type EvalRequest } from '../../../core/index.ts'
+import { builtinPlugins } from '../../index.ts'
 import signal from './index.ts'
 
 const where = { gateId: 't', loc: { file: 'test.yaml' } }
@@ -14,5 +19,14 @@ describe('signal predicate', () => {
   it('publishes its known signals as the schema enum (a typo is a load error, not a silent miss)', () => {
     expect(JSON.stringify(signal.gateKind.schema)).toContain('"download_exec"')
     expect(JSON.stringify(signal.gateKind.schema)).not.toContain('download_exe"')
+  })
+})
+
+describe('signal in a policy file', () => {
+  it('refuses an unknown signal name at load, naming the gate', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-signal-'))
+    mkdirSync(join(dir, 'policies'))
+    writeFileSync(join(dir, 'policies', 'p.yaml'), 'version: 1\ngates:\n  - id: typo\n    when: { signal: download_exe }\n    nudge: x\n')
+    await expect(createEngine({ plugins: builtinPlugins, home: join(dir, 'home'), policiesDir: join(dir, 'policies'), log: pino({ level: 'silent' }) })).rejects.toThrow(/typo/)
   })
 })
