@@ -31,7 +31,7 @@ export interface ConfigLocation {
   readonly format: 'jsonc' | 'toml'
   /** `hooks`: where the installer writes; `mcp`: where MCP servers are read from. */
   readonly purpose: 'hooks' | 'mcp'
-  /** File name of a schema under shared/harness-schemas that the written file must satisfy. */
+  /** Absolute path of the published JSON Schema the written file must satisfy. */
   readonly schema?: string
 }
 

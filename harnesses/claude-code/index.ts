@@ -3,6 +3,7 @@
  * Claude-style payloads, `hookSpecificOutput.permissionDecision` answers, and an opt-in native HTTP hook.
  */
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { defineHarness, denyText } from '../../core/harness.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/harness.ts'
 import { asRecord, groupIsOurs, INSTALL_HEADER, parseClaudeStyle, shimCommand } from '../../core/harness-kit.ts'
@@ -10,7 +11,7 @@ import { readJsonc, serversFromJsonMap } from '../../core/mcp/entries.ts'
 
 const ID = 'claude-code'
 const EVENTS = { PreToolUse: 'pre', PostToolUse: 'post', PostToolUseFailure: 'post_error' } as const
-const SCHEMA = 'claude-code-settings.schema.json'
+const SCHEMA = fileURLToPath(new URL('./settings.schema.json', import.meta.url))
 
 function configDir(env: HarnessEnv): string {
   return env.env.CLAUDE_CONFIG_DIR ?? join(env.home, '.claude')

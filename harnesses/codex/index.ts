@@ -4,6 +4,7 @@
  * prints nothing) and positional trust keys (our group always goes last).
  */
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { defineHarness, denyText } from '../../core/harness.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, InstallContext, InstallEntry, McpServerEntry } from '../../core/harness.ts'
 import { groupIsOurs, parseClaudeStyle, shimCommand } from '../../core/harness-kit.ts'
@@ -12,7 +13,7 @@ import { mapCodexTool } from './tools.ts'
 
 const ID = 'codex'
 const EVENTS = { PreToolUse: 'pre', PostToolUse: 'post' } as const
-const SCHEMA = 'codex-hooks.schema.json'
+const SCHEMA = fileURLToPath(new URL('./hooks.schema.json', import.meta.url))
 
 function codexDir(env: HarnessEnv, scope: 'user' | 'repo'): string {
   return scope === 'user' ? (env.env.CODEX_HOME ?? join(env.home, '.codex')) : join(env.repo ?? '.', '.codex')

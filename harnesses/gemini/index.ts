@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { defineHarness, denyText } from '../../core/harness.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/harness.ts'
 import { asRecord, compact, groupIsOurs, objectField, optionalString, requireString, shimCommand } from '../../core/harness-kit.ts'
@@ -12,7 +13,7 @@ import { mapGeminiTool } from './tools.ts'
 
 const ID = 'gemini'
 const EVENTS = { BeforeTool: 'pre', AfterTool: 'post' } as const
-const SCHEMA = 'gemini-cli-settings.schema.json'
+const SCHEMA = fileURLToPath(new URL('./settings.schema.json', import.meta.url))
 const NAME_PREFIX = 'svc:'
 
 function settingsFile(env: HarnessEnv, scope: 'user' | 'repo'): string {

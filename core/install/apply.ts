@@ -1,0 +1,106 @@
+/**
+ * Applies a plan: backup on first touch, atomic writes, the manifest updated file by file, the shim
+ * installed into `$SVC_HOME/bin`. A token already applied is a no-op; a token that no longer matches the
+ * files on disk is a PlanConflictError (409 at the API).
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import writeFileAtomic from 'write-file-atomic'
+import { backupPath, readManifest, sha256, writeManifest } from './manifest.ts'
+import type { Manifest, ManifestFile } from './manifest.ts'
+import { PlanConflictError, planInstall, planUninstall } from './plan.ts'
+import type { InstallRequest, Plan, UninstallRequest } from './plan.ts'
+
+export interface ApplyResult {
+  /** False when the token had been applied before (nothing written this time). */
+  readonly applied: boolean
+  readonly plan: Plan
+}
+
+const SHIM_SOURCE = new URL('./svc-hook.sh', import.meta.url)
+const MAX_TOKENS = 64
+
+/** Installs (or refreshes) the POSIX shim as `$SVC_HOME/bin/svc-hook`. */
+export function installShim(svcHome: string): string {
+  const target = join(svcHome, 'bin', 'svc-hook')
+  const source = readFileSync(SHIM_SOURCE, 'utf8')
+  mkdirSync(dirname(target), { recursive: true, mode: 0o700 })
+  if (!existsSync(target) || readFileSync(target, 'utf8') !== source) writeFileAtomic.sync(target, source, { mode: 0o755 })
+  return target
+}
+
+/** Directories from `dir` upwards that do not exist yet, outermost first. */
+function missingDirs(dir: string): string[] {
+  const out: string[] = []
+  for (let d = dir; !existsSync(d); d = dirname(d)) out.unshift(d)
+  return out
+}
+
+function remember(manifest: Manifest, token: string): Manifest {
+  return { ...manifest, appliedTokens: [...manifest.appliedTokens.filter((t) => t !== token), token].slice(-MAX_TOKENS) }
+}
+
+/** Plans again from the same request and applies it when the token still matches. */
+export function applyInstall(req: InstallRequest, token: string): ApplyResult {
+  let manifest = readManifest(req.svcHome)
+  const plan = planInstall(req)
+  if (manifest.appliedTokens.includes(token)) return { applied: false, plan }
+  if (plan.token !== token) throw new PlanConflictError('the harness configs changed since this plan was made; plan again and review the new diff')
+  installShim(req.svcHome)
+  for (const change of plan.changes) {
+    const previous = manifest.files[change.path]
+    let record: ManifestFile
+    if (previous) {
+      record = { ...previous, installedHash: sha256(change.after ?? ''), entries: [...previous.entries, ...change.entries], harnesses: [...new Set([...previous.harnesses, ...change.harnesses])] }
+    } else {
+      const createdDirs = missingDirs(dirname(change.path))
+      let backup: string | undefined
+      if (change.before !== undefined) {
+        backup = backupPath(req.svcHome, change.path)
+        mkdirSync(dirname(backup), { recursive: true, mode: 0o700 })
+        writeFileAtomic.sync(backup, change.before, { mode: 0o600 })
+      }
+      record = {
+        format: change.format,
+        scope: change.scope,
+        harnesses: change.harnesses,
+        createdFile: change.before === undefined,
+        createdDirs,
+        ...(backup ? { backup } : {}),
+        originalHash: change.before === undefined ? null : sha256(change.before),
+        installedHash: sha256(change.after ?? ''),
+        entries: change.entries,
+      }
+    }
+    // The manifest names the file before it changes, so a crash in between leaves nothing unaccounted for.
+    manifest = { ...manifest, files: { ...manifest.files, [change.path]: record } }
+    writeManifest(req.svcHome, manifest)
+    mkdirSync(dirname(change.path), { recursive: true })
+    writeFileAtomic.sync(change.path, change.after ?? '', change.before === undefined ? { mode: 0o644 } : {})
+  }
+  writeManifest(req.svcHome, remember(manifest, token))
+  return { applied: true, plan }
+}
+
+/** Removes our entries (restoring untouched files byte for byte) and forgets them in the manifest. */
+export function applyUninstall(req: UninstallRequest, token: string): ApplyResult {
+  let manifest = readManifest(req.svcHome)
+  const plan = planUninstall(req)
+  if (manifest.appliedTokens.includes(token)) return { applied: false, plan }
+  if (plan.token !== token) throw new PlanConflictError('the harness configs changed since this plan was made; plan again and review the new diff')
+  for (const change of plan.changes) {
+    const record = manifest.files[change.path]
+    if (change.after === undefined) rmSync(change.path, { force: true })
+    else if (change.after !== change.before) writeFileAtomic.sync(change.path, change.after)
+    for (const dir of [...(record?.createdDirs ?? [])].reverse()) {
+      if (existsSync(dir) && readdirSync(dir).length === 0) rmdirSync(dir)
+    }
+    if (record?.backup) rmSync(record.backup, { force: true })
+    const files = { ...manifest.files }
+    delete files[change.path]
+    manifest = { ...manifest, files }
+    writeManifest(req.svcHome, manifest)
+  }
+  writeManifest(req.svcHome, remember(manifest, token))
+  return { applied: true, plan }
+}
