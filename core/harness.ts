@@ -78,8 +78,11 @@ export interface HarnessInstallPlan {
 
 /** A parsed hook payload. */
 export type HookInput =
-  /** A pre-tool event: gate this call. */
-  | { readonly kind: 'call'; readonly call: Omit<ToolCall, 'sessionId'> }
+  /**
+   * A pre-tool event: gate this call. `derivedId` marks a tool use id computed from the call itself
+   * (the harness sent none): it links outcomes but never marks a later identical call as a duplicate.
+   */
+  | { readonly kind: 'call'; readonly call: Omit<ToolCall, 'sessionId'>; readonly derivedId?: boolean }
   /** A post-tool event: record what happened to the call with `toolUseId`. */
   | {
       readonly kind: 'outcome'

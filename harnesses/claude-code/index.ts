@@ -4,10 +4,8 @@
  */
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { defineHarness, denyText } from '../../core/harness.ts'
-import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/harness.ts'
-import { asRecord, groupIsOurs, INSTALL_HEADER, parseClaudeStyle, shimCommand } from '../../core/harness-kit.ts'
-import { readJsonc, serversFromJsonMap } from '../../core/mcp/entries.ts'
+import { asRecord, defineHarness, denyText, groupIsOurs, INSTALL_HEADER, parseClaudeStyle, readJsonc, serversFromJsonMap, shimCommand } from '../../core/index.ts'
+import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 
 const ID = 'claude-code'
 const EVENTS = { PreToolUse: 'pre', PostToolUse: 'post', PostToolUseFailure: 'post_error' } as const

@@ -5,10 +5,8 @@
  */
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { defineHarness, denyText } from '../../core/harness.ts'
-import type { ConfigLocation, HarnessEnv, HookAnswer, InstallContext, InstallEntry, McpServerEntry } from '../../core/harness.ts'
-import { groupIsOurs, parseClaudeStyle, shimCommand } from '../../core/harness-kit.ts'
-import { serversFromCodexToml } from '../../core/mcp/entries.ts'
+import { defineHarness, denyText, groupIsOurs, parseClaudeStyle, serversFromCodexToml, shimCommand } from '../../core/index.ts'
+import type { ConfigLocation, HarnessEnv, HookAnswer, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 import { mapCodexTool } from './tools.ts'
 
 const ID = 'codex'

@@ -2,7 +2,7 @@
  * Codex tool names onto the policy's tools: `Bash` stays, `apply_patch` becomes `Edit` (or `Write` when it
  * only adds files) with the touched paths, `spawn_agent` becomes `Agent`; MCP names are already `mcp__s__t`.
  */
-import { absolutePath } from '../../core/harness-kit.ts'
+import { absolutePath } from '../../core/index.ts'
 
 const FILE_LINE = /^\*\*\* (Add|Update|Delete) File: (.+)$/gm
 const MOVE_LINE = /^\*\*\* Move to: (.+)$/gm

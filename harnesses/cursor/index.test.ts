@@ -17,6 +17,7 @@ describe('cursor parse', () => {
         toolUseId: 't9',
         meta: { harness_session_id: 'c1', cursor_event: 'preToolUse', native_tool: 'Shell' },
       },
+      derivedId: false,
     })
   })
   it('leaves MCP calls on preToolUse to beforeMCPExecution', () => {

@@ -5,10 +5,8 @@
  */
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
-import { defineHarness, denyText } from '../../core/harness.ts'
-import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/harness.ts'
-import { absolutePath, asRecord, commandIsOurs, compact, mcpToolName, objectField, optionalString, requireString, shimCommand } from '../../core/harness-kit.ts'
-import { readJsonc, serversFromJsonMap } from '../../core/mcp/entries.ts'
+import { absolutePath, asRecord, commandIsOurs, compact, defineHarness, denyText, mcpToolName, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand } from '../../core/index.ts'
+import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 import { mapCursorTool } from './tools.ts'
 
 const ID = 'cursor'
@@ -60,12 +58,12 @@ function parse(event: string, payload: Readonly<Record<string, unknown>>): HookI
   const base = { source: ID, ...(cwd ? { cwd } : {}) }
   if (event === 'beforeShellExecution') {
     const command = requireString(payload, 'command')
-    return { kind: 'call', call: { ...base, tool: 'Bash', input: { command }, toolUseId: derivedId(payload, [event, command]), meta } }
+    return { kind: 'call', call: { ...base, tool: 'Bash', input: { command }, toolUseId: derivedId(payload, [event, command]), meta }, derivedId: true }
   }
   if (event === 'beforeReadFile') {
     // `content` (the whole file) is deliberately not copied into the call.
     const filePath = absolutePath(requireString(payload, 'file_path'), cwd)
-    return { kind: 'call', call: { ...base, tool: 'Read', input: { file_path: filePath }, toolUseId: derivedId(payload, [event, filePath]), meta } }
+    return { kind: 'call', call: { ...base, tool: 'Read', input: { file_path: filePath }, toolUseId: derivedId(payload, [event, filePath]), meta }, derivedId: true }
   }
   if (event === 'beforeMCPExecution') {
     const tool = requireString(payload, 'tool_name')
@@ -74,6 +72,7 @@ function parse(event: string, payload: Readonly<Record<string, unknown>>): HookI
     return {
       kind: 'call',
       call: { ...base, tool: mcpToolName(UNRESOLVED_SERVER, tool), input, toolUseId: optionalString(payload, 'tool_use_id') ?? derivedId(payload, [event, tool, input]), meta: { ...meta, mcp_context: identity } },
+      derivedId: optionalString(payload, 'tool_use_id') === undefined,
     }
   }
   const nativeTool = requireString(payload, 'tool_name')
@@ -87,7 +86,7 @@ function parse(event: string, payload: Readonly<Record<string, unknown>>): HookI
     toolUseId: optionalString(payload, 'tool_use_id') ?? derivedId(payload, [nativeTool, mapped.input]),
     meta: compact({ ...meta, native_tool: nativeTool !== mapped.tool ? nativeTool : undefined }),
   }
-  if (phase === 'pre') return { kind: 'call', call }
+  if (phase === 'pre') return { kind: 'call', call, derivedId: optionalString(payload, 'tool_use_id') === undefined }
   return { kind: 'outcome', outcome: phase === 'post_error' ? 'tool_errored' : 'ran', call }
 }
 

@@ -20,6 +20,7 @@ describe('gemini parse', () => {
       },
     })
     expect(parsed.kind === 'call' && parsed.call.toolUseId).toMatch(/^gemini-[0-9a-f]{24}$/)
+    expect(parsed).toMatchObject({ derivedId: true })
   })
   it('links AfterTool to its BeforeTool by a derived id and sees the error', () => {
     const before = h.parse('BeforeTool', fixture('before-tool.captured'))

@@ -5,10 +5,8 @@
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { defineHarness, denyText } from '../../core/harness.ts'
-import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/harness.ts'
-import { asRecord, compact, groupIsOurs, objectField, optionalString, requireString, shimCommand } from '../../core/harness-kit.ts'
-import { readJsonc, serversFromJsonMap } from '../../core/mcp/entries.ts'
+import { asRecord, compact, defineHarness, denyText, groupIsOurs, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand } from '../../core/index.ts'
+import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 import { mapGeminiTool } from './tools.ts'
 
 const ID = 'gemini'
@@ -64,7 +62,7 @@ function parse(event: string, payload: Readonly<Record<string, unknown>>): HookI
       mcp_context: mcpContext,
     }),
   }
-  if (phase === 'pre') return { kind: 'call', call }
+  if (phase === 'pre') return { kind: 'call', call, derivedId: optionalString(payload, 'tool_use_id') === undefined }
   const response = asRecord(payload.tool_response)
   const errored = response?.error !== undefined && response.error !== null
   return { kind: 'outcome', outcome: errored ? 'tool_errored' : 'ran', call }
