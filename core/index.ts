@@ -69,3 +69,6 @@ export { readJsonc, serversFromCodexToml, serversFromJsonMap } from './mcp/entri
 export { fingerprint, identityOf, runtimeIdentityOf, type RuntimeIdentity, type ServerIdentity } from './mcp/fingerprint.ts'
 export { PinAcceptError, PinStore, type PinCheck, type PinRecord } from './mcp/pin-store.ts'
 export { configuredServers, findRepoRoot, resolveServer, serverForRuntime } from './mcp/resolve.ts'
+export { applyInstall, applyUninstall, installShim, type ApplyResult } from './install/apply.ts'
+export { PlanConflictError, planInstall, planUninstall, type FileChange, type InstallRequest, type Plan, type UninstallRequest } from './install/plan.ts'
+export { HarnessSelectionError, PLANNED_HARNESSES, selectHarnesses } from './install/select.ts'

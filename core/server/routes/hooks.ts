@@ -9,10 +9,9 @@ import { ApiProblem } from '../../errors.ts'
 import { harnessRegistry, HookPayloadError } from '../../harness.ts'
 import type { HarnessDefinition, HookAnswer } from '../../harness.ts'
 import { payloadHash } from '../../engine.ts'
+import { PLANNED_HARNESSES } from '../../install/select.ts'
 import { HookMemory } from '../hook-memory.ts'
 
-/** Harness ids the installer knows but does not implement yet (DESIGN.md §4 naming). */
-export const PLANNED_HARNESSES = ['copilot-cli', 'factory', 'windsurf', 'cline', 'opencode'] as const
 
 /** Hook payloads can carry file content (Cursor beforeReadFile): a larger limit than other routes. */
 const HOOK_BODY_LIMIT = 8 * 1024 * 1024
@@ -26,7 +25,7 @@ export function lookupHarness(app: FastifyInstance, id: string): HarnessDefiniti
   const harness = harnesses.get(id)
   if (harness) return harness
   const supported = [...harnesses.keys()].join(', ') || '(none registered)'
-  if ((PLANNED_HARNESSES as readonly string[]).includes(id)) throw new ApiProblem(501, 'not_implemented', `harness "${id}" is not yet implemented; supported: ${supported}`)
+  if (PLANNED_HARNESSES.includes(id)) throw new ApiProblem(501, 'not_implemented', `harness "${id}" is not yet implemented; supported: ${supported}`)
   throw new ApiProblem(404, 'not_found', `unknown harness "${id}"; supported: ${supported}`)
 }
 
