@@ -1,14 +1,14 @@
 /**
  * Applies a plan: backup on first touch, atomic writes, the manifest updated file by file, the shim
- * installed into `$SVC_HOME/bin`. A token already applied is a no-op; a token that no longer matches the
- * files on disk is a PlanConflictError (409 at the API).
+ * installed into `$SVC_HOME/bin`. A token applied before whose plan has since been carried out is a no-op;
+ * any other token that no longer matches the files on disk is a PlanConflictError (409 at the API).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import { backupPath, readManifest, sha256, writeManifest } from './manifest.ts'
 import type { Manifest, ManifestFile } from './manifest.ts'
-import { PlanConflictError, planInstall, planUninstall } from './plan.ts'
+import { PlanConflictError, planInstall, planUninstall, readText } from './plan.ts'
 import type { InstallRequest, Plan, UninstallRequest } from './plan.ts'
 
 export interface ApplyResult {
@@ -36,16 +36,31 @@ function missingDirs(dir: string): string[] {
   return out
 }
 
-function remember(manifest: Manifest, token: string): Manifest {
-  return { ...manifest, appliedTokens: [...manifest.appliedTokens.filter((t) => t !== token), token].slice(-MAX_TOKENS) }
+function remember(manifest: Manifest, token: string, plan: Plan): Manifest {
+  const files = Object.fromEntries(plan.changes.map((c) => [c.path, c.after === undefined ? null : sha256(c.after)]))
+  return { ...manifest, appliedTokens: [...manifest.appliedTokens.filter((t) => t.token !== token), { token, files }].slice(-MAX_TOKENS) }
+}
+
+/** True when `token` was applied and every file it wrote still holds what it wrote: a repeat, not a conflict. */
+function isRepeat(manifest: Manifest, token: string): boolean {
+  const applied = manifest.appliedTokens.find((t) => t.token === token)
+  if (!applied) return false
+  return Object.entries(applied.files).every(([path, hash]) => {
+    const text = readText(path)
+    return hash === null ? text === undefined : text !== undefined && sha256(text) === hash
+  })
 }
 
 /** Plans again from the same request and applies it when the token still matches. */
 export function applyInstall(req: InstallRequest, token: string): ApplyResult {
   let manifest = readManifest(req.svcHome)
   const plan = planInstall(req)
-  if (manifest.appliedTokens.includes(token)) return { applied: false, plan }
-  if (plan.token !== token) throw new PlanConflictError('the harness configs changed since this plan was made; plan again and review the new diff')
+  // A token matching the files as they are now is applied (again, after an uninstall); one applied
+  // before whose plan is now different is the same request repeated: nothing to do.
+  if (plan.token !== token) {
+    if (isRepeat(manifest, token)) return { applied: false, plan }
+    throw new PlanConflictError('the harness configs changed since this plan was made; plan again and review the new diff')
+  }
   installShim(req.svcHome)
   for (const change of plan.changes) {
     const previous = manifest.files[change.path]
@@ -78,7 +93,7 @@ export function applyInstall(req: InstallRequest, token: string): ApplyResult {
     mkdirSync(dirname(change.path), { recursive: true })
     writeFileAtomic.sync(change.path, change.after ?? '', change.before === undefined ? { mode: 0o644 } : {})
   }
-  writeManifest(req.svcHome, remember(manifest, token))
+  writeManifest(req.svcHome, remember(manifest, token, plan))
   return { applied: true, plan }
 }
 
@@ -86,8 +101,10 @@ export function applyInstall(req: InstallRequest, token: string): ApplyResult {
 export function applyUninstall(req: UninstallRequest, token: string): ApplyResult {
   let manifest = readManifest(req.svcHome)
   const plan = planUninstall(req)
-  if (manifest.appliedTokens.includes(token)) return { applied: false, plan }
-  if (plan.token !== token) throw new PlanConflictError('the harness configs changed since this plan was made; plan again and review the new diff')
+  if (plan.token !== token) {
+    if (isRepeat(manifest, token)) return { applied: false, plan }
+    throw new PlanConflictError('the harness configs changed since this plan was made; plan again and review the new diff')
+  }
   for (const change of plan.changes) {
     const record = manifest.files[change.path]
     if (change.after === undefined) rmSync(change.path, { force: true })
@@ -101,6 +118,6 @@ export function applyUninstall(req: UninstallRequest, token: string): ApplyResul
     manifest = { ...manifest, files }
     writeManifest(req.svcHome, manifest)
   }
-  writeManifest(req.svcHome, remember(manifest, token))
+  writeManifest(req.svcHome, remember(manifest, token, plan))
   return { applied: true, plan }
 }

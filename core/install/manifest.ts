@@ -30,13 +30,19 @@ export interface ManifestFile {
   readonly entries: readonly ManifestEntry[]
 }
 
+export interface AppliedToken {
+  readonly token: string
+  /** sha256 of each file's content after the apply (null: the file was deleted). */
+  readonly files: Readonly<Record<string, string | null>>
+}
+
 export interface Manifest {
   readonly version: 1
   /** Marker written into every entry (`--svc-install=<id>`). */
   readonly installId: string
   readonly files: Readonly<Record<string, ManifestFile>>
-  /** Idempotency tokens already applied (most recent last). */
-  readonly appliedTokens: readonly string[]
+  /** Idempotency tokens already applied (most recent last), with the file hashes each one left behind. */
+  readonly appliedTokens: readonly AppliedToken[]
 }
 
 export function sha256(text: string): string {
