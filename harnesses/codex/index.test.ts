@@ -27,6 +27,12 @@ describe('codex parse', () => {
       meta: { native_tool: 'apply_patch' },
     })
   })
+  it('turns argv-array shell commands into command text gates can match', () => {
+    const viaShell = h.parse('PreToolUse', { ...fixture('pre-tool-use'), tool_name: 'shell', tool_input: { command: ['bash', '-lc', 'rm -rf ~/.ssh'] } })
+    expect(viaShell.kind === 'call' && viaShell.call).toMatchObject({ tool: 'Bash', input: { command: 'rm -rf ~/.ssh' } })
+    const argv = h.parse('PreToolUse', { ...fixture('pre-tool-use'), tool_input: { command: ['git', 'commit', '-m', "it's done"] } })
+    expect(argv.kind === 'call' && argv.call.input.command).toBe(`git commit -m 'it'\\''s done'`)
+  })
   it('records PostToolUse as a ran outcome and ignores unknown fields', () => {
     expect(h.parse('PostToolUse', fixture('post-tool-use'))).toMatchObject({ kind: 'outcome', outcome: 'ran', call: { toolUseId: 'call_9', tool: 'Bash' } })
   })

@@ -15,6 +15,10 @@ export function patchTargets(patch: string): { kind: 'Add' | 'Update' | 'Delete'
   return out
 }
 
+function quoteWord(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
+}
+
 export function mapCodexTool(tool: string, input: Record<string, unknown>, cwd: string | undefined): { tool: string; input: Record<string, unknown> } {
   if (tool === 'apply_patch') {
     const patch = typeof input.command === 'string' ? input.command : typeof input.patch === 'string' ? input.patch : ''
@@ -27,5 +31,13 @@ export function mapCodexTool(tool: string, input: Record<string, unknown>, cwd: 
     }
   }
   if (tool === 'spawn_agent') return { tool: 'Agent', input }
+  // Older shell tools send argv arrays; gates match command text, so an array must not slip past them.
+  if (Array.isArray(input.command)) {
+    const argv = input.command.map(String)
+    const viaShell = /^(ba|z|da)?sh$/.test(argv[0]?.split('/').pop() ?? '') && (argv[1] === '-lc' || argv[1] === '-c')
+    const text = viaShell ? argv.slice(2).join(' ') : argv.map(quoteWord).join(' ')
+    return { tool: tool === 'shell' || tool === 'local_shell' || tool === 'exec_command' ? 'Bash' : tool, input: { ...input, command: text } }
+  }
+  if (tool === 'shell' || tool === 'local_shell' || tool === 'exec_command') return { tool: 'Bash', input }
   return { tool, input }
 }
