@@ -77,8 +77,10 @@ function insertMember(text: string, container: Node, member: (indent: string) =>
   if (!last) {
     const outer = lineIndent(text, container.offset).indent
     const inner = outer + style.unit
-    const body = `${style.eol}${inner}${member(inner)}${style.eol}${outer}`
-    return text.slice(0, container.offset + 1) + body + text.slice(container.offset + container.length - 1)
+    const close = container.offset + container.length - 1
+    // Keep whatever the empty container held (a comment): insert after it, on lines of our own.
+    const head = text.slice(0, close).trimEnd()
+    return `${head}${style.eol}${inner}${member(inner)}${style.eol}${outer}${text.slice(close)}`
   }
   const lastEnd = last.offset + last.length
   const { indent, ownLine } = lineIndent(text, last.offset)
@@ -132,8 +134,14 @@ function cutMember(text: string, container: Node, index: number): string {
   }
   const next = children[1]
   if (next) return text.slice(0, member.offset) + text.slice(next.offset)
-  // The only member: leave the container empty, without the whitespace we would have added.
-  return text.slice(0, container.offset + 1) + text.slice(container.offset + container.length - 1)
+  const open = container.offset + 1
+  const close = container.offset + container.length - 1
+  const before = text.slice(open, member.offset)
+  // The only member: leave the container empty as it was; a comment inside it stays, on its own line.
+  if (before.trim() === '') return text.slice(0, open) + text.slice(close)
+  const keep = open + before.trimEnd().length
+  const after = text.slice(end, close)
+  return text.slice(0, keep) + (after.trim() === '' ? after : '') + text.slice(after.trim() === '' ? close : end)
 }
 
 /**
@@ -150,6 +158,9 @@ export function removeAt(text: string, pointer: readonly string[], index: number
     const empty = (Array.isArray(value) && value.length === 0) || (isPlainObject(value) && Object.keys(value).length === 0)
     if (!empty) break
     const current = tree(out)!
+    // An empty container that holds a comment is the user's; it stays.
+    const emptied = findNodeAtLocation(current, pointer.slice(0, depth) as JSONPath)
+    if (!emptied || out.slice(emptied.offset + 1, emptied.offset + emptied.length - 1).trim() !== '') break
     const parent = depth === 1 ? current : findNodeAtLocation(current, pointer.slice(0, depth - 1) as JSONPath)
     if (!parent || parent.type !== 'object') break
     const at = (parent.children ?? []).findIndex((p) => p.children?.[0]?.value === pointer[depth - 1])
