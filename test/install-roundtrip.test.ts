@@ -121,6 +121,16 @@ describe('install plan', () => {
     expect(existsSync(svcHome)).toBe(false)
   })
 
+  it('warns when the harness has hooks switched off, since svc would then gate nothing', () => {
+    write(join(home, '.gemini/settings.json'), '{ "hooksConfig": { "enabled": false } }')
+    write(join(home, '.claude/settings.json'), '{ "disableAllHooks": true }')
+    write(join(home, '.codex/config.toml'), '[features]\nhooks = false\n')
+    const notes = planInstall(request()).notes.join('\n')
+    expect(notes).toMatch(/Gemini CLI: WARNING: hooksConfig.enabled is false/)
+    expect(notes).toMatch(/Claude Code: WARNING: disableAllHooks is true/)
+    expect(notes).toMatch(/OpenAI Codex CLI: WARNING: \[features\] turns hooks off/)
+  })
+
   it('refuses a config file that is not valid JSON, naming it', () => {
     write(join(home, '.claude/settings.json'), '{ "hooks": ')
     expect(() => planInstall(request())).toThrow(/settings\.json is not valid JSON/)

@@ -47,6 +47,7 @@ function installPlan(ctx: InstallContext) {
     ctx.transport === 'http'
       ? 'The HTTP hook FAILS OPEN: if the svc daemon is down, slow or errors, Claude Code runs the tool anyway. Use the default command transport for fail-closed.'
       : '',
+    current?.disableAllHooks === true ? `WARNING: disableAllHooks is true in ${file}: Claude Code runs no hooks, so svc cannot gate anything until you remove it.` : '',
   ].filter(Boolean)
   return { entries, notes }
 }

@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { defineHarness, denyText, groupIsOurs, parseClaudeStyle, serversFromCodexToml, shimCommand } from '../../core/index.ts'
+import { parse as parseToml } from 'smol-toml'
+import { asRecord, defineHarness, denyText, groupIsOurs, parseClaudeStyle, serversFromCodexToml, shimCommand } from '../../core/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 import { mapCodexTool } from './tools.ts'
 
@@ -15,6 +16,15 @@ const SCHEMA = fileURLToPath(new URL('./hooks.schema.json', import.meta.url))
 
 function codexDir(env: HarnessEnv, scope: 'user' | 'repo'): string {
   return scope === 'user' ? (env.env.CODEX_HOME ?? join(env.home, '.codex')) : join(env.repo ?? '.', '.codex')
+}
+
+function parseTomlQuietly(text: string | undefined): unknown {
+  if (text === undefined) return undefined
+  try {
+    return parseToml(text)
+  } catch {
+    return undefined
+  }
 }
 
 function tomlQuote(value: string): string {
@@ -49,7 +59,9 @@ function installPlan(ctx: InstallContext) {
         },
         schema: SCHEMA,
       }))
+  const features = asRecord(asRecord(parseTomlQuietly(tomlText))?.features)
   const notes = [
+    ...(features?.hooks === false || features?.codex_hooks === false ? [`WARNING: [features] turns hooks off in ${configToml}: Codex runs no hooks, so svc cannot gate anything until you enable them.`] : []),
     'Codex runs a hook only after you trust its exact definition: open `/hooks` in Codex and trust the svc entries.',
     ...(ctx.scope === 'repo' ? ['Project hooks load only when the project .codex/ layer is trusted.'] : []),
   ]

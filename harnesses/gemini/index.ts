@@ -31,6 +31,10 @@ function installPlan(ctx: InstallContext) {
     schema: SCHEMA,
   }))
   const notes = ctx.scope === 'repo' ? ['Gemini CLI asks you to trust new project hooks on the next start: accept the svc hooks.'] : []
+  const hooksConfig = asRecord(asRecord(ctx.readConfig(file))?.hooksConfig)
+  if (hooksConfig?.enabled === false) notes.push(`WARNING: hooksConfig.enabled is false in ${file}: Gemini CLI runs no hooks, so svc cannot gate anything until you enable them.`)
+  const disabled = Array.isArray(hooksConfig?.disabled) ? hooksConfig.disabled.filter((n) => typeof n === 'string' && n.startsWith(NAME_PREFIX)) : []
+  if (disabled.length) notes.push(`WARNING: ${disabled.join(', ')} listed in hooksConfig.disabled in ${file}: remove them or svc cannot gate tool calls.`)
   return { entries, notes }
 }
 
