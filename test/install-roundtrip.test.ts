@@ -208,6 +208,13 @@ describe('install → uninstall', () => {
     expect(readFileSync(path, 'utf8')).toBe(toml.replace('model = "gpt-5"', 'model = "gpt-5.1"'))
   })
 
+  it('keeps Codex hooks in hooks.json when config.toml only holds trust state', () => {
+    rmSync(join(home, '.codex/hooks.json'))
+    write(join(home, '.codex/config.toml'), `${CODEX_TOML}\n[hooks.state."/x/hooks.json:pre_tool_use:0:0"]\ntrusted_hash = "sha256:00"\n`)
+    const plan = planInstall(request({ harnesses: defs.filter((d) => d.id === 'codex') }))
+    expect(plan.changes.map((c) => c.path)).toEqual([join(home, '.codex/hooks.json')])
+  })
+
   it('offers the Claude HTTP hook as an opt-in and says it fails open', () => {
     const plan = planInstall(request({ harnesses: defs.filter((d) => d.id === 'claude-code'), transport: 'http' }))
     const value = JSON.parse(plan.changes[0]!.after!)

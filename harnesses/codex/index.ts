@@ -46,7 +46,8 @@ function installPlan(ctx: InstallContext) {
   const configToml = join(dir, 'config.toml')
   const tomlText = ctx.readText(configToml)
   // A layer with both files loads both and warns, so follow the user's choice when they keep hooks in TOML.
-  const usesToml = ctx.readText(hooksJson) === undefined && tomlText !== undefined && /^\s*\[\[?hooks[.\]]/m.test(tomlText)
+  // `[hooks.state."…"]` tables only record trust (also for hooks.json entries); they do not mean hooks live here.
+  const usesToml = ctx.readText(hooksJson) === undefined && tomlText !== undefined && /^\s*\[\[?hooks(\]|\.(?!state\b))/m.test(tomlText)
   const entries: InstallEntry[] = usesToml
     ? [{ format: 'toml', file: configToml, text: tomlBlock(ctx) }]
     : Object.keys(EVENTS).map((event) => ({
