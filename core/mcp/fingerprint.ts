@@ -8,16 +8,10 @@ import { createHash } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import type { McpServerEntry } from '../harness.ts'
 
-export interface ServerIdentity {
+/** What identifies a server: a config entry without where it was found. */
+export interface ServerIdentity extends Omit<McpServerEntry, 'name' | 'harness' | 'file' | 'transport'> {
   /** `unknown`: a server seen only by name (in no config, with no runtime facts). */
   readonly transport: McpServerEntry['transport'] | 'unknown'
-  readonly command?: string
-  readonly args?: readonly string[]
-  readonly cwd?: string
-  readonly url?: string
-  readonly tcp?: string
-  readonly envNames?: readonly string[]
-  readonly headerNames?: readonly string[]
 }
 
 export interface McpToolInfo {
