@@ -4,7 +4,9 @@ import type { CliIo } from '../io.ts'
 import { makeAuthCommand } from './auth.ts'
 import { makeDaemonCommand } from './daemon.ts'
 import { makeExplainCommand } from './explain.ts'
+import { makeInstallCommand, makeUninstallCommand } from './install.ts'
+import { makeMcpCommand } from './mcp.ts'
 import { makeModeCommand } from './mode.ts'
 import { makeSessionCommand } from './session.ts'
 
-export const commandFactories: readonly ((io: CliIo) => Command)[] = [makeDaemonCommand, makeSessionCommand, makeModeCommand, makeAuthCommand, makeExplainCommand]
+export const commandFactories: readonly ((io: CliIo) => Command)[] = [makeDaemonCommand, makeSessionCommand, makeModeCommand, makeAuthCommand, makeInstallCommand, makeUninstallCommand, makeMcpCommand, makeExplainCommand]

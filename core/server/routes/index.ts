@@ -4,7 +4,10 @@ import authRoutes from './auth.ts'
 import checkRoutes from './check.ts'
 import gateRoutes from './gates.ts'
 import healthRoutes from './health.ts'
+import hookRoutes from './hooks.ts'
+import installRoutes from './install.ts'
+import mcpRoutes from './mcp.ts'
 import modeRoutes from './mode.ts'
 import sessionRoutes from './sessions.ts'
 
-export const routes: readonly ((app: FastifyInstance) => Promise<void>)[] = [healthRoutes, modeRoutes, authRoutes, checkRoutes, gateRoutes, sessionRoutes]
+export const routes: readonly ((app: FastifyInstance) => Promise<void>)[] = [healthRoutes, modeRoutes, authRoutes, checkRoutes, gateRoutes, sessionRoutes, hookRoutes, installRoutes, mcpRoutes]
