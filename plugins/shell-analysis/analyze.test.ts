@@ -123,3 +123,14 @@ describe('budget', () => {
     expect(a.commands[0]!.text).toBe('rm -rf /')
   })
 })
+
+describe('hostile expansions stay cheap', () => {
+  it('caps brace expansion and pattern removal instead of exploding', () => {
+    const braces = run(`echo ${'{a,b}'.repeat(40)}`, { budget: { timeMs: 60_000 } })
+    expect(braces.error).toBeUndefined()
+    expect(braces.commands[0]!.argv.length).toBeLessThanOrEqual(257)
+    const affix = run(`X=${'a'.repeat(60_000)}; echo \${X#*a*a*a*a*a*a*b}`, { budget: { timeMs: 60_000 } })
+    expect(affix.error).toBeUndefined()
+    expect(affix.signals).toEqual([])
+  })
+})

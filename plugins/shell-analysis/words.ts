@@ -45,6 +45,9 @@ interface Segment {
 
 const DEFAULT_IFS = ' \t\n'
 const MAX_BRACE_RESULTS = 256
+const MAX_BRACE_WORK = 4096
+/** Longest value `${X#pattern}`-style operators are applied to (they are quadratic in the value). */
+const MAX_AFFIX_VALUE = 1024
 
 /** Evaluates the adjacent nodes that make up one word (bash words can span several tree-sitter nodes). */
 export function evaluateWord(nodes: readonly SyntaxNode[], ctx: WordContext): WordValue {
@@ -214,7 +217,7 @@ function transform(value: string, op: string, ops: SyntaxNode[], operand: Syntax
     }
     case '#': case '##': case '%': case '%%': {
       const pattern = operandText()
-      if (pattern === undefined) return undefined
+      if (pattern === undefined || value.length > MAX_AFFIX_VALUE || pattern.length > 256) return undefined
       return removeAffix(value, pattern, op)
     }
     case '/': case '//': {
@@ -295,21 +298,24 @@ function expandTilde(segments: Segment[], text: string, ctx: WordContext): strin
   return text
 }
 
-/** Bash brace expansion: `{rm,-rf}` and `{1..3}`; bounded so hostile input cannot explode. */
+/**
+ * Bash brace expansion: `{rm,-rf}` and `{1..3}`. Depth-first with a work cap, so `{a,b}` repeated forty
+ * times yields its first expansions instead of exploding.
+ */
 export function braceExpand(word: string): string[] {
   const results: string[] = []
-  const queue = [word]
-  while (queue.length > 0 && results.length < MAX_BRACE_RESULTS) {
-    const w = queue.shift() as string
+  const stack = [word]
+  for (let work = 0; stack.length > 0 && results.length < MAX_BRACE_RESULTS && work < MAX_BRACE_WORK; work++) {
+    const w = stack.pop() as string
     const span = findBraceSpan(w)
     if (!span) {
       results.push(w)
       continue
     }
     const [open, close, items] = span
-    for (const item of items) queue.push(w.slice(0, open) + item + w.slice(close + 1))
+    for (let k = items.length - 1; k >= 0; k--) stack.push(w.slice(0, open) + items[k] + w.slice(close + 1))
   }
-  return results.concat(queue.slice(0, Math.max(0, MAX_BRACE_RESULTS - results.length)))
+  return results.length > 0 ? results : [word]
 }
 
 function findBraceSpan(w: string): [number, number, string[]] | undefined {
