@@ -133,4 +133,10 @@ describe('hostile expansions stay cheap', () => {
     expect(affix.error).toBeUndefined()
     expect(affix.signals).toEqual([])
   })
+
+  it('refuses words and commands that expand past the size limit (doubling variables)', () => {
+    const budget = { timeMs: 60_000 }
+    expect(run(`a=xxxxxxxx; ${'a=$a$a; '.repeat(30)}echo $a`, { budget }).error).toMatch(/a word expands to more than 65536 characters/)
+    expect(run(`a=${'x'.repeat(30_000)}; echo ${'$a '.repeat(50)}`, { budget }).error).toMatch(/a command expands to more than 65536 characters/)
+  })
 })

@@ -6,6 +6,8 @@
 
 const EXEC_CALL = /(?:\bos\.system|\bos\.popen|\bsubprocess\.\w+|\bcommands\.getoutput|\bsystem|\bexecSync|\bexecFileSync|\bspawnSync|\bspawn|\bexec|\bpopen|\bshell_exec|\bpassthru|\bproc_open|\bPopen|\bcheck_output|\bcheck_call|\bIO\.popen|\bOpen3\.\w+|\bRuntime\.getRuntime\(\)\.exec|\bdo shell script)\s*\(?\s*(?:\[\s*)?/g
 const STRING = /'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|`((?:[^`\\]|\\.)*)`/y
+const SEPARATOR = /\s*[,+]\s*/y
+const MAX_STRINGS = 16
 
 /** Shell command strings the code passes to system/exec-like calls, backticks, `qx()` and `%x()`. */
 export function shellStringsInCode(code: string): string[] {
@@ -13,9 +15,10 @@ export function shellStringsInCode(code: string): string[] {
   for (const m of code.matchAll(EXEC_CALL)) {
     const items = stringSequence(code, (m.index ?? 0) + m[0].length)
     if (items.length > 0) out.push(items.join(' '))
+    if (out.length >= MAX_STRINGS) break
   }
   for (const m of code.matchAll(/`([^`]+)`|\b(?:qx|%x)\s*(?:\(([^)]*)\)|\{([^}]*)\}|\[([^\]]*)\]|\/([^/]*)\/)/g)) out.push(m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? '')
-  return out.slice(0, 16).map(unescapeLiteral)
+  return out.slice(0, MAX_STRINGS).map(unescapeLiteral)
 }
 
 /** Consecutive string literals from `start`, separated by commas or `+` (a list or a concatenation). */
@@ -28,9 +31,9 @@ function stringSequence(code: string, start: number): string[] {
     if (!m) break
     items.push(m[1] ?? m[2] ?? m[3] ?? '')
     pos = STRING.lastIndex
-    const sep = /^\s*[,+]\s*/.exec(code.slice(pos))
-    if (!sep) break
-    pos += sep[0].length
+    SEPARATOR.lastIndex = pos
+    if (!SEPARATOR.exec(code)) break
+    pos = SEPARATOR.lastIndex
   }
   return items
 }

@@ -5,7 +5,7 @@
 import { dispatch, type FieldInfo } from './dispatch.ts'
 import type { SyntaxNode } from './parser.ts'
 import { addRedirects } from './record.ts'
-import { NO_REDIRECTS, type AnalysisState, type Redirects, type Scope, type Stdin } from './state.ts'
+import { BudgetExceeded, NO_REDIRECTS, type AnalysisState, type Redirects, type Scope, type Stdin } from './state.ts'
 import { evaluateString, evaluateWord, type WordContext } from './words.ts'
 
 const WRITE_OPS: ReadonlySet<string> = new Set(['>', '>>', '&>', '&>>', '>|', '<>'])
@@ -98,6 +98,7 @@ function wordContext(st: AnalysisState, scope: Scope): WordContext {
   return {
     home: st.options.home,
     cwd: scope.cwd,
+    maxLength: st.budget.maxBytes,
     lookup: (name) => {
       const v = scope.vars.get(name)
       if (v !== undefined) return v
@@ -157,8 +158,11 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
   if (!nameNode) return undefined
   const fields: string[] = []
   const info: FieldInfo[] = []
+  let length = 0
   for (const word of groupWords(wordNodes)) {
     const value = evaluateWord(word, ctx)
+    for (const f of value.fields) length += f.length + 1
+    if (length > st.budget.maxBytes) throw new BudgetExceeded(`a command expands to more than ${st.budget.maxBytes} characters`)
     for (const f of value.fields) {
       fields.push(f)
       info.push({ dynamic: value.dynamic, programs: value.programs, procsub: value.processSubstitution })

@@ -6,6 +6,7 @@
  */
 import { decodeEscapes } from './escapes.ts'
 import type { SyntaxNode } from './parser.ts'
+import { BudgetExceeded } from './state.ts'
 
 /** What a command substitution contributed: its output when known, and the programs it ran. */
 export interface Substitution {
@@ -16,6 +17,8 @@ export interface Substitution {
 export interface WordContext {
   readonly home: string
   readonly cwd?: string
+  /** Longest text one word may expand to (`a=$a$a` repeated must not double forever). */
+  readonly maxLength: number
   /** Value of a variable assigned earlier in the same command, or of a well-known variable. */
   lookup(name: string): string | undefined
   /** Analyses a command or process substitution (its commands are recorded by the caller). */
@@ -71,6 +74,7 @@ export function evaluateWord(nodes: readonly SyntaxNode[], ctx: WordContext): Wo
     }
     segments.push(...parts(node, false, ctx, state))
   }
+  checkLength(segments, ctx)
   const fields = assembleFields(segments, ctx)
   return { fields, dynamic: state.dynamic, programs: state.programs, processSubstitution: state.procsub }
 }
@@ -79,9 +83,16 @@ export function evaluateWord(nodes: readonly SyntaxNode[], ctx: WordContext): Wo
 export function evaluateString(nodes: readonly SyntaxNode[], ctx: WordContext): WordValue {
   const state = { dynamic: false, programs: [] as string[], procsub: false }
   const segments = nodes.flatMap((node) => parts(node, true, ctx, state))
+  checkLength(segments, ctx)
   const allUnknown = segments.length > 0 && segments.every((s) => s.unknown)
   const text = segments.map((s) => (s.unknown && !allUnknown ? '' : s.text)).join('')
   return { fields: [expandTilde(segments, text, ctx)], dynamic: state.dynamic, programs: state.programs, processSubstitution: state.procsub }
+}
+
+function checkLength(segments: readonly Segment[], ctx: WordContext): void {
+  let total = 0
+  for (const s of segments) total += s.text.length
+  if (total > ctx.maxLength) throw new BudgetExceeded(`a word expands to more than ${ctx.maxLength} characters`)
 }
 
 type State = { dynamic: boolean; programs: string[]; procsub: boolean }
