@@ -6,6 +6,8 @@ import { pathOperands, urlOperands } from './operands.ts'
 import { canonicalPaths } from './paths.ts'
 import type { AnalysisState, Redirects, Scope } from './state.ts'
 
+const MAX_OPERANDS = 256
+
 export interface RecordExtras {
   /** Extra raw paths (e.g. path literals found in inline code). */
   readonly paths?: readonly string[]
@@ -16,7 +18,8 @@ export interface RecordExtras {
 /** Records one simple command and returns it. */
 export function recordCommand(st: AnalysisState, scope: Scope, program: string, argv: readonly string[], via: readonly string[], redirects: Redirects, extras: RecordExtras = {}): ShellCommand {
   const canon = canonicaliser(st, scope)
-  const operands = pathOperands(program, argv.map((a, i) => (extras.exclude?.includes(i) ? '' : a)))
+  // Canonicalising touches the disk (symlinks, wildcards): a bounded number of distinct operands per command.
+  const operands = [...new Set(pathOperands(program, argv.map((a, i) => (extras.exclude?.includes(i) ? '' : a))))].slice(0, MAX_OPERANDS)
   const writes = canon(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes)
   const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...writes])
   const urls = urlOperands(program, argv, [...redirects.reads, ...redirects.writes])
