@@ -3,7 +3,7 @@
  */
 import type { ShellCommand } from '../../core/types.ts'
 import { pathOperands, urlOperands } from './operands.ts'
-import { canonicalPaths } from './paths.ts'
+import { canonicalPaths, lexicalPath } from './paths.ts'
 import type { AnalysisState, Redirects, Scope } from './state.ts'
 
 const MAX_OPERANDS = 256
@@ -18,10 +18,13 @@ export interface RecordExtras {
 /** Records one simple command and returns it. */
 export function recordCommand(st: AnalysisState, scope: Scope, program: string, argv: readonly string[], via: readonly string[], redirects: Redirects, extras: RecordExtras = {}): ShellCommand {
   const canon = canonicaliser(st, scope)
-  // Canonicalising touches the disk (symlinks, wildcards): a bounded number of distinct operands per command.
-  const operands = [...new Set(pathOperands(program, argv.map((a, i) => (extras.exclude?.includes(i) ? '' : a))))].slice(0, MAX_OPERANDS)
+  const all = [...new Set(pathOperands(program, argv.map((a, i) => (extras.exclude?.includes(i) ? '' : a))))]
+  // Symlinks and wildcards cost disk lookups: past MAX_OPERANDS, operands get the lexical spelling only
+  // (never dropped, so padding a command with junk operands cannot hide `~` at its end).
+  const operands = all.slice(0, MAX_OPERANDS)
+  const overflow = all.slice(MAX_OPERANDS).flatMap((o) => lexicalPath(o, { home: st.options.home, cwd: scope.cwd }) ?? [])
   const writes = canon(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes)
-  const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...writes])
+  const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...overflow, ...writes])
   const urls = urlOperands(program, argv, [...redirects.reads, ...redirects.writes])
   const command: ShellCommand = {
     program,
