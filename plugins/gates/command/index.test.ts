@@ -1,6 +1,7 @@
 /** The `command` predicate on hand-built analysed requests (the analyser itself is tested in shell-analysis). */
 import { describe, expect, it } from 'vitest'
 import type { EvalContext, EvalRequest, ShellCommand } from '../../../core/index.ts'
+import { runGateCases } from '../../../core/testing/gate-tester.ts'
 import command, { type CommandValue } from './index.ts'
 
 const ctx: EvalContext = { now: 0, home: '/home/dev' }
@@ -52,3 +53,32 @@ describe('command predicate', () => {
     expect(() => command.gateKind.compile({ program: '[a' }, where)).toThrow(/unclosed "\["/)
   })
 })
+
+const analysed = (...commands: { argv: string[]; paths?: string[]; writes?: string[]; via?: string[] }[]) => ({
+  raw: commands.map((c) => c.argv.join(' ')).join('; '),
+  commands: commands.map((c) => ({ program: c.argv[0]!.split('/').pop()!, argv: c.argv, text: c.argv.join(' '), via: c.via ?? [], ...(c.paths ? { paths: c.paths } : {}), ...(c.writes ? { writes: c.writes } : {}) })),
+  signals: [],
+})
+
+runGateCases(
+  command,
+  {
+    pass: [
+      { value: { program: 'rm', flags_any: ['r'] }, request: { tool: 'Bash', shell: analysed({ argv: ['rm', '-f', 'x'] }) } },
+      { value: { program: 'git', subcommand: 'push', flags_any: ['force', 'f'] }, request: { tool: 'Bash', shell: analysed({ argv: ['git', 'commit', '-m', 'push --force'] }) } },
+      { value: { program: 'rm', paths_any: ['~'] }, request: { tool: 'Bash', shell: analysed({ argv: ['rm', '-rf', 'build'], paths: ['/home/tester/p/build'] }) } },
+      { value: { program: '*' }, request: { tool: 'Read' } },
+    ],
+    flag: [
+      { value: { program: 'rm', flags_any: ['r'] }, request: { tool: 'Bash', shell: analysed({ argv: ['/bin/rm', '-Rfr', 'x'] }) } },
+      { value: { program: 'git', subcommand: 'push', flags_any: ['force', 'f'] }, request: { tool: 'Bash', shell: analysed({ argv: ['git', '-C', 'r', 'push', '--force'] }) } },
+      { value: { program: 'rm', paths_any: ['~'] }, request: { tool: 'Bash', shell: analysed({ argv: ['rm', '-rf', '/home/tester'], paths: ['/home/tester'] }) } },
+      { value: { via_any: ['bash -c'] }, request: { tool: 'Bash', shell: analysed({ argv: ['rm', 'x'], via: ['sudo', 'bash -c'] }) } },
+    ],
+    badConfig: [
+      { value: { program: '[oops' }, message: /unclosed "\["/ },
+      { value: { paths_any: ['{a,b'] }, message: /unclosed "\{"/ },
+    ],
+  },
+  { describe, it },
+)

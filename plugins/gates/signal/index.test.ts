@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import pino from 'pino'
 import { describe, expect, it } from 'vitest'
 import { createEngine, type EvalRequest } from '../../../core/index.ts'
+import { runGateCases } from '../../../core/testing/gate-tester.ts'
 import { builtinPlugins } from '../../index.ts'
 import signal from './index.ts'
 
@@ -30,3 +31,20 @@ describe('signal in a policy file', () => {
     await expect(createEngine({ plugins: builtinPlugins, home: join(dir, 'home'), policiesDir: join(dir, 'policies'), log: pino({ level: 'silent' }) })).rejects.toThrow(/typo/)
   })
 })
+
+const shell = (signals: string[]) => ({ raw: 'x', commands: [], signals })
+
+runGateCases(
+  signal,
+  {
+    pass: [
+      { value: 'download_exec', request: { tool: 'Bash', shell: shell(['pipe_to_shell']) } },
+      { value: ['decode_exec'], request: { tool: 'Read' } },
+    ],
+    flag: [
+      { value: 'download_exec', request: { tool: 'Bash', shell: shell(['download_exec']) } },
+      { value: ['parse_error', 'unanalysable'], request: { tool: 'Bash', shell: shell(['unanalysable']) } },
+    ],
+  },
+  { describe, it },
+)
