@@ -88,10 +88,9 @@ function attributeErrors(hooks: Record<string, unknown>): void {
   for (const [hookName, hook] of Object.entries(hooks)) {
     if (hook instanceof HookMap) {
       hook.intercept({
-        factory: (key, original) => {
-          const created = original!(key) as unknown as { intercept(i: object): void }
-          created.intercept({ register: wrapTap(`evaluate:${String(key)}`) })
-          return created as never
+        factory: (key, created) => {
+          ;(created as unknown as { intercept(i: object): void }).intercept({ register: wrapTap(`evaluate:${String(key)}`) })
+          return created
         },
       })
     } else {

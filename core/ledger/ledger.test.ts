@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { certifiedSession, decisionDraft, sessionDraft, tempDir, type TestSession } from '../../test/support/ledger-fixtures.ts'
+import { certifiedSession, decisionDraft, sessionDraft, tempDir, type TestSession } from '../../test/helpers/ledger-fixtures.ts'
 import { verifyNative, verifyPortable } from './ed25519.ts'
-import { Ledger } from './ledger.ts'
-import { leafSigMessage } from './leaf.ts'
+import { leafSignerFor, SqliteLedger as Ledger, type LeafSigner } from './ledger.ts'
+import { leafSigMessage, type LeafDraft } from './leaf.ts'
+import type { LedgerEntry } from '../types.ts'
 import { hashChildren, hashLeaf, splitPoint } from './merkle.ts'
 import { verifyConsistency, verifyInclusion } from './proof-verify.ts'
 import { LedgerStore } from './store.ts'
@@ -25,10 +26,19 @@ beforeEach(() => {
 })
 afterEach(() => tmp.cleanup())
 
+/** A ledger whose `append` signs with the session's key, as the engine does for an active session. */
+class SignedLedger extends Ledger {
+  readonly defaultSigner: LeafSigner
+  constructor(file: string, session: TestSession) {
+    super({ path: file })
+    this.defaultSigner = leafSignerFor(session.key)
+  }
+  override append(draft: LeafDraft, sign: LeafSigner | undefined = this.defaultSigner): Promise<LedgerEntry> {
+    return super.append(draft, sign)
+  }
+}
 function openWith(session: TestSession): Ledger {
-  const ledger = new Ledger({ path })
-  ledger.setSignerResolver((id, draft) => (id === session.id ? { signer: session.signer, key: session.key } : { signer: draft.signer }))
-  return ledger
+  return new SignedLedger(path, session)
 }
 
 function allLeaves(ledger: Ledger): LeafRecord[] {
@@ -47,7 +57,7 @@ describe('Ledger', () => {
     const entries = await Promise.all(Array.from({ length: 200 }, (_, i) => ledger.append(decisionDraft(s.id, 'software', i))))
     expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1))
     expect(entries[5]!.prevLeafHash).toBe(entries[4]!.leafHash)
-    expect(ledger.size).toBe(201)
+    expect(ledger.size()).toBe(201)
     const hashes = ledger.entries(-1, 1000).map((l) => l.leafHash)
     expect(ledger.root()).toEqual(mth(hashes))
     for (const seq of [0, 1, 100, 127, 128, 200]) {
@@ -62,7 +72,7 @@ describe('Ledger', () => {
     for (const [m, n] of [[1, 201], [64, 201], [100, 150], [201, 201]] as const) {
       expect(verifyConsistency(m, n, ledger.consistencyProof(m, n), ledger.root(m), ledger.root(n))).toEqual({ ok: true })
     }
-    await ledger.close()
+    ledger.close()
   })
 
   it('survives a reopen with the same root, chain and signer resolution', async () => {
@@ -72,16 +82,16 @@ describe('Ledger', () => {
     for (let i = 0; i < 10; i++) await first.append(decisionDraft(s.id, 'software', i))
     const root = first.root()
     first.checkpoint(s.key, s.id)
-    await first.close()
+    first.close()
     const second = openWith(s)
-    expect(second.size).toBe(11)
+    expect(second.size()).toBe(11)
     expect(second.root()).toEqual(root)
     const next = await second.append(decisionDraft(s.id, 'software', 99))
     expect(next.seq).toBe(11)
     expect(next.prevLeafHash).toBe(second.leaf(10)!.leafHash.toString('hex'))
     const report = verifyLedger({ leaves: allLeaves(second), checkpoints: second.store.checkpoints(), trustedHostKeys: trustOf(s), verify: verifyNative })
     expect(report).toMatchObject({ ok: true, treeSize: 12, counts: { signed: 12, sessions: 1, checkpoints: 1 } })
-    await second.close()
+    second.close()
   })
 
   it('rejects an append it cannot sign or encode, without consuming a seq', async () => {
@@ -91,7 +101,7 @@ describe('Ledger', () => {
     const ok = await ledger.append(decisionDraft('ses_x', 'unattested', 2))
     expect(ok.seq).toBe(0)
     expect(ok.signature).toBeUndefined()
-    await ledger.close()
+    ledger.close()
   })
 
   it('serves a proof any RFC 6962 verifier accepts through the stateless tuple check', async () => {
@@ -116,7 +126,7 @@ describe('Ledger', () => {
     expect(verifyTuple({ ...tuple, leaf: flipped }, verifyNative)).toMatchObject({ valid: false, checks: { inclusion: expect.stringMatching(/root mismatch/) } })
     expect(verifyTuple({ ...tuple, root: 'not base64!' }, verifyNative).valid).toBe(false)
     expect(verifyTuple({ ...tuple, proof: [...tuple.proof, tuple.root] }, verifyNative).valid).toBe(false)
-    await ledger.close()
+    ledger.close()
   })
 })
 
@@ -127,7 +137,7 @@ describe('verifyLedger detects tampering', () => {
     await ledger.append(sessionDraft(s))
     await Promise.all(Array.from({ length: 30 }, (_, i) => ledger.append(decisionDraft(s.id, 'software', i))))
     ledger.checkpoint(s.key, s.id)
-    await ledger.close()
+    ledger.close()
     const db = new DatabaseSync(path)
     for (const t of ['leaves', 'nodes', 'checkpoints']) db.exec(`DROP TRIGGER ${t}_no_update; DROP TRIGGER ${t}_no_delete;`)
     return { s, db }

@@ -16,14 +16,16 @@ import { consistencyPath, inclusionPath, rootOfSize } from './proof-build.ts'
 import { checkpointText, noteVerifierKey, signNote } from './signed-note.ts'
 import { LedgerStore, type LeafRow } from './store.ts'
 
-/** Who signs leaves of a session: the recorded signer kind and, unless unattested, the in-memory key. */
-export interface LeafSigner {
-  readonly signer: SignerKind | 'none'
-  readonly key?: SigningKey
-}
+/**
+ * Signs a leaf for its session: returns the Ed25519 signature over `"svc/leaf-sig/v1\n" ‖ leafHash`
+ * (see `leafSigMessage`). Throws (EngineError SESSION_INVALID) when the session can no longer sign.
+ */
+export type LeafSigner = (leafHash: Buffer) => Buffer
 
-/** Finds the signer of a session; throws (e.g. EngineError SESSION_INVALID) when the session cannot sign. */
-export type SignerResolver = (sessionId: string, draft: LeafDraft) => LeafSigner
+/** Builds the leaf signer of an in-memory session key (native Ed25519, the hot path). */
+export function leafSignerFor(key: SigningKey): LeafSigner {
+  return (leafHash) => signNative(key, leafSigMessage(leafHash))
+}
 
 /** A stored leaf as the API shows it. */
 export interface StoredLeaf {
@@ -47,15 +49,10 @@ interface Pending {
   readonly reject: (err: unknown) => void
 }
 
-const unsignedOnly: SignerResolver = (_id, draft) => {
-  if (draft.signer !== 'unattested' && draft.signer !== 'none') {
-    throw new EngineError(ERR.SESSION_INVALID, `no signing key is known for session ${draft.sessionId}`)
-  }
-  return { signer: draft.signer }
-}
+const UNSIGNED_KINDS: ReadonlySet<SignerKind | 'none'> = new Set(['unattested', 'none'])
 
 /** Opens (or creates) a ledger and checks its stored tree before serving. */
-export class Ledger {
+export class SqliteLedger {
   readonly store: LedgerStore
   /** Checkpoint origin, `svc.local/<random host id>`, fixed at creation. */
   readonly origin: string
@@ -66,11 +63,10 @@ export class Ledger {
   #queue: Pending[] = []
   #flushScheduled = false
   #closed = false
-  #resolveSigner: SignerResolver = unsignedOnly
   #observers: ((entry: LedgerEntry) => void)[] = []
 
-  constructor(options: LedgerOptions) {
-    this.store = new LedgerStore(options.path)
+  constructor(options: LedgerOptions | string) {
+    this.store = new LedgerStore(typeof options === 'string' ? options : options.path)
     try {
       this.origin = this.store.setMetaOnce('origin', `svc.local/${randomBytes(6).toString('hex')}`)
       const { count, maxSeq } = this.store.extent()
@@ -86,32 +82,33 @@ export class Ledger {
     }
   }
 
-  /** Installs the session lookup used to sign leaves (the sessions module owns keys). */
-  setSignerResolver(resolver: SignerResolver): void {
-    this.#resolveSigner = resolver
-  }
-
   /** Registers a post-commit observer (e.g. counters); its throws are swallowed so they never fail an append. */
   onCommitted(observer: (entry: LedgerEntry) => void): void {
     this.#observers.push(observer)
   }
 
   /** Number of committed leaves (= next seq once pending appends land). */
-  get size(): number {
+  size(): number {
     return this.#committed.size
   }
 
-  /** Appends one leaf; resolves once it is durable. Rejects without side effects on bad input or no signer. */
-  append(draft: LeafDraft): Promise<LedgerEntry> {
+  /**
+   * Appends one leaf signed by `sign`; resolves once it is durable. A signed signer kind without `sign`, an
+   * unsigned kind with one, or a leaf outside the I-JSON subset rejects without consuming a seq.
+   */
+  append(draft: LeafDraft, sign?: LeafSigner): Promise<LedgerEntry> {
     if (this.#closed) return Promise.reject(new EngineError(ERR.LEDGER_BROKEN, 'ledger is closed'))
     let item: Omit<Pending, 'resolve' | 'reject'>
     try {
-      const { signer, key } = this.#resolveSigner(draft.sessionId, draft)
+      const unsigned = UNSIGNED_KINDS.has(draft.signer)
+      if (unsigned === (sign !== undefined)) {
+        throw new EngineError(ERR.SESSION_INVALID, unsigned ? `a ${draft.signer} leaf must not be signed` : `no signing key is known for session ${draft.sessionId}`)
+      }
       const seq = this.#pending.size
-      const leaf = leafObject({ ...draft, signer }, seq, this.#pendingPrev)
+      const leaf = leafObject(draft, seq, this.#pendingPrev)
       const body = leafBytes(leaf as unknown as Record<string, unknown>)
       const leafHash = hashLeaf(body)
-      const sig = key ? signNative(key, leafSigMessage(leafHash)) : null
+      const sig = sign ? sign(leafHash) : null
       const row: LeafRow = {
         seq, body: body.toString('utf8'), leafHash, sig, sessionId: leaf.session_id,
         verdict: leaf.verdict, tool: leaf.tool, ruleId: leaf.rule_id, tsMs: leaf.ts_ms,
@@ -159,26 +156,32 @@ export class Ledger {
   }
 
   /** Root of the committed tree, or of an older size. */
-  root(treeSize = this.size): Buffer {
-    if (treeSize === this.size) return this.#committed.root() ?? EMPTY_ROOT
+  root(treeSize = this.size()): Buffer {
+    if (treeSize === this.size()) return this.#committed.root() ?? EMPTY_ROOT
     this.#checkSize(treeSize, 0)
     return rootOfSize(this.store.readNode, treeSize) ?? EMPTY_ROOT
   }
 
+  /** The core's view of a committed entry. */
+  get(seq: number): LedgerEntry | undefined {
+    const stored = this.leaf(seq)
+    return stored && entryFromLeaf(stored.leaf, stored.leafHash, stored.signature)
+  }
+
   /** A leaf by seq, with its exact stored bytes. */
   leaf(seq: number): StoredLeaf | undefined {
-    if (!Number.isSafeInteger(seq) || seq < 0 || seq >= this.size) return undefined
+    if (!Number.isSafeInteger(seq) || seq < 0 || seq >= this.size()) return undefined
     const row = this.store.leaf(seq)
     return row ? toStoredLeaf(row) : undefined
   }
 
   /** Committed leaves with seq > after, ascending. */
   entries(after: number, limit: number): StoredLeaf[] {
-    return this.store.leavesAfter(after, limit).filter((r) => r.seq < this.size).map(toStoredLeaf)
+    return this.store.leavesAfter(after, limit).filter((r) => r.seq < this.size()).map(toStoredLeaf)
   }
 
   /** Audit path for `seq` in the tree of `treeSize` leaves (default: current). */
-  inclusionProof(seq: number, treeSize = this.size): { treeSize: number; root: Buffer; proof: Buffer[] } {
+  inclusionProof(seq: number, treeSize = this.size()): { treeSize: number; root: Buffer; proof: Buffer[] } {
     this.#checkSize(treeSize, 1)
     if (!Number.isSafeInteger(seq) || seq < 0 || seq >= treeSize) throw new RangeError(`seq ${seq} is not in a tree of ${treeSize} leaves`)
     return { treeSize, root: this.root(treeSize), proof: inclusionPath(this.store.readNode, seq, treeSize) }
@@ -193,15 +196,18 @@ export class Ledger {
 
   /** A C2SP checkpoint of the current tree signed by `key` (the current session key), stored for later audits. */
   checkpoint(key: SigningKey, signerKid: string): { note: string; vkey: string; treeSize: number; root: Buffer } {
-    const treeSize = this.size
+    const treeSize = this.size()
     const root = this.root()
+    const vkey = noteVerifierKey(this.origin, key.publicKey)
+    const latest = this.store.latestCheckpoint()
+    if (latest && latest.treeSize === treeSize && latest.signerKid === signerKid) return { note: latest.note, vkey, treeSize, root }
     const note = signNote(checkpointText(this.origin, treeSize, root), this.origin, key)
     this.store.saveCheckpoint({ treeSize, root, note, signerKid, createdMs: Date.now() })
-    return { note, vkey: noteVerifierKey(this.origin, key.publicKey), treeSize, root }
+    return { note, vkey, treeSize, root }
   }
 
-  /** Waits for queued appends, then closes the database. */
-  async close(): Promise<void> {
+  /** Writes queued appends, then closes the database. */
+  close(): void {
     if (this.#closed) return
     this.#closed = true
     if (this.#queue.length > 0) this.#flush()
@@ -209,15 +215,15 @@ export class Ledger {
   }
 
   #checkSize(treeSize: number, min: number): void {
-    if (!Number.isSafeInteger(treeSize) || treeSize < min || treeSize > this.size) {
-      throw new RangeError(`tree size must be between ${min} and ${this.size}`)
+    if (!Number.isSafeInteger(treeSize) || treeSize < min || treeSize > this.size()) {
+      throw new RangeError(`tree size must be between ${min} and ${this.size()}`)
     }
   }
 
   #checkAgainstLatestCheckpoint(): void {
     const latest = this.store.latestCheckpoint()
-    if (!latest || latest.treeSize > this.size) {
-      if (latest) throw new EngineError(ERR.LEDGER_BROKEN, `ledger has ${this.size} leaves, fewer than its checkpoint of ${latest.treeSize}`)
+    if (!latest || latest.treeSize > this.size()) {
+      if (latest) throw new EngineError(ERR.LEDGER_BROKEN, `ledger has ${this.size()} leaves, fewer than its checkpoint of ${latest.treeSize}`)
       return
     }
     if (!this.root(latest.treeSize).equals(latest.root)) {
@@ -230,7 +236,5 @@ function toStoredLeaf(row: LeafRow): StoredLeaf {
   return { seq: row.seq, body: row.body, leaf: JSON.parse(row.body) as LeafObject, leafHash: row.leafHash, signature: row.sig }
 }
 
-/** Opens a ledger at `path`. */
-export function openLedger(path: string): Ledger {
-  return new Ledger({ path })
-}
+/** The ledger surface the engine, routes and tools use. */
+export type Ledger = SqliteLedger

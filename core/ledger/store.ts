@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS leaves (
   seq INTEGER PRIMARY KEY, body TEXT NOT NULL, leaf_hash BLOB NOT NULL, sig BLOB,
   session_id TEXT NOT NULL, verdict TEXT NOT NULL, tool TEXT NOT NULL, rule_id TEXT NOT NULL, ts_ms INTEGER NOT NULL) STRICT;
 CREATE INDEX IF NOT EXISTS leaves_by_session ON leaves (session_id, verdict);
+CREATE INDEX IF NOT EXISTS leaves_session_events ON leaves (session_id) WHERE verdict IN ('session_created', 'session_rotated');
 CREATE TABLE IF NOT EXISTS nodes (level INTEGER NOT NULL, idx INTEGER NOT NULL, hash BLOB NOT NULL, PRIMARY KEY (level, idx)) STRICT, WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS checkpoints (
   tree_size INTEGER PRIMARY KEY, root BLOB NOT NULL, note TEXT NOT NULL, signer_kid TEXT NOT NULL, created_ms INTEGER NOT NULL) STRICT;

@@ -1,0 +1,31 @@
+/** `svc daemon`: runs the daemon in the foreground until SIGTERM/SIGINT, then shuts down gracefully. */
+import { Command, InvalidArgumentError, Option } from 'commander'
+import { startDaemon } from '../daemon/start.ts'
+import type { CliIo } from '../io.ts'
+import { DEFAULT_PORT, svcHome } from '../paths.ts'
+
+export function parsePort(value: string): number {
+  const port = Number(value)
+  if (!/^\d+$/.test(value) || port < 0 || port > 65535) throw new InvalidArgumentError('must be a port number from 0 to 65535')
+  return port
+}
+
+export function makeDaemonCommand(io: CliIo): Command {
+  return new Command('daemon')
+    .description('run the svc daemon in the foreground (API on 127.0.0.1)')
+    .addOption(new Option('--port <port>', 'API port').default(DEFAULT_PORT).argParser(parsePort))
+    .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
+    .option('--host <address>', 'listen address (default 127.0.0.1; 0.0.0.0 inside a container)')
+    .option('--allow-non-loopback', 'allow a non-loopback --host outside a container (exposes the API)')
+    .action(async (opts: { port: number; home?: string; host?: string; allowNonLoopback?: boolean }) => {
+      const daemon = await startDaemon({ home: svcHome(io.env, opts.home), port: opts.port, host: opts.host, allowNonLoopback: opts.allowNonLoopback, env: io.env })
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string) => {
+          daemon.app.log.info({ signal }, 'shutting down')
+          daemon.close().then(resolve, resolve)
+        }
+        process.once('SIGTERM', () => stop('SIGTERM'))
+        process.once('SIGINT', () => stop('SIGINT'))
+      })
+    })
+}

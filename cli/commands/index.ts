@@ -1,0 +1,9 @@
+/** Every `svc` subcommand, in help order. Adding a command is one file and one line here. */
+import type { Command } from 'commander'
+import type { CliIo } from '../io.ts'
+import { makeAuthCommand } from './auth.ts'
+import { makeDaemonCommand } from './daemon.ts'
+import { makeModeCommand } from './mode.ts'
+import { makeSessionCommand } from './session.ts'
+
+export const commandFactories: readonly ((io: CliIo) => Command)[] = [makeDaemonCommand, makeSessionCommand, makeModeCommand, makeAuthCommand]

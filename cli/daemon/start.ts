@@ -1,0 +1,66 @@
+/**
+ * Starts the daemon: engine with every plugin, auth, the HTTP API on loopback, graceful shutdown.
+ * Outside a container it binds 127.0.0.1 only and refuses any other address unless explicitly forced.
+ */
+import type { FastifyInstance } from 'fastify'
+import pino, { type Logger } from 'pino'
+import { createEngine, type Engine } from '../../core/index.ts'
+import { buildApp } from '../../core/server/app.ts'
+import { createAuthService } from '../../core/server/auth.ts'
+import { SHIPPED_POLICIES_DIR, VERSION } from '../paths.ts'
+import { allPlugins } from '../plugins.ts'
+
+export interface DaemonOptions {
+  readonly home: string
+  readonly port: number
+  readonly host?: string
+  readonly allowNonLoopback?: boolean
+  readonly env: NodeJS.ProcessEnv
+  readonly log?: Logger
+  readonly policiesDir?: string
+}
+
+export interface RunningDaemon {
+  readonly app: FastifyInstance
+  readonly engine: Engine
+  readonly url: string
+  close(): Promise<void>
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
+
+/** True inside our container image (its Dockerfile sets SVC_IN_CONTAINER=1); never guessed from the file system. */
+export function inContainer(env: NodeJS.ProcessEnv): boolean {
+  return env.SVC_IN_CONTAINER === '1'
+}
+
+export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
+  const host = opts.host ?? (inContainer(opts.env) ? '0.0.0.0' : '127.0.0.1')
+  if (!LOOPBACK.has(host) && !inContainer(opts.env) && !opts.allowNonLoopback) {
+    throw new Error(`refusing to listen on ${host}: the API is loopback-only outside a container (pass --allow-non-loopback to force it)`)
+  }
+  const log = opts.log ?? pino({ name: 'svc', level: opts.env.SVC_LOG_LEVEL ?? 'info' })
+  const engine = await createEngine({ plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true })
+  try {
+    const auth = createAuthService(opts.home, opts.env)
+    const app = await buildApp({ engine, auth, version: VERSION, env: { ...opts.env }, logger: log })
+    const address = await app.listen({ port: opts.port, host })
+    log.info({ address, home: opts.home, mode: engine.mode(), policy_hash: engine.policy.hash }, 'svc daemon listening')
+    let closing: Promise<void> | undefined
+    return {
+      app,
+      engine,
+      url: address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]'),
+      close() {
+        closing ??= (async () => {
+          await app.close()
+          await engine.close()
+        })()
+        return closing
+      },
+    }
+  } catch (err) {
+    await engine.close()
+    throw err
+  }
+}

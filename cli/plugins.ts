@@ -1,0 +1,8 @@
+/**
+ * The composition root: every plugin the daemon and the CLI start with, in one list.
+ * Gate kinds and normalisers live in plugins/, harnesses in harnesses/, providers in guardrail-providers/.
+ */
+import type { EnginePlugin } from '../core/index.ts'
+import { builtinPlugins } from '../plugins/index.ts'
+
+export const allPlugins: readonly EnginePlugin[] = [...builtinPlugins]

@@ -1,0 +1,48 @@
+/**
+ * Operator password (auth mode `password`): stored only as a scrypt hash in `$SVC_HOME/auth.json`,
+ * written atomically with 0600 permissions.
+ */
+import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import writeFileAtomic from 'write-file-atomic'
+
+export const MIN_PASSWORD_LENGTH = 8
+const SCRYPT = { N: 1 << 15, r: 8, p: 1, keylen: 32, maxmem: 64 * 1024 * 1024 } as const
+
+interface StoredHash {
+  readonly algorithm: 'scrypt'
+  readonly N: number
+  readonly r: number
+  readonly p: number
+  readonly salt: string
+  readonly hash: string
+}
+
+export function authFile(home: string): string {
+  return join(home, 'auth.json')
+}
+
+export function readPasswordHash(home: string): StoredHash | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(authFile(home), 'utf8')) as { password?: StoredHash }
+    return parsed.password
+  } catch {
+    return undefined
+  }
+}
+
+/** Hashes and stores a new operator password; throws an Error naming the rule it breaks. */
+export function setPassword(home: string, password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) throw new Error(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`)
+  const salt = randomBytes(16)
+  const hash = scryptSync(password, salt, SCRYPT.keylen, SCRYPT)
+  const stored: StoredHash = { algorithm: 'scrypt', N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, salt: salt.toString('base64'), hash: hash.toString('base64') }
+  writeFileAtomic.sync(authFile(home), `${JSON.stringify({ password: stored }, null, 2)}\n`, { mode: 0o600 })
+}
+
+export function verifyPassword(stored: StoredHash, password: string): boolean {
+  const expected = Buffer.from(stored.hash, 'base64')
+  const actual = scryptSync(password, Buffer.from(stored.salt, 'base64'), expected.length, { N: stored.N, r: stored.r, p: stored.p, maxmem: SCRYPT.maxmem })
+  return timingSafeEqual(actual, expected)
+}

@@ -1,0 +1,204 @@
+/**
+ * The engine orchestrates one decision: preEvaluate → gates of every layer → combine → postLocal →
+ * guardrail (only after a local allow) → durable ledger append → answer. It never crashes and never
+ * fails open on the request path: an error becomes a coded deny that is still written to the ledger.
+ */
+import { createHash } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import canonicalize from 'canonicalize'
+import type { Logger } from 'pino'
+import { assertNotLoosened, combine, refuse } from './decision.ts'
+import { EngineError } from './errors.ts'
+import { createHooks, type EngineHooks } from './hooks.ts'
+import { SqliteLedger, type Ledger } from './ledger/ledger.ts'
+import { applyPlugins, createRegistries, type EnginePlugin, type Registries } from './plugin.ts'
+import { evaluateNode, GateCompiler } from './policy/compile.ts'
+import { openDisableSealer, type DisableSealer } from './policy/disable-seal.ts'
+import { PolicyStore } from './policy/store.ts'
+import { SessionStore, type Session } from './sessions/store.ts'
+import { gateKey, StateDb } from './state/state-db.ts'
+import type { Decision, EvalContext, EvalRequest, GateHit, LedgerDraft, LedgerEntry, Mode, ToolCall } from './types.ts'
+
+export interface EngineOptions {
+  readonly plugins: readonly EnginePlugin[]
+  /** `$SVC_HOME`: ledger, state, policy files. */
+  readonly home: string
+  /** Directory of the shipped daemon-layer policy files. */
+  readonly policiesDir: string
+  /** Home directory of the user whose agents are governed (for `~` in paths); defaults to os.homedir(). */
+  readonly userHome?: string
+  readonly log: Logger
+  /** Watch policy files for changes (the daemon does; one-shot tools like `svc explain` do not). */
+  readonly watch?: boolean
+  /** Overrides for subsystems (tests and the trust-chain plugins). */
+  readonly ledger?: Ledger
+  readonly sessions?: SessionStore
+}
+
+/** The spec's gate-check response plus the full decision for traces. */
+export interface CheckResult {
+  readonly verdict: 'allow' | 'deny'
+  readonly rule_id: string
+  readonly reason: string
+  readonly nudge?: string
+  readonly ledger_seq: number
+  readonly decision: Decision
+  readonly request: EvalRequest
+}
+
+export interface Engine {
+  readonly hooks: EngineHooks
+  readonly registry: Registries
+  readonly policy: PolicyStore
+  readonly ledger: Ledger
+  readonly sessions: SessionStore
+  readonly state: StateDb
+  readonly sealer: DisableSealer
+  readonly home: string
+  readonly log: Logger
+  mode(): Mode
+  setMode(mode: Mode): void
+  /** Normalises a call and decides it without touching the ledger or counters (used by `svc explain`). */
+  decide(call: ToolCall, session?: Session): Promise<{ request: EvalRequest; decision: Decision }>
+  /** Decides a call and records it durably; the verdict is returned only after the leaf is on disk. */
+  check(call: ToolCall): Promise<CheckResult>
+  /** Appends a non-decision entry (outcome row, session event) signed by the given session. */
+  record(draft: LedgerDraft, session?: Session): Promise<LedgerEntry>
+  close(): Promise<void>
+}
+
+/** Builds an engine: applies plugins, opens state, loads policy (a bad policy at boot is fatal). */
+export async function createEngine(opts: EngineOptions): Promise<Engine> {
+  mkdirSync(opts.home, { recursive: true, mode: 0o700 })
+  const hooks = createHooks()
+  const registry = createRegistries()
+  applyPlugins(opts.plugins, { hooks, registry, log: opts.log })
+  await hooks.initialize.promise()
+  const sealer = openDisableSealer(opts.home)
+  const policy = new PolicyStore({ policiesDir: opts.policiesDir, home: opts.home, compiler: new GateCompiler(registry, hooks), sealer, log: opts.log.child({ part: 'policy' }) })
+  policy.load(Date.now())
+  if (opts.watch) policy.watch()
+  const ledger = opts.ledger ?? new SqliteLedger(join(opts.home, 'ledger.db'))
+  const sessions = opts.sessions ?? new SessionStore()
+  const state = new StateDb(join(opts.home, 'state.db'))
+  const userHome = opts.userHome ?? homedir()
+  let mode = state.getMode()
+
+  async function decide(call: ToolCall, session?: Session): Promise<{ request: EvalRequest; decision: Decision }> {
+    const now = Date.now()
+    const ctx: EvalContext = { now, session, home: userHome }
+    const request = await hooks.preEvaluate.promise({ ...call, paths: [], urls: [] }, ctx)
+    if (request.shell?.error) {
+      const reason = `command could not be analysed (${request.shell.error}); refusing to guess what it runs`
+      if (mode === 'firewall') return { request, decision: refuse(reason) }
+      return { request, decision: { ...refuse(reason), verdict: 'allow', ledgerVerdict: 'monitor_alert', monitorMatch: true } }
+    }
+    const hits: GateHit[] = []
+    for (const { layer, gates } of policy.gatesFor(request, ctx)) {
+      for (const gate of gates) {
+        const matched = evaluateNode(gate.node!, request, ctx)
+        if (matched === undefined) continue
+        hits.push({ gateId: gate.id, layer, source: gate.source, onHit: gate.onHit, requireStrong: gate.requireStrong, nudge: gate.nudge, reason: gate.description ?? `matched ${matched}` })
+      }
+    }
+    const local = combine(hits, mode, session?.signer)
+    const refined = await hooks.postLocal.promise(local, request, ctx)
+    assertNotLoosened(local, refined)
+    if (refined.verdict === 'deny') return { request, decision: refined }
+    const guard = await hooks.guardrail.promise(request, refined, ctx)
+    if (guard?.effect !== 'deny') return { request, decision: refined }
+    const reason = `guardrail ${guard.provider}: ${guard.reason}`
+    const decision: Decision =
+      mode === 'firewall'
+        ? { ...refined, verdict: 'deny', ledgerVerdict: 'deny', ruleId: '', reason, nudge: undefined, stage: 'guardrail' }
+        : { ...refined, ledgerVerdict: 'monitor_alert', monitorMatch: true, reason: `monitored (daemon is in monitor mode): ${reason}`, stage: 'guardrail' }
+    return { request, decision }
+  }
+
+  async function record(draft: LedgerDraft, session?: Session): Promise<LedgerEntry> {
+    const entry = await ledger.append(hooks.ledgerEntry.call(draft), session?.sign)
+    try {
+      hooks.ledgerAppend.call(entry)
+    } catch (err) {
+      opts.log.error({ err }, 'ledgerAppend observer failed')
+    }
+    return entry
+  }
+
+  async function check(call: ToolCall): Promise<CheckResult> {
+    const now = Date.now()
+    const status = sessions.status(call.sessionId, now)
+    let request: EvalRequest = { ...call, paths: [], urls: [] }
+    let decision: Decision
+    if (status.state === 'unknown') {
+      decision = refuse(`unknown session "${call.sessionId}": mint one with \`svc session create\``)
+    } else if (status.state === 'expired') {
+      decision = refuse(`session ${call.sessionId} has expired: run \`svc session rotate --id ${call.sessionId}\``)
+    } else {
+      sessions.touch(call.sessionId, now)
+      try {
+        ;({ request, decision } = await decide(call, status.session))
+      } catch (err) {
+        // Fail closed: an engine or plugin failure is a deny with its code, never an allow.
+        const code = err instanceof EngineError ? err.code : 'PE_INTERNAL'
+        opts.log.error({ err }, 'decision failed; denying')
+        decision = refuse(`policy engine error ${code}: ${(err as Error).message}`)
+      }
+    }
+    for (const hit of decision.hits) state.recordHit(gateKey(hit.source, hit.gateId), now)
+    const session = status.state === 'active' ? status.session : undefined
+    const entry = await record(
+      {
+        kind: 'decision',
+        sessionId: call.sessionId,
+        signer: session?.signer ?? 'none',
+        source: call.source,
+        tool: call.tool,
+        verdict: decision.ledgerVerdict,
+        monitorMatch: decision.monitorMatch,
+        ruleId: decision.ruleId,
+        toolUseId: call.toolUseId ?? '',
+        policyTrace: decision.trace,
+        payloadHash: payloadHash(call),
+        reason: decision.reason,
+        at: now,
+      },
+      session,
+    )
+    const nudge = decision.verdict === 'deny' ? decision.nudge : undefined
+    return { verdict: decision.verdict, rule_id: decision.ruleId, reason: decision.reason, ...(nudge ? { nudge } : {}), ledger_seq: entry.seq, decision, request }
+  }
+
+  return {
+    hooks,
+    registry,
+    policy,
+    ledger,
+    sessions,
+    state,
+    sealer,
+    home: opts.home,
+    log: opts.log,
+    mode: () => mode,
+    setMode(next) {
+      state.setMode(next)
+      mode = next
+    },
+    decide,
+    check,
+    record,
+    async close() {
+      policy.close()
+      await hooks.shutdown.promise()
+      state.close()
+      ledger.close()
+    },
+  }
+}
+
+/** sha256 over the canonical tool, input and cwd: correlates a ledger row with the payload without storing it. */
+export function payloadHash(call: Pick<ToolCall, 'tool' | 'input' | 'cwd'>): string {
+  return createHash('sha256').update(canonicalize({ tool: call.tool, input: call.input, cwd: call.cwd ?? null }) ?? '').digest('hex')
+}

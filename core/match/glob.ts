@@ -1,0 +1,73 @@
+/**
+ * Glob patterns compiled to linear-time RE2 regexes, so patterns from untrusted registry rules can
+ * never backtrack catastrophically. Supports `*`, `**`, `?`, `[...]`, `{a,b}`.
+ */
+import { RE2JS } from 're2js'
+
+export interface GlobOptions {
+  /** When true, `*` and `?` do not cross `/` (paths); when false they match anything (tool names). */
+  readonly pathMode: boolean
+  readonly caseInsensitive?: boolean
+}
+
+/** A compiled glob: `test(s)` is linear in `s`. */
+export interface Glob {
+  readonly source: string
+  test(value: string): boolean
+}
+
+/** Compiles a glob; throws an Error naming the problem for an unbalanced `[` or `{`. */
+export function compileGlob(pattern: string, options: GlobOptions): Glob {
+  const regex = RE2JS.compile(`^(?:${globToRegex(pattern, options.pathMode)})$`, options.caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0)
+  return { source: pattern, test: (value) => regex.matches(value) }
+}
+
+function globToRegex(pattern: string, pathMode: boolean): string {
+  const any = pathMode ? '[^/]' : '.'
+  let out = ''
+  let braceDepth = 0
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!
+    if (c === '*') {
+      if (pattern[i + 1] === '*') {
+        // `**/` matches zero or more whole directories; a bare `**` matches anything.
+        if (pattern[i + 2] === '/') {
+          out += '(?:.*/)?'
+          i += 2
+        } else {
+          out += '.*'
+          i += 1
+        }
+      } else {
+        out += `${any}*`
+      }
+    } else if (c === '?') {
+      out += any
+    } else if (c === '[') {
+      const end = pattern.indexOf(']', i + 2)
+      if (end === -1) throw new Error(`unclosed "[" at position ${i} in glob "${pattern}"`)
+      let body = pattern.slice(i + 1, end)
+      if (body.startsWith('!')) body = `^${body.slice(1)}`
+      out += `[${body.replace(/\\/g, '\\\\')}]`
+      i = end
+    } else if (c === '{') {
+      braceDepth++
+      out += '(?:'
+    } else if (c === '}' && braceDepth > 0) {
+      braceDepth--
+      out += ')'
+    } else if (c === ',' && braceDepth > 0) {
+      out += '|'
+    } else if (c === '\\' && i + 1 < pattern.length) {
+      out += escapeRegex(pattern[++i]!)
+    } else {
+      out += escapeRegex(c)
+    }
+  }
+  if (braceDepth !== 0) throw new Error(`unclosed "{" in glob "${pattern}"`)
+  return out
+}
+
+function escapeRegex(c: string): string {
+  return /[.*+?^${}()|[\]\\/-]/.test(c) ? `\\${c}` : c
+}

@@ -1,0 +1,184 @@
+/**
+ * Compiles parsed gates into executable form: each `when` leaf is resolved to its gate-kind plugin once,
+ * at load, and validated against the kind's schema. Unknown kinds and bad values are load errors that
+ * name the file, the gate and the reason.
+ */
+import { createHash } from 'node:crypto'
+import { Ajv, type ValidateFunction } from 'ajv'
+import canonicalize from 'canonicalize'
+import { EngineError, ERR } from '../errors.ts'
+import type { CompiledLeaf, EngineHooks, LeafHook } from '../hooks.ts'
+import type { GateKind, Registries } from '../plugin.ts'
+import type { EvalContext, EvalRequest, LayerName, Mode, OnHit, SourceLoc } from '../types.ts'
+import type { RawGate } from './parse.ts'
+
+/** A `when` tree node, ready to run. */
+export type CompiledNode =
+  | { readonly op: 'all' | 'any'; readonly nodes: readonly CompiledNode[] }
+  | { readonly op: 'not'; readonly node: CompiledNode }
+  | { readonly op: 'leaf'; readonly leaf: CompiledLeaf; readonly hook: LeafHook }
+
+/** Metadata of a false-positive replacement that disables a gate (bound to the daemon by a seal). */
+export interface DisabledBy {
+  readonly event_seq: number
+  readonly at: string
+  readonly replacement_id: string
+  readonly note: string
+  readonly seal: string
+}
+
+export interface CompiledGate {
+  readonly id: string
+  readonly description?: string
+  readonly layer: LayerName
+  readonly source: string
+  readonly loc: SourceLoc
+  readonly policyMode: Mode
+  readonly onHit: OnHit
+  readonly requireStrong: boolean
+  readonly nudge?: string
+  readonly disabled: boolean
+  readonly disabledBy?: DisabledBy
+  /** The match block as written (for views and bundles). */
+  readonly when: Readonly<Record<string, unknown>>
+  readonly evaluate: readonly Readonly<Record<string, unknown>>[]
+  /** sha256 of the canonical gate definition and its source: identifies this exact gate. */
+  readonly fingerprint: string
+  /** Absent for a bare disable marker (a `disabled: true` entry with no match block). */
+  readonly node?: CompiledNode
+}
+
+export interface GateOrigin {
+  readonly layer: LayerName
+  readonly source: string
+  readonly policyMode: Mode
+}
+
+/** Compiles gates of one file; ids must be unique within it. */
+export class GateCompiler {
+  readonly #registry: Registries
+  readonly #hooks: EngineHooks
+  readonly #ajv = new Ajv({ allErrors: false, strict: false })
+  readonly #validators = new Map<string, ValidateFunction>()
+
+  constructor(registry: Registries, hooks: EngineHooks) {
+    this.#registry = registry
+    this.#hooks = hooks
+  }
+
+  compileAll(gates: readonly RawGate[], origin: GateOrigin): CompiledGate[] {
+    const seen = new Set<string>()
+    return gates.map((raw) => {
+      const id = raw.value.id as string
+      if (seen.has(id)) throw new EngineError(ERR.POLICY_INVALID, `gate "${id}" is defined twice in this file`, { loc: raw.loc })
+      seen.add(id)
+      return this.compile(raw, origin)
+    })
+  }
+
+  compile(raw: RawGate, origin: GateOrigin): CompiledGate {
+    const g = raw.value
+    const id = g.id as string
+    const when = (g.when ?? g.match) as Record<string, unknown> | undefined
+    const disabled = g.disabled === true
+    if (!when && !disabled) throw new EngineError(ERR.POLICY_INVALID, `gate "${id}" needs a \`when\` (or \`match\`) block`, { loc: raw.loc })
+    const evaluate = (g.evaluate ?? []) as Record<string, unknown>[]
+    for (const entry of evaluate) {
+      const kind = String(entry.kind)
+      if (!this.#registry.evaluatorKinds.has(kind)) {
+        throw new EngineError(ERR.GATE_UNKNOWN_KIND, `gate "${id}": evaluator kind "${kind}" is not yet implemented (no guardrail plugin registers it)`, { loc: raw.loc })
+      }
+    }
+    return {
+      id,
+      description: g.description as string | undefined,
+      ...origin,
+      loc: raw.loc,
+      onHit: (g.on_hit as OnHit | undefined) ?? 'deny',
+      requireStrong: g.require_strong === true,
+      nudge: g.nudge as string | undefined,
+      disabled,
+      disabledBy: g.disabled_by as DisabledBy | undefined,
+      when: when ?? {},
+      evaluate,
+      fingerprint: sha256(canonicalize({ source: origin.source, gate: g }) ?? ''),
+      node: when ? this.#compileNode(when, id, raw.loc, 'when') : undefined,
+    }
+  }
+
+  #compileNode(node: unknown, gateId: string, loc: SourceLoc, path: string): CompiledNode {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) {
+      throw new EngineError(ERR.GATE_CONFIG_INVALID, `gate "${gateId}": ${path} must be a mapping of predicates`, { loc })
+    }
+    const entries = Object.entries(node)
+    if (entries.length === 0) throw new EngineError(ERR.GATE_CONFIG_INVALID, `gate "${gateId}": ${path} is empty (it would match every call)`, { loc })
+    const nodes = entries.map(([key, value]) => this.#compileEntry(key, value, gateId, loc, `${path}.${key}`))
+    return nodes.length === 1 ? nodes[0]! : { op: 'all', nodes }
+  }
+
+  #compileEntry(key: string, value: unknown, gateId: string, loc: SourceLoc, path: string): CompiledNode {
+    if (key === 'all' || key === 'any') {
+      if (!Array.isArray(value) || value.length === 0) {
+        throw new EngineError(ERR.GATE_CONFIG_INVALID, `gate "${gateId}": ${path} must be a non-empty list`, { loc })
+      }
+      return { op: key, nodes: value.map((v, i) => this.#compileNode(v, gateId, loc, `${path}[${i}]`)) }
+    }
+    if (key === 'not') return { op: 'not', node: this.#compileNode(value, gateId, loc, path) }
+    const kind = this.#registry.gateKinds.get(key)
+    if (!kind) {
+      const known = [...this.#registry.gateKinds.keys(), 'all', 'any', 'not'].sort().join(', ')
+      throw new EngineError(ERR.GATE_UNKNOWN_KIND, `gate "${gateId}": unknown predicate "${key}" at ${path} (known: ${known})`, { loc })
+    }
+    this.#validate(kind, value, gateId, loc, path)
+    let test
+    try {
+      test = kind.compile(value, { gateId, loc })
+    } catch (cause) {
+      if (cause instanceof EngineError) throw cause
+      throw new EngineError(ERR.GATE_CONFIG_INVALID, `gate "${gateId}": ${path}: ${(cause as Error).message}`, { cause, loc })
+    }
+    return { op: 'leaf', leaf: { kind: key, test }, hook: this.#hooks.evaluate.for(key) }
+  }
+
+  #validate(kind: GateKind, value: unknown, gateId: string, loc: SourceLoc, path: string): void {
+    let validate = this.#validators.get(kind.kind)
+    if (!validate) {
+      validate = this.#ajv.compile(kind.schema)
+      this.#validators.set(kind.kind, validate)
+    }
+    if (!validate(value)) {
+      const err = validate.errors?.[0]
+      const where = err?.instancePath ? `${path}${err.instancePath.replaceAll('/', '.')}` : path
+      throw new EngineError(ERR.GATE_CONFIG_INVALID, `gate "${gateId}": ${where} ${err?.message ?? 'is invalid'}`, { loc })
+    }
+  }
+}
+
+/** Runs a compiled node; returns what matched, or undefined. */
+export function evaluateNode(node: CompiledNode, request: EvalRequest, ctx: EvalContext): string | undefined {
+  switch (node.op) {
+    case 'leaf':
+      return node.hook.call(node.leaf, request, ctx) ?? undefined
+    case 'all': {
+      const parts: string[] = []
+      for (const child of node.nodes) {
+        const hit = evaluateNode(child, request, ctx)
+        if (hit === undefined) return undefined
+        parts.push(hit)
+      }
+      return parts.join('; ')
+    }
+    case 'any':
+      for (const child of node.nodes) {
+        const hit = evaluateNode(child, request, ctx)
+        if (hit !== undefined) return hit
+      }
+      return undefined
+    case 'not':
+      return evaluateNode(node.node, request, ctx) === undefined ? 'not matched' : undefined
+  }
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex')
+}

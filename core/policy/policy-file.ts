@@ -1,0 +1,95 @@
+/**
+ * One policy file as the store tracks it: its last good compiled form, its current error (if any),
+ * and a stat stamp so unchanged files are never re-read.
+ */
+import { readFileSync, statSync } from 'node:fs'
+import { EngineError, ERR } from '../errors.ts'
+import type { Mode, SourceLoc } from '../types.ts'
+import { type CompiledGate, type GateCompiler, sha256 } from './compile.ts'
+import { parseGroupPolicy, parsePolicy, type RawGate } from './parse.ts'
+import type { PolicySource } from './sources.ts'
+
+export interface LoadedPolicy {
+  readonly mode: Mode
+  readonly contentHash: string
+  /** Regular files: every gate. Group file: empty (see `groups`/`users`). */
+  readonly gates: readonly CompiledGate[]
+  readonly groups: ReadonlyMap<string, readonly CompiledGate[]>
+  readonly users: ReadonlyMap<string, readonly CompiledGate[]>
+  readonly loadedAt: number
+}
+
+export interface FileProblem {
+  readonly code: string
+  readonly message: string
+  readonly loc?: SourceLoc
+  readonly at: number
+}
+
+export class PolicyFile {
+  readonly src: PolicySource
+  good?: LoadedPolicy
+  problem?: FileProblem
+  #stamp = ''
+
+  constructor(src: PolicySource) {
+    this.src = src
+  }
+
+  get exists(): boolean {
+    return this.#stamp !== 'missing' && this.#stamp !== ''
+  }
+
+  /**
+   * Re-reads the file if its stat changed. On a bad file the last good version stays in force and the
+   * problem is recorded. Returns true when what is in force changed.
+   */
+  refresh(compiler: GateCompiler, now: number): boolean {
+    const stamp = statStamp(this.src.path)
+    if (stamp === this.#stamp) return false
+    this.#stamp = stamp
+    if (stamp === 'missing') {
+      const had = this.good !== undefined
+      this.good = undefined
+      this.problem = undefined
+      return had
+    }
+    try {
+      const text = readFileSync(this.src.path, 'utf8')
+      const contentHash = sha256(text)
+      if (this.good?.contentHash === contentHash) {
+        this.problem = undefined
+        return false
+      }
+      this.good = this.#compile(text, contentHash, compiler, now)
+      this.problem = undefined
+      return true
+    } catch (cause) {
+      const err = cause instanceof EngineError ? cause : new EngineError(ERR.POLICY_INVALID, (cause as Error).message, { cause, loc: { file: this.src.path } })
+      this.problem = { code: err.code, message: err.message, loc: err.loc ?? { file: this.src.path }, at: now }
+      return false
+    }
+  }
+
+  #compile(text: string, contentHash: string, compiler: GateCompiler, now: number): LoadedPolicy {
+    const { layer, source, path } = this.src
+    if (this.src.kind === 'group') {
+      const parsed = parseGroupPolicy(text, path)
+      const compileMap = (entries: ReadonlyMap<string, readonly RawGate[]>, prefix: string) =>
+        new Map([...entries].map(([name, gates]) => [name, compiler.compileAll(gates, { layer, source: `${prefix}${name}`, policyMode: parsed.mode })]))
+      return { mode: parsed.mode, contentHash, gates: [], groups: compileMap(parsed.groups, 'group:'), users: compileMap(parsed.users, 'user:'), loadedAt: now }
+    }
+    const parsed = parsePolicy(text, path)
+    const gates = compiler.compileAll(parsed.gates, { layer, source, policyMode: parsed.mode })
+    return { mode: parsed.mode, contentHash, gates, groups: new Map(), users: new Map(), loadedAt: now }
+  }
+}
+
+function statStamp(path: string): string {
+  try {
+    const st = statSync(path)
+    return `${st.ino}:${st.size}:${st.mtimeMs}`
+  } catch {
+    return 'missing'
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * The live policy: every layer's files, reloaded on change (fs.watch plus a slow stat poll as a safety
+ * net). A bad file is reported and its last good version stays in force. Gates are resolved per call:
+ * the static layers once per reload, the group layer by the session's user and groups, the repo layer
+ * from `.svc.yaml` at the git root of the call's cwd.
+ */
+import { watch, type FSWatcher } from 'node:fs'
+import { join } from 'node:path'
+import canonicalize from 'canonicalize'
+import type { Logger } from 'pino'
+import { EngineError, ERR } from '../errors.ts'
+import type { EvalContext, EvalRequest, LayerName, Mode } from '../types.ts'
+import { type CompiledGate, GateCompiler, sha256 } from './compile.ts'
+import type { DisableSealer } from './disable-seal.ts'
+import { PolicyFile, type FileProblem } from './policy-file.ts'
+import { RepoRootFinder } from './repo-root.ts'
+import { repoSource, staticSources } from './sources.ts'
+
+/** The gates one layer contributes to a call. */
+export interface LayerGates {
+  readonly layer: LayerName
+  readonly gates: readonly CompiledGate[]
+}
+
+export interface PolicyWarning {
+  readonly file: string
+  readonly gateId: string
+  readonly message: string
+}
+
+export interface PolicyFileStatus {
+  readonly path: string
+  readonly layer: LayerName
+  readonly source: string
+  readonly status: 'ok' | 'error' | 'absent'
+  readonly mode?: Mode
+  readonly gates: number
+  readonly error?: FileProblem
+}
+
+const POLL_MS = 1000
+const REPO_RECHECK_MS = 1000
+
+export interface PolicyStoreOptions {
+  readonly policiesDir: string
+  readonly home: string
+  readonly compiler: GateCompiler
+  readonly sealer: DisableSealer
+  readonly log: Logger
+}
+
+export class PolicyStore {
+  readonly #opts: PolicyStoreOptions
+  #files: PolicyFile[] = []
+  #static: LayerGates[] = []
+  #disabled = new Set<string>()
+  #warnings: PolicyWarning[] = []
+  #hash = ''
+  readonly #repoFiles = new Map<string, { file: PolicyFile; checkedAt: number }>()
+  readonly #repoRoots = new RepoRootFinder()
+  #watchers: FSWatcher[] = []
+  #timer?: NodeJS.Timeout
+  #debounce?: NodeJS.Timeout
+
+  constructor(opts: PolicyStoreOptions) {
+    this.#opts = opts
+  }
+
+  /** Loads every static file; at boot any bad file is fatal (validate before serving). */
+  load(now: number): void {
+    this.refresh(now)
+    const bad = this.#files.find((f) => f.problem)
+    if (bad?.problem) throw new EngineError(ERR.POLICY_INVALID, bad.problem.message, { loc: bad.problem.loc })
+  }
+
+  /** Re-stats every static file and recompiles what changed. Returns true when the policy in force changed. */
+  refresh(now: number): boolean {
+    const known = new Map(this.#files.map((f) => [f.src.path, f]))
+    const files = staticSources(this.#opts.policiesDir, this.#opts.home).map((src) => known.get(src.path) ?? new PolicyFile(src))
+    let changed = files.length !== this.#files.length
+    for (const file of files) {
+      const hadProblem = file.problem?.message
+      if (file.refresh(this.#opts.compiler, now)) changed = true
+      if (file.problem && file.problem.message !== hadProblem) {
+        this.#opts.log.error({ file: file.src.path, loc: file.problem.loc, code: file.problem.code }, `policy file rejected, last good version stays in force: ${file.problem.message}`)
+      }
+    }
+    this.#files = files
+    if (changed) this.#rebuild()
+    return changed
+  }
+
+  /** Starts watching policy locations; changes are picked up within about a second. */
+  watch(): void {
+    const onChange = () => {
+      clearTimeout(this.#debounce)
+      this.#debounce = setTimeout(() => this.#safeRefresh(), 50)
+    }
+    for (const dir of [this.#opts.policiesDir, this.#opts.home, join(this.#opts.home, 'registry')]) {
+      try {
+        this.#watchers.push(watch(dir, { recursive: true, persistent: false }, onChange))
+      } catch {
+        // directory may not exist yet; the poll below still notices it
+      }
+    }
+    this.#timer = setInterval(() => this.#safeRefresh(), POLL_MS)
+    this.#timer.unref()
+  }
+
+  close(): void {
+    for (const w of this.#watchers) w.close()
+    this.#watchers = []
+    clearInterval(this.#timer)
+    clearTimeout(this.#debounce)
+  }
+
+  #safeRefresh(): void {
+    try {
+      if (this.refresh(Date.now())) this.#opts.log.info({ policy_hash: this.#hash }, 'policy reloaded')
+    } catch (err) {
+      this.#opts.log.error({ err }, 'policy refresh failed')
+    }
+  }
+
+  /** Gates that apply to one call, in layer order, disabled gates removed. */
+  gatesFor(request: EvalRequest, ctx: EvalContext): LayerGates[] {
+    const layers = [...this.#static]
+    const group = this.#groupGates(ctx)
+    if (group.length > 0) layers.splice(layers.findIndex((l) => l.layer === 'user'), 0, { layer: 'group', gates: group })
+    const repo = this.repoPolicy(request.cwd, ctx.now)
+    if (!repo?.good) return layers
+    const repoDisabled = this.#sealedDisables(repo.good.gates, repo.src.path, [])
+    const repoGates = repo.good.gates.filter(isActive)
+    if (repoDisabled.size === 0) return [...layers, { layer: 'repo', gates: repoGates }]
+    return [...layers.map((l) => ({ layer: l.layer, gates: l.gates.filter((g) => !repoDisabled.has(g.id)) })), { layer: 'repo', gates: repoGates.filter((g) => !repoDisabled.has(g.id)) }]
+  }
+
+  /** The repo layer file for a cwd (loaded or re-checked at most once a second). */
+  repoPolicy(cwd: string | undefined, now: number): PolicyFile | undefined {
+    const root = this.#repoRoots.find(cwd, now)
+    if (!root) return undefined
+    let entry = this.#repoFiles.get(root)
+    if (!entry) {
+      entry = { file: new PolicyFile(repoSource(root)), checkedAt: 0 }
+      this.#repoFiles.set(root, entry)
+    }
+    if (now - entry.checkedAt >= REPO_RECHECK_MS) {
+      entry.checkedAt = now
+      const before = entry.file.problem?.message
+      entry.file.refresh(this.#opts.compiler, now)
+      if (entry.file.problem && entry.file.problem.message !== before) {
+        this.#opts.log.error({ file: entry.file.src.path, loc: entry.file.problem.loc }, `repo policy rejected: ${entry.file.problem.message}`)
+      }
+    }
+    return entry.file
+  }
+
+  #groupGates(ctx: EvalContext): CompiledGate[] {
+    const group = this.#files.find((f) => f.src.layer === 'group')?.good
+    const session = ctx.session
+    if (!group || !session) return []
+    const out: CompiledGate[] = []
+    for (const name of session.groups) out.push(...(group.groups.get(name) ?? []))
+    if (session.userId) out.push(...(group.users.get(session.userId) ?? []))
+    return out.filter((g) => isActive(g) && !this.#disabled.has(g.id))
+  }
+
+  #rebuild(): void {
+    const warnings: PolicyWarning[] = []
+    const all = this.#files.flatMap((f) => (f.good ? [...f.good.gates, ...[...f.good.groups.values(), ...f.good.users.values()].flat()] : []))
+    this.#disabled = this.#sealedDisables(all, undefined, warnings)
+    const byLayer = new Map<LayerName, CompiledGate[]>()
+    for (const file of this.#files) {
+      if (!file.good || file.src.kind === 'group') continue
+      const list = byLayer.get(file.src.layer) ?? []
+      list.push(...file.good.gates.filter((g) => isActive(g) && !this.#disabled.has(g.id)))
+      byLayer.set(file.src.layer, list)
+    }
+    this.#static = (['daemon', 'registry', 'user'] as const).map((layer) => ({ layer, gates: byLayer.get(layer) ?? [] }))
+    this.#warnings = warnings
+    for (const w of warnings) this.#opts.log.warn({ file: w.file, gate: w.gateId }, w.message)
+    const material = this.#files.filter((f) => f.good).map((f) => ({ source: f.src.source, path: f.src.path, gates: f.good!.gates.map((g) => g.fingerprint), content: f.good!.contentHash }))
+    this.#hash = sha256(canonicalize(material) ?? '')
+  }
+
+  // Gate ids disabled by a valid false-positive seal whose replacement is present beside it.
+  #sealedDisables(gates: readonly CompiledGate[], file: string | undefined, warnings: PolicyWarning[]): Set<string> {
+    const ids = new Set(gates.map((g) => g.id))
+    const out = new Set<string>()
+    for (const g of gates) {
+      if (!g.disabled) continue
+      const by = g.disabledBy
+      const valid = by !== undefined && by.replacement_id !== g.id && ids.has(by.replacement_id) && this.#opts.sealer.verify({ gate_id: g.id, event_seq: by.event_seq, at: by.at, replacement_id: by.replacement_id, note: by.note }, by.seal)
+      if (valid) out.add(g.id)
+      else warnings.push({ file: file ?? g.loc.file, gateId: g.id, message: `gate "${g.id}" says disabled: true without a valid false-positive replacement seal; it stays active` })
+    }
+    return out
+  }
+
+  get hash(): string {
+    return this.#hash
+  }
+
+  get warnings(): readonly PolicyWarning[] {
+    return this.#warnings
+  }
+
+  /** Every static gate (active and disabled) with its file, for views. */
+  allGates(): CompiledGate[] {
+    return this.#files.flatMap((f) => (f.good ? [...f.good.gates, ...[...f.good.groups.values(), ...f.good.users.values()].flat()] : []))
+  }
+
+  /** True when a valid false-positive seal disables this gate's id. */
+  isDisabled(gate: CompiledGate): boolean {
+    return this.#disabled.has(gate.id)
+  }
+
+  files(): PolicyFileStatus[] {
+    return this.#files.map((f) => ({
+      path: f.src.path,
+      layer: f.src.layer,
+      source: f.src.source,
+      status: f.problem ? 'error' : f.good ? 'ok' : 'absent',
+      mode: f.good?.mode,
+      gates: f.good ? f.good.gates.length + [...f.good.groups.values(), ...f.good.users.values()].reduce((n, l) => n + l.length, 0) : 0,
+      error: f.problem,
+    }))
+  }
+}
+
+// A gate runs unless it is a bare disable marker; an unsealed `disabled: true` on a real gate is ignored.
+function isActive(gate: CompiledGate): boolean {
+  return gate.node !== undefined
+}

@@ -1,0 +1,67 @@
+/**
+ * Builds the daemon's HTTP API as a Fastify instance. It never listens: the CLI does, tests inject.
+ */
+import swagger from '@fastify/swagger'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Logger } from 'pino'
+import type { Engine } from '../engine.ts'
+import type { AuthService } from './auth.ts'
+import { installProblemHandlers, problemSchema } from './problem.ts'
+import { routes } from './routes/index.ts'
+
+/** Request bodies larger than this are refused with 413 before parsing. */
+export const BODY_LIMIT_BYTES = 1024 * 1024
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    engine: Engine
+    auth: AuthService
+    svcVersion: string
+    /** The daemon's environment (switches such as SVC_ALLOW_UNATTESTED are read on the refusing side). */
+    env: Readonly<Record<string, string | undefined>>
+  }
+}
+
+export interface AppOptions {
+  readonly engine: Engine
+  readonly auth: AuthService
+  readonly version: string
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly logger?: Logger
+}
+
+const decorations = fp(
+  async (app: FastifyInstance, opts: AppOptions) => {
+    app.decorate('engine', opts.engine)
+    app.decorate('auth', opts.auth)
+    app.decorate('svcVersion', opts.version)
+    app.decorate('env', opts.env)
+  },
+  { name: 'svc-engine', fastify: '5.x' },
+)
+
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: opts.logger as FastifyBaseLogger | undefined,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // "true" must stay a string and unknown fields must be refused, not silently dropped.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    return503OnClosing: true,
+    logController: new LogController({ disableRequestLogging: true }),
+  })
+  installProblemHandlers(app)
+  app.addSchema(problemSchema)
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'svc — agent policy control plane', version: opts.version, description: 'Local daemon API. Errors are RFC 9457 problem+json.' },
+      servers: [{ url: 'http://127.0.0.1:7878' }],
+      components: { securitySchemes: { operator: { type: 'http', scheme: 'bearer', description: 'Token from POST /v1/auth/login' } } },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  })
+  await app.register(decorations, opts)
+  for (const route of routes) await app.register(route)
+  return app
+}

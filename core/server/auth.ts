@@ -1,0 +1,42 @@
+/**
+ * Operator authentication. Mode `password` is the only one shipped: the login returns a bearer token
+ * that mutating operator endpoints require. `oidc` and `ldap` answer 501 with what is missing.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { readPasswordHash, setPassword } from '../auth/password.ts'
+import { TokenStore } from '../auth/tokens.ts'
+import { ApiProblem } from '../errors.ts'
+
+export type AuthMode = 'password' | 'oidc' | 'ldap'
+
+export const AUTH_HINTS: Record<Exclude<AuthMode, 'password'>, string> = {
+  oidc: 'oidc mode is not implemented in this build: it needs an identity provider issuer URL (SVC_OIDC_ISSUER), a client id (SVC_OIDC_CLIENT_ID) and the authorization-code flow; use SVC_AUTH_MODE=password',
+  ldap: 'ldap mode is not implemented in this build: it needs a directory URL (SVC_LDAP_URL), a bind DN (SVC_LDAP_BIND_DN) and a user search base; use SVC_AUTH_MODE=password',
+}
+
+export interface AuthService {
+  readonly mode: AuthMode
+  readonly tokens: TokenStore
+  /** The preHandler of operator endpoints: 401 problem unless a valid bearer token is presented. */
+  requireOperator(request: FastifyRequest, reply: FastifyReply): Promise<void>
+  home: string
+}
+
+/** Reads `SVC_AUTH_MODE`; seeds the password hash from `SVC_ADMIN_PASSWORD` at first start. */
+export function createAuthService(home: string, env: NodeJS.ProcessEnv): AuthService {
+  const raw = env.SVC_AUTH_MODE ?? 'password'
+  if (raw !== 'password' && raw !== 'oidc' && raw !== 'ldap') throw new Error(`SVC_AUTH_MODE must be password, oidc or ldap, not "${raw}"`)
+  if (raw === 'password' && env.SVC_ADMIN_PASSWORD && !readPasswordHash(home)) setPassword(home, env.SVC_ADMIN_PASSWORD)
+  const tokens = new TokenStore()
+  return {
+    mode: raw,
+    tokens,
+    home,
+    async requireOperator(request) {
+      const header = request.headers.authorization ?? ''
+      const match = /^Bearer\s+(\S+)$/i.exec(header)
+      if (!match) throw new ApiProblem(401, 'unauthorized', 'this endpoint needs an operator token: POST /v1/auth/login, then send `Authorization: Bearer <token>`')
+      if (!tokens.valid(match[1]!, Date.now())) throw new ApiProblem(401, 'unauthorized', 'the operator token is unknown or expired; log in again')
+    },
+  }
+}

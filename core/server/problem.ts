@@ -1,0 +1,65 @@
+/**
+ * RFC 9457 problem+json for every error the API returns: `{type, title, status, detail, code}`.
+ * Never a stack trace in a body.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
+import { ApiProblem, type ProblemCode } from '../errors.ts'
+
+export const PROBLEM_TYPE_BASE = 'https://svc.dev/problems/'
+
+/** Schema of a problem body (used in route response schemas and the OpenAPI contract). */
+export const problemSchema = {
+  $id: 'Problem',
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail', 'code'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string' },
+  },
+  additionalProperties: true,
+} as const
+
+export function sendProblem(reply: FastifyReply, problem: ApiProblem): FastifyReply {
+  return reply
+    .code(problem.status)
+    .type('application/problem+json')
+    .send({ type: `${PROBLEM_TYPE_BASE}${problem.code}`, title: problem.title, status: problem.status, detail: problem.message, code: problem.code, ...problem.extra })
+}
+
+/** Maps Fastify's own errors (validation, body limit, bad JSON) and ours to problems. */
+export function toProblem(err: FastifyError): ApiProblem {
+  if (err instanceof ApiProblem) return err
+  if (err.validation) {
+    const first = err.validation[0]
+    const field = first?.instancePath ? first.instancePath.slice(1).replaceAll('/', '.') : ''
+    const params = first?.params as Record<string, unknown> | undefined
+    let detail: string
+    if (first?.keyword === 'additionalProperties') detail = `unknown field "${field ? `${field}.` : ''}${String(params?.additionalProperty)}"`
+    else if (first?.keyword === 'required') detail = `missing required field "${field ? `${field}.` : ''}${String(params?.missingProperty)}"`
+    else detail = `${field ? `field "${field}"` : err.validationContext ?? 'request'} ${first?.message ?? 'is invalid'}`
+    return new ApiProblem(400, 'invalid_request', `${err.validationContext ?? 'body'}: ${detail}`)
+  }
+  const code = err.code as string | undefined
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiProblem(413, 'payload_too_large', `request body is larger than the ${err.message.match(/\d+/)?.[0] ?? ''} byte limit`.replace('the  byte', 'the byte'))
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiProblem(415, 'invalid_request', 'request body must be application/json')
+  if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new ApiProblem(400, 'invalid_request', 'request body is empty; a JSON object is required')
+  if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.name === 'SyntaxError' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
+    return new ApiProblem(400, 'invalid_request', `request body is not valid JSON: ${err.message}`)
+  }
+  const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500
+  const fallback: ProblemCode = status === 404 ? 'not_found' : status === 401 ? 'unauthorized' : status < 500 ? 'invalid_request' : 'internal'
+  return new ApiProblem(status, fallback, status < 500 ? err.message : 'internal error; see the daemon log')
+}
+
+/** Installs the error and not-found handlers on an app. */
+export function installProblemHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const problem = toProblem(err)
+    if (problem.status >= 500) request.log.error({ err }, 'request failed')
+    return sendProblem(reply, problem)
+  })
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, new ApiProblem(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`)))
+}

@@ -1,0 +1,11 @@
+/** Every route plugin of the API, registered in this order. Adding an endpoint group is one line here. */
+import type { FastifyInstance } from 'fastify'
+import authRoutes from './auth.ts'
+import checkRoutes from './check.ts'
+import gateRoutes from './gates.ts'
+import healthRoutes from './health.ts'
+import modeRoutes from './mode.ts'
+import ledgerRoutes from './ledger.ts'
+import sessionRoutes from './sessions.ts'
+
+export const routes: readonly ((app: FastifyInstance) => Promise<void>)[] = [healthRoutes, modeRoutes, authRoutes, checkRoutes, gateRoutes, sessionRoutes, ledgerRoutes]

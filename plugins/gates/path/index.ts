@@ -1,0 +1,32 @@
+/**
+ * `path`: globs over the canonical paths a call touches (file tools' paths and paths found in shell
+ * commands). `~` in a pattern means the governed user's home.
+ */
+import { compileGlob, defineGateKind, type Glob } from '../../../core/index.ts'
+
+type Value = string | string[]
+
+export default defineGateKind<Value>({
+  kind: 'path',
+  description: 'Globs (`*` within a segment, `**` across segments, `~` for home) matched against canonical paths the call touches.',
+  schema: { oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }] },
+  compile(value) {
+    const patterns = Array.isArray(value) ? value : [value]
+    // `~` depends on the governed user's home, which the request context carries.
+    const byHome = new Map<string, Glob[]>()
+    const globsFor = (home: string) => {
+      let globs = byHome.get(home)
+      if (!globs) {
+        globs = patterns.map((p) => compileGlob(p === '~' || p.startsWith('~/') ? home + p.slice(1) : p, { pathMode: true }))
+        byHome.set(home, globs)
+      }
+      return globs
+    }
+    return function pathMatches(request, ctx) {
+      if (request.paths.length === 0) return undefined
+      const globs = globsFor(ctx.home)
+      for (const path of request.paths) if (globs.some((g) => g.test(path))) return `path ${path}`
+      return undefined
+    }
+  },
+})

@@ -1,0 +1,15 @@
+/**
+ * Built-in engine plugins, in registration order. Adding a gate kind or a normaliser is one folder and
+ * one line here.
+ */
+import type { EnginePlugin } from '../core/index.ts'
+import commandRegex from './gates/command-regex/index.ts'
+import jsonpath from './gates/jsonpath/index.ts'
+import mcp from './gates/mcp/index.ts'
+import path from './gates/path/index.ts'
+import tool from './gates/tool/index.ts'
+import url from './gates/url/index.ts'
+import normaliseToolInput from './normalise-tool-input/index.ts'
+import rawCommand from './raw-command/index.ts'
+
+export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, rawCommand, tool, commandRegex, path, url, jsonpath, mcp]

@@ -1,0 +1,56 @@
+/**
+ * Test helpers: a real daemon (engine + Fastify) on an ephemeral loopback port over a temp $SVC_HOME.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pino from 'pino'
+import { startDaemon, type RunningDaemon } from '../../cli/daemon/start.ts'
+
+export interface TestDaemon extends RunningDaemon {
+  readonly home: string
+  /** POSTs/GETs JSON and returns status, content type and parsed body. */
+  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; type: string; body: any }>
+  /** Creates an unattested session and returns its id. */
+  session(extra?: { user_id?: string; groups?: string[] }): Promise<string>
+  stop(): Promise<void>
+}
+
+export function tempDir(prefix = 'svc-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+export async function startTestDaemon(opts: { env?: NodeJS.ProcessEnv; home?: string; policiesDir?: string } = {}): Promise<TestDaemon> {
+  const home = opts.home ?? tempDir()
+  const env = { SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: 'correct horse battery', ...opts.env }
+  const daemon = await startDaemon({ home, port: 0, env, log: pino({ level: 'silent' }), policiesDir: opts.policiesDir })
+  const request: TestDaemon['request'] = async (method, path, body, headers = {}) => {
+    const res = await fetch(`${daemon.url}${path}`, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    })
+    const text = await res.text()
+    let parsed: unknown = text
+    try {
+      parsed = text ? JSON.parse(text) : undefined
+    } catch {
+      // keep raw text
+    }
+    return { status: res.status, type: res.headers.get('content-type') ?? '', body: parsed }
+  }
+  return {
+    ...daemon,
+    home,
+    request,
+    async session(extra = {}) {
+      const res = await request('POST', '/v1/sessions/create', { signer: 'unattested', ...extra })
+      if (res.status !== 201) throw new Error(`session create failed: ${JSON.stringify(res.body)}`)
+      return res.body.session_id as string
+    },
+    async stop() {
+      await daemon.close()
+      if (!opts.home) rmSync(home, { recursive: true, force: true })
+    },
+  }
+}
