@@ -3,7 +3,9 @@ import type { Command } from 'commander'
 import type { CliIo } from '../io.ts'
 import { makeAuthCommand } from './auth.ts'
 import { makeDaemonCommand } from './daemon.ts'
+import { makeLedgerCommand } from './ledger.ts'
 import { makeModeCommand } from './mode.ts'
 import { makeSessionCommand } from './session.ts'
+import { makeSignerCommand } from './signer.ts'
 
-export const commandFactories: readonly ((io: CliIo) => Command)[] = [makeDaemonCommand, makeSessionCommand, makeModeCommand, makeAuthCommand]
+export const commandFactories: readonly ((io: CliIo) => Command)[] = [makeDaemonCommand, makeSessionCommand, makeSignerCommand, makeLedgerCommand, makeModeCommand, makeAuthCommand]

@@ -6,7 +6,6 @@ import { tempDir } from '../../test/helpers/ledger-fixtures.ts'
 import { verifyNative } from '../../core/ledger/ed25519.ts'
 import { readTrustedHostKeys } from '../../core/trust/host-keys.ts'
 import { checkSessionCertificate } from '../../core/trust/session-cert.ts'
-import { bannerLine } from './banner.ts'
 import { unlockHostKey } from './long-lived-key.ts'
 import { mintSession } from './mint.ts'
 import { enrollOsKeychain, keychainMetaPath } from './os-keychain.ts'
@@ -22,15 +21,6 @@ beforeEach(() => {
 afterEach(() => tmp.cleanup())
 
 const secretOf = (uri: string) => new URL(uri).searchParams.get('secret')!
-
-describe('banners', () => {
-  it('uses the exact spec texts and colours', () => {
-    expect(bannerLine('unattested')).toBe('\u001b[1;31mUNATTESTED — LEDGER NOT SIGNED\u001b[0m')
-    expect(bannerLine('software')).toBe('\u001b[1;31mDEV — SOFTWARE SIGNER\u001b[0m')
-    expect(bannerLine('totp')).toBe('\u001b[1;33mTOTP-BACKED — MEDIUM ASSURANCE\u001b[0m')
-    expect(bannerLine('os_keychain')).toBeUndefined()
-  })
-})
 
 describe('software signer', () => {
   it('is refused without SVC_ALLOW_SOFTWARE_SIGNER=1 and creates nothing', () => {

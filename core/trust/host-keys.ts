@@ -34,7 +34,11 @@ export function trustFilePath(home: string): string {
 
 /** Reads every trusted key (active and retired); an absent file means none. Throws on a malformed file. */
 export function readTrustedHostKeys(home: string): TrustedKeyRecord[] {
-  const path = trustFilePath(home)
+  return readTrustFile(trustFilePath(home))
+}
+
+/** Reads a trust file at an explicit path (e.g. one copied from another machine for `svc ledger verify`). */
+export function readTrustFile(path: string): TrustedKeyRecord[] {
   if (!existsSync(path)) return []
   let parsed: unknown
   try {
