@@ -18,6 +18,8 @@ import { checkpointText, noteVerifierKey, verifyNote } from './signed-note.ts'
 export interface TrustedHostKey {
   readonly public_key: string
   readonly signer: SignerKind
+  /** A retired key still verifies certificates issued before its retirement, and none after. */
+  readonly retired_at_ms?: number
 }
 
 /** One leaf as exported or stored. */
@@ -70,7 +72,7 @@ export function verifyLedger(input: {
     problemCount++
     if (problems.length < MAX_REPORTED) problems.push(text)
   }
-  const trusted = new Map(input.trustedHostKeys.map((k) => [k.public_key, k.signer]))
+  const trusted = new Map(input.trustedHostKeys.map((k) => [k.public_key, k]))
   const sessions = new Map<string, KnownSession>()
   const checkpoints = [...(input.checkpoints ?? [])].sort((a, b) => a.treeSize - b.treeSize)
   const rootsAt = new Map<number, Buffer>()
@@ -113,9 +115,10 @@ export function verifyLedger(input: {
     const reason = checkSessionCertificate(cert, input.verify)
     if (reason) return problem(`${at}: session certificate of ${b.session_id}: ${reason}`)
     if (b.signer !== 'unattested') {
-      const kind = trusted.get(b.host_public_key!)
-      if (kind === undefined) return problem(`${at}: session ${b.session_id} is certified by an untrusted host key`)
-      if (kind !== b.signer) return problem(`${at}: host key is trusted for ${kind}, certificate claims ${b.signer}`)
+      const key = trusted.get(b.host_public_key!)
+      if (key === undefined) return problem(`${at}: session ${b.session_id} is certified by an untrusted host key`)
+      if (key.signer !== b.signer) return problem(`${at}: host key is trusted for ${key.signer}, certificate claims ${b.signer}`)
+      if (key.retired_at_ms !== undefined && b.issued_at_ms > key.retired_at_ms) return problem(`${at}: session ${b.session_id} was certified after its host key was retired`)
     }
     sessions.set(b.session_id, {
       signer: b.signer,
