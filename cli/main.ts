@@ -12,10 +12,13 @@ export function buildProgram(io: CliIo): Command {
   const program = new Command('svc')
     .description('svc — local agent policy control plane')
     .version(VERSION)
-    .showHelpAfterError()
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
-  for (const make of commandFactories) program.addCommand(make(io).exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) }))
+  for (const make of commandFactories) program.addCommand(make(io))
+  // Sub-commands added with addCommand do not inherit these settings; every level must throw, not exit.
+  const configure = (cmd: Command): void => {
+    cmd.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) }).showHelpAfterError()
+    for (const sub of cmd.commands) configure(sub)
+  }
+  configure(program)
   return program
 }
 

@@ -3,6 +3,8 @@
  * Gate kinds and normalisers live in plugins/, harnesses in harnesses/, providers in guardrail-providers/.
  */
 import type { EnginePlugin } from '../core/index.ts'
+import { guardrailPlugins } from '../guardrail-providers/index.ts'
+import { harnessPlugins } from '../harnesses/index.ts'
 import { builtinPlugins } from '../plugins/index.ts'
 
-export const allPlugins: readonly EnginePlugin[] = [...builtinPlugins]
+export const allPlugins: readonly EnginePlugin[] = [...builtinPlugins, ...harnessPlugins, ...guardrailPlugins]

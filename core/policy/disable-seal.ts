@@ -9,7 +9,8 @@ import { join } from 'node:path'
 import canonicalize from 'canonicalize'
 import type { DisabledBy } from './compile.ts'
 
-export type DisableFacts = Omit<DisabledBy, 'seal'> & { readonly gate_id: string }
+/** What a seal covers: the disable metadata, the gate id and the policy file it is written in (so it cannot be copied elsewhere). */
+export type DisableFacts = Omit<DisabledBy, 'seal'> & { readonly gate_id: string; readonly file: string }
 
 export interface DisableSealer {
   seal(facts: DisableFacts): string

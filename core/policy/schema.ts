@@ -38,16 +38,18 @@ export const gateSchema = {
   },
 } as const satisfies JsonSchema
 
+/** Fields every policy file starts with. */
+const headerProperties = {
+  version: { const: 1 },
+  mode: { enum: ['monitor', 'firewall'] },
+  description: { type: 'string' },
+} as const
+
 export const policyFileSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['version'],
-  properties: {
-    version: { const: 1 },
-    mode: { enum: ['monitor', 'firewall'] },
-    description: { type: 'string' },
-    gates: { type: 'array', items: gateSchema },
-  },
+  properties: { ...headerProperties, gates: { type: 'array', items: gateSchema } },
 } as const satisfies JsonSchema
 
 const gateListSchema = { type: 'object', additionalProperties: false, required: ['gates'], properties: { gates: { type: 'array', items: gateSchema } } }
@@ -58,9 +60,7 @@ export const groupPolicyFileSchema = {
   additionalProperties: false,
   required: ['version'],
   properties: {
-    version: { const: 1 },
-    mode: { enum: ['monitor', 'firewall'] },
-    description: { type: 'string' },
+    ...headerProperties,
     groups: { type: 'object', additionalProperties: gateListSchema },
     users: { type: 'object', additionalProperties: gateListSchema },
   },

@@ -190,7 +190,7 @@ export class PolicyStore {
     for (const g of gates) {
       if (!g.disabled) continue
       const by = g.disabledBy
-      const valid = by !== undefined && by.replacement_id !== g.id && ids.has(by.replacement_id) && this.#opts.sealer.verify({ gate_id: g.id, event_seq: by.event_seq, at: by.at, replacement_id: by.replacement_id, note: by.note }, by.seal)
+      const valid = by !== undefined && by.replacement_id !== g.id && ids.has(by.replacement_id) && this.#opts.sealer.verify({ gate_id: g.id, file: g.loc.file, event_seq: by.event_seq, at: by.at, replacement_id: by.replacement_id, note: by.note }, by.seal)
       if (valid) out.add(g.id)
       else warnings.push({ file: file ?? g.loc.file, gateId: g.id, message: `gate "${g.id}" says disabled: true without a valid false-positive replacement seal; it stays active` })
     }

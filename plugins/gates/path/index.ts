@@ -12,12 +12,14 @@ export default defineGateKind<Value>({
   schema: { oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }] },
   compile(value) {
     const patterns = Array.isArray(value) ? value : [value]
+    const compileFor = (home: string) => patterns.map((p) => compileGlob(p === '~' || p.startsWith('~/') ? home + p.slice(1) : p, { pathMode: true }))
+    compileFor('/') // validates every pattern at load
     // `~` depends on the governed user's home, which the request context carries.
     const byHome = new Map<string, Glob[]>()
     const globsFor = (home: string) => {
       let globs = byHome.get(home)
       if (!globs) {
-        globs = patterns.map((p) => compileGlob(p === '~' || p.startsWith('~/') ? home + p.slice(1) : p, { pathMode: true }))
+        globs = compileFor(home)
         byHome.set(home, globs)
       }
       return globs

@@ -1,0 +1,31 @@
+# svc daemon image: official Node 24 slim base, non-root, state in the /data volume.
+#   docker build -t svc .
+#   docker run -d --name svc -p 127.0.0.1:7878:7878 -p 127.0.0.1:7879:7879 -v svc-data:/data svc
+FROM node:24-slim
+
+ENV NODE_ENV=production \
+    SVC_HOME=/data \
+    SVC_IN_CONTAINER=1
+
+WORKDIR /opt/svc
+COPY package.json package-lock.json ./
+# Production dependencies only; the image's own Node 24 runs the TypeScript sources by type stripping.
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+COPY core ./core
+COPY plugins ./plugins
+COPY harnesses ./harnesses
+COPY guardrail-providers ./guardrail-providers
+COPY cli ./cli
+COPY policies ./policies
+COPY openapi.yaml README.md ./
+
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+# 7878: API. 7879: web dashboard (DESIGN.md §4). Publish both on the host's loopback only.
+EXPOSE 7878 7879
+
+HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:7878/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+STOPSIGNAL SIGTERM
+CMD ["node", "cli/main.ts", "daemon", "--host", "0.0.0.0"]

@@ -1,0 +1,23 @@
+/** Every policy example in the README must load: documentation that does not compile is a bug. */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import pino from 'pino'
+import { describe, expect, it } from 'vitest'
+import { PROJECT_ROOT, SHIPPED_POLICIES_DIR } from '../cli/paths.ts'
+import { allPlugins } from '../cli/plugins.ts'
+import { createEngine } from '../core/index.ts'
+import { tempDir } from './helpers/daemon.ts'
+
+const blocks = [...readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => b.includes('version: 1'))
+
+describe('README policy examples', () => {
+  it('has examples', () => expect(blocks.length).toBeGreaterThan(0))
+  it.each(blocks.map((b, i) => [i, b] as const))('example %i loads', async (_i, text) => {
+    const home = tempDir()
+    mkdirSync(home, { recursive: true })
+    writeFileSync(join(home, text.includes('groups:') ? 'group-policy.yaml' : 'policy.yaml'), text)
+    const engine = await createEngine({ plugins: allPlugins, home, policiesDir: SHIPPED_POLICIES_DIR, log: pino({ level: 'silent' }) })
+    expect(engine.policy.files().every((f) => f.status !== 'error')).toBe(true)
+    await engine.close()
+  })
+})
