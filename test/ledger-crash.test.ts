@@ -64,7 +64,7 @@ describe('SIGKILL during a write load', () => {
 
     const second = await startDaemonProcess()
     try {
-      const root = await (await fetch(`${second.url}/v1/ledger/root`)).json()
+      const root = (await (await fetch(`${second.url}/v1/ledger/root`)).json()) as { tree_size: number }
       expect(root.tree_size).toBeGreaterThan(Math.max(...acked))
       for (const seq of acked) {
         const proof = await fetch(`${second.url}/v1/ledger/proof/${seq}`)

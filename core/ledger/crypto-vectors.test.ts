@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { loadVectors, hex } from '../../test/helpers/vectors.ts'
+import { loadVectors, hex } from '../testing/vectors.ts'
 import { canonicalJson, leafBytes } from './jcs.ts'
 import { publicKeyPortable, signingKeyFromSeed, signNative, signPortable, verifyNative, verifyPortable } from './ed25519.ts'
 import { checkpointText, noteKeyId, noteVerifierKey, parseCheckpoint, signNote, verifyNote } from './signed-note.ts'

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { certifiedSession, decisionDraft, sessionDraft, tempDir, type TestSession } from '../../test/helpers/ledger-fixtures.ts'
+import { certifiedSession, decisionDraft, sessionDraft, tempDir, type TestSession } from '../testing/ledger-fixtures.ts'
 import { verifyNative, verifyPortable } from './ed25519.ts'
 import { leafSignerFor, SqliteLedger as Ledger, type LeafSigner } from './ledger.ts'
 import { leafSigMessage, type LeafDraft } from './leaf.ts'

@@ -57,6 +57,9 @@ export class SessionStore {
     const bundle = input.certificate?.bundle
     const id = bundle?.session_id ?? `ses_${randomBytes(12).toString('hex')}`
     if (this.#sessions.has(id)) throw new EngineError(ERR.SESSION_INVALID, `session ${id} already exists`)
+    if ((input.signer === 'unattested') !== (input.seed === undefined)) {
+      throw new EngineError(ERR.SESSION_INVALID, input.signer === 'unattested' ? 'an unattested session has no key' : `a ${input.signer} session needs its session key`)
+    }
     let sign: LeafSigner | undefined
     let signCheckpoint: Session['signCheckpoint']
     if (input.seed) {

@@ -3,16 +3,11 @@
  * trust file is either the old or the new version, never half-written, and never readable by others.
  */
 import { mkdirSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
-
-interface WriteFileAtomic {
-  sync(path: string, data: string | Uint8Array, options: { mode: number; fsync?: boolean }): void
-}
-const writeFileAtomic = createRequire(import.meta.url)('write-file-atomic') as WriteFileAtomic
+import writeFileAtomic from 'write-file-atomic'
 
 /** Writes `data` atomically with mode 0600, creating the parent directory with mode 0700. */
 export function writePrivateFile(path: string, data: string | Uint8Array): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
-  writeFileAtomic.sync(path, data, { mode: 0o600, fsync: true })
+  writeFileAtomic.sync(path, typeof data === 'string' ? data : Buffer.from(data), { mode: 0o600, fsync: true })
 }

@@ -2,10 +2,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { newSeed, signingKeyFromSeed, type SigningKey } from '../../core/ledger/ed25519.ts'
-import type { LeafDraft } from '../../core/ledger/leaf.ts'
-import { sessionIdFor, signSessionBundle, type SessionCertificate } from '../../core/trust/session-cert.ts'
-import type { SignerKind } from '../../core/types.ts'
+import { newSeed, signingKeyFromSeed, type SigningKey } from '../ledger/ed25519.ts'
+import type { LeafDraft } from '../ledger/leaf.ts'
+import { sessionIdFor, signSessionBundle, type SessionCertificate } from '../trust/session-cert.ts'
+import type { SignerKind } from '../types.ts'
 
 /** A fresh temp directory and its cleanup. */
 export function tempDir(prefix = 'svc-ledger-'): { dir: string; cleanup: () => void } {
