@@ -185,3 +185,27 @@ describe('verifyLedger detects tampering', () => {
     expect(() => new Ledger({ path })).toThrow(/fewer than its checkpoint/)
   })
 })
+
+describe('SQLite ledger proofs against a brute-force tree (property)', () => {
+  it('every inclusion and consistency proof from the stored tree verifies against MTH of the stored leaves', async () => {
+    const { default: fc } = await import('fast-check')
+    const s = certifiedSession()
+    const ledger = openWith(s)
+    await ledger.append(sessionDraft(s))
+    await Promise.all(Array.from({ length: 150 }, (_, i) => ledger.append(decisionDraft(s.id, 'software', i))))
+    const hashes = ledger.entries(-1, 1000).map((l) => l.leafHash)
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: hashes.length }), fc.nat(), fc.nat(), (size, a, b) => {
+        const seq = a % size
+        const root = mth(hashes.slice(0, size))
+        const p = ledger.inclusionProof(seq, size)
+        expect(p.root).toEqual(root)
+        expect(verifyInclusion(seq, size, hashes[seq]!, p.proof, root).ok).toBe(true)
+        const from = 1 + (b % size)
+        expect(verifyConsistency(from, size, ledger.consistencyProof(from, size), mth(hashes.slice(0, from)), root).ok).toBe(true)
+      }),
+      { numRuns: 200 },
+    )
+    ledger.close()
+  })
+})
