@@ -8,6 +8,7 @@ import { callDaemon } from '../http.ts'
 import { banner, CliError, type CliIo } from '../io.ts'
 import { unlockHostKey } from './long-lived-key.ts'
 import { mintSession } from './mint.ts'
+import { readHidden } from './prompt.ts'
 import { SignerError } from './signer-error.ts'
 
 export interface MintFlowOptions {
@@ -41,9 +42,14 @@ export async function mintOnDaemon(io: CliIo, opts: MintFlowOptions): Promise<Mi
   }
   const kind = signerKindOf(tier)
   if (kind === 'unattested' || kind === 'software' || kind === 'totp') io.err(banner(kind))
+  let { code, passphrase } = opts
+  if (tier === 'totp') {
+    passphrase ??= await readHidden('TOTP signer passphrase: ')
+    code ??= await readHidden('6-digit TOTP code: ')
+  }
   let body
   try {
-    const host = unlockHostKey(tier, { home: opts.home, env: io.env, code: opts.code, passphrase: opts.passphrase })
+    const host = unlockHostKey(tier, { home: opts.home, env: io.env, code, passphrase })
     body = mintSession(host, { userId: opts.userId, groups: opts.groups, rotates: opts.rotates, lifetimeMs: opts.lifetimeMs })
   } catch (err) {
     if (err instanceof SignerError) throw new CliError(err.message)
