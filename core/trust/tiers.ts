@@ -1,7 +1,6 @@
 /**
  * Signer tiers: the CLI's `--tier` spelling (kebab-case) and the ledger's signer kind (snake_case), the
- * banner each weak tier must show (exact spec text, never suppressible), and which kinds satisfy
- * `require_strong` (only a hardware key, DESIGN.md §4).
+ * banner each weak tier must show (exact spec text, never suppressible).
  */
 import type { SignerKind } from '../types.ts'
 
@@ -44,9 +43,4 @@ export function bannerFor(kind: SignerKind): Banner | undefined {
     default:
       return undefined
   }
-}
-
-/** True when a session of this kind satisfies a gate's `require_strong`. */
-export function isStrongSigner(kind: SignerKind): boolean {
-  return kind === 'hardware_key'
 }
