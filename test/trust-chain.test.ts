@@ -177,3 +177,23 @@ describe('unattested sessions', () => {
     }
   })
 })
+
+describe('rotation across a daemon restart', () => {
+  it('rotates a session recorded in the ledger before the restart, and refuses an unknown one', async () => {
+    const d1 = await startTestDaemon({ env: SOFT })
+    const home = d1.home
+    const first = await softwareSession(d1)
+    await d1.close()
+    const d2 = await startTestDaemon({ env: SOFT, home })
+    try {
+      expect((await d2.request('GET', `/v1/sessions/${first.body.session_id}`)).body).toMatchObject({ state: 'ended', signer: 'software' })
+      const stale = await check(d2, first.body.session_id)
+      expect(stale.body.reason).toMatch(/svc session create/)
+      expect((await softwareSession(d2, { rotates: 'ses_000000000000000000000000' })).status).toBe(404)
+      const rotated = await softwareSession(d2, { rotates: first.body.session_id })
+      expect(rotated.body).toMatchObject({ rotates: first.body.session_id, state: 'active' })
+    } finally {
+      await d2.stop()
+    }
+  })
+})

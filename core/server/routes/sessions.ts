@@ -118,7 +118,9 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
       const admitted = admitSession(request.body, { home: app.engine.home, env: app.env, now })
       const bundle = admitted.certificate!.bundle
       if (sessions.get(bundle.session_id)) throw new ApiProblem(409, 'conflict', `session ${bundle.session_id} already exists`)
-      if (bundle.rotates !== undefined && !sessions.get(bundle.rotates)) throw new ApiProblem(404, 'not_found', `session ${bundle.rotates} (to rotate) is not known to this daemon`)
+      if (bundle.rotates !== undefined && !sessions.get(bundle.rotates) && recordedSessions(ledger, bundle.rotates).length === 0) {
+        throw new ApiProblem(404, 'not_found', `session ${bundle.rotates} (to rotate) is not known to this daemon or its ledger`)
+      }
       const session = sessions.create(admitted, now)
       const rotated = bundle.rotates !== undefined
       const draft: LeafDraft = {
