@@ -8,6 +8,7 @@ import { svcHome } from '../paths.ts'
 import { enrollOsKeychain } from '../signer/os-keychain.ts'
 import { SignerError } from '../signer/signer-error.ts'
 import { loadSoftwareKey } from '../signer/software-key.ts'
+import { terminalQr } from '../signer/qr-terminal.ts'
 import { enrollTotp } from '../signer/totp-signer.ts'
 
 interface EnrollOpts {
@@ -32,7 +33,7 @@ function enroll(io: CliIo, opts: EnrollOpts): void {
     case 'totp': {
       io.err(banner('totp'))
       const { uri, publicKey } = enrollTotp(home, opts.passphrase ?? '', { ttlMs })
-      io.out(`TOTP signer enrolled. Add this to your authenticator app (it is shown once):\n${uri}`)
+      io.out(`TOTP signer enrolled. Scan the code or add the URI to your authenticator app (shown once):\n${terminalQr(uri)}\n${uri}`)
       io.out(`host public key ${publicKey.toString('base64')} is now trusted for signer totp in ${trustFilePath(home)}`)
       return
     }
