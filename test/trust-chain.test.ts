@@ -197,3 +197,20 @@ describe('rotation across a daemon restart', () => {
     }
   })
 })
+
+describe('the current session (used by harness hooks)', () => {
+  it('is not silently downgraded by a weaker session; an explicit rotation may downgrade', async () => {
+    const d = await startTestDaemon({ env: SOFT })
+    try {
+      const strong = await softwareSession(d)
+      const weak = await d.request('POST', '/v1/sessions/create', { signer: 'unattested' })
+      expect(weak.status).toBe(201)
+      expect(weak.body.current).toBe(false)
+      expect((await d.request('GET', `/v1/sessions/${strong.body.session_id}`)).body.current).toBe(true)
+      const rotated = await d.request('POST', '/v1/sessions/create', mintSession({ kind: 'unattested' }, { rotates: strong.body.session_id }))
+      expect(rotated.body).toMatchObject({ current: true, signer: 'unattested' })
+    } finally {
+      await d.stop()
+    }
+  })
+})

@@ -14,6 +14,9 @@ import type { SessionFacts, SignerKind } from '../types.ts'
 export const DEFAULT_LIFETIME_MS = 12 * 3600_000
 export const DEFAULT_IDLE_MS = 30 * 60_000
 
+/** Assurance order of signer kinds (weakest first), used to refuse silent downgrades of the current session. */
+const SIGNER_RANK: Readonly<Record<SignerKind, number>> = { unattested: 0, software: 1, totp: 2, os_keychain: 3, hardware_key: 4 }
+
 export interface Session extends SessionFacts {
   readonly createdAt: number
   readonly expiresAt: number
@@ -87,8 +90,18 @@ export class SessionStore {
       ...(bundle?.rotates ? { rotates: bundle.rotates } : {}),
     }
     this.#sessions.set(id, session)
-    this.#currentId = id
+    if (this.#mayBecomeCurrent(session, now)) this.#currentId = id
     return session
+  }
+
+  /**
+   * A new session takes over the harness hooks unless it would silently downgrade an active current
+   * session to a weaker signer: then it must rotate that session explicitly (`svc session rotate --id`).
+   */
+  #mayBecomeCurrent(session: Session, now: number): boolean {
+    const current = this.#currentId === undefined ? undefined : this.status(this.#currentId, now)
+    if (current?.state !== 'active') return true
+    return session.rotates === current.session.id || SIGNER_RANK[session.signer] >= SIGNER_RANK[current.session.signer]
   }
 
   /** Ends a session that a newer one replaced; its signer stops signing. */
