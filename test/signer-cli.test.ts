@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
+import { chmodSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { generateSync } from 'otplib'
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.ts'
 import { runCli } from './helpers/run-cli.ts'
@@ -80,6 +82,32 @@ describe('svc session create / rotate', () => {
     const expired = await runCli(['session', 'create', '--tier', 'totp', '--code', '123456', '--passphrase', 'long enough passphrase'], totpEnv)
     expect(expired).toMatchObject({ code: 1, stderr: expect.stringMatching(/enrollment expired .* re-enroll/) })
     await totpDaemon.stop()
+  })
+})
+
+describe('svc signer enroll --tier os-keychain (macOS `security` contract, faked on PATH)', () => {
+  it('enrolls with a TTL, mints an os_keychain session without a banner, and refuses once expired', async () => {
+    const kc = await startTestDaemon()
+    try {
+      const bin = join(kc.home, 'bin')
+      mkdirSync(bin)
+      copyFileSync(fileURLToPath(new URL('./fixtures/fake-security.sh', import.meta.url)), join(bin, 'security'))
+      chmodSync(join(bin, 'security'), 0o755)
+      mkdirSync(join(kc.home, 'keychain'))
+      const kcEnv = { SVC_HOME: kc.home, HOME: kc.home, SVC_URL: kc.url, PATH: `${bin}:${process.env.PATH}`, FAKE_KEYCHAIN_DIR: join(kc.home, 'keychain'), SVC_KEYCHAIN_PLATFORM: 'darwin' }
+      const enrolled = await runCli(['signer', 'enroll', '--tier', 'os-keychain', '--ttl', '2s'], kcEnv)
+      expect(enrolled.code).toBe(0)
+      expect(JSON.parse(readFileSync(join(kc.home, 'os-keychain.meta.json'), 'utf8'))).toMatchObject({ public_key: expect.any(String), expires_at: expect.any(String) })
+      const minted = await runCli(['session', 'create', '--tier', 'os-keychain'], kcEnv)
+      expect(minted.code).toBe(0)
+      expect(minted.stderr).toBe('')
+      expect(JSON.parse(minted.stdout)).toMatchObject({ signer: 'os_keychain', state: 'active' })
+      await new Promise((r) => setTimeout(r, 2_100))
+      const expired = await runCli(['session', 'create', '--tier', 'os-keychain'], kcEnv)
+      expect(expired).toMatchObject({ code: 1, stderr: expect.stringMatching(/enrollment expired .* re-enroll with `svc signer enroll --tier os-keychain`/) })
+    } finally {
+      await kc.stop()
+    }
   })
 })
 
