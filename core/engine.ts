@@ -74,7 +74,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   mkdirSync(opts.home, { recursive: true, mode: 0o700 })
   const hooks = createHooks()
   const registry = createRegistries()
-  applyPlugins(opts.plugins, { hooks, registry, log: opts.log })
+  applyPlugins(opts.plugins, { hooks, registry, log: opts.log, home: opts.home })
   await hooks.initialize.promise()
   const sealer = openDisableSealer(opts.home)
   const policy = new PolicyStore({ policiesDir: opts.policiesDir, home: opts.home, compiler: new GateCompiler(registry, hooks), sealer, log: opts.log.child({ part: 'policy' }) })

@@ -29,3 +29,46 @@ export { canonicalPath } from './match/paths.ts'
 export { findUrls, parseCallUrl } from './match/urls.ts'
 export type { CompiledGate } from './policy/compile.ts'
 export type { Session } from './sessions/store.ts'
+export {
+  defineHarness,
+  denyText,
+  harnessRegistry,
+  HookPayloadError,
+  type ConfigLocation,
+  type HarnessDefinition,
+  type HarnessEnv,
+  type HarnessInstallPlan,
+  type HarnessPlugin,
+  type HarnessScope,
+  type HookAnswer,
+  type HookInput,
+  type HookPhase,
+  type InstallContext,
+  type InstallEntry,
+  type McpServerEntry,
+  type NativeResponse,
+} from './harness.ts'
+export {
+  absolutePath,
+  asRecord,
+  commandIsOurs,
+  compact,
+  groupIsOurs,
+  INSTALL_HEADER,
+  INSTALL_MARKER,
+  mcpToolName,
+  objectField,
+  optionalString,
+  parseClaudeStyle,
+  requireString,
+  shimCommand,
+  withFilePath,
+  type ToolMapper,
+} from './harness-kit.ts'
+export { readJsonc, serversFromCodexToml, serversFromJsonMap } from './mcp/entries.ts'
+export { fingerprint, identityOf, runtimeIdentityOf, type RuntimeIdentity, type ServerIdentity } from './mcp/fingerprint.ts'
+export { PinAcceptError, PinStore, type PinCheck, type PinRecord } from './mcp/pin-store.ts'
+export { configuredServers, findRepoRoot, resolveServer, serverForRuntime } from './mcp/resolve.ts'
+export { applyInstall, applyUninstall, installShim, type ApplyResult } from './install/apply.ts'
+export { PlanConflictError, planInstall, planUninstall, type FileChange, type InstallRequest, type Plan, type UninstallRequest } from './install/plan.ts'
+export { HarnessSelectionError, PLANNED_HARNESSES, selectHarnesses } from './install/select.ts'

@@ -23,6 +23,8 @@ export interface PluginHost {
   readonly hooks: TapOnly<EngineHooks>
   readonly registry: Registries
   readonly log: Logger
+  /** `$SVC_HOME`, for plugins that keep state there (e.g. MCP pins); touch it only from hooks, never in `apply`. */
+  readonly home: string
 }
 
 /** A JSON Schema object (validated with ajv at policy load). */

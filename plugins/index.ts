@@ -9,7 +9,9 @@ import mcp from './gates/mcp/index.ts'
 import path from './gates/path/index.ts'
 import tool from './gates/tool/index.ts'
 import url from './gates/url/index.ts'
+import mcpPin from './mcp-pin/index.ts'
+import normaliseFilePaths from './normalise-file-paths/index.ts'
 import normaliseToolInput from './normalise-tool-input/index.ts'
 import rawCommand from './raw-command/index.ts'
 
-export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, rawCommand, tool, commandRegex, path, url, jsonpath, mcp]
+export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, normaliseFilePaths, rawCommand, tool, commandRegex, path, url, jsonpath, mcp, mcpPin]

@@ -4,8 +4,11 @@ import authRoutes from './auth.ts'
 import checkRoutes from './check.ts'
 import gateRoutes from './gates.ts'
 import healthRoutes from './health.ts'
+import hookRoutes from './hooks.ts'
+import installRoutes from './install.ts'
+import mcpRoutes from './mcp.ts'
 import modeRoutes from './mode.ts'
 import ledgerRoutes from './ledger.ts'
 import sessionRoutes from './sessions.ts'
 
-export const routes: readonly ((app: FastifyInstance) => Promise<void>)[] = [healthRoutes, modeRoutes, authRoutes, checkRoutes, gateRoutes, sessionRoutes, ledgerRoutes]
+export const routes: readonly ((app: FastifyInstance) => Promise<void>)[] = [healthRoutes, modeRoutes, authRoutes, checkRoutes, gateRoutes, sessionRoutes, ledgerRoutes, hookRoutes, installRoutes, mcpRoutes]

@@ -1,0 +1,90 @@
+/**
+ * bench/hook: end-to-end latency of one PreToolUse decision through the installed POSIX shim
+ * (`sh svc-hook` + curl, what Codex/Gemini/Cursor and Claude's command hook pay) and through a native
+ * HTTP hook (keep-alive POST, what Claude Code's `type: "http"` costs), next to `sh -c true` and a bare
+ * curl POST of the same payload, all against one real daemon process in the same run.
+ * Run: npm run bench:hook   (BENCH_N to change the number of calls per path)
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PROJECT_ROOT } from '../../cli/paths.ts'
+import { formatUs, summarise } from '../lib/stats.ts'
+
+const N = Number(process.env.BENCH_N ?? 200)
+const SHIM = join(PROJECT_ROOT, 'core/install/svc-hook.sh')
+
+function startDaemon(home: string, port: number): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['cli/main.ts', 'daemon', '--port', String(port), '--home', home], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, SVC_ALLOW_UNATTESTED: '1', SVC_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let buf = ''
+    child.stdout!.on('data', (b: Buffer) => {
+      buf += b
+      const m = /"address":"(http:[^"]+)"/.exec(buf)
+      if (m) resolve({ child, url: m[1]! })
+    })
+    child.once('exit', (code) => reject(new Error(`daemon exited ${code}`)))
+  })
+}
+
+function spawnOnce(cmd: string, args: string[], input: string): Promise<{ ns: number; out: string; code: number }> {
+  const t0 = process.hrtime.bigint()
+  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'ignore'] })
+  let out = ''
+  child.stdout.on('data', (c) => (out += c))
+  child.stdin.on('error', () => {})
+  child.stdin.end(input)
+  return new Promise((resolve) => child.on('close', (code) => resolve({ ns: Number(process.hrtime.bigint() - t0), out, code: code ?? -1 })))
+}
+
+async function measure(label: string, once: () => Promise<{ ns: number; check?: boolean }>): Promise<void> {
+  for (let i = 0; i < 10; i++) await once() // warm-up
+  const samples: number[] = []
+  let bad = 0
+  for (let i = 0; i < N; i++) {
+    const r = await once()
+    if (r.check === false) bad++
+    samples.push(r.ns)
+  }
+  console.log(`${formatUs(label, summarise(samples))}${bad ? `  UNEXPECTED ANSWERS=${bad}` : ''}`)
+}
+
+const home = mkdtempSync(join(tmpdir(), 'svc-bench-hook-'))
+const daemon = await startDaemon(home, 20000 + Math.floor(Math.random() * 20000))
+try {
+  await fetch(`${daemon.url}/v1/sessions/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signer: 'unattested' }) })
+  const fixture = JSON.parse(readFileSync(join(PROJECT_ROOT, 'harnesses/claude-code/fixtures/pre-tool-use.captured.json'), 'utf8')) as Record<string, unknown>
+  let n = 0
+  // A fresh tool_use_id per call: duplicate deliveries are answered from memory, which would flatter the figures.
+  const payload = () => JSON.stringify({ ...fixture, tool_input: { command: 'git status' }, tool_use_id: `toolu_bench_${n++}` })
+  const hookUrl = `${daemon.url}/v1/hooks/claude-code/PreToolUse`
+  // Warm the daemon (JIT, SQLite pages) so the first measured path is not charged for it.
+  for (let i = 0; i < 200; i++) await (await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload() })).text()
+  console.log(`svc bench/hook — ${N} sequential PreToolUse calls per path, Node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`)
+  await measure('sh -c true (bare spawn)', async () => spawnOnce('sh', ['-c', 'true'], ''))
+  await measure('bare curl POST to the hook route', async () => {
+    const r = await spawnOnce('curl', ['-sS', '-X', 'POST', '-H', 'Content-Type: application/json', '--data-binary', '@-', hookUrl], payload())
+    return { ns: r.ns, check: r.out === '{}' }
+  })
+  await measure('svc-hook shim (sh + curl, fail-closed)', async () => {
+    const r = await spawnOnce('sh', [SHIM, 'claude-code', 'PreToolUse', `--url=${daemon.url}`], payload())
+    return { ns: r.ns, check: r.code === 0 && r.out === '{}' }
+  })
+  await measure('native HTTP hook (keep-alive POST)', async () => {
+    const t0 = process.hrtime.bigint()
+    const res = await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload() })
+    const text = await res.text()
+    return { ns: Number(process.hrtime.bigint() - t0), check: text === '{}' }
+  })
+  const rssKb = Number(readFileSync(`/proc/${daemon.child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0)
+  console.log(`daemon RSS after the run: ${(rssKb / 1024).toFixed(1)} MiB`)
+} finally {
+  daemon.child.kill('SIGTERM')
+  await new Promise((r) => setTimeout(r, 300))
+  rmSync(home, { recursive: true, force: true })
+}

@@ -1,0 +1,179 @@
+/**
+ * The harness plugin contract. A harness (Claude Code, Codex CLI, Gemini CLI, Cursor, ...) is one folder
+ * under `harnesses/<id>/` that default-exports `defineHarness({...})`. The definition is pure: it parses
+ * native hook payloads into the core's ToolCall, renders native answers, names its config files and
+ * describes the entries the installer adds. It never writes a file; `core/install/` does that.
+ */
+import type { EnginePlugin, Registries } from './plugin.ts'
+import { extensionRegistry, registerOnce } from './plugin.ts'
+import type { ToolCall } from './types.ts'
+
+/** Install scope: the user's home-level configs or one repository's. */
+export type HarnessScope = 'user' | 'repo'
+
+/** Where a hook event sits in the tool-call lifecycle. */
+export type HookPhase = 'pre' | 'post' | 'post_error'
+
+/** Facts a harness needs to find its files; passed in, never read from the process. */
+export interface HarnessEnv {
+  /** The user's home directory. */
+  readonly home: string
+  /** Repository root for repo scope (and for repo-level MCP configs). */
+  readonly repo?: string
+  /** Environment variables that relocate configs (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, ...). */
+  readonly env: Readonly<Record<string, string | undefined>>
+}
+
+/** A config file a harness reads. */
+export interface ConfigLocation {
+  readonly scope: HarnessScope
+  readonly path: string
+  readonly format: 'jsonc' | 'toml'
+  /** `hooks`: where the installer writes; `mcp`: where MCP servers are read from. */
+  readonly purpose: 'hooks' | 'mcp'
+  /** Absolute path of the published JSON Schema the written file must satisfy. */
+  readonly schema?: string
+}
+
+/** What the installer puts into hook entries. */
+export interface InstallContext extends HarnessEnv {
+  readonly scope: HarnessScope
+  /** Absolute path of the installed POSIX shim. */
+  readonly shimPath: string
+  /** Daemon base URL, e.g. `http://127.0.0.1:7878`. */
+  readonly daemonUrl: string
+  /** Stable id of this control plane's installs; a marker in every entry we write. */
+  readonly installId: string
+  /** Installed fail-open: the shim lets calls through when the daemon is down. */
+  readonly failOpen: boolean
+  /** `http` uses a native HTTP hook where the harness has one (Claude Code); it fails open. */
+  readonly transport: 'command' | 'http'
+  /** Current parsed content of a config file (comments stripped), or undefined when absent/unparsable. */
+  readonly readConfig: (path: string) => unknown
+  /** Current raw text of a config file, or undefined when absent. */
+  readonly readText: (path: string) => string | undefined
+}
+
+/**
+ * One entry the installer adds. JSON(C): append `value` to the array at `pointer`, creating missing
+ * objects/arrays (and the file from `seed`). TOML: append `text` at the end of the file.
+ */
+export type InstallEntry =
+  | {
+      readonly format: 'jsonc'
+      readonly file: string
+      readonly pointer: readonly string[]
+      readonly value: unknown
+      /** Content of the file when it does not exist yet (default `{}`). */
+      readonly seed?: Readonly<Record<string, unknown>>
+      readonly schema?: string
+    }
+  | { readonly format: 'toml'; readonly file: string; readonly text: string; readonly schema?: string }
+
+/** The installer's plan for one harness: entries plus what the user must do afterwards. */
+export interface HarnessInstallPlan {
+  readonly entries: readonly InstallEntry[]
+  readonly notes: readonly string[]
+}
+
+/** A parsed hook payload. */
+export type HookInput =
+  /**
+   * A pre-tool event: gate this call. `derivedId` marks a tool use id computed from the call itself
+   * (the harness sent none): it links outcomes but never marks a later identical call as a duplicate.
+   */
+  | { readonly kind: 'call'; readonly call: Omit<ToolCall, 'sessionId'>; readonly derivedId?: boolean }
+  /** A post-tool event: record what happened to the call with `toolUseId`. */
+  | {
+      readonly kind: 'outcome'
+      readonly outcome: 'ran' | 'tool_errored'
+      readonly call: Omit<ToolCall, 'sessionId'>
+    }
+  /** An event we answer without a decision (the harness proceeds as if we were absent). */
+  | { readonly kind: 'ignore'; readonly why: string }
+
+/** What the daemon decided, handed to `render`. */
+export interface HookAnswer {
+  readonly verdict: 'allow' | 'deny'
+  readonly ruleId: string
+  readonly reason: string
+  readonly nudge?: string
+}
+
+/** A native response: the HTTP body the shim relays to stdout (empty string = print nothing). */
+export interface NativeResponse {
+  readonly body: string
+}
+
+/** An MCP server as found in a harness config: identity fields only, never env or header values. */
+export interface McpServerEntry {
+  readonly name: string
+  readonly harness: string
+  readonly file: string
+  readonly transport: 'stdio' | 'http' | 'sse' | 'tcp'
+  readonly command?: string
+  readonly args?: readonly string[]
+  readonly cwd?: string
+  readonly url?: string
+  readonly tcp?: string
+  readonly envNames?: readonly string[]
+  readonly headerNames?: readonly string[]
+}
+
+/** The definition a harness folder provides. */
+export interface HarnessDefinition {
+  /** Kebab-case id, the `{harness}` path segment and `--harness` value. */
+  readonly id: string
+  readonly displayName: string
+  /** Native event names we serve, with their lifecycle phase. */
+  readonly events: Readonly<Record<string, HookPhase>>
+  /** Is the harness installed for this user (user scope) or configured in this repo (repo scope)? */
+  detect(env: HarnessEnv, scope: HarnessScope, exists: (path: string) => boolean): boolean
+  configLocations(env: HarnessEnv): readonly ConfigLocation[]
+  /** Our entries for a scope. Pure: reads through the context, writes nothing. */
+  installPlan(ctx: InstallContext): HarnessInstallPlan
+  /** True when a config value (hook handler or group) was written by this control plane. */
+  isOurs(value: unknown, installId: string): boolean
+  /** Parses a native payload; throws HookPayloadError on a payload it cannot use. */
+  parse(event: string, payload: Readonly<Record<string, unknown>>): HookInput
+  /** Renders a decision (or `undefined` for outcome/ignored events) in the native format of `event`. */
+  render(event: string, answer: HookAnswer | undefined): NativeResponse
+  /** MCP servers configured for this harness (user files, and repo files when `env.repo` is set). */
+  mcpServers(env: HarnessEnv, read: (path: string) => string | undefined): readonly McpServerEntry[]
+}
+
+/** A payload that is not usable (wrong types, missing tool name); the route turns it into a 400. */
+export class HookPayloadError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'HookPayloadError'
+  }
+}
+
+export interface HarnessPlugin extends EnginePlugin {
+  readonly harness: HarnessDefinition
+}
+
+/** The harness extension registry of an engine. */
+export function harnessRegistry(registry: Registries): Map<string, HarnessDefinition> {
+  return extensionRegistry<HarnessDefinition>(registry, 'harness')
+}
+
+/** Turns a harness definition into an engine plugin that registers it under its id. */
+export function defineHarness(definition: HarnessDefinition): HarnessPlugin {
+  const name = `harness:${definition.id}`
+  return {
+    name,
+    harness: definition,
+    apply({ registry }) {
+      registerOnce(harnessRegistry(registry), definition.id, definition, name)
+    },
+  }
+}
+
+/** The reason text an agent sees on a deny: the gate's reason, its id, and the nudge when present. */
+export function denyText(answer: HookAnswer): string {
+  const rule = answer.ruleId ? ` [svc rule ${answer.ruleId}]` : ''
+  const nudge = answer.nudge ? ` ${answer.nudge}` : ''
+  return `${answer.reason}${rule}${nudge}`
+}

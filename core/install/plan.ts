@@ -1,0 +1,204 @@
+/**
+ * Install and uninstall plans. A plan is computed from the files on disk and the request alone, writes
+ * nothing, and carries a token (a hash of every file's before/after) that `apply` checks, so a plan the
+ * user reviewed is exactly what gets written.
+ */
+import { readFileSync } from 'node:fs'
+import { createPatch } from 'diff'
+import type { HarnessDefinition, HarnessEnv, HarnessScope, InstallContext, InstallEntry } from '../harness.ts'
+import { appendToArray, indexOfEqual, parseJsoncStrict, removeAt, valueAt } from './jsonc-edit.ts'
+import { backupPath, readManifest, sha256 } from './manifest.ts'
+import type { ManifestEntry, ManifestFile } from './manifest.ts'
+import { appendBlock, appendedText, assertToml, removeBlock } from './toml-edit.ts'
+import { schemaProblems } from './validate.ts'
+
+export interface InstallRequest {
+  readonly harnesses: readonly HarnessDefinition[]
+  readonly scope: HarnessScope
+  readonly env: HarnessEnv
+  readonly svcHome: string
+  readonly daemonUrl: string
+  readonly failOpen: boolean
+  readonly transport: 'command' | 'http'
+}
+
+export interface FileChange {
+  readonly path: string
+  readonly format: 'jsonc' | 'toml'
+  readonly scope: HarnessScope
+  readonly harnesses: readonly string[]
+  /** undefined: the file does not exist (before) / is deleted (after). */
+  readonly before?: string
+  readonly after?: string
+  readonly diff: string
+  readonly entries: readonly ManifestEntry[]
+}
+
+export interface Plan {
+  readonly kind: 'install' | 'uninstall'
+  readonly token: string
+  readonly installId: string
+  readonly changes: readonly FileChange[]
+  readonly notes: readonly string[]
+  readonly warnings: readonly string[]
+}
+
+/** A plan that can no longer be applied (files changed since it was made). */
+export class PlanConflictError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'PlanConflictError'
+  }
+}
+
+export function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
+/** The marker id of this control plane's entries. */
+export function installIdFor(svcHome: string): string {
+  return readManifest(svcHome).installId
+}
+
+function tokenOf(kind: Plan['kind'], installId: string, changes: readonly FileChange[]): string {
+  const digest = changes.map((c) => [c.path, c.before === undefined ? '-' : sha256(c.before), c.after === undefined ? '-' : sha256(c.after)])
+  return `${kind}-${sha256(JSON.stringify([kind, installId, digest])).slice(0, 32)}`
+}
+
+function diffOf(path: string, before: string | undefined, after: string | undefined): string {
+  return createPatch(path, before ?? '', after ?? '', before === undefined ? '(new file)' : 'current', after === undefined ? '(deleted)' : 'after svc')
+}
+
+function checkSchema(path: string, schema: string | undefined, before: string | undefined, after: string, warnings: string[]): void {
+  if (!schema) return
+  const problems = schemaProblems(schema, parseJsoncStrict(after, path))
+  if (problems.length === 0) return
+  const beforeProblems = before === undefined ? [] : schemaProblems(schema, parseJsoncStrict(before, path))
+  // A file that already failed its schema (a newer harness version, a user key) is not ours to judge.
+  if (beforeProblems.length > 0) warnings.push(`${path} did not validate against its schema before the edit either: ${beforeProblems.join('; ')}`)
+  else throw new Error(`${path} would not validate against its harness schema: ${problems.join('; ')}`)
+}
+
+/** Computes the install plan: our entries appended to each harness config; skips what is already there. */
+export function planInstall(req: InstallRequest): Plan {
+  const installId = installIdFor(req.svcHome)
+  const notes: string[] = []
+  const warnings: string[] = []
+  const byFile = new Map<string, { harness: HarnessDefinition; entries: InstallEntry[] }>()
+  const ctx: InstallContext = {
+    ...req.env,
+    scope: req.scope,
+    shimPath: `${req.svcHome}/bin/svc-hook`,
+    daemonUrl: req.daemonUrl,
+    installId,
+    failOpen: req.failOpen,
+    transport: req.transport,
+    readText,
+    readConfig: (path) => {
+      const text = readText(path)
+      return text === undefined ? undefined : valueAt(text, [])
+    },
+  }
+  for (const harness of req.harnesses) {
+    const plan = harness.installPlan(ctx)
+    notes.push(...plan.notes.map((n) => `${harness.displayName}: ${n}`))
+    for (const entry of plan.entries) {
+      const slot = byFile.get(entry.file) ?? { harness, entries: [] }
+      slot.entries.push(entry)
+      byFile.set(entry.file, slot)
+    }
+  }
+  const changes: FileChange[] = []
+  for (const [path, { harness, entries }] of byFile) {
+    const before = readText(path)
+    if (before !== undefined && entries[0]?.format === 'jsonc') parseJsoncStrict(before, path)
+    let text = before ?? (entries[0]?.format === 'jsonc' ? `${JSON.stringify(entries[0].seed ?? {}, null, 2)}\n` : '')
+    const written: ManifestEntry[] = []
+    for (const entry of entries) {
+      if (entry.format === 'toml') {
+        if (text.includes(entry.text)) continue
+        const next = appendBlock(text, entry.text)
+        written.push({ harness: harness.id, format: 'toml', text: appendedText(text, next) })
+        text = next
+        continue
+      }
+      if (indexOfEqual(text, entry.pointer, entry.value) >= 0) continue
+      const current = valueAt(text, entry.pointer)
+      if (Array.isArray(current) && current.some((item) => harness.isOurs(item, installId))) {
+        warnings.push(`${path}: an earlier svc entry at /${entry.pointer.join('/')} differs from the new one; run \`svc uninstall\` first to replace it`)
+        continue
+      }
+      text = appendToArray(text, entry.pointer, entry.value)
+      written.push({ harness: harness.id, format: 'jsonc', pointer: entry.pointer, value: entry.value })
+    }
+    if (written.length === 0) continue
+    if (entries[0]?.format === 'toml') assertToml(text, path)
+    else checkSchema(path, entries[0]?.schema, before, text, warnings)
+    changes.push({ path, format: entries[0]!.format, scope: req.scope, harnesses: [harness.id], before, after: text, diff: diffOf(path, before, text), entries: written })
+  }
+  return { kind: 'install', token: tokenOf('install', installId, changes), installId, changes, notes, warnings }
+}
+
+export interface UninstallRequest {
+  readonly svcHome: string
+  /** Harness definitions by id (for recognising our entries); other manifest files are kept. */
+  readonly harnesses: readonly HarnessDefinition[]
+  readonly scope?: HarnessScope
+}
+
+/** What removing our entries from one file gives, or a warning when we no longer own what is there. */
+function removalFor(path: string, record: ManifestFile, defs: ReadonlyMap<string, HarnessDefinition>, installId: string, svcHome: string, warnings: string[]): string | undefined {
+  const current = readText(path)
+  if (current === undefined) return undefined
+  // Untouched since our apply: restore the original bytes exactly.
+  if (sha256(current) === record.installedHash) return record.createdFile ? undefined : (readText(record.backup ?? backupPath(svcHome, path)) ?? current)
+  let text = current
+  for (const entry of record.entries) {
+    if (entry.format === 'toml') {
+      const next = removeBlock(text, entry.text)
+      if (next === undefined) warnings.push(`${path}: the svc block was edited since install; left it alone — remove it by hand if you want it gone`)
+      else text = next
+      continue
+    }
+    const index = indexOfEqual(text, entry.pointer, entry.value)
+    if (index >= 0) {
+      text = removeAt(text, entry.pointer, index)
+      continue
+    }
+    const array = valueAt(text, entry.pointer)
+    const def = defs.get(entry.harness)
+    const edited = Array.isArray(array) && def !== undefined && array.some((item) => def.isOurs(item, installId))
+    warnings.push(
+      edited
+        ? `${path}: the svc entry at /${entry.pointer.join('/')} was edited since install; left it alone — remove it by hand if you want it gone`
+        : `${path}: the svc entry at /${entry.pointer.join('/')} is already gone`,
+    )
+  }
+  if (record.createdFile && record.format === 'jsonc') {
+    const value = valueAt(text, [])
+    const leftovers = value && typeof value === 'object' ? Object.keys(value).filter((k) => k !== 'version') : []
+    if (leftovers.length === 0) return undefined
+  }
+  return text
+}
+
+/** Computes the uninstall plan from the manifest: only entries this control plane wrote. */
+export function planUninstall(req: UninstallRequest): Plan {
+  const manifest = readManifest(req.svcHome)
+  const defs = new Map(req.harnesses.map((h) => [h.id, h]))
+  const warnings: string[] = []
+  const changes: FileChange[] = []
+  for (const [path, record] of Object.entries(manifest.files)) {
+    if (req.scope && record.scope !== req.scope) continue
+    if (!record.harnesses.some((id) => defs.has(id))) continue
+    const before = readText(path)
+    if (before === undefined) warnings.push(`${path} no longer exists; nothing to remove`)
+    const after = removalFor(path, record, defs, manifest.installId, req.svcHome, warnings)
+    changes.push({ path, format: record.format, scope: record.scope, harnesses: record.harnesses, before, after, diff: before === after ? '' : diffOf(path, before, after), entries: record.entries })
+  }
+  return { kind: 'uninstall', token: tokenOf('uninstall', manifest.installId, changes), installId: manifest.installId, changes, notes: [], warnings }
+}

@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const SHIM = new URL('./svc-hook.sh', import.meta.url).pathname
+type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void
+let server: Server
+let base: string
+let handler: Handler = () => {}
+let seen: { url?: string; body?: string; install?: string } = {}
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (c) => (body += c))
+    req.on('end', () => {
+      seen = { url: req.url, body, install: req.headers['x-svc-install'] as string }
+      handler(req, body, res)
+    })
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+afterAll(() => {
+  server.closeAllConnections()
+  server.close()
+})
+
+// Async spawn: the test's own HTTP server must keep answering while the shim runs.
+async function runShim(args: string[], stdin: string) {
+  const child = spawn('sh', [SHIM, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (c) => (stdout += c))
+  child.stderr.on('data', (c) => (stderr += c))
+  // The shim may exit before reading stdin (bad arguments): that EPIPE is expected.
+  child.stdin.on('error', () => {})
+  child.stdin.end(stdin)
+  const [code] = (await once(child, 'close')) as [number]
+  return { code, stdout, stderr }
+}
+
+const payload = '{"tool_name":"Bash","tool_input":{"command":"ls"}}'
+
+describe('svc-hook shim (real child process)', () => {
+  it('posts stdin to the hook route and relays a deny answer verbatim', async () => {
+    const deny = '{"decision":"deny","reason":"no"}'
+    handler = (_req, _body, res) => res.writeHead(200, { 'content-type': 'application/json', 'x-svc-hook': '1' }).end(deny)
+    const r = await runShim(['gemini', 'BeforeTool', `--url=${base}`, '--svc-install=svc-abc'], payload)
+    expect(r).toEqual({ code: 0, stdout: deny, stderr: '' })
+    expect(seen).toEqual({ url: '/v1/hooks/gemini/BeforeTool', body: payload, install: 'svc-abc' })
+  })
+
+  it('relays an empty answer (Codex allow) as empty stdout', async () => {
+    handler = (_req, _body, res) => res.writeHead(200, { 'x-svc-hook': '1' }).end()
+    expect(await runShim(['codex', 'PreToolUse', `--url=${base}`], payload)).toEqual({ code: 0, stdout: '', stderr: '' })
+  })
+
+  it('fails closed with exit 2 and a reason when the daemon is down', async () => {
+    const r = await runShim(['claude-code', 'PreToolUse', '--url=http://127.0.0.1:9'], payload)
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toMatch(/did not answer .*blocked \(fail-closed\)/)
+  })
+
+  it('fails closed when the daemon is slower than the timeout', async () => {
+    handler = (_req, _body, res) => setTimeout(() => res.writeHead(200, { 'x-svc-hook': '1' }).end('{}'), 3000)
+    const r = await runShim(['gemini', 'BeforeTool', `--url=${base}`, '--timeout=1'], payload)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/did not answer \(curl exit 28\)/)
+  })
+
+  it('fails closed on garbage: not svc, an error status, a non-JSON body', async () => {
+    handler = (_req, _body, res) => res.writeHead(200).end('{}')
+    expect(await runShim(['cursor', 'preToolUse', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/did not come from svc/) })
+    handler = (_req, _body, res) => res.writeHead(500, { 'x-svc-hook': '1' }).end('{"title":"boom"}')
+    expect(await runShim(['cursor', 'preToolUse', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/answered HTTP 500/) })
+    handler = (_req, _body, res) => res.writeHead(200, { 'x-svc-hook': '1' }).end('<html>proxy</html>')
+    expect(await runShim(['cursor', 'preToolUse', `--url=${base}`], payload)).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/not JSON/) })
+  })
+
+  it('lets the call through when installed fail-open, and never blocks post-tool events', async () => {
+    const open = await runShim(['gemini', 'BeforeTool', '--url=http://127.0.0.1:9', '--fail-open'], payload)
+    expect(open.code).toBe(0)
+    expect(open.stderr).toMatch(/let through because svc was installed fail-open/)
+    expect(await runShim(['gemini', 'AfterTool', '--url=http://127.0.0.1:9', '--observe'], payload)).toEqual({ code: 0, stdout: '', stderr: '' })
+  })
+
+  it('refuses a malformed harness or event name in its own command line', async () => {
+    expect(await runShim(['../x', 'PreToolUse', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/bad harness id/) })
+    expect(await runShim(['codex', 'Pre/../x', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/bad event name/) })
+  })
+})

@@ -1,0 +1,99 @@
+/**
+ * Reads MCP server definitions out of harness config objects into identity-only entries: transport,
+ * command, args, cwd, url and the NAMES of env vars and headers. Values of env and headers are never
+ * copied, so secrets never reach a fingerprint, a pin file or a log.
+ */
+import { parse as parseJsonc } from 'jsonc-parser'
+import { parse as parseToml } from 'smol-toml'
+import type { McpServerEntry } from '../harness.ts'
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+}
+
+function strings(value: unknown): string[] | undefined {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined
+}
+
+function names(...maps: unknown[]): string[] | undefined {
+  const out = new Set<string>()
+  for (const map of maps) {
+    const r = record(map)
+    if (r) for (const key of Object.keys(r)) out.add(key)
+    for (const name of strings(map) ?? []) out.add(name)
+  }
+  return out.size ? [...out].sort() : undefined
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined
+}
+
+/** Entries of a JSON `mcpServers` map (Claude Code, Gemini CLI, Cursor shapes). */
+export function serversFromJsonMap(map: unknown, harness: string, file: string): McpServerEntry[] {
+  const servers = record(map)
+  if (!servers) return []
+  const out: McpServerEntry[] = []
+  for (const [name, raw] of Object.entries(servers)) {
+    const s = record(raw)
+    if (!s) continue
+    const url = str(s.url) ?? str(s.httpUrl) ?? str(s.serverUrl)
+    const declared = str(s.type)
+    const transport: McpServerEntry['transport'] = str(s.tcp) ? 'tcp' : url ? (declared === 'sse' ? 'sse' : 'http') : 'stdio'
+    out.push(
+      prune({
+        name,
+        harness,
+        file,
+        transport,
+        command: str(s.command),
+        args: strings(s.args),
+        cwd: str(s.cwd),
+        url,
+        tcp: str(s.tcp),
+        envNames: names(s.env),
+        headerNames: names(s.headers),
+      }),
+    )
+  }
+  return out
+}
+
+/** Entries of Codex `[mcp_servers.<name>]` tables. */
+export function serversFromCodexToml(text: string, file: string): McpServerEntry[] {
+  const doc = parseToml(text) as Record<string, unknown>
+  const servers = record(doc.mcp_servers)
+  if (!servers) return []
+  const out: McpServerEntry[] = []
+  for (const [name, raw] of Object.entries(servers)) {
+    const s = record(raw)
+    if (!s) continue
+    const url = str(s.url)
+    const bearer = str(s.bearer_token_env_var)
+    out.push(
+      prune({
+        name,
+        harness: 'codex',
+        file,
+        transport: url ? 'http' : 'stdio',
+        command: str(s.command),
+        args: strings(s.args),
+        cwd: str(s.cwd),
+        url,
+        envNames: names(s.env, s.env_vars),
+        headerNames: names(s.http_headers, s.env_http_headers, bearer ? { Authorization: true } : undefined),
+      }),
+    )
+  }
+  return out
+}
+
+/** Parses JSONC text leniently (comments, trailing commas); undefined when it is not an object. */
+export function readJsonc(text: string | undefined): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined
+  return record(parseJsonc(text, [], { allowTrailingComma: true, disallowComments: false }))
+}
+
+function prune(entry: McpServerEntry): McpServerEntry {
+  return Object.fromEntries(Object.entries(entry).filter(([, v]) => v !== undefined)) as unknown as McpServerEntry
+}

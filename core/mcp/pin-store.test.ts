@@ -1,0 +1,56 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { serversFromCodexToml, serversFromJsonMap } from './entries.ts'
+import { fingerprint, identityOf, runtimeMatches } from './fingerprint.ts'
+import { PinAcceptError, PinStore } from './pin-store.ts'
+
+let home: string
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'svc-pins-'))
+})
+afterEach(() => rmSync(home, { recursive: true, force: true }))
+
+describe('MCP fingerprints', () => {
+  it('hash names, never values, and ignore key order and where the server was found', () => {
+    const [a] = serversFromJsonMap({ gh: { command: 'npx', args: ['-y', 'gh'], env: { TOKEN: 'one', A: 'x' }, headers: {} } }, 'cursor', '/a')
+    const [b] = serversFromJsonMap({ gh: { env: { A: 'y', TOKEN: 'two' }, args: ['-y', 'gh'], command: 'npx' } }, 'gemini', '/b')
+    expect(fingerprint(a!)).toBe(fingerprint(b!))
+    expect(JSON.stringify(identityOf(a!))).not.toContain('one')
+    expect(fingerprint(a!)).toMatch(/^sha256:[0-9a-f]{64}$/)
+    const [c] = serversFromJsonMap({ gh: { command: 'npx', args: ['-y', 'gh-evil'], env: { TOKEN: 'one', A: 'x' } } }, 'cursor', '/a')
+    expect(fingerprint(c!)).not.toBe(fingerprint(a!))
+    expect(fingerprint(a!, [{ name: 't', description: 'd' }])).not.toBe(fingerprint(a!))
+  })
+
+  it('reads Codex [mcp_servers] tables with env and header names', () => {
+    const [s] = serversFromCodexToml('[mcp_servers.docs]\nurl = "https://x.example/mcp"\nbearer_token_env_var = "DOCS"\nhttp_headers = { "X-Team" = "a" }\n', '/c')
+    expect(s).toMatchObject({ name: 'docs', transport: 'http', url: 'https://x.example/mcp', headerNames: ['Authorization', 'X-Team'] })
+  })
+
+  it('checks runtime facts against the configured identity (command alone or the whole line)', () => {
+    const id = identityOf({ transport: 'stdio', command: 'npx', args: ['-y', 'gh'] })
+    expect(runtimeMatches(id, { command: 'npx', args: ['-y', 'gh'] })).toBe(true)
+    expect(runtimeMatches(id, { command: 'npx -y gh' })).toBe(true)
+    expect(runtimeMatches(id, { command: 'npx', args: ['-y', 'evil'] })).toBe(false)
+    expect(runtimeMatches(id, { url: 'http://127.0.0.1:1/' })).toBe(false)
+  })
+})
+
+describe('pin store', () => {
+  const id = identityOf({ transport: 'stdio', command: 'npx' })
+  it('moves unseen → queued → pinned, reports a change as mismatch, and persists atomically', () => {
+    const store = new PinStore(home)
+    expect(store.check('gh', 'sha256:a', id, 'gemini')).toMatchObject({ state: 'queued', firstSighting: true })
+    expect(store.check('gh', 'sha256:a', id, 'gemini')).toMatchObject({ state: 'queued', firstSighting: false })
+    expect(store.accept('gh')).toMatchObject({ state: 'pinned', pinned: { fingerprint: 'sha256:a' } })
+    expect(new PinStore(home).check('gh', 'sha256:a', id, 'gemini')).toMatchObject({ state: 'pinned' })
+    expect(store.check('gh', 'sha256:b', id, 'cursor')).toMatchObject({ state: 'mismatch', pinnedFingerprint: 'sha256:a' })
+    expect(() => store.accept('gh', 'sha256:c')).toThrow(PinAcceptError)
+    expect(store.accept('gh', 'sha256:b').pinned?.fingerprint).toBe('sha256:b')
+    expect(() => store.accept('gh')).toThrow(/already pinned and unchanged/)
+    expect(() => store.accept('nope')).toThrow(/has been seen/)
+    expect(JSON.parse(readFileSync(join(home, 'mcp-pins.json'), 'utf8')).servers.gh.state).toBe('pinned')
+  })
+})

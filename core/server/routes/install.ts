@@ -1,0 +1,161 @@
+/**
+ * The installer over HTTP (operator only): POST /v1/install/plan renders unified diffs of what would
+ * change in each harness config; POST /v1/install/apply applies a plan by its token (the same token twice
+ * is a no-op, a token whose plan no longer matches the files is a 409); POST /v1/uninstall removes every
+ * hook entry this control plane wrote, and nothing else.
+ */
+import { homedir } from 'node:os'
+import { resolve } from 'node:path'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { ApiProblem } from '../../errors.ts'
+import { harnessRegistry } from '../../harness.ts'
+import type { HarnessScope } from '../../harness.ts'
+import { applyInstall, applyUninstall } from '../../install/apply.ts'
+import { PlanConflictError, planInstall, planUninstall } from '../../install/plan.ts'
+import type { InstallRequest, Plan } from '../../install/plan.ts'
+import { HarnessSelectionError, selectHarnesses } from '../../install/select.ts'
+
+interface InstallBody {
+  harnesses?: string[]
+  scope?: HarnessScope
+  repo?: string
+  fail_open?: boolean
+  transport?: 'command' | 'http'
+  daemon_url?: string
+  token?: string
+}
+
+const harnessIds = { type: 'array', maxItems: 16, items: { type: 'string', pattern: '^[a-z0-9-]{1,64}$' } } as const
+const installProperties = {
+  harnesses: harnessIds,
+  scope: { type: 'string', enum: ['user', 'repo'] },
+  repo: { type: 'string', minLength: 1, maxLength: 4096 },
+  fail_open: { type: 'boolean' },
+  transport: { type: 'string', enum: ['command', 'http'] },
+  daemon_url: { type: 'string', pattern: '^http://(127\\.0\\.0\\.1|localhost|\\[::1\\]):[0-9]{1,5}$' },
+} as const
+const token = { type: 'string', pattern: '^(install|uninstall)-[0-9a-f]{32}$' } as const
+const planView = {
+  type: 'object',
+  required: ['kind', 'token', 'install_id', 'files', 'notes', 'warnings'],
+  properties: {
+    kind: { type: 'string', enum: ['install', 'uninstall'] },
+    applied: { type: 'boolean' },
+    token: { type: 'string' },
+    install_id: { type: 'string' },
+    files: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'harnesses', 'diff', 'action'],
+        properties: { path: { type: 'string' }, harnesses: { type: 'array', items: { type: 'string' } }, diff: { type: 'string' }, action: { type: 'string', enum: ['create', 'modify', 'delete', 'none'] } },
+      },
+    },
+    notes: { type: 'array', items: { type: 'string' } },
+    warnings: { type: 'array', items: { type: 'string' } },
+    skipped: { type: 'array', items: { type: 'object', properties: { harness: { type: 'string' }, reason: { type: 'string' } } } },
+  },
+} as const
+const problems = { 400: { $ref: 'Problem#' }, 401: { $ref: 'Problem#' }, 409: { $ref: 'Problem#' }, 422: { $ref: 'Problem#' }, 501: { $ref: 'Problem#' } } as const
+
+/** The JSON view of a plan (file contents stay out; the diff shows them). */
+export function planJson(plan: Plan, extra: Record<string, unknown> = {}) {
+  return {
+    kind: plan.kind,
+    token: plan.token,
+    install_id: plan.installId,
+    files: plan.changes.map((c) => ({
+      path: c.path,
+      harnesses: c.harnesses,
+      diff: c.diff,
+      action: c.before === c.after ? 'none' : c.before === undefined ? 'create' : c.after === undefined ? 'delete' : 'modify',
+    })),
+    notes: plan.notes,
+    warnings: plan.warnings,
+    ...extra,
+  }
+}
+
+// Installer failures are the caller's to fix (a broken config file, a schema the result would fail).
+function asProblem(err: unknown): never {
+  if (err instanceof ApiProblem) throw err
+  if (err instanceof HarnessSelectionError) throw new ApiProblem(err.status, err.status === 501 ? 'not_implemented' : 'invalid_request', err.message)
+  if (err instanceof PlanConflictError) throw new ApiProblem(409, 'conflict', err.message)
+  throw new ApiProblem(422, 'unprocessable', (err as Error).message)
+}
+
+export default async function installRoutes(app: FastifyInstance): Promise<void> {
+  const userHome = app.env.SVC_USER_HOME ?? homedir()
+  const registered = () => harnessRegistry(app.engine.registry)
+
+  function installRequest(request: FastifyRequest<{ Body: InstallBody }>) {
+    const b = request.body
+    const scope = b.scope ?? 'user'
+    if (scope === 'repo' && !b.repo) throw new ApiProblem(400, 'invalid_request', 'scope "repo" needs "repo": the repository root to install into')
+    const env = { home: userHome, ...(b.repo ? { repo: resolve(b.repo) } : {}), env: {} }
+    const selection = selectHarnesses(registered(), b.harnesses, env, scope)
+    if (selection.harnesses.length === 0) throw new ApiProblem(422, 'unprocessable', `no supported harness detected at ${scope} scope; name one with "harnesses"`)
+    const host = request.headers.host ?? ''
+    const daemonUrl = b.daemon_url ?? (/^(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(host) ? `http://${host}` : 'http://127.0.0.1:7878')
+    const req: InstallRequest = { harnesses: selection.harnesses, scope, env, svcHome: app.engine.home, daemonUrl, failOpen: b.fail_open ?? false, transport: b.transport ?? 'command' }
+    return { req, skipped: selection.skipped }
+  }
+
+  app.post<{ Body: InstallBody }>('/v1/install/plan', {
+    preHandler: app.auth.requireOperator,
+    schema: { summary: 'Plan hook installation (unified diffs; writes nothing)', security: [{ operator: [] }], body: { type: 'object', additionalProperties: false, properties: installProperties }, response: { 200: planView, ...problems } },
+    handler: async (request) => {
+      try {
+        const { req, skipped } = installRequest(request)
+        return planJson(planInstall(req), { skipped })
+      } catch (err) {
+        asProblem(err)
+      }
+    },
+  })
+
+  app.post<{ Body: InstallBody }>('/v1/install/apply', {
+    preHandler: app.auth.requireOperator,
+    schema: {
+      summary: 'Apply a planned installation by its token (idempotent)',
+      security: [{ operator: [] }],
+      body: { type: 'object', additionalProperties: false, required: ['token'], properties: { ...installProperties, token } },
+      response: { 200: planView, ...problems },
+    },
+    handler: async (request) => {
+      try {
+        const { req, skipped } = installRequest(request)
+        const result = applyInstall(req, request.body.token!)
+        request.log.warn({ token: request.body.token, applied: result.applied }, 'harness hooks installed')
+        return planJson(result.plan, { applied: result.applied, token: request.body.token, skipped })
+      } catch (err) {
+        asProblem(err)
+      }
+    },
+  })
+
+  app.post<{ Body: { harnesses?: string[]; scope?: HarnessScope; token?: string; dry_run?: boolean } }>('/v1/uninstall', {
+    preHandler: app.auth.requireOperator,
+    schema: {
+      summary: 'Remove every hook entry this control plane wrote (dry_run: plan only)',
+      security: [{ operator: [] }],
+      body: { type: 'object', additionalProperties: false, properties: { harnesses: harnessIds, scope: installProperties.scope, token, dry_run: { type: 'boolean' } } },
+      response: { 200: planView, ...problems },
+    },
+    handler: async (request) => {
+      try {
+        const b = request.body
+        const all = registered()
+        const harnesses = b.harnesses?.length ? selectHarnesses(all, b.harnesses, { home: userHome, env: {} }, b.scope ?? 'user').harnesses : [...all.values()]
+        const req = { svcHome: app.engine.home, harnesses, ...(b.scope ? { scope: b.scope } : {}) }
+        const plan = planUninstall(req)
+        if (b.dry_run) return planJson(plan, { applied: false })
+        const result = applyUninstall(req, b.token ?? plan.token)
+        request.log.warn({ applied: result.applied }, 'harness hooks uninstalled')
+        return planJson(result.plan, { applied: result.applied, token: b.token ?? plan.token })
+      } catch (err) {
+        asProblem(err)
+      }
+    },
+  })
+}

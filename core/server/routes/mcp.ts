@@ -1,0 +1,144 @@
+/**
+ * MCP pinning: POST /v1/mcp/pin/check (unseen → queued on first sighting; a pinned server with another
+ * fingerprint is a mismatch), POST /v1/mcp/pin/accept (operator: queued or changed → pinned), and
+ * GET /v1/mcp/pins (the pin list; fingerprints and identities, never env or header values).
+ */
+import { homedir } from 'node:os'
+import type { FastifyInstance } from 'fastify'
+import { ApiProblem } from '../../errors.ts'
+import { harnessRegistry } from '../../harness.ts'
+import { fingerprint, identityOf } from '../../mcp/fingerprint.ts'
+import type { McpToolInfo, ServerIdentity } from '../../mcp/fingerprint.ts'
+import { PinAcceptError, PinStore } from '../../mcp/pin-store.ts'
+import { configuredServers, findRepoRoot, resolveServer } from '../../mcp/resolve.ts'
+
+interface CheckBody {
+  server: string
+  harness?: string
+  cwd?: string
+  identity?: { transport: ServerIdentity['transport']; command?: string; args?: string[]; cwd?: string; url?: string; tcp?: string; env_names?: string[]; header_names?: string[] }
+  tools?: { name: string; description?: string; input_schema?: unknown }[]
+}
+
+const name = { type: 'string', minLength: 1, maxLength: 256 } as const
+const names = { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 256 } } as const
+const identitySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['transport'],
+  properties: {
+    transport: { type: 'string', enum: ['stdio', 'http', 'sse', 'tcp'] },
+    command: { type: 'string', maxLength: 4096 },
+    args: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 4096 } },
+    cwd: { type: 'string', maxLength: 4096 },
+    url: { type: 'string', maxLength: 4096 },
+    tcp: { type: 'string', maxLength: 512 },
+    env_names: names,
+    header_names: names,
+  },
+} as const
+const checkResult = {
+  type: 'object',
+  required: ['server', 'state', 'fingerprint'],
+  properties: { server: { type: 'string' }, state: { type: 'string', enum: ['queued', 'pinned', 'mismatch'] }, fingerprint: { type: 'string' }, pinned_fingerprint: { type: 'string' } },
+} as const
+const pinView = {
+  type: 'object',
+  required: ['server', 'state', 'first_seen', 'last_seen'],
+  properties: {
+    server: { type: 'string' },
+    state: { type: 'string', enum: ['queued', 'pinned'] },
+    pinned_fingerprint: { type: 'string' },
+    pending_fingerprint: { type: 'string' },
+    pending_source: { type: 'string' },
+    identity: { type: 'object', additionalProperties: true },
+    first_seen: { type: 'string' },
+    last_seen: { type: 'string' },
+  },
+} as const
+
+function view(record: ReturnType<PinStore['list']>[number]) {
+  return {
+    server: record.server,
+    state: record.state,
+    ...(record.pinned ? { pinned_fingerprint: record.pinned.fingerprint } : {}),
+    ...(record.pending ? { pending_fingerprint: record.pending.fingerprint, pending_source: record.pending.source } : {}),
+    identity: record.pending?.identity ?? record.pinned?.identity ?? {},
+    first_seen: record.firstSeen,
+    last_seen: record.lastSeen,
+  }
+}
+
+export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
+  const store = new PinStore(app.engine.home)
+  const userHome = app.env.SVC_USER_HOME ?? homedir()
+
+  app.get('/v1/mcp/pins', {
+    schema: { summary: 'MCP servers seen, queued and pinned', response: { 200: { type: 'object', required: ['servers'], properties: { servers: { type: 'array', items: pinView } } } } },
+    handler: async () => ({ servers: store.list().map(view) }),
+  })
+
+  app.post<{ Body: CheckBody }>('/v1/mcp/pin/check', {
+    schema: {
+      summary: 'Check an MCP server fingerprint (first sighting queues it)',
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['server'],
+        properties: {
+          server: name,
+          harness: { type: 'string', pattern: '^[a-z0-9-]{1,64}$' },
+          cwd: { type: 'string', maxLength: 4096 },
+          identity: identitySchema,
+          tools: {
+            type: 'array',
+            maxItems: 1024,
+            items: { type: 'object', additionalProperties: false, required: ['name'], properties: { name, description: { type: 'string', maxLength: 16384 }, input_schema: {} } },
+          },
+        },
+      },
+      response: { 200: checkResult, 400: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' } },
+    },
+    handler: async (request) => {
+      const b = request.body
+      let identity: ServerIdentity
+      let source = b.harness ?? 'api'
+      if (b.identity) {
+        const { env_names: envNames, header_names: headerNames, ...rest } = b.identity
+        identity = identityOf({ ...rest, ...(envNames ? { envNames } : {}), ...(headerNames ? { headerNames } : {}) })
+      } else {
+        const registry = harnessRegistry(app.engine.registry)
+        const own = b.harness ? registry.get(b.harness) : undefined
+        if (b.harness && !own) throw new ApiProblem(404, 'not_found', `unknown harness "${b.harness}"; supported: ${[...registry.keys()].join(', ')}`)
+        const entries = configuredServers(own ? [own] : [...registry.values()], { home: userHome, repo: findRepoRoot(b.cwd), env: {} })
+        const resolved = resolveServer(entries, b.server, undefined)
+        if (resolved.from === 'name') throw new ApiProblem(404, 'not_found', `no MCP server "${b.server}" in the harness configs svc can read; send its identity instead`)
+        identity = resolved.identity
+        source = b.harness ?? 'config'
+      }
+      const tools: McpToolInfo[] | undefined = b.tools?.map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), ...(t.input_schema !== undefined ? { inputSchema: t.input_schema } : {}) }))
+      const check = store.check(b.server, fingerprint(identity, tools), identity, source)
+      return { server: check.server, state: check.state, fingerprint: check.fingerprint, ...(check.pinnedFingerprint ? { pinned_fingerprint: check.pinnedFingerprint } : {}) }
+    },
+  })
+
+  app.post<{ Body: { server: string; fingerprint?: string } }>('/v1/mcp/pin/accept', {
+    preHandler: app.auth.requireOperator,
+    schema: {
+      summary: 'Accept a queued (or changed) MCP server pin (operator)',
+      security: [{ operator: [] }],
+      body: { type: 'object', additionalProperties: false, required: ['server'], properties: { server: name, fingerprint: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } } },
+      response: { 200: pinView, 400: { $ref: 'Problem#' }, 401: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' }, 409: { $ref: 'Problem#' } },
+    },
+    handler: async (request) => {
+      try {
+        const record = store.accept(request.body.server, request.body.fingerprint)
+        request.log.warn({ server: record.server, fingerprint: record.pinned?.fingerprint }, 'MCP server pinned')
+        return view(record)
+      } catch (err) {
+        if (err instanceof PinAcceptError) throw new ApiProblem(err.status, err.status === 404 ? 'not_found' : 'conflict', err.message)
+        throw err
+      }
+    },
+  })
+}

@@ -1,0 +1,107 @@
+/**
+ * Claude Code: `hooks` in settings.json (user `~/.claude/settings.json`, repo `.claude/settings.local.json`),
+ * Claude-style payloads, `hookSpecificOutput.permissionDecision` answers, and an opt-in native HTTP hook.
+ */
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { asRecord, defineHarness, denyText, groupIsOurs, INSTALL_HEADER, parseClaudeStyle, readJsonc, serversFromJsonMap, shimCommand } from '../../core/index.ts'
+import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
+
+const ID = 'claude-code'
+const EVENTS = { PreToolUse: 'pre', PostToolUse: 'post', PostToolUseFailure: 'post_error' } as const
+const SCHEMA = fileURLToPath(new URL('./settings.schema.json', import.meta.url))
+
+function configDir(env: HarnessEnv): string {
+  return env.env.CLAUDE_CONFIG_DIR ?? join(env.home, '.claude')
+}
+
+function hooksFile(env: HarnessEnv, scope: 'user' | 'repo'): string {
+  if (scope === 'user') return join(configDir(env), 'settings.json')
+  // settings.local.json is personal (not committed): the shim path in it is specific to this machine.
+  return join(env.repo ?? '.', '.claude', 'settings.local.json')
+}
+
+function handler(ctx: InstallContext, event: string): Record<string, unknown> {
+  if (ctx.transport === 'http') {
+    return { type: 'http', url: `${ctx.daemonUrl}/v1/hooks/${ID}/${event}`, headers: { [INSTALL_HEADER]: ctx.installId }, timeout: 10 }
+  }
+  return { type: 'command', command: shimCommand(ctx, ID, event, event !== 'PreToolUse'), timeout: 10 }
+}
+
+function installPlan(ctx: InstallContext) {
+  const file = hooksFile(ctx, ctx.scope)
+  const entries: InstallEntry[] = Object.keys(EVENTS).map((event) => ({
+    format: 'jsonc' as const,
+    file,
+    pointer: ['hooks', event],
+    value: { matcher: '*', hooks: [handler(ctx, event)] },
+    schema: SCHEMA,
+  }))
+  const current = asRecord(ctx.readConfig(file))
+  // Only extend an existing allow-list: creating the key would switch enforcement on for every other HTTP hook.
+  if (ctx.transport === 'http' && Array.isArray(current?.allowedHttpHookUrls)) {
+    entries.push({ format: 'jsonc', file, pointer: ['allowedHttpHookUrls'], value: `${ctx.daemonUrl}/v1/hooks/*`, schema: SCHEMA })
+  }
+  const notes = [
+    ctx.scope === 'repo' ? 'Claude Code runs project hooks only in a trusted workspace: accept the trust prompt.' : '',
+    ctx.transport === 'http'
+      ? 'The HTTP hook FAILS OPEN: if the svc daemon is down, slow or errors, Claude Code runs the tool anyway. Use the default command transport for fail-closed.'
+      : '',
+    current?.disableAllHooks === true ? `WARNING: disableAllHooks is true in ${file}: Claude Code runs no hooks, so svc cannot gate anything until you remove it.` : '',
+  ].filter(Boolean)
+  return { entries, notes }
+}
+
+function mcpServers(env: HarnessEnv, read: (path: string) => string | undefined): McpServerEntry[] {
+  const out: McpServerEntry[] = []
+  const userFile = env.env.CLAUDE_CONFIG_DIR ? join(env.env.CLAUDE_CONFIG_DIR, '.claude.json') : join(env.home, '.claude.json')
+  const user = readJsonc(read(userFile))
+  out.push(...serversFromJsonMap(user?.mcpServers, ID, userFile))
+  if (env.repo) {
+    const local = asRecord(asRecord(user?.projects)?.[env.repo])
+    out.push(...serversFromJsonMap(local?.mcpServers, ID, userFile))
+    const projectFile = join(env.repo, '.mcp.json')
+    out.push(...serversFromJsonMap(readJsonc(read(projectFile))?.mcpServers, ID, projectFile))
+  }
+  return out
+}
+
+function render(event: string, answer: HookAnswer | undefined): { body: string } {
+  if (event === 'PreToolUse' && answer?.verdict === 'deny') {
+    return {
+      body: JSON.stringify({
+        hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: denyText(answer) },
+      }),
+    }
+  }
+  // `{}` leaves Claude's own permission flow in charge; an explicit allow would skip its prompt.
+  return { body: '{}' }
+}
+
+export default defineHarness({
+  id: ID,
+  displayName: 'Claude Code',
+  events: EVENTS,
+  detect(env, scope, exists) {
+    if (scope === 'user') return exists(configDir(env)) || exists(join(env.home, '.claude.json'))
+    return !!env.repo && (exists(join(env.repo, '.claude')) || exists(join(env.repo, '.mcp.json')) || exists(join(env.repo, 'CLAUDE.md')))
+  },
+  configLocations(env): ConfigLocation[] {
+    const locations: ConfigLocation[] = [
+      { scope: 'user', path: hooksFile(env, 'user'), format: 'jsonc', purpose: 'hooks', schema: SCHEMA },
+      { scope: 'user', path: join(env.home, '.claude.json'), format: 'jsonc', purpose: 'mcp' },
+    ]
+    if (env.repo) {
+      locations.push({ scope: 'repo', path: hooksFile(env, 'repo'), format: 'jsonc', purpose: 'hooks', schema: SCHEMA })
+      locations.push({ scope: 'repo', path: join(env.repo, '.mcp.json'), format: 'jsonc', purpose: 'mcp' })
+    }
+    return locations
+  },
+  installPlan,
+  isOurs: groupIsOurs,
+  parse(event, payload): HookInput {
+    return parseClaudeStyle(ID, EVENTS, event, payload, (tool, input) => ({ tool, input }))
+  },
+  render,
+  mcpServers,
+})

@@ -1,0 +1,43 @@
+/**
+ * Codex tool names onto the policy's tools: `Bash` stays, `apply_patch` becomes `Edit` (or `Write` when it
+ * only adds files) with the touched paths, `spawn_agent` becomes `Agent`; MCP names are already `mcp__s__t`.
+ */
+import { absolutePath } from '../../core/index.ts'
+
+const FILE_LINE = /^\*\*\* (Add|Update|Delete) File: (.+)$/gm
+const MOVE_LINE = /^\*\*\* Move to: (.+)$/gm
+
+/** Paths an apply_patch envelope touches, in order, with the kind of change of each. */
+export function patchTargets(patch: string): { kind: 'Add' | 'Update' | 'Delete' | 'Move'; path: string }[] {
+  const out: { kind: 'Add' | 'Update' | 'Delete' | 'Move'; path: string }[] = []
+  for (const m of patch.matchAll(FILE_LINE)) out.push({ kind: m[1] as 'Add' | 'Update' | 'Delete', path: m[2]!.trim() })
+  for (const m of patch.matchAll(MOVE_LINE)) out.push({ kind: 'Move', path: m[1]!.trim() })
+  return out
+}
+
+function quoteWord(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
+}
+
+export function mapCodexTool(tool: string, input: Record<string, unknown>, cwd: string | undefined): { tool: string; input: Record<string, unknown> } {
+  if (tool === 'apply_patch') {
+    const patch = typeof input.command === 'string' ? input.command : typeof input.patch === 'string' ? input.patch : ''
+    const targets = patchTargets(patch)
+    const paths = targets.map((t) => absolutePath(t.path, cwd))
+    const onlyAdds = targets.length > 0 && targets.every((t) => t.kind === 'Add')
+    return {
+      tool: onlyAdds ? 'Write' : 'Edit',
+      input: { ...(paths[0] ? { file_path: paths[0] } : {}), file_paths: paths, patch },
+    }
+  }
+  if (tool === 'spawn_agent') return { tool: 'Agent', input }
+  // Older shell tools send argv arrays; gates match command text, so an array must not slip past them.
+  if (Array.isArray(input.command)) {
+    const argv = input.command.map(String)
+    const viaShell = /^(ba|z|da)?sh$/.test(argv[0]?.split('/').pop() ?? '') && (argv[1] === '-lc' || argv[1] === '-c')
+    const text = viaShell ? argv.slice(2).join(' ') : argv.map(quoteWord).join(' ')
+    return { tool: tool === 'shell' || tool === 'local_shell' || tool === 'exec_command' ? 'Bash' : tool, input: { ...input, command: text } }
+  }
+  if (tool === 'shell' || tool === 'local_shell' || tool === 'exec_command') return { tool: 'Bash', input }
+  return { tool, input }
+}

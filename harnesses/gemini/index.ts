@@ -1,0 +1,110 @@
+/**
+ * Gemini CLI: `hooks` in settings.json (comments allowed), `BeforeTool`/`AfterTool` command hooks named
+ * `svc:<event>`, answers `{decision, reason}`, and `mcp_context` on MCP calls (runtime server identity).
+ */
+import { createHash } from 'node:crypto'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { asRecord, compact, defineHarness, denyText, groupIsOurs, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand } from '../../core/index.ts'
+import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
+import { mapGeminiTool } from './tools.ts'
+
+const ID = 'gemini'
+const EVENTS = { BeforeTool: 'pre', AfterTool: 'post' } as const
+const SCHEMA = fileURLToPath(new URL('./settings.schema.json', import.meta.url))
+const NAME_PREFIX = 'svc:'
+
+function settingsFile(env: HarnessEnv, scope: 'user' | 'repo'): string {
+  return scope === 'user' ? join(env.home, '.gemini', 'settings.json') : join(env.repo ?? '.', '.gemini', 'settings.json')
+}
+
+function installPlan(ctx: InstallContext) {
+  const file = settingsFile(ctx, ctx.scope)
+  const entries: InstallEntry[] = Object.keys(EVENTS).map((event) => ({
+    format: 'jsonc' as const,
+    file,
+    pointer: ['hooks', event],
+    value: {
+      matcher: '.*',
+      hooks: [{ type: 'command', name: `${NAME_PREFIX}${event}`, command: shimCommand(ctx, ID, event, event !== 'BeforeTool'), timeout: 10000 }],
+    },
+    schema: SCHEMA,
+  }))
+  const notes = ctx.scope === 'repo' ? ['Gemini CLI asks you to trust new project hooks on the next start: accept the svc hooks.'] : []
+  const hooksConfig = asRecord(asRecord(ctx.readConfig(file))?.hooksConfig)
+  if (hooksConfig?.enabled === false) notes.push(`WARNING: hooksConfig.enabled is false in ${file}: Gemini CLI runs no hooks, so svc cannot gate anything until you enable them.`)
+  const disabled = Array.isArray(hooksConfig?.disabled) ? hooksConfig.disabled.filter((n) => typeof n === 'string' && n.startsWith(NAME_PREFIX)) : []
+  if (disabled.length) notes.push(`WARNING: ${disabled.join(', ')} listed in hooksConfig.disabled in ${file}: remove them or svc cannot gate tool calls.`)
+  return { entries, notes }
+}
+
+// Gemini sends no tool-call id; a digest of session, tool and input links AfterTool to its BeforeTool.
+function derivedToolUseId(payload: Readonly<Record<string, unknown>>, tool: string, input: unknown): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([payload.session_id ?? '', tool, input ?? {}]))
+    .digest('hex')
+  return `gemini-${digest.slice(0, 24)}`
+}
+
+function parse(event: string, payload: Readonly<Record<string, unknown>>): HookInput {
+  const phase = EVENTS[event as keyof typeof EVENTS]
+  if (!phase) return { kind: 'ignore', why: `event ${event} is not gated` }
+  const nativeTool = requireString(payload, 'tool_name')
+  const cwd = optionalString(payload, 'cwd')
+  const rawInput = objectField(payload, 'tool_input')
+  const mcpContext = asRecord(payload.mcp_context)
+  const mapped = mapGeminiTool(nativeTool, rawInput, cwd, mcpContext)
+  const call = {
+    source: ID,
+    tool: mapped.tool,
+    input: mapped.input,
+    ...(cwd ? { cwd } : {}),
+    toolUseId: optionalString(payload, 'tool_use_id') ?? derivedToolUseId(payload, nativeTool, payload.tool_input),
+    meta: compact({
+      harness_session_id: optionalString(payload, 'session_id'),
+      native_tool: nativeTool !== mapped.tool ? nativeTool : undefined,
+      mcp_context: mcpContext,
+    }),
+  }
+  if (phase === 'pre') return { kind: 'call', call, derivedId: optionalString(payload, 'tool_use_id') === undefined }
+  const response = asRecord(payload.tool_response)
+  const errored = response?.error !== undefined && response.error !== null
+  return { kind: 'outcome', outcome: errored ? 'tool_errored' : 'ran', call }
+}
+
+function render(event: string, answer: HookAnswer | undefined): { body: string } {
+  if (event === 'BeforeTool' && answer?.verdict === 'deny') return { body: JSON.stringify({ decision: 'deny', reason: denyText(answer) }) }
+  // `decision: "allow"` would not skip Gemini's own confirmation anyway; `{}` says nothing.
+  return { body: '{}' }
+}
+
+function mcpServers(env: HarnessEnv, read: (path: string) => string | undefined): McpServerEntry[] {
+  const files = [settingsFile(env, 'user'), ...(env.repo ? [settingsFile(env, 'repo')] : [])]
+  return files.flatMap((file) => serversFromJsonMap(readJsonc(read(file))?.mcpServers, ID, file))
+}
+
+export default defineHarness({
+  id: ID,
+  displayName: 'Gemini CLI',
+  events: EVENTS,
+  detect(env, scope, exists) {
+    if (scope === 'user') return exists(join(env.home, '.gemini'))
+    return !!env.repo && (exists(join(env.repo, '.gemini')) || exists(join(env.repo, 'GEMINI.md')))
+  },
+  configLocations(env): ConfigLocation[] {
+    const scopes: ('user' | 'repo')[] = env.repo ? ['user', 'repo'] : ['user']
+    return scopes.flatMap((scope) => [
+      { scope, path: settingsFile(env, scope), format: 'jsonc' as const, purpose: 'hooks' as const, schema: SCHEMA },
+      { scope, path: settingsFile(env, scope), format: 'jsonc' as const, purpose: 'mcp' as const },
+    ])
+  },
+  installPlan,
+  isOurs(value, installId) {
+    if (groupIsOurs(value, installId)) return true
+    const hooks = asRecord(value)?.hooks
+    return Array.isArray(hooks) && hooks.some((h) => String(asRecord(h)?.name ?? '').startsWith(NAME_PREFIX))
+  },
+  parse,
+  render,
+  mcpServers,
+})

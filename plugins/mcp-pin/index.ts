@@ -1,0 +1,87 @@
+/**
+ * MCP pinning in the decision path. A preEvaluate tap resolves the server of every MCP call (config
+ * files of the calling harness, cross-checked with runtime facts such as Gemini `mcp_context` or Cursor's
+ * url/command), fingerprints it and checks the pin store (first sighting queues it). The `mcp_pin` leaf
+ * predicate then matches unpinned or changed servers, so the built-in gate `mcp.unpinned-server` denies
+ * them through the normal policy path (modes, trace, nudge, ledger).
+ */
+import {
+  configuredServers,
+  defineGateKind,
+  fingerprint,
+  findRepoRoot,
+  harnessRegistry,
+  mcpToolName,
+  PinStore,
+  resolveServer,
+  runtimeIdentityOf,
+  serverForRuntime,
+  STAGE,
+  type EnginePlugin,
+  type EvalRequest,
+} from '../../core/index.ts'
+
+/** Where the pin verdict rides on the request (always overwritten here, so a caller cannot preset it). */
+const META_KEY = 'svc_mcp_pin'
+/** Cursor's beforeMCPExecution names no server; its harness plugin uses this placeholder. */
+const UNRESOLVED = '?'
+
+interface PinFacts {
+  readonly server: string
+  readonly state: 'queued' | 'pinned' | 'mismatch'
+  readonly fingerprint: string
+  readonly pinned_fingerprint?: string
+}
+
+const gate = defineGateKind<readonly string[] | string>({
+  kind: 'mcp_pin',
+  description: 'Matches MCP calls whose server pin is in one of the given states (queued = not pinned yet, mismatch = changed since pinned).',
+  schema: {
+    anyOf: [
+      { type: 'string', enum: ['queued', 'mismatch'] },
+      { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: ['queued', 'mismatch'] } },
+    ],
+  },
+  compile(value) {
+    const states = new Set(typeof value === 'string' ? [value] : value)
+    return function mcpPinMatches(request) {
+      if (!request.mcp) return undefined
+      const facts = request.meta?.[META_KEY] as PinFacts | undefined
+      if (!facts || !states.has(facts.state)) return undefined
+      const accept = `\`svc mcp pin accept ${facts.server}\``
+      if (facts.state === 'mismatch') {
+        return `MCP server "${facts.server}" changed since it was pinned (now ${facts.fingerprint.slice(0, 19)}…, pinned ${String(facts.pinned_fingerprint).slice(0, 19)}…); an operator must review it and run ${accept}`
+      }
+      return `MCP server "${facts.server}" is not pinned (fingerprint ${facts.fingerprint.slice(0, 19)}…); an operator must review it and run ${accept}`
+    }
+  },
+})
+
+const plugin: EnginePlugin = {
+  name: 'mcp-pin',
+  dependsOn: ['normalise:tool-input'],
+  apply(host) {
+    gate.apply(host)
+    const harnesses = harnessRegistry(host.registry)
+    let store: PinStore | undefined
+    host.hooks.preEvaluate.tap({ name: 'mcp-pin', stage: STAGE.DEFAULT }, (request, ctx): EvalRequest => {
+      const meta = { ...(request.meta ?? {}) }
+      delete meta[META_KEY]
+      if (!request.mcp) return { ...request, meta }
+      const runtime = runtimeIdentityOf(meta.mcp_context)
+      const own = harnesses.get(request.source)
+      const env = { home: ctx.home, repo: findRepoRoot(request.cwd), env: {} }
+      const entries = configuredServers(own ? [own] : [...harnesses.values()], env)
+      let { server, tool } = request.mcp
+      if (server === UNRESOLVED) server = (runtime && serverForRuntime(entries, runtime)?.name) ?? 'unconfigured'
+      const resolved = resolveServer(entries, server, runtime)
+      store ??= new PinStore(host.home)
+      const check = store.check(server, fingerprint(resolved.identity), resolved.identity, request.source)
+      if (check.firstSighting) host.log.warn({ server, fingerprint: check.fingerprint }, 'new MCP server queued for pinning')
+      const facts: PinFacts = { server, state: check.state, fingerprint: check.fingerprint, ...(check.pinnedFingerprint ? { pinned_fingerprint: check.pinnedFingerprint } : {}) }
+      return { ...request, tool: mcpToolName(server, tool), mcp: { server, tool }, meta: { ...meta, [META_KEY]: facts } }
+    })
+  },
+}
+
+export default plugin

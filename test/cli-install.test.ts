@@ -1,0 +1,85 @@
+/** `svc install` / `svc uninstall` / `svc mcp` as real child processes against temp HOME trees. */
+import { execFile } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PROJECT_ROOT } from '../cli/paths.ts'
+import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
+
+const SVC = join(PROJECT_ROOT, 'cli', 'svc.sh')
+
+function svc(args: string[], env: Record<string, string>, input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(SVC, args, { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
+    })
+    child.stdin!.end(input)
+  })
+}
+
+let daemon: TestDaemon
+let home: string
+const CLAUDE = '{\n  "model": "opus"\n}\n'
+
+beforeAll(async () => {
+  home = tempDir('svc-cli-install-')
+  mkdirSync(join(home, '.claude'))
+  writeFileSync(join(home, '.claude/settings.json'), CLAUDE)
+  daemon = await startTestDaemon({ env: { SVC_USER_HOME: home } })
+})
+afterAll(async () => {
+  await daemon.stop()
+})
+
+describe('svc install / uninstall', () => {
+  const env = () => ({ HOME: home, SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url })
+
+  it('--dry-run shows the diff and writes nothing', async () => {
+    const res = await svc(['install', '--dry-run'], env())
+    expect(res.code).toBe(0)
+    expect(res.stdout).toContain(`+++ ${join(home, '.claude/settings.json')}\tafter svc`)
+    expect(res.stdout).toContain('"PreToolUse": [')
+    expect(res.stderr).toContain('skipped gemini: not installed for this user')
+    expect(readFileSync(join(home, '.claude/settings.json'), 'utf8')).toBe(CLAUDE)
+    expect(existsSync(join(home, '.svc'))).toBe(false)
+  })
+
+  it('asks before writing and writes nothing on "no"', async () => {
+    const res = await svc(['install'], env(), 'n\n')
+    expect(res.code).toBe(1)
+    expect(res.stderr).toContain('write these changes to 1 file(s)? [y/N]')
+    expect(res.stderr).toContain('svc: nothing written')
+    expect(readFileSync(join(home, '.claude/settings.json'), 'utf8')).toBe(CLAUDE)
+  })
+
+  it('installs on "yes", mints a session, and is idempotent', async () => {
+    const res = await svc(['install', '--harness', 'claude-code'], env(), 'y\n')
+    expect(res.code).toBe(0)
+    expect(res.stdout).toMatch(/session: ses_/)
+    expect(daemon.engine.sessions.current()).toBeDefined()
+    const again = await svc(['install', '--harness', 'claude-code', '--yes'], env())
+    expect(again.stdout).toContain('svc hooks are already installed; nothing to change')
+    const uninstall = await svc(['uninstall', '--yes'], env())
+    expect(uninstall.code).toBe(0)
+    expect(readFileSync(join(home, '.claude/settings.json'), 'utf8')).toBe(CLAUDE)
+  })
+
+  it('refuses planned and unknown harnesses and a bad tier clearly', async () => {
+    expect(await svc(['install', '--harness', 'windsurf'], env())).toMatchObject({ code: 1, stderr: expect.stringContaining('harness "windsurf" is not yet implemented; supported: claude-code, codex, gemini, cursor') })
+    expect((await svc(['install', '--harness', 'vim'], env())).stderr).toContain('unknown harness "vim"')
+    expect((await svc(['install', '--tier', 'totp'], env())).stderr).toContain('--tier totp needs --code <6 digits> and --passphrase')
+    expect((await svc(['install', '--tier', 'gold'], env())).code).toBe(2)
+  })
+})
+
+describe('svc mcp', () => {
+  it('lists seen servers and accepts a pin with operator rights', async () => {
+    await daemon.request('POST', '/v1/mcp/pin/check', { server: 'docs', identity: { transport: 'http', url: 'http://127.0.0.1:9/mcp', header_names: ['Authorization'] } })
+    const list = await svc(['mcp', 'list'], { SVC_URL: daemon.url })
+    expect(list.stdout).toMatch(/^docs\tqueued\t-\tqueued sha256:[0-9a-f]{64} \(from api\)/m)
+    const denied = await svc(['mcp', 'pin', 'accept', 'docs'], { SVC_URL: daemon.url })
+    expect(denied.stderr).toContain('this needs operator rights')
+    const ok = await svc(['mcp', 'pin', 'accept', 'docs'], { SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery' })
+    expect(ok.stdout).toMatch(/^pinned docs at sha256:[0-9a-f]{64}/)
+  })
+})

@@ -1,0 +1,98 @@
+/**
+ * End to end with the real Gemini CLI (pinned devDependency) against a scripted model on loopback:
+ * `svc install` wires the hook, a denied tool call never runs and its reason reaches the model, an
+ * allowed one runs and its outcome row links to its decision.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startFakeGemini, type FakeGemini } from './helpers/fake-gemini.ts'
+import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
+
+const ROOT = new URL('..', import.meta.url).pathname
+const GEMINI = join(ROOT, 'node_modules/@google/gemini-cli/bundle/gemini.js')
+const SETTINGS = `// my Gemini settings
+{
+  "security": { "auth": { "selectedType": "gemini-api-key" } },
+  "privacy": { "usageStatisticsEnabled": false }, // no telemetry in tests
+  "general": { "enableAutoUpdate": false, "enableAutoUpdateNotification": false }
+}
+`
+
+let daemon: TestDaemon
+let model: FakeGemini
+let home: string
+let work: string
+
+function run(cmd: string, args: string[], env: Record<string, string>, input = ''): Promise<{ code: number; out: string }> {
+  const child = spawn(cmd, args, { cwd: work, env: { PATH: process.env.PATH ?? '', HOME: home, NO_COLOR: '1', ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+  let out = ''
+  child.stdout.on('data', (c) => (out += c))
+  child.stderr.on('data', (c) => (out += c))
+  child.stdin.end(input)
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code: code ?? -1, out })))
+}
+
+const gemini = (prompt: string) =>
+  run(process.execPath, [GEMINI, '-p', prompt, '--approval-mode', 'yolo', '--skip-trust'], { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: model.url })
+
+beforeAll(async () => {
+  home = tempDir('svc-gemini-e2e-')
+  work = join(home, 'work')
+  mkdirSync(work, { recursive: true })
+  mkdirSync(join(home, '.gemini'))
+  writeFileSync(join(home, '.gemini/settings.json'), SETTINGS)
+  daemon = await startTestDaemon({ env: { SVC_USER_HOME: home } })
+  model = await startFakeGemini()
+  const install = await run(join(ROOT, 'cli/svc.sh'), ['install', '--harness', 'gemini', '--yes'], { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url })
+  expect(install.out).toContain('installed svc hooks for gemini')
+  expect(install.out).toContain('UNATTESTED — LEDGER NOT SIGNED')
+  expect(install.code).toBe(0)
+}, 60_000)
+
+afterAll(async () => {
+  await model?.close()
+  await daemon?.stop()
+})
+
+describe('Gemini CLI with svc installed', () => {
+  it('keeps the user’s comments in settings.json', () => {
+    const settings = readFileSync(join(home, '.gemini/settings.json'), 'utf8')
+    expect(settings).toContain('// my Gemini settings')
+    expect(settings).toContain('// no telemetry in tests')
+    expect(settings).toContain('"name": "svc:BeforeTool"')
+  })
+
+  it('never runs a denied tool call, and the policy reason reaches the model', async () => {
+    const marker = join(home, 'denied-marker')
+    const before = daemon.engine.ledger.size()
+    const res = await gemini(`RUN: touch ${marker}; cat ~/.ssh/id_rsa`)
+    expect(res.code).toBe(0)
+    expect(existsSync(marker)).toBe(false)
+    const result = JSON.stringify(model.toolResults.at(-1))
+    expect(result).toContain('secrets.ssh-private-key')
+    expect(result).toContain('Private keys never leave ~/.ssh')
+    const decision = daemon.engine.ledger.get(before)
+    expect(decision).toMatchObject({ kind: 'decision', source: 'gemini', tool: 'Bash', verdict: 'deny', ruleId: 'secrets.ssh-private-key' })
+  }, 60_000)
+
+  it('runs an allowed tool call and links its outcome row to the decision', async () => {
+    const marker = join(home, 'allowed-marker')
+    const before = daemon.engine.ledger.size()
+    const res = await gemini(`RUN: touch ${marker}`)
+    expect(res.code).toBe(0)
+    expect(existsSync(marker)).toBe(true)
+    const decision = daemon.engine.ledger.get(before)
+    expect(decision).toMatchObject({ kind: 'decision', source: 'gemini', tool: 'Bash', verdict: 'allow' })
+    const outcome = daemon.engine.ledger.get(before + 1)
+    expect(outcome).toMatchObject({ kind: 'outcome', verdict: 'ran', parentSeq: before, toolUseId: decision!.toolUseId })
+    expect(model.requests.every((r) => r.startsWith('POST /v1beta/models/'))).toBe(true)
+  }, 60_000)
+
+  it('uninstalls back to the user’s bytes', async () => {
+    const res = await run(join(ROOT, 'cli/svc.sh'), ['uninstall', '--yes'], { SVC_HOME: join(home, '.svc') })
+    expect(res.code).toBe(0)
+    expect(readFileSync(join(home, '.gemini/settings.json'), 'utf8')).toBe(SETTINGS)
+  }, 60_000)
+})
