@@ -2,6 +2,8 @@
  * What a command may touch: output streams, the environment and stdin. Injected so commands are
  * testable; only cli/main.ts turns results into an exit code.
  */
+import { bannerFor } from '../core/trust/tiers.ts'
+
 export interface CliIo {
   out(text: string): void
   err(text: string): void
@@ -38,7 +40,6 @@ const RESET = '\x1b[0m'
 
 /** Signer banners (SPEC "Signing and signer modes"): printed by every minting command, never suppressible. */
 export function banner(kind: 'unattested' | 'software' | 'totp'): string {
-  if (kind === 'unattested') return `${RED} UNATTESTED — LEDGER NOT SIGNED ${RESET}`
-  if (kind === 'software') return `${RED} DEV — SOFTWARE SIGNER ${RESET}`
-  return `${YELLOW} TOTP-BACKED — MEDIUM ASSURANCE ${RESET}`
+  const { color, text } = bannerFor(kind)!
+  return `${color === 'red' ? RED : YELLOW} ${text} ${RESET}`
 }

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
+import { newSeed } from '../core/ledger/ed25519.ts'
 
 let d: TestDaemon
 const home = tempDir()
@@ -83,19 +84,19 @@ describe('modes', () => {
 describe('require_strong', () => {
   it('denies weak signers even when the gate allows, in every mode; a hardware key passes', async () => {
     for (const signer of ['unattested', 'software', 'totp', 'os_keychain'] as const) {
-      const s = d.engine.sessions.create({ signer }, Date.now())
+      const s = d.engine.sessions.create({ signer, ...(signer === 'unattested' ? {} : { seed: newSeed() }) }, Date.now())
       const res = await check(s.id, 'kubectl apply -f x.yaml --context=prod')
       expect(res).toMatchObject({ verdict: 'deny', rule_id: 'user.prod-deploy', nudge: 'Production needs a hardware-key session.' })
       expect(res.reason).toContain(`signed by ${signer}`)
     }
     await setMode('monitor')
     try {
-      const s = d.engine.sessions.create({ signer: 'totp' }, Date.now())
+      const s = d.engine.sessions.create({ signer: 'totp', seed: newSeed() }, Date.now())
       expect((await check(s.id, 'kubectl apply --context=prod')).verdict).toBe('deny')
     } finally {
       await setMode('firewall')
     }
-    const strong = d.engine.sessions.create({ signer: 'hardware_key' }, Date.now())
+    const strong = d.engine.sessions.create({ signer: 'hardware_key', seed: newSeed() }, Date.now())
     expect(await check(strong.id, 'kubectl apply --context=prod')).toMatchObject({ verdict: 'allow', rule_id: 'user.prod-deploy' })
   })
 })

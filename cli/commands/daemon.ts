@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import { startDaemon } from '../daemon/start.ts'
 import type { CliIo } from '../io.ts'
 import { DEFAULT_PORT, svcHome } from '../paths.ts'
+import { mintOnDaemon } from '../signer/mint-flow.ts'
 
 export function parsePort(value: string): number {
   const port = Number(value)
@@ -17,8 +18,19 @@ export function makeDaemonCommand(io: CliIo): Command {
     .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
     .option('--host <address>', 'listen address (default 127.0.0.1; 0.0.0.0 inside a container)')
     .option('--allow-non-loopback', 'allow a non-loopback --host outside a container (exposes the API)')
-    .action(async (opts: { port: number; home?: string; host?: string; allowNonLoopback?: boolean }) => {
-      const daemon = await startDaemon({ home: svcHome(io.env, opts.home), port: opts.port, host: opts.host, allowNonLoopback: opts.allowNonLoopback, env: io.env })
+    .option('--dev-session', 'after start, mint a development session with the software signer (needs SVC_ALLOW_SOFTWARE_SIGNER=1; `npm start` sets it)')
+    .action(async (opts: { port: number; home?: string; host?: string; allowNonLoopback?: boolean; devSession?: boolean }) => {
+      const home = svcHome(io.env, opts.home)
+      const daemon = await startDaemon({ home, port: opts.port, host: opts.host, allowNonLoopback: opts.allowNonLoopback, env: io.env })
+      if (opts.devSession) {
+        try {
+          const minted = await mintOnDaemon(io, { tier: 'software', home, baseUrl: daemon.url })
+          io.err(`development session ${minted.session_id} (signer software, expires ${minted.expires_at}); the ledger is signed with a key kept on disk`)
+        } catch (err) {
+          await daemon.close()
+          throw err
+        }
+      }
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           daemon.app.log.info({ signal }, 'shutting down')

@@ -9,8 +9,8 @@ import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
 import { applyInstall, applyUninstall, HarnessSelectionError, planInstall, planUninstall, selectHarnesses, type HarnessDefinition, type Plan } from '../../core/index.ts'
 import { harnessPlugins } from '../../harnesses/index.ts'
-import { callDaemon } from '../http.ts'
-import { banner, CliError, type CliIo } from '../io.ts'
+import { CliError, type CliIo } from '../io.ts'
+import { mintOnDaemon } from '../signer/mint-flow.ts'
 import { daemonUrl, svcHome } from '../paths.ts'
 import { addTierOptions } from './session.ts'
 
@@ -65,13 +65,8 @@ function selection(opts: CommonOptions) {
 
 // Hooks are decided with the daemon's current session: mint one with the chosen tier (SPEC: install mints).
 async function mintSession(io: CliIo, opts: CommonOptions): Promise<void> {
-  if (opts.tier !== 'unattested') {
-    io.err(`note: tier ${opts.tier} cannot mint a session in this build yet; run \`svc session create --tier ${opts.tier}\` once it can`)
-    return
-  }
-  io.err(banner('unattested'))
   try {
-    const res = await callDaemon<{ session_id: string }>(daemonUrl(io.env, opts.url), '/v1/sessions/create', { body: { signer: 'unattested' } })
+    const res = await mintOnDaemon(io, { tier: opts.tier, home: svcHome(io.env, opts.home), baseUrl: daemonUrl(io.env, opts.url), code: opts.code, passphrase: opts.passphrase })
     io.out(`session: ${res.session_id}`)
   } catch (err) {
     io.err(`warning: hooks are installed, but no session was minted (${(err as Error).message}); until one exists every hook call is denied`)

@@ -1,10 +1,12 @@
-/** `svc session create`: mints a session on the daemon and prints the signer's banner. */
+/** `svc session create|rotate`: mint a session with the chosen signer tier and print it. */
 import { Command, Option } from 'commander'
-import { callDaemon } from '../http.ts'
-import { banner, CliError, type CliIo } from '../io.ts'
-import { daemonUrl } from '../paths.ts'
+import { parseDuration } from '../../core/duration.ts'
+import { TIERS } from '../../core/trust/tiers.ts'
+import { CliError, type CliIo } from '../io.ts'
+import { daemonUrl, svcHome } from '../paths.ts'
+import { mintOnDaemon } from '../signer/mint-flow.ts'
 
-export const TIERS = ['unattested', 'software', 'totp', 'os-keychain', 'hardware-key'] as const
+export { TIERS }
 
 /** The `--tier/--code/--passphrase` options shared by every minting command. */
 export function addTierOptions(cmd: Command, defaultTier?: string): Command {
@@ -15,20 +17,56 @@ export function addTierOptions(cmd: Command, defaultTier?: string): Command {
     .option('--passphrase <PASSPHRASE>', 'passphrase of the sealed TOTP key (tier totp)')
 }
 
-export function makeSessionCommand(io: CliIo): Command {
-  const session = new Command('session').description('mint and rotate ledger sessions')
-  const create = new Command('create')
-    .description('mint a short-lived session on the daemon')
+interface MintOpts {
+  tier: string
+  code?: string
+  passphrase?: string
+  url?: string
+  home?: string
+  userId?: string
+  group?: string[]
+  lifetime?: string
+}
+
+function addMintOptions(cmd: Command): Command {
+  return addTierOptions(cmd)
     .option('--url <url>', 'daemon base URL (default $SVC_URL or http://127.0.0.1:7878)')
+    .option('--home <dir>', 'state directory holding the signer keys ($SVC_HOME, default ~/.svc)')
     .option('--user-id <id>', 'user id recorded on the session (selects group policy)')
     .option('--group <name...>', 'groups recorded on the session (selects group policy)')
-  addTierOptions(create).action(async (opts: { tier: string; url?: string; userId?: string; group?: string[] }) => {
-    if (opts.tier !== 'unattested') throw new CliError(`tier ${opts.tier} is not available in this build yet; use --tier unattested`)
-    io.err(banner('unattested'))
-    const res = await callDaemon<{ session_id: string; expires_at: string; ledger_seq: number }>(daemonUrl(io.env, opts.url), '/v1/sessions/create', {
-      body: { signer: 'unattested', ...(opts.userId ? { user_id: opts.userId } : {}), ...(opts.group ? { groups: opts.group } : {}) },
-    })
-    io.out(JSON.stringify(res, null, 2))
+    .option('--lifetime <duration>', 'session lifetime, e.g. 4h or 1h30m (default and maximum 12h)')
+}
+
+function lifetimeOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  try {
+    return parseDuration(value)
+  } catch (err) {
+    throw new CliError(`--lifetime: ${(err as Error).message}`, 2)
+  }
+}
+
+async function run(io: CliIo, opts: MintOpts, rotates?: string): Promise<void> {
+  const minted = await mintOnDaemon(io, {
+    tier: opts.tier,
+    home: svcHome(io.env, opts.home),
+    baseUrl: daemonUrl(io.env, opts.url),
+    code: opts.code,
+    passphrase: opts.passphrase,
+    userId: opts.userId,
+    groups: opts.group,
+    rotates,
+    lifetimeMs: lifetimeOf(opts.lifetime),
   })
-  return session.addCommand(create)
+  io.out(JSON.stringify(minted, null, 2))
+}
+
+export function makeSessionCommand(io: CliIo): Command {
+  const session = new Command('session').description('mint and rotate ledger sessions')
+  const create = addMintOptions(new Command('create').description('mint a short-lived session on the daemon'))
+  create.action((opts: MintOpts) => run(io, opts))
+  const rotate = addMintOptions(new Command('rotate').description('replace a (possibly expired) session with a freshly minted one'))
+    .requiredOption('--id <session_id>', 'the session to replace')
+  rotate.action((opts: MintOpts & { id: string }) => run(io, opts, opts.id))
+  return session.addCommand(create).addCommand(rotate)
 }

@@ -1,20 +1,36 @@
 /**
- * Sessions the daemon knows. A session binds ledger entries to a signer kind; its secret (when it has
- * one) lives in memory only. Lifetime and idle expiry follow DESIGN.md §4 (12h, 30 min idle).
+ * Sessions the daemon knows. A session binds ledger entries to a signer kind; its key (when it has one)
+ * lives in memory only, as a native KeyObject, and never touches disk. Lifetime and idle expiry follow
+ * DESIGN.md §4 (12h from issue, 30 min idle, extended by heartbeat); a rotated session ends at once.
+ * Once a session is expired its signer refuses to sign, so the next append fails.
  */
-import { randomUUID } from 'node:crypto'
-import type { LeafSigner } from '../ledger/ledger.ts'
+import { randomBytes } from 'node:crypto'
+import { EngineError, ERR } from '../errors.ts'
+import { signingKeyFromSeed } from '../ledger/ed25519.ts'
+import { leafSignerFor, type LeafSigner, type SqliteLedger } from '../ledger/ledger.ts'
+import type { SessionCertificate } from '../trust/session-cert.ts'
 import type { SessionFacts, SignerKind } from '../types.ts'
 
 export const DEFAULT_LIFETIME_MS = 12 * 3600_000
 export const DEFAULT_IDLE_MS = 30 * 60_000
 
+/** Assurance order of signer kinds (weakest first), used to refuse silent downgrades of the current session. */
+const SIGNER_RANK: Readonly<Record<SignerKind, number>> = { unattested: 0, software: 1, totp: 2, os_keychain: 3, hardware_key: 4 }
+
 export interface Session extends SessionFacts {
   readonly createdAt: number
   readonly expiresAt: number
   lastSeenAt: number
+  /** Set when a newer session rotated this one out. */
+  endedAt?: number
   /** Signs leaves with the session key; absent for unattested sessions. */
   readonly sign?: LeafSigner
+  /** Signs (or reuses) a checkpoint of the ledger's current root with the session key. */
+  readonly signCheckpoint?: (ledger: SqliteLedger) => ReturnType<SqliteLedger['checkpoint']>
+  /** Base64 session public key; absent for unattested sessions. */
+  readonly publicKey?: string
+  readonly certificate?: SessionCertificate
+  readonly rotates?: string
 }
 
 export type SessionStatus = { state: 'active'; session: Session } | { state: 'expired'; session: Session } | { state: 'unknown' }
@@ -23,8 +39,11 @@ export interface NewSession {
   readonly signer: SignerKind
   readonly userId?: string
   readonly groups?: readonly string[]
-  readonly sign?: LeafSigner
   readonly lifetimeMs?: number
+  /** A verified certificate (see `admitSession`); its session id, times and key are used as given. */
+  readonly certificate?: SessionCertificate
+  /** The 32-byte session seed; required with a signed certificate, wiped after use. */
+  readonly seed?: Buffer
 }
 
 export class SessionStore {
@@ -36,27 +55,75 @@ export class SessionStore {
     this.#idleMs = opts.idleMs ?? DEFAULT_IDLE_MS
   }
 
+  /** Registers a session; with a certificate, the session id, validity and key come from it. */
   create(input: NewSession, now: number): Session {
+    const bundle = input.certificate?.bundle
+    const id = bundle?.session_id ?? `ses_${randomBytes(12).toString('hex')}`
+    if (this.#sessions.has(id)) throw new EngineError(ERR.SESSION_INVALID, `session ${id} already exists`)
+    if ((input.signer === 'unattested') !== (input.seed === undefined)) {
+      throw new EngineError(ERR.SESSION_INVALID, input.signer === 'unattested' ? 'an unattested session has no key' : `a ${input.signer} session needs its session key`)
+    }
+    let sign: LeafSigner | undefined
+    let signCheckpoint: Session['signCheckpoint']
+    if (input.seed) {
+      const key = signingKeyFromSeed(input.seed)
+      signCheckpoint = (ledger) => ledger.checkpoint(key, id)
+      input.seed.fill(0)
+      const raw = leafSignerFor(key)
+      sign = (leafHash) => {
+        const status = this.status(id, Date.now())
+        if (status.state !== 'active') throw new EngineError(ERR.SESSION_INVALID, `session ${id} has expired: run \`svc session rotate --id ${id}\``)
+        return raw(leafHash)
+      }
+    }
     const session: Session = {
-      id: `ses_${randomUUID()}`,
+      id,
       signer: input.signer,
       userId: input.userId,
       groups: [...(input.groups ?? [])],
-      createdAt: now,
-      expiresAt: now + (input.lifetimeMs ?? DEFAULT_LIFETIME_MS),
+      createdAt: bundle?.issued_at_ms ?? now,
+      expiresAt: bundle?.expires_at_ms ?? now + (input.lifetimeMs ?? DEFAULT_LIFETIME_MS),
       lastSeenAt: now,
-      sign: input.sign,
+      ...(sign ? { sign, signCheckpoint } : {}),
+      ...(bundle?.session_public_key ? { publicKey: bundle.session_public_key } : {}),
+      ...(input.certificate ? { certificate: input.certificate } : {}),
+      ...(bundle?.rotates ? { rotates: bundle.rotates } : {}),
     }
-    this.#sessions.set(session.id, session)
-    this.#currentId = session.id
+    this.#sessions.set(id, session)
+    if (this.#mayBecomeCurrent(session, now)) this.#currentId = id
     return session
+  }
+
+  /**
+   * A new session takes over the harness hooks unless it would silently downgrade an active current
+   * session to a weaker signer: then it must rotate that session explicitly (`svc session rotate --id`).
+   */
+  #mayBecomeCurrent(session: Session, now: number): boolean {
+    const current = this.#currentId === undefined ? undefined : this.status(this.#currentId, now)
+    if (current?.state !== 'active') return true
+    return session.rotates === current.session.id || SIGNER_RANK[session.signer] >= SIGNER_RANK[current.session.signer]
+  }
+
+  /** Ends a session that a newer one replaced; its signer stops signing. */
+  end(id: string, now: number): void {
+    const session = this.#sessions.get(id)
+    if (session && session.endedAt === undefined) session.endedAt = now
+  }
+
+  get(id: string): Session | undefined {
+    return this.#sessions.get(id)
   }
 
   status(id: string, now: number): SessionStatus {
     const session = this.#sessions.get(id)
     if (!session) return { state: 'unknown' }
-    if (now >= session.expiresAt || now - session.lastSeenAt >= this.#idleMs) return { state: 'expired', session }
+    if (session.endedAt !== undefined || now >= session.expiresAt || now - session.lastSeenAt >= this.#idleMs) return { state: 'expired', session }
     return { state: 'active', session }
+  }
+
+  /** When the session expires if it stays idle from now on. */
+  idleDeadline(session: Session): number {
+    return Math.min(session.expiresAt, session.lastSeenAt + this.#idleMs)
   }
 
   /** Marks activity; returns false when the session is unknown or already expired. */

@@ -8,6 +8,7 @@ import hookRoutes from './hooks.ts'
 import installRoutes from './install.ts'
 import mcpRoutes from './mcp.ts'
 import modeRoutes from './mode.ts'
+import ledgerRoutes from './ledger.ts'
 import sessionRoutes from './sessions.ts'
 
-export const routes: readonly ((app: FastifyInstance) => Promise<void>)[] = [healthRoutes, modeRoutes, authRoutes, checkRoutes, gateRoutes, sessionRoutes, hookRoutes, installRoutes, mcpRoutes]
+export const routes: readonly ((app: FastifyInstance) => Promise<void>)[] = [healthRoutes, modeRoutes, authRoutes, checkRoutes, gateRoutes, sessionRoutes, ledgerRoutes, hookRoutes, installRoutes, mcpRoutes]

@@ -1,61 +1,199 @@
 /**
- * Session endpoints (minimal form): POST /v1/sessions/create for unattested sessions, allowed only when
- * the daemon runs with SVC_ALLOW_UNATTESTED=1. Each creation is a ledger leaf.
+ * Session endpoints: create (also rotation) from a bundle signed by the host CLI's long-lived key, list,
+ * metadata, heartbeat and per-session insights. The session secret stays in daemon memory; each creation
+ * or rotation is a ledger leaf carrying the certificate and signed by the new session key.
  */
 import type { FastifyInstance } from 'fastify'
 import { ApiProblem } from '../../errors.ts'
-import type { SignerKind } from '../../types.ts'
+import { sessionInsights } from '../../ledger/insights.ts'
+import { admitSession, type SessionCreateRequest } from '../../sessions/admit.ts'
+import { recordedSessions } from '../../sessions/history.ts'
+import type { Session } from '../../sessions/store.ts'
+import type { LeafDraft } from '../../ledger/leaf.ts'
+import { bannerFor } from '../../trust/tiers.ts'
 
-interface CreateBody {
-  signer: SignerKind
-  user_id?: string
-  groups?: string[]
-}
+const SIGNER_KINDS = ['unattested', 'software', 'totp', 'os_keychain', 'hardware_key'] as const
+const b64 = { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9+/]*={0,2}$' } as const
+
+const bundleSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['v', 'session_id', 'signer', 'issued_at_ms', 'expires_at_ms'],
+  properties: {
+    v: { type: 'integer' },
+    session_id: { type: 'string', pattern: '^ses_[0-9a-f]{24}$' },
+    signer: { type: 'string', enum: SIGNER_KINDS },
+    session_public_key: b64,
+    host_public_key: b64,
+    issued_at_ms: { type: 'integer' },
+    expires_at_ms: { type: 'integer' },
+    user_id: { type: 'string', minLength: 1, maxLength: 256 },
+    groups: { type: 'array', maxItems: 64, items: { type: 'string', minLength: 1, maxLength: 128 } },
+    rotates: { type: 'string', maxLength: 64 },
+  },
+} as const
+
+const createBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    certificate: { type: 'object', additionalProperties: false, required: ['bundle'], properties: { bundle: bundleSchema, signature: b64 } },
+    session_secret: b64,
+    signer: { type: 'string', enum: SIGNER_KINDS, description: 'Shorthand without a certificate: only "unattested".' },
+    user_id: { type: 'string', minLength: 1, maxLength: 256 },
+    groups: { type: 'array', maxItems: 64, items: { type: 'string', minLength: 1, maxLength: 128 } },
+  },
+} as const
 
 const sessionView = {
   type: 'object',
-  required: ['session_id', 'signer', 'created_at', 'expires_at'],
+  required: ['session_id', 'signer', 'state', 'created_at', 'expires_at'],
   properties: {
     session_id: { type: 'string' },
-    signer: { type: 'string' },
+    signer: { type: 'string', enum: SIGNER_KINDS },
+    state: { type: 'string', enum: ['active', 'expired', 'ended'] },
     user_id: { type: 'string' },
     groups: { type: 'array', items: { type: 'string' } },
     created_at: { type: 'string' },
     expires_at: { type: 'string' },
+    idle_expires_at: { type: 'string' },
+    last_seen_at: { type: 'string' },
+    session_public_key: { type: 'string' },
+    host_public_key: { type: 'string' },
+    rotates: { type: 'string' },
+    current: { type: 'boolean' },
     ledger_seq: { type: 'integer' },
+    banner: { type: 'string' },
   },
 } as const
 
+const insightView = {
+  type: 'object',
+  properties: {
+    session_id: { type: 'string' },
+    counts: { type: 'object', additionalProperties: { type: 'integer' } },
+    top_rules: { type: 'array', items: { type: 'object', properties: { rule_id: { type: 'string' }, count: { type: 'integer' } } } },
+    top_tools: { type: 'array', items: { type: 'object', properties: { tool: { type: 'string' }, count: { type: 'integer' } } } },
+    first_ms: { type: 'integer' },
+    last_ms: { type: 'integer' },
+  },
+} as const
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
 export default async function sessionRoutes(app: FastifyInstance): Promise<void> {
-  app.post<{ Body: CreateBody }>('/v1/sessions/create', {
+  const { sessions, ledger } = app.engine
+  const creationSeq = new Map<string, number>()
+
+  function view(s: Session, now: number) {
+    const state = s.endedAt !== undefined ? 'ended' : sessions.status(s.id, now).state
+    const banner = bannerFor(s.signer)?.text
+    return {
+      session_id: s.id,
+      signer: s.signer,
+      state,
+      ...(s.userId === undefined ? {} : { user_id: s.userId }),
+      groups: [...s.groups],
+      created_at: iso(s.createdAt),
+      expires_at: iso(s.expiresAt),
+      idle_expires_at: iso(sessions.idleDeadline(s)),
+      last_seen_at: iso(s.lastSeenAt),
+      ...(s.publicKey ? { session_public_key: s.publicKey } : {}),
+      ...(s.certificate?.bundle.host_public_key ? { host_public_key: s.certificate.bundle.host_public_key } : {}),
+      ...(s.rotates ? { rotates: s.rotates } : {}),
+      current: sessions.current()?.id === s.id,
+      ...(creationSeq.has(s.id) ? { ledger_seq: creationSeq.get(s.id) } : {}),
+      ...(banner ? { banner } : {}),
+    }
+  }
+
+  app.post<{ Body: SessionCreateRequest }>('/v1/sessions/create', {
     schema: {
-      summary: 'Create (or rotate to) a session',
-      body: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['signer'],
-        properties: {
-          signer: { type: 'string', enum: ['unattested', 'software', 'totp', 'os_keychain', 'hardware_key'] },
-          user_id: { type: 'string', minLength: 1, maxLength: 256 },
-          groups: { type: 'array', maxItems: 64, items: { type: 'string', minLength: 1, maxLength: 128 } },
-        },
-      },
-      response: { 201: sessionView, 400: { $ref: 'Problem#' }, 403: { $ref: 'Problem#' }, 501: { $ref: 'Problem#' } },
+      summary: 'Create (or rotate to) a session from a bundle signed by the host key',
+      body: createBody,
+      response: { 201: sessionView, 400: { $ref: 'Problem#' }, 403: { $ref: 'Problem#' }, 409: { $ref: 'Problem#' }, 501: { $ref: 'Problem#' } },
     },
     handler: async (request, reply) => {
-      const { signer, user_id: userId, groups } = request.body
-      if (signer !== 'unattested') throw new ApiProblem(501, 'not_implemented', `signer "${signer}" needs a signed session bundle, which this daemon does not accept yet`)
-      if (app.env.SVC_ALLOW_UNATTESTED !== '1') {
-        throw new ApiProblem(403, 'forbidden', 'unattested sessions are refused: start the daemon with SVC_ALLOW_UNATTESTED=1 to accept an unsigned ledger')
-      }
       const now = Date.now()
-      const session = app.engine.sessions.create({ signer, userId, groups }, now)
-      const entry = await app.engine.record(
-        { kind: 'session', sessionId: session.id, signer, source: 'svc', tool: '', verdict: 'session_created', monitorMatch: false, ruleId: '', toolUseId: '', policyTrace: [], payloadHash: '', reason: `session created (signer ${signer})`, at: now },
-        session,
-      )
-      request.log.warn({ session: session.id }, 'UNATTESTED — LEDGER NOT SIGNED')
-      return reply.code(201).send({ session_id: session.id, signer, user_id: userId, groups: session.groups, created_at: new Date(now).toISOString(), expires_at: new Date(session.expiresAt).toISOString(), ledger_seq: entry.seq })
+      const admitted = admitSession(request.body, { home: app.engine.home, env: app.env, now })
+      const bundle = admitted.certificate!.bundle
+      if (sessions.get(bundle.session_id)) throw new ApiProblem(409, 'conflict', `session ${bundle.session_id} already exists`)
+      if (bundle.rotates !== undefined && !sessions.get(bundle.rotates) && recordedSessions(ledger, bundle.rotates).length === 0) {
+        throw new ApiProblem(404, 'not_found', `session ${bundle.rotates} (to rotate) is not known to this daemon or its ledger`)
+      }
+      const session = sessions.create(admitted, now)
+      const rotated = bundle.rotates !== undefined
+      const draft: LeafDraft = {
+        kind: 'session', sessionId: session.id, signer: session.signer, source: 'svc', tool: '',
+        verdict: rotated ? 'session_rotated' : 'session_created', monitorMatch: false, ruleId: '', toolUseId: '', policyTrace: [], payloadHash: '',
+        reason: rotated ? `session rotated from ${bundle.rotates} (signer ${session.signer})` : `session created (signer ${session.signer})`,
+        at: now, certificate: admitted.certificate,
+      }
+      const entry = await app.engine.record(draft, session)
+      if (rotated) sessions.end(bundle.rotates!, now)
+      creationSeq.set(session.id, entry.seq)
+      const banner = bannerFor(session.signer)
+      if (banner) request.log.warn({ session: session.id }, banner.text)
+      return reply.code(201).send(view(session, now))
+    },
+  })
+
+  app.get('/v1/sessions', {
+    schema: { summary: 'List sessions (live ones, then ones recorded in the ledger before a restart)', response: { 200: { type: 'object', properties: { sessions: { type: 'array', items: sessionView } } } } },
+    handler: async () => {
+      const now = Date.now()
+      const live = sessions.list().map((s) => view(s, now))
+      const known = new Set(live.map((s) => s.session_id))
+      const past = recordedSessions(ledger)
+        .filter((r) => !known.has(r.bundle.session_id))
+        .map((r) => ({
+          session_id: r.bundle.session_id, signer: r.bundle.signer, state: 'ended' as const,
+          ...(r.bundle.user_id === undefined ? {} : { user_id: r.bundle.user_id }), groups: [...(r.bundle.groups ?? [])],
+          created_at: iso(r.bundle.issued_at_ms), expires_at: iso(r.bundle.expires_at_ms), ledger_seq: r.ledgerSeq, current: false,
+        }))
+      return { sessions: [...live.reverse(), ...past.reverse()] }
+    },
+  })
+
+  app.get<{ Querystring: { session_id?: string; top?: number } }>('/v1/sessions/insights', {
+    schema: {
+      summary: 'Per-session activity counts, top rules and top tools',
+      querystring: { type: 'object', additionalProperties: false, properties: { session_id: { type: 'string', maxLength: 64 }, top: { type: 'string', pattern: '^[1-9][0-9]?$' } } },
+      response: { 200: { type: 'object', properties: { sessions: { type: 'array', items: insightView } } } },
+    },
+    handler: async (request) => ({ sessions: sessionInsights(ledger.store, { sessionId: request.query.session_id, top: request.query.top === undefined ? 5 : Number(request.query.top) }) }),
+  })
+
+  app.get<{ Params: { id: string } }>('/v1/sessions/:id', {
+    schema: { summary: 'Session metadata', params: { type: 'object', properties: { id: { type: 'string', maxLength: 64 } } }, response: { 200: sessionView, 404: { $ref: 'Problem#' } } },
+    handler: async (request) => {
+      const s = sessions.get(request.params.id)
+      if (s) return view(s, Date.now())
+      const past = recordedSessions(ledger, request.params.id).at(-1)
+      if (!past) throw new ApiProblem(404, 'not_found', `no session ${request.params.id}`)
+      const b = past.bundle
+      return {
+        session_id: b.session_id, signer: b.signer, state: 'ended', ...(b.user_id === undefined ? {} : { user_id: b.user_id }), groups: [...(b.groups ?? [])],
+        created_at: iso(b.issued_at_ms), expires_at: iso(b.expires_at_ms), ledger_seq: past.ledgerSeq, current: false,
+        ...(b.session_public_key ? { session_public_key: b.session_public_key } : {}), ...(b.host_public_key ? { host_public_key: b.host_public_key } : {}),
+      }
+    },
+  })
+
+  app.post<{ Body: { session_id: string } }>('/v1/sessions/heartbeat', {
+    schema: {
+      summary: 'Keep a session alive (resets its idle timer; never extends its lifetime)',
+      body: { type: 'object', additionalProperties: false, required: ['session_id'], properties: { session_id: { type: 'string', minLength: 1, maxLength: 64 } } },
+      response: { 200: sessionView, 404: { $ref: 'Problem#' }, 503: { $ref: 'Problem#' } },
+    },
+    handler: async (request) => {
+      const id = request.body.session_id
+      const now = Date.now()
+      const status = sessions.status(id, now)
+      if (status.state === 'unknown') throw new ApiProblem(404, 'not_found', `no session ${id}: mint one with \`svc session create\``)
+      if (status.state === 'expired') throw new ApiProblem(503, 'session_expired', `session ${id} has expired: run \`svc session rotate --id ${id}\``)
+      sessions.touch(id, now)
+      return view(status.session, now)
     },
   })
 }

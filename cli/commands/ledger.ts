@@ -1,0 +1,90 @@
+/**
+ * `svc ledger verify` checks a whole ledger offline — every leaf's hash, chain and signature, each session
+ * certificate against the trusted host keys, every stored checkpoint — from the database file or an
+ * export. `svc ledger export` writes the portable export.
+ */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { Command } from 'commander'
+import { verifyNative, verifyPortable } from '../../core/ledger/ed25519.ts'
+import { exportLedger, sourceFromDatabase, sourceFromExport } from '../../core/ledger/export.ts'
+import { verifyLedger } from '../../core/ledger/verify-ledger.ts'
+import { writePrivateFile } from '../../core/trust/atomic-file.ts'
+import { readTrustedHostKeys, readTrustFile } from '../../core/trust/host-keys.ts'
+import { CliError, type CliIo } from '../io.ts'
+import { svcHome } from '../paths.ts'
+
+interface VerifyOpts {
+  home?: string
+  db?: string
+  file?: string
+  trustedKeys?: string
+  portable?: boolean
+  json?: boolean
+}
+
+function verify(io: CliIo, opts: VerifyOpts): void {
+  const home = svcHome(io.env, opts.home)
+  const dbPath = opts.db ?? join(home, 'ledger.db')
+  if (!opts.file && !existsSync(dbPath)) throw new CliError(`no ledger database at ${dbPath} (pass --db <path> or --file <export.json>)`)
+  let trusted
+  try {
+    trusted = opts.trustedKeys ? readTrustFile(opts.trustedKeys) : readTrustedHostKeys(home)
+  } catch (err) {
+    throw new CliError((err as Error).message)
+  }
+  const source = opts.file ? sourceFromExport(opts.file) : sourceFromDatabase(dbPath)
+  const started = performance.now()
+  let report
+  try {
+    report = verifyLedger({
+      leaves: source.leaves,
+      checkpoints: source.checkpoints,
+      origin: source.origin,
+      trustedHostKeys: trusted,
+      verify: opts.portable ? verifyPortable : verifyNative,
+      storedNode: source.storedNode,
+    })
+  } finally {
+    source.close()
+  }
+  const seconds = (performance.now() - started) / 1000
+  if (opts.json) io.out(JSON.stringify({ ...report, seconds }, null, 2))
+  else {
+    io.out(`ledger ${opts.file ?? dbPath}: ${report.treeSize} leaves, root ${report.root}`)
+    io.out(`signed ${report.counts.signed}, unsigned ${report.counts.unsigned}, sessions ${report.counts.sessions}, checkpoints ${report.counts.checkpoints}; ${seconds.toFixed(2)} s (${opts.portable ? 'noble' : 'node:crypto'})`)
+    for (const p of report.problems) io.err(`  ✗ ${p}`)
+  }
+  if (!report.ok) throw new CliError(`ledger verification FAILED: ${report.problemCount} problem(s)`)
+  if (!opts.json) io.out('ledger verified: OK')
+}
+
+export function makeLedgerCommand(io: CliIo): Command {
+  const ledger = new Command('ledger').description('inspect and verify the signed Merkle ledger')
+  ledger.addCommand(
+    new Command('verify')
+      .description('verify the whole ledger offline (hashes, chain, signatures, session certificates, checkpoints)')
+      .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
+      .option('--db <path>', 'ledger database (default $SVC_HOME/ledger.db)')
+      .option('--file <path>', 'verify an export written by `svc ledger export` instead of a database')
+      .option('--trusted-keys <path>', 'trusted-host-keys.json to check session certificates against (default $SVC_HOME/trusted-host-keys.json)')
+      .option('--portable', 'verify signatures with pure-JS @noble/ed25519 instead of node:crypto (slower)')
+      .option('--json', 'print the full report as JSON')
+      .action((opts: VerifyOpts) => verify(io, opts)),
+  )
+  ledger.addCommand(
+    new Command('export')
+      .description('write the ledger (exact leaf bytes, signatures, checkpoints) as one JSON file')
+      .requiredOption('--out <path>', 'file to write')
+      .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
+      .option('--db <path>', 'ledger database (default $SVC_HOME/ledger.db)')
+      .action((opts: { out: string; home?: string; db?: string }) => {
+        const dbPath = opts.db ?? join(svcHome(io.env, opts.home), 'ledger.db')
+        if (!existsSync(dbPath)) throw new CliError(`no ledger database at ${dbPath}`)
+        const doc = exportLedger(dbPath)
+        writePrivateFile(opts.out, JSON.stringify(doc))
+        io.out(`wrote ${doc.tree_size} leaves and ${doc.checkpoints.length} checkpoints to ${opts.out}`)
+      }),
+  )
+  return ledger
+}

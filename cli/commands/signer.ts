@@ -1,0 +1,76 @@
+/** `svc signer enroll`: one-time enrollment of a long-lived host key (TOTP, OS keychain, or the dev software key). */
+import { Command, Option } from 'commander'
+import { parseDuration } from '../../core/duration.ts'
+import { TIERS } from '../../core/trust/tiers.ts'
+import { trustFilePath } from '../../core/trust/host-keys.ts'
+import { banner, CliError, type CliIo } from '../io.ts'
+import { svcHome } from '../paths.ts'
+import { enrollOsKeychain } from '../signer/os-keychain.ts'
+import { SignerError } from '../signer/signer-error.ts'
+import { loadSoftwareKey } from '../signer/software-key.ts'
+import { terminalQr } from '../signer/qr-terminal.ts'
+import { enrollTotp } from '../signer/totp-signer.ts'
+
+interface EnrollOpts {
+  tier: string
+  ttl?: string
+  passphrase?: string
+  home?: string
+}
+
+function enroll(io: CliIo, opts: EnrollOpts): void {
+  let ttlMs: number | undefined
+  if (opts.ttl !== undefined) {
+    try {
+      ttlMs = parseDuration(opts.ttl)
+    } catch (err) {
+      throw new CliError(`--ttl: ${(err as Error).message}`, 2)
+    }
+    if (ttlMs === 0) throw new CliError('--ttl must be longer than 0s (omit it for no expiry)', 2)
+  }
+  const home = svcHome(io.env, opts.home)
+  switch (opts.tier) {
+    case 'totp': {
+      io.err(banner('totp'))
+      const { uri, publicKey } = enrollTotp(home, opts.passphrase ?? '', { ttlMs })
+      io.out(`TOTP signer enrolled. Scan the code or add the URI to your authenticator app (shown once):\n${terminalQr(uri)}\n${uri}`)
+      io.out(`host public key ${publicKey.toString('base64')} is now trusted for signer totp in ${trustFilePath(home)}`)
+      return
+    }
+    case 'os-keychain': {
+      const { publicKey, expiresAt } = enrollOsKeychain(home, io.env, { ttlMs })
+      io.out(`OS-keychain signer enrolled${expiresAt ? ` (expires ${expiresAt})` : ' (no expiry)'}.`)
+      io.out(`host public key ${publicKey.toString('base64')} is now trusted for signer os_keychain in ${trustFilePath(home)}`)
+      return
+    }
+    case 'software': {
+      io.err(banner('software'))
+      const key = loadSoftwareKey(home, io.env)
+      io.out(`software signer ready; host public key ${key.publicKey.toString('base64')} (trusted for signer software)`)
+      return
+    }
+    case 'hardware-key':
+      throw new CliError('--tier hardware-key is not yet implemented (PIV/FIDO2 support is planned)')
+    default:
+      throw new CliError('--tier unattested has no key to enroll')
+  }
+}
+
+export function makeSignerCommand(io: CliIo): Command {
+  const signer = new Command('signer').description('manage the long-lived host signing key')
+  const cmd = new Command('enroll')
+    .description('enroll a host key: totp (sealed under --passphrase), os-keychain (macOS), or software (dev/CI)')
+    .addOption(new Option('--tier <tier>', 'signer tier').choices(TIERS).makeOptionMandatory())
+    .option('--ttl <duration>', 'enrollment expiry, e.g. 30m, 4h, 7d, 1h30m (default: none)')
+    .option('--passphrase <PASSPHRASE>', 'passphrase sealing the TOTP key (tier totp, at least 8 characters)')
+    .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
+  cmd.action((opts: EnrollOpts) => {
+    try {
+      enroll(io, opts)
+    } catch (err) {
+      if (err instanceof SignerError) throw new CliError(err.message)
+      throw err
+    }
+  })
+  return signer.addCommand(cmd)
+}

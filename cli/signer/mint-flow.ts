@@ -1,0 +1,59 @@
+/**
+ * The whole mint as every minting command (`svc session create|rotate`, `svc install`, `svc uninstall`,
+ * `npm start`) runs it: banner first (never suppressible), unlock the tier's host key, sign a fresh session
+ * bundle, post it to the daemon. Signer refusals become CliErrors with the signer's own message.
+ */
+import { parseTier, signerKindOf } from '../../core/trust/tiers.ts'
+import { callDaemon } from '../http.ts'
+import { banner, CliError, type CliIo } from '../io.ts'
+import { unlockHostKey } from './long-lived-key.ts'
+import { mintSession } from './mint.ts'
+import { readHidden } from './prompt.ts'
+import { SignerError } from './signer-error.ts'
+
+export interface MintFlowOptions {
+  readonly tier: string
+  readonly home: string
+  readonly baseUrl: string
+  readonly code?: string
+  readonly passphrase?: string
+  readonly userId?: string
+  readonly groups?: readonly string[]
+  readonly rotates?: string
+  readonly lifetimeMs?: number
+}
+
+/** The daemon's answer to a session create. */
+export interface MintedSession {
+  readonly session_id: string
+  readonly signer: string
+  readonly expires_at: string
+  readonly ledger_seq?: number
+  readonly [key: string]: unknown
+}
+
+/** Mints a session on the daemon at `baseUrl`; throws CliError (nothing minted) on any refusal. */
+export async function mintOnDaemon(io: CliIo, opts: MintFlowOptions): Promise<MintedSession> {
+  let tier
+  try {
+    tier = parseTier(opts.tier)
+  } catch (err) {
+    throw new CliError((err as Error).message, 2)
+  }
+  const kind = signerKindOf(tier)
+  if (kind === 'unattested' || kind === 'software' || kind === 'totp') io.err(banner(kind))
+  let { code, passphrase } = opts
+  if (tier === 'totp') {
+    passphrase ??= await readHidden('TOTP signer passphrase: ')
+    code ??= await readHidden('6-digit TOTP code: ')
+  }
+  let body
+  try {
+    const host = unlockHostKey(tier, { home: opts.home, env: io.env, code, passphrase })
+    body = mintSession(host, { userId: opts.userId, groups: opts.groups, rotates: opts.rotates, lifetimeMs: opts.lifetimeMs })
+  } catch (err) {
+    if (err instanceof SignerError) throw new CliError(err.message)
+    throw err
+  }
+  return callDaemon<MintedSession>(opts.baseUrl, '/v1/sessions/create', { body })
+}
