@@ -21,6 +21,7 @@ interface Options {
   json?: boolean
 }
 
+/** One evaluated gate in the explanation. */
 export interface GateLine {
   readonly layer: LayerName
   readonly source: string
@@ -30,6 +31,7 @@ export interface GateLine {
   readonly why: string
 }
 
+/** Builds the `svc explain` command. */
 export function makeExplainCommand(io: CliIo): Command {
   return new Command('explain')
     .description('show how a tool call is analysed and decided, through the same engine path as the daemon')

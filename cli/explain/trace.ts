@@ -6,6 +6,7 @@ import type { CompiledGate, EvalContext, EvalRequest } from '../../core/index.ts
 
 type Node = NonNullable<CompiledGate['node']>
 
+/** The outcome of one `when` node and the reason. */
 export interface NodeExplanation {
   /** What matched (as the engine reports it), or undefined when the node does not hold. */
   readonly matched?: string

@@ -7,6 +7,7 @@ import type { BashParser, SyntaxNode, SyntaxTree } from './parser.ts'
 import { AnalysisState, BudgetExceeded, DEFAULT_BUDGET, type Budget, type Scope } from './state.ts'
 import { walkStatement } from './walk.ts'
 
+/** Inputs of one analysis: the loaded parser, the governed user's home, the call's cwd, budget overrides. */
 export interface AnalyzeOptions {
   readonly parser: BashParser
   readonly home: string

@@ -49,6 +49,7 @@ function basename(url: string): string {
   return path.slice(path.lastIndexOf('/') + 1) || 'index.html'
 }
 
+/** Remembers a file a downloader writes, so running it later in the same command is seen. */
 export function addDownload(st: AnalysisState, scope: Scope, raw: string): void {
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
   if (path) st.downloads.add(path)

@@ -62,6 +62,7 @@ export function shell(st: AnalysisState, inv: Invocation, program: string): void
   if (!commandMode) stdinExec(st, inv, program, true)
 }
 
+/** A shell given a script operand (checked for substitutions and downloads) or reading stdin. */
 export function stdinOrScript(st: AnalysisState, inv: Invocation, program: string, scriptIndex: number, stdinMode: boolean): void {
   const info = inv.info[scriptIndex]
   if (!stdinMode && scriptIndex < inv.argv.length) {
@@ -106,6 +107,7 @@ export function classifyExecuted(st: AnalysisState, programs: readonly string[])
   if (programs.some((p) => DECODERS.has(p))) st.signals.add('decode_exec')
 }
 
+/** An interpreter: inline code (`-c`, `-e`, awk programs), a script operand, or a program on stdin. */
 export function interpret(st: AnalysisState, inv: Invocation, program: string, key: string, record: (extras?: RecordExtras) => void): void {
   const options = INTERPRETERS.get(key) ?? []
   const { argv } = inv
@@ -149,6 +151,7 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
   stdinExec(st, inv, program, false)
 }
 
+/** Inline interpreter code: flagged, and the shell strings it hands to system/exec analysed. */
 export function inlineCode(st: AnalysisState, inv: Invocation, code: string, label: string): void {
   st.signals.add('inline_code')
   for (const text of shellStringsInCode(code)) st.analyzeString(text, inv.scope, [...inv.via, label])

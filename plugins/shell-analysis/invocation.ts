@@ -11,6 +11,7 @@ export interface FieldInfo {
   readonly procsub: boolean
 }
 
+/** One simple command ready for `dispatch`. */
 export interface Invocation {
   readonly argv: readonly string[]
   readonly info: readonly FieldInfo[]

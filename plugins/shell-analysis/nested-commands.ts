@@ -4,6 +4,7 @@
  * runs PKG like a wrapper.
  */
 
+/** A shell string nested in the argv, or (npx) the index where the wrapped argv starts. */
 export type Nested =
   | { readonly kind: 'string'; readonly text: string; readonly exclude: number[]; readonly label: string }
   | { readonly kind: 'argv'; readonly start: number; readonly exclude: number[]; readonly text: string; readonly label: string }
@@ -53,6 +54,7 @@ function npx(argv: readonly string[]): Nested | undefined {
   return undefined
 }
 
+/** Finders of nested command strings, by program. */
 export const NESTED_COMMANDS: Readonly<Record<string, (argv: readonly string[]) => Nested | undefined>> = { ssh, git, npx, bunx: npx, pnpx: npx }
 
 /** `read [-r] [-a] NAME...` from known input: the first line split on whitespace, the rest to the last name. */

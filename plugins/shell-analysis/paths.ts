@@ -6,6 +6,7 @@ import { globSync } from 'node:fs'
 import { posix } from 'node:path'
 import { canonicalPath, lexicalPath as coreLexicalPath, pathSpellings } from '../../core/index.ts'
 
+/** Where relative paths and `~` resolve. */
 export interface PathContext {
   readonly home: string
   readonly cwd?: string

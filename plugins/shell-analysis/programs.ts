@@ -15,6 +15,7 @@ export interface WrapperSpec {
   readonly endOfOptions?: boolean
 }
 
+/** Programs that run the rest of their argv as a command, with the layout of their own options. */
 export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, WrapperSpec>([
   ['sudo', { valueShort: 'ugCDhpRrtUT', valueLong: ['--user', '--group', '--close-from', '--chdir', '--host', '--prompt', '--chroot', '--role', '--type', '--other-user', '--command-timeout'], endOfOptions: true }],
   ['doas', { valueShort: 'uC', endOfOptions: true }],

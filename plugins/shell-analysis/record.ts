@@ -8,6 +8,7 @@ import type { AnalysisState, Redirects, Scope } from './state.ts'
 
 const MAX_OPERANDS = 256
 
+/** What a caller knows beyond the argv when recording a command. */
 export interface RecordExtras {
   /** Extra raw paths (e.g. path literals found in inline code). */
   readonly paths?: readonly string[]

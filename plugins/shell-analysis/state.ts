@@ -21,6 +21,7 @@ export interface Budget {
   readonly timeMs: number
 }
 
+/** Limits used unless the plugin is built with overrides. */
 export const DEFAULT_BUDGET: Budget = { maxBytes: 64 * 1024, maxDepth: 6, maxNesting: 200, maxNodes: 100_000, maxCommands: 500, timeMs: 300 }
 
 /** Thrown inside the walk when a limit is hit; caught once at the top of `analyzeCommand`. */
@@ -61,13 +62,16 @@ export interface Redirects {
   readonly writes: readonly string[]
 }
 
+/** A command without redirections. */
 export const NO_REDIRECTS: Redirects = { reads: [], writes: [] }
 
+/** The governed user's home and the call's working directory. */
 export interface AnalysisOptions {
   readonly home: string
   readonly cwd?: string
 }
 
+/** Collects commands and signals and enforces the budget while one command string is analysed. */
 export class AnalysisState {
   readonly commands: ShellCommand[] = []
   readonly signals = new Set<string>()

@@ -14,6 +14,7 @@ export interface Substitution {
   readonly programs: readonly string[]
 }
 
+/** What word evaluation needs from the walker: variables, home, cwd, substitution analysis, size cap. */
 export interface WordContext {
   readonly home: string
   readonly cwd?: string
@@ -25,6 +26,7 @@ export interface WordContext {
   substitute(node: SyntaxNode): Substitution
 }
 
+/** A word after expansion. */
 export interface WordValue {
   /** Fields after splitting; a word can become several arguments (`rm${IFS}-rf`) or none. */
   readonly fields: string[]

@@ -8,6 +8,7 @@ import { firstPositional, hasFlag } from './argv.ts'
 
 type List = string | string[]
 
+/** The YAML value of a `command` leaf; every field given must hold for the same simple command. */
 export interface CommandValue {
   program?: List
   program_not?: List
