@@ -5,7 +5,7 @@
  * from `.svc.yaml` at the git root of the call's cwd.
  */
 import { watch, type FSWatcher } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import canonicalize from 'canonicalize'
 import type { Logger } from 'pino'
 import { EngineError, ERR } from '../errors.ts'
@@ -90,15 +90,24 @@ export class PolicyStore {
     return changed
   }
 
-  /** Starts watching policy locations; changes are picked up within about a second. */
+  /**
+   * Starts watching policy locations; changes are picked up within about a second. `$SVC_HOME` is watched
+   * without recursion and filtered by file name, because the ledger's WAL changes there on every append.
+   */
   watch(): void {
     const onChange = () => {
       clearTimeout(this.#debounce)
       this.#debounce = setTimeout(() => this.#safeRefresh(), 50)
     }
-    for (const dir of [this.#opts.policiesDir, this.#opts.home, join(this.#opts.home, 'registry')]) {
+    const homeFiles = new Set(staticSources(this.#opts.policiesDir, this.#opts.home).filter((s) => s.layer !== 'registry' && !s.path.startsWith(this.#opts.policiesDir)).map((s) => basename(s.path)))
+    const targets: [string, boolean, (name: string | null) => boolean][] = [
+      [this.#opts.policiesDir, false, () => true],
+      [this.#opts.home, false, (name) => name === null || homeFiles.has(name) || name === 'registry'],
+      [join(this.#opts.home, 'registry'), true, () => true],
+    ]
+    for (const [dir, recursive, relevant] of targets) {
       try {
-        this.#watchers.push(watch(dir, { recursive: true, persistent: false }, onChange))
+        this.#watchers.push(watch(dir, { recursive, persistent: false }, (_event, name) => relevant(name) && onChange()))
       } catch {
         // directory may not exist yet; the poll below still notices it
       }
