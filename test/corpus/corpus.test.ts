@@ -45,3 +45,17 @@ it('has a must-deny fixture for every deny gate of the built-in packs', () => {
   expect(gates.length).toBeGreaterThan(20)
   expect(gates.map((g) => g.id).filter((id) => !covered.has(id))).toEqual([])
 })
+
+it('refuses unanalysable input in firewall mode and only alerts in monitor mode', async () => {
+  const hostile = { cmd: '$('.repeat(400) + 'ls' + ')'.repeat(400) }
+  const firewall = await world.decide(hostile)
+  expect(firewall.decision).toMatchObject({ verdict: 'deny', stage: 'core' })
+  expect(firewall.decision.reason).toMatch(/^command could not be analysed \(/)
+  world.engine.setMode('monitor')
+  try {
+    const monitor = await world.decide(hostile)
+    expect(monitor.decision).toMatchObject({ verdict: 'allow', ledgerVerdict: 'monitor_alert' })
+  } finally {
+    world.engine.setMode('firewall')
+  }
+})
