@@ -25,7 +25,7 @@ export { createEngine, payloadHash, type CheckResult, type Engine, type EngineOp
 export { combine, refuse, isStrongSigner, assertNotLoosened } from './decision.ts'
 export { compileGlob, type Glob } from './match/glob.ts'
 export { compileSafeRegex, type SafeRegex } from './match/regex.ts'
-export { canonicalPath } from './match/paths.ts'
+export { canonicalPath, lexicalPath, pathSpellings } from './match/paths.ts'
 export { findUrls, parseCallUrl } from './match/urls.ts'
 export type { CompiledGate } from './policy/compile.ts'
 export type { Session } from './sessions/store.ts'

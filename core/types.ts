@@ -44,6 +44,12 @@ export interface ShellCommand {
   readonly text: string
   /** How the command was reached, outermost first, e.g. `['bash -c', 'sudo']`; empty at top level. */
   readonly via: readonly string[]
+  /** Canonical paths among its operands, redirections and inline code (both spellings when a symlink exists). */
+  readonly paths?: readonly string[]
+  /** Canonical paths it writes through output redirections (`>`, `>>`, `&>`) or `tee`. */
+  readonly writes?: readonly string[]
+  /** Network destinations it names (URLs, HTTP client targets, sockets, `/dev/tcp`). */
+  readonly urls?: readonly CallUrl[]
 }
 
 /** Result of analysing one shell command string (preEvaluate). */

@@ -3,15 +3,17 @@
  * one line here.
  */
 import type { EnginePlugin } from '../core/index.ts'
+import command from './gates/command/index.ts'
 import commandRegex from './gates/command-regex/index.ts'
 import jsonpath from './gates/jsonpath/index.ts'
 import mcp from './gates/mcp/index.ts'
 import path from './gates/path/index.ts'
+import signal from './gates/signal/index.ts'
 import tool from './gates/tool/index.ts'
 import url from './gates/url/index.ts'
 import mcpPin from './mcp-pin/index.ts'
 import normaliseFilePaths from './normalise-file-paths/index.ts'
 import normaliseToolInput from './normalise-tool-input/index.ts'
-import rawCommand from './raw-command/index.ts'
+import shellAnalysis from './shell-analysis/index.ts'
 
-export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, normaliseFilePaths, rawCommand, tool, commandRegex, path, url, jsonpath, mcp, mcpPin]
+export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, normaliseFilePaths, shellAnalysis, tool, commandRegex, command, signal, path, url, jsonpath, mcp, mcpPin]

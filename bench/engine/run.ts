@@ -10,6 +10,8 @@ import pino from 'pino'
 import { SHIPPED_POLICIES_DIR } from '../../cli/paths.ts'
 import { allPlugins } from '../../cli/plugins.ts'
 import { createEngine } from '../../core/index.ts'
+import { analyzeCommand, loadBashParser } from '../../plugins/shell-analysis/index.ts'
+import { loadCorpus } from '../../test/corpus/harness.ts'
 import { mixedCalls } from '../lib/calls.ts'
 import { formatUs, mib, summarise } from '../lib/stats.ts'
 
@@ -41,6 +43,31 @@ for (const c of calls.slice(0, Math.min(CALLS, 2000))) {
 console.log(`svc bench/engine — ${gates} built-in gates, ${CALLS} mixed calls (${denies} denied), Node ${process.version}`)
 console.log(formatUs('decide (engine only)', summarise(decide)))
 console.log(formatUs('check (decide + durable ledger)', summarise(check)))
+// Shell analysis cost per call, over every command of the bypass and everyday corpora (test/corpus).
+const parser = await loadBashParser()
+const corpus = (['deny', 'allow'] as const).flatMap((d) => loadCorpus(d).flatMap((f) => f.cases.map((c) => ({ cmd: c.cmd, hostile: c.rule === 'analysis' }))))
+const ordinary = corpus.filter((c) => c.cmd !== undefined && !c.hostile).map((c) => c.cmd as string)
+const hostile = corpus.filter((c) => c.cmd !== undefined && c.hostile).map((c) => c.cmd as string)
+const analyse = (cmd: string) => analyzeCommand(cmd, { parser, home: '/home/dev', cwd: '/home/dev/proj' })
+for (let i = 0; i < 3; i++) ordinary.forEach(analyse) // warm-up
+const analysis: number[] = []
+for (let round = 0; round < 10; round++) {
+  for (const cmd of ordinary) {
+    const t = process.hrtime.bigint()
+    analyse(cmd)
+    analysis.push(Number(process.hrtime.bigint() - t))
+  }
+}
+const budget: number[] = []
+for (const cmd of hostile) {
+  const t = process.hrtime.bigint()
+  const result = analyse(cmd)
+  budget.push(Number(process.hrtime.bigint() - t))
+  if (!result.error) throw new Error(`hostile corpus case was not refused: ${cmd.slice(0, 60)}`)
+}
+console.log(formatUs(`shell analysis (${ordinary.length} corpus cmds)`, summarise(analysis)))
+console.log(formatUs(`hostile input (${hostile.length}, refused)`, summarise(budget)))
+
 console.log(`rss ${mib(process.memoryUsage().rss)}  heapUsed ${mib(process.memoryUsage().heapUsed)}`)
 await engine.close()
 rmSync(home, { recursive: true, force: true })

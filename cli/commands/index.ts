@@ -3,11 +3,12 @@ import type { Command } from 'commander'
 import type { CliIo } from '../io.ts'
 import { makeAuthCommand } from './auth.ts'
 import { makeDaemonCommand } from './daemon.ts'
-import { makeLedgerCommand } from './ledger.ts'
+import { makeExplainCommand } from './explain.ts'
 import { makeInstallCommand, makeUninstallCommand } from './install.ts'
+import { makeLedgerCommand } from './ledger.ts'
 import { makeMcpCommand } from './mcp.ts'
 import { makeModeCommand } from './mode.ts'
 import { makeSessionCommand } from './session.ts'
 import { makeSignerCommand } from './signer.ts'
 
-export const commandFactories: readonly ((io: CliIo) => Command)[] = [makeDaemonCommand, makeSessionCommand, makeSignerCommand, makeLedgerCommand, makeModeCommand, makeAuthCommand, makeInstallCommand, makeUninstallCommand, makeMcpCommand]
+export const commandFactories: readonly ((io: CliIo) => Command)[] = [makeDaemonCommand, makeSessionCommand, makeSignerCommand, makeLedgerCommand, makeModeCommand, makeAuthCommand, makeInstallCommand, makeUninstallCommand, makeMcpCommand, makeExplainCommand]

@@ -2,7 +2,7 @@
  * Adds every path of multi-file tool inputs (`file_paths`: Codex apply_patch, Gemini read_many_files) to
  * the request's paths, so a path gate sees the second file of a patch as well as the first.
  */
-import { canonicalPath, STAGE, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
+import { pathSpellings, STAGE, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
 
 const plugin: EnginePlugin = {
   name: 'normalise:file-paths',
@@ -12,7 +12,7 @@ const plugin: EnginePlugin = {
       const list = request.input.file_paths
       if (!Array.isArray(list)) return request
       const paths = new Set(request.paths)
-      for (const p of list) if (typeof p === 'string' && p.length > 0) paths.add(canonicalPath(p, request.cwd, ctx.home))
+      for (const p of list) if (typeof p === 'string' && p.length > 0) for (const s of pathSpellings(p, request.cwd, ctx.home)) paths.add(s)
       return { ...request, paths: [...paths] }
     })
   },

@@ -2,7 +2,7 @@
  * Normalises the tool input every harness sends: file paths of file tools (canonicalised), URLs of
  * fetch tools, and the MCP server/tool of `mcp__<server>__<tool>` calls.
  */
-import { canonicalPath, parseCallUrl, STAGE, type CallUrl, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
+import { parseCallUrl, pathSpellings, STAGE, type CallUrl, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
 
 /** Input fields that name a file, across harnesses (Claude `file_path`, Gemini `absolute_path`, ...). */
 const PATH_FIELDS = ['file_path', 'path', 'notebook_path', 'absolute_path', 'filePath', 'target_file', 'dir_path']
@@ -17,7 +17,7 @@ const plugin: EnginePlugin = {
       const paths: string[] = [...request.paths]
       for (const field of PATH_FIELDS) {
         const v = input[field]
-        if (typeof v === 'string' && v.length > 0) paths.push(canonicalPath(v, request.cwd, ctx.home))
+        if (typeof v === 'string' && v.length > 0) paths.push(...pathSpellings(v, request.cwd, ctx.home))
       }
       const urls: CallUrl[] = [...request.urls]
       for (const field of URL_FIELDS) {

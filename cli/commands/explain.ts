@@ -1,0 +1,115 @@
+/**
+ * `svc explain "<command>"` (or `--tool NAME --input JSON`): shows what the engine sees and decides for a
+ * tool call — the parsed simple commands, signals, paths and URLs, every gate evaluated with its layer and
+ * why it matched or not, and the final verdict. Runs the daemon's engine path in-process; no daemon needed,
+ * and nothing is written to the ledger.
+ */
+import { homedir } from 'node:os'
+import { Command } from 'commander'
+import pino from 'pino'
+import { createEngine, type Decision, type EvalContext, type EvalRequest, type LayerName } from '../../core/index.ts'
+import { explainNode } from '../explain/trace.ts'
+import { CliError, type CliIo } from '../io.ts'
+import { SHIPPED_POLICIES_DIR, svcHome } from '../paths.ts'
+import { allPlugins } from '../plugins.ts'
+
+interface Options {
+  tool: string
+  input?: string
+  cwd?: string
+  home?: string
+  json?: boolean
+}
+
+/** One evaluated gate in the explanation. */
+export interface GateLine {
+  readonly layer: LayerName
+  readonly source: string
+  readonly id: string
+  readonly on_hit: string
+  readonly matched: boolean
+  readonly why: string
+}
+
+/** Builds the `svc explain` command. */
+export function makeExplainCommand(io: CliIo): Command {
+  return new Command('explain')
+    .description('show how a tool call is analysed and decided, through the same engine path as the daemon')
+    .argument('[command]', 'shell command to explain (for the Bash tool)')
+    .option('--tool <name>', 'tool name', 'Bash')
+    .option('--input <json>', 'tool input as a JSON object (instead of a command)')
+    .option('--cwd <dir>', 'working directory of the call', process.cwd())
+    .option('--home <dir>', '$SVC_HOME whose policy layers to use')
+    .option('--json', 'print the explanation as JSON')
+    .action(async (command: string | undefined, opts: Options) => {
+      const input = parseInput(command, opts)
+      const userHome = io.env.SVC_USER_HOME ?? homedir()
+      const engine = await createEngine({ plugins: allPlugins, home: svcHome(io.env, opts.home), policiesDir: SHIPPED_POLICIES_DIR, userHome, log: pino({ level: 'silent' }) })
+      try {
+        const call = { sessionId: 'explain', source: 'explain', tool: opts.tool, input, cwd: opts.cwd }
+        const { request, decision } = await engine.decide(call)
+        const ctx: EvalContext = { now: Date.now(), home: userHome }
+        const gates: GateLine[] = []
+        for (const { layer, gates: layerGates } of engine.policy.gatesFor(request, ctx)) {
+          for (const gate of layerGates) {
+            if (!gate.node) continue
+            const r = explainNode(gate.node, request, ctx)
+            gates.push({ layer, source: gate.source, id: gate.id, on_hit: gate.onHit, matched: r.matched !== undefined, why: r.why })
+          }
+        }
+        if (opts.json) io.out(JSON.stringify({ mode: engine.mode(), request: summary(request), gates, decision: verdictOf(decision) }, null, 2))
+        else io.out(render(engine.mode(), request, gates, decision))
+      } finally {
+        await engine.close()
+      }
+    })
+}
+
+function parseInput(command: string | undefined, opts: Options): Record<string, unknown> {
+  if (opts.input !== undefined) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(opts.input)
+    } catch (err) {
+      throw new CliError(`--input is not valid JSON: ${(err as Error).message}`, 2)
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliError('--input must be a JSON object, e.g. \'{"file_path":"/etc/passwd"}\'', 2)
+    return parsed as Record<string, unknown>
+  }
+  if (command === undefined) throw new CliError('give a command to explain, or --tool NAME --input JSON', 2)
+  return { command }
+}
+
+function summary(request: EvalRequest) {
+  return { tool: request.tool, cwd: request.cwd, shell: request.shell, paths: request.paths, urls: request.urls, mcp: request.mcp }
+}
+
+function verdictOf(d: Decision) {
+  return { verdict: d.verdict, ledger_verdict: d.ledgerVerdict, rule_id: d.ruleId, reason: d.reason, ...(d.verdict === 'deny' && d.nudge ? { nudge: d.nudge } : {}), stage: d.stage, trace: d.trace }
+}
+
+/** Human-readable report: analysis first, then every gate, then the verdict. */
+export function render(mode: string, request: EvalRequest, gates: readonly GateLine[], decision: Decision): string {
+  const out: string[] = [`tool: ${request.tool}${request.cwd ? `   cwd: ${request.cwd}` : ''}   daemon mode: ${mode}`]
+  const shell = request.shell
+  if (shell) {
+    out.push(`command: ${shell.raw}`)
+    if (shell.error) out.push(`analysis error: ${shell.error}`)
+    out.push(`simple commands (${shell.commands.length}):`)
+    shell.commands.forEach((c, i) => {
+      out.push(`  ${i + 1}. ${c.text}`)
+      const facts = [`program=${c.program}`, c.via.length > 0 ? `via=${c.via.join(' → ')}` : '', c.paths?.length ? `paths=${c.paths.join(',')}` : '', c.writes?.length ? `writes=${c.writes.join(',')}` : '', c.urls?.length ? `urls=${c.urls.map((u) => `${u.scheme}://${u.host}${u.port ? `:${u.port}` : ''}`).join(',')}` : '']
+      out.push(`     ${facts.filter(Boolean).join('  ')}`)
+    })
+    out.push(`signals: ${shell.signals.length > 0 ? shell.signals.join(', ') : '(none)'}`)
+  }
+  if (request.paths.length > 0) out.push(`paths: ${request.paths.join(', ')}`)
+  if (request.urls.length > 0) out.push(`urls: ${request.urls.map((u) => `${u.scheme}://${u.host}${u.port ? `:${u.port}` : ''}`).join(', ')}`)
+  out.push(`gates evaluated (${gates.length}, ${gates.filter((g) => g.matched).length} matched):`)
+  const width = Math.max(0, ...gates.map((g) => g.id.length))
+  for (const g of gates) out.push(`  ${g.matched ? 'MATCH' : '  -  '} ${g.layer.padEnd(8)} ${g.id.padEnd(width)}  [${g.on_hit}]  ${g.why}`)
+  out.push(`verdict: ${decision.verdict.toUpperCase()} (${decision.ledgerVerdict})${decision.ruleId ? ` rule ${decision.ruleId}` : ''}`)
+  out.push(`reason: ${decision.reason}`)
+  if (decision.verdict === 'deny' && decision.nudge) out.push(`nudge: ${decision.nudge}`)
+  return out.join('\n')
+}

@@ -1,0 +1,84 @@
+/** The `command` predicate on hand-built analysed requests (the analyser itself is tested in shell-analysis). */
+import { describe, expect, it } from 'vitest'
+import type { EvalContext, EvalRequest, ShellCommand } from '../../../core/index.ts'
+import { runGateCases } from '../../../core/testing/gate-tester.ts'
+import command, { type CommandValue } from './index.ts'
+
+const ctx: EvalContext = { now: 0, home: '/home/dev' }
+const where = { gateId: 't', loc: { file: 'test.yaml' } }
+
+function request(...commands: Partial<ShellCommand>[]): EvalRequest {
+  const full = commands.map((c): ShellCommand => {
+    const argv = c.argv ?? []
+    return { program: c.program ?? argv[0] ?? '', argv, text: argv.join(' '), via: c.via ?? [], ...(c.paths ? { paths: c.paths } : {}), ...(c.writes ? { writes: c.writes } : {}) }
+  })
+  return { sessionId: 's', source: 't', tool: 'Bash', input: {}, paths: [], urls: [], shell: { raw: full.map((c) => c.text).join('; '), commands: full, signals: [] } }
+}
+const test = (value: CommandValue, req: EvalRequest) => command.gateKind.compile(value, where)(req, ctx)
+
+describe('command predicate', () => {
+  it('matches program, flags in clusters and long form, and paths of the same command', () => {
+    const v: CommandValue = { program: 'rm', flags_any: ['r', 'recursive'], paths_any: ['~', '/'] }
+    expect(test(v, request({ argv: ['rm', '-fr', '/home/dev'], paths: ['/home/dev'] }))).toBe('command `rm -fr /home/dev`: flag -r, path /home/dev')
+    expect(test(v, request({ argv: ['rm', '--recursive', '/'], paths: ['/'], via: ['sudo'] }))).toContain('(via sudo)')
+    expect(test(v, request({ argv: ['rm', '-f', '/'], paths: ['/'] }))).toBeUndefined()
+    expect(test(v, request({ argv: ['rm', '--', '-r', 'x'], paths: ['/home/dev/proj/-r'] }))).toBeUndefined()
+    // The flag and the path must belong to the same simple command.
+    expect(test(v, request({ argv: ['rm', '-r', 'build'], paths: ['/p/build'] }, { argv: ['ls', '/'], paths: ['/'] }))).toBeUndefined()
+  })
+
+  it('reads the subcommand after global options, so message text is never a subcommand', () => {
+    const v: CommandValue = { program: 'git', subcommand: 'reset', args_any: ['--hard'] }
+    expect(test(v, request({ argv: ['git', '-C', 'dir', 'reset', '--hard'] }))).toBeDefined()
+    expect(test(v, request({ argv: ['git', 'commit', '-m', 'reset --hard'] }))).toBeUndefined()
+  })
+
+  it('supports args_all, args_none, program_not, paths_except, writes_any and via_any', () => {
+    expect(test({ program: 'svc', args_all: ['false-positive', 'apply'] }, request({ argv: ['svc', 'false-positive', 'apply', 'x'] }))).toBeDefined()
+    expect(test({ program: 'svc', args_all: ['false-positive', 'apply'] }, request({ argv: ['svc', 'false-positive', '12'] }))).toBeUndefined()
+    expect(test({ program: 'git', args_none: ['-n'] }, request({ argv: ['git', 'clean', '-n'] }))).toBeUndefined()
+    expect(test({ program_not: ['cat'], paths_any: ['**/.env'] }, request({ argv: ['cat', '.env'], paths: ['/p/.env'] }))).toBeUndefined()
+    expect(test({ program_not: ['ls'], paths_any: ['~/.ssh/id_*'], paths_except: ['**/*.pub'] }, request({ argv: ['cat', 'k.pub'], paths: ['/home/dev/.ssh/id_rsa.pub'] }))).toBeUndefined()
+    expect(test({ writes_any: ['~/.claude/*.json'] }, request({ argv: ['echo', '{}'], writes: ['/home/dev/.claude/settings.json'] }))).toContain('writes /home/dev/.claude/settings.json')
+    expect(test({ reads_any: ['**/.env'] }, request({ argv: ['echo', 'X=1'], paths: ['/p/.env'], writes: ['/p/.env'] }))).toBeUndefined()
+    expect(test({ reads_any: ['**/.env'] }, request({ argv: ['cp', '.env', '/tmp/e'], paths: ['/p/.env', '/tmp/e'] }))).toContain('reads /p/.env')
+    expect(test({ program: 'rm', via_any: ['bash -c'] }, request({ argv: ['rm', 'x'], via: ['bash -c'] }))).toContain('via bash -c')
+  })
+
+  it('does not match calls without shell analysis', () => {
+    expect(test({ program: '*' }, { sessionId: 's', source: 't', tool: 'Read', input: {}, paths: [], urls: [] })).toBeUndefined()
+  })
+
+  it('rejects bad values at load with the reason', () => {
+    expect(() => command.gateKind.compile({ program: '[a' }, where)).toThrow(/unclosed "\["/)
+  })
+})
+
+const analysed = (...commands: { argv: string[]; paths?: string[]; writes?: string[]; via?: string[] }[]) => ({
+  raw: commands.map((c) => c.argv.join(' ')).join('; '),
+  commands: commands.map((c) => ({ program: c.argv[0]!.split('/').pop()!, argv: c.argv, text: c.argv.join(' '), via: c.via ?? [], ...(c.paths ? { paths: c.paths } : {}), ...(c.writes ? { writes: c.writes } : {}) })),
+  signals: [],
+})
+
+runGateCases(
+  command,
+  {
+    pass: [
+      { value: { program: 'rm', flags_any: ['r'] }, request: { tool: 'Bash', shell: analysed({ argv: ['rm', '-f', 'x'] }) } },
+      { value: { program: 'git', subcommand: 'push', flags_any: ['force', 'f'] }, request: { tool: 'Bash', shell: analysed({ argv: ['git', 'commit', '-m', 'push --force'] }) } },
+      { value: { program: 'rm', paths_any: ['~'] }, request: { tool: 'Bash', shell: analysed({ argv: ['rm', '-rf', 'build'], paths: ['/home/tester/p/build'] }) } },
+      { value: { program: '*' }, request: { tool: 'Read' } },
+    ],
+    flag: [
+      { value: { program: 'rm', flags_any: ['r'] }, request: { tool: 'Bash', shell: analysed({ argv: ['/bin/rm', '-Rfr', 'x'] }) } },
+      { value: { program: 'git', subcommand: 'push', flags_any: ['force', 'f'] }, request: { tool: 'Bash', shell: analysed({ argv: ['git', '-C', 'r', 'push', '--force'] }) } },
+      { value: { program: 'rm', paths_any: ['~'] }, request: { tool: 'Bash', shell: analysed({ argv: ['rm', '-rf', '/home/tester'], paths: ['/home/tester'] }) } },
+      { value: { via_any: ['bash -c'] }, request: { tool: 'Bash', shell: analysed({ argv: ['rm', 'x'], via: ['sudo', 'bash -c'] }) } },
+    ],
+    badConfig: [
+      { value: { program: '[oops' }, message: /unclosed "\["/ },
+      { value: { paths_any: ['{a,b'] }, message: /unclosed "\{"/ },
+    ],
+  },
+  { describe, it },
+)

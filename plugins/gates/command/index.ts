@@ -1,0 +1,135 @@
+/**
+ * `command`: matches one analysed simple command by program, subcommand, arguments, option flags,
+ * paths it touches and how it was reached. Every field given must hold for the same command, so
+ * `git commit -m "git reset --hard"` never matches a `reset --hard` rule.
+ */
+import { compileGlob, defineGateKind, type EvalRequest, type Glob, type ShellCommand } from '../../../core/index.ts'
+import { firstPositional, hasFlag } from './argv.ts'
+
+type List = string | string[]
+
+/** The YAML value of a `command` leaf; every field given must hold for the same simple command. */
+export interface CommandValue {
+  program?: List
+  program_not?: List
+  subcommand?: List
+  args_any?: List
+  args_all?: List
+  args_none?: List
+  flags_any?: List
+  paths_any?: List
+  paths_except?: List
+  reads_any?: List
+  writes_any?: List
+  via_any?: List
+}
+
+const list = { oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }] }
+const FIELDS = ['program', 'program_not', 'subcommand', 'args_any', 'args_all', 'args_none', 'flags_any', 'paths_any', 'paths_except', 'reads_any', 'writes_any', 'via_any'] as const
+
+const toList = (v: List | undefined): string[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v : [v])
+const globs = (v: List | undefined): Glob[] | undefined => toList(v)?.map((p) => compileGlob(p, { pathMode: false }))
+
+/** Path globs with `~` bound to the governed user's home, compiled once per home. */
+function pathGlobs(v: List | undefined): ((home: string) => Glob[]) | undefined {
+  const patterns = toList(v)
+  if (!patterns) return undefined
+  patterns.forEach((p) => compileGlob(p, { pathMode: true }))
+  const byHome = new Map<string, Glob[]>()
+  return (home) => {
+    let compiled = byHome.get(home)
+    if (!compiled) {
+      compiled = patterns.map((p) => compileGlob(p === '~' || p.startsWith('~/') ? home + p.slice(1) : p, { pathMode: true }))
+      byHome.set(home, compiled)
+    }
+    return compiled
+  }
+}
+
+export default defineGateKind<CommandValue>({
+  kind: 'command',
+  description: 'Matches an analysed simple command by program, subcommand, arguments, flags, paths, writes and wrappers; all fields must hold for the same command.',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    properties: Object.fromEntries(FIELDS.map((f) => [f, list])),
+  },
+  compile(value) {
+    const program = globs(value.program)
+    const programNot = globs(value.program_not)
+    const subcommand = toList(value.subcommand)
+    const argsAny = globs(value.args_any)
+    const argsAll = globs(value.args_all)
+    const argsNone = globs(value.args_none)
+    const flags = toList(value.flags_any)
+    const paths = pathGlobs(value.paths_any)
+    const pathsExcept = pathGlobs(value.paths_except)
+    const reads = pathGlobs(value.reads_any)
+    const writes = pathGlobs(value.writes_any)
+    const via = globs(value.via_any)
+    const anyMatch = (gs: Glob[], items: readonly string[]): string | undefined => items.find((item) => gs.some((g) => g.test(item)))
+
+    return function commandMatches(request: EvalRequest, ctx) {
+      for (const command of request.shell?.commands ?? []) {
+        const why = matchOne(command, ctx.home)
+        if (why !== undefined) return why
+      }
+      return undefined
+    }
+
+    function matchOne(command: ShellCommand, home: string): string | undefined {
+      const args = command.argv.slice(1)
+      const details: string[] = []
+      if (program && !program.some((g) => g.test(command.program))) return undefined
+      if (programNot?.some((g) => g.test(command.program))) return undefined
+      if (subcommand) {
+        const sub = firstPositional(command.program, args)
+        if (sub === undefined || !subcommand.includes(sub)) return undefined
+      }
+      if (argsAny) {
+        const hit = anyMatch(argsAny, args)
+        if (hit === undefined) return undefined
+        details.push(`argument ${hit}`)
+      }
+      if (argsAll && !argsAll.every((g) => args.some((a) => g.test(a)))) return undefined
+      if (argsNone && anyMatch(argsNone, args) !== undefined) return undefined
+      if (flags) {
+        const flag = flags.find((f) => hasFlag(args, f))
+        if (flag === undefined) return undefined
+        details.push(`flag ${flag.length === 1 ? '-' : '--'}${flag}`)
+      }
+      if (paths) {
+        const except = pathsExcept?.(home) ?? []
+        const candidates = (command.paths ?? []).filter((p) => !except.some((g) => g.test(p)))
+        const hit = anyMatch(paths(home), candidates)
+        if (hit === undefined) return undefined
+        details.push(`path ${hit}`)
+      }
+      if (reads) {
+        // Paths the command only writes by redirection (`echo X >> .env`) are not reads.
+        const except = pathsExcept?.(home) ?? []
+        const candidates = (command.paths ?? []).filter((p) => !(command.writes ?? []).includes(p) && !except.some((g) => g.test(p)))
+        const hit = anyMatch(reads(home), candidates)
+        if (hit === undefined) return undefined
+        details.push(`reads ${hit}`)
+      }
+      if (writes) {
+        const hit = anyMatch(writes(home), command.writes ?? [])
+        if (hit === undefined) return undefined
+        details.push(`writes ${hit}`)
+      }
+      if (via) {
+        const hit = anyMatch(via, command.via)
+        if (hit === undefined) return undefined
+        details.push(`via ${hit}`)
+      }
+      const reached = command.via.length > 0 ? ` (via ${command.via.join(' → ')})` : ''
+      return `command \`${truncate(command.text)}\`${reached}${details.length > 0 ? `: ${details.join(', ')}` : ''}`
+    }
+  },
+})
+
+function truncate(text: string): string {
+  return text.length > 160 ? `${text.slice(0, 157)}...` : text
+}

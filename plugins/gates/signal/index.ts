@@ -1,0 +1,35 @@
+/**
+ * `signal`: matches structural findings of the shell analysis, e.g. `download_exec` (downloaded code
+ * executed), `decode_exec`, `pipe_to_shell`, `inline_code`, `dynamic_program`, `parse_error`.
+ */
+import { defineGateKind } from '../../../core/index.ts'
+
+/** Signals the shell analysis emits; a policy naming anything else is a load error (a typo would never match). */
+export const SIGNALS = [
+  'decode_exec',
+  'download_exec',
+  'dynamic_exec',
+  'dynamic_program',
+  'exec_substitution',
+  'inline_code',
+  'nested_shell',
+  'parse_error',
+  'pipe_to_interpreter',
+  'pipe_to_shell',
+  'unanalysable',
+] as const
+
+const item = { enum: SIGNALS }
+
+export default defineGateKind<string | string[]>({
+  kind: 'signal',
+  description: `Matches when the shell analysis reported any of the given signals (${SIGNALS.join(', ')}).`,
+  schema: { oneOf: [item, { type: 'array', minItems: 1, items: item }] },
+  compile(value) {
+    const wanted = Array.isArray(value) ? value : [value]
+    return function signalMatches(request) {
+      const hit = request.shell?.signals.find((s) => wanted.includes(s))
+      return hit === undefined ? undefined : `signal ${hit} in \`${request.shell?.raw.slice(0, 160)}\``
+    }
+  },
+})

@@ -1,0 +1,88 @@
+/**
+ * `analyzeCommand`: the pure entry point of shell analysis. Parses a command string with tree-sitter-bash
+ * and returns every simple command that would run, with structural signals, within a hard budget.
+ */
+import type { CommandAnalysis } from '../../core/types.ts'
+import type { BashParser, SyntaxNode, SyntaxTree } from './parser.ts'
+import { AnalysisState, BudgetExceeded, DEFAULT_BUDGET, type Budget, type Scope } from './state.ts'
+import { walkStatement } from './walk.ts'
+
+/** Inputs of one analysis: the loaded parser, the governed user's home, the call's cwd, budget overrides. */
+export interface AnalyzeOptions {
+  readonly parser: BashParser
+  readonly home: string
+  readonly cwd?: string
+  readonly budget?: Partial<Budget>
+}
+
+/** Analyses `raw`. Never throws for any input: limits and parser failures come back as `error`. */
+export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalysis {
+  const budget: Budget = { ...DEFAULT_BUDGET, ...opts.budget }
+  const st = new AnalysisState({ home: opts.home, cwd: opts.cwd }, budget)
+  const trees: SyntaxTree[] = []
+  const parse = (text: string): SyntaxNode => {
+    const tree = opts.parser.parse(joinContinuations(text), st.deadline)
+    if (!tree) throw new BudgetExceeded(`parsing took longer than ${budget.timeMs} ms`)
+    trees.push(tree)
+    if (tree.rootNode.hasError) st.signals.add('parse_error')
+    return tree.rootNode
+  }
+  st.analyzeString = (text, parent, via, how = {}) => {
+    if (parent.depth + 1 > budget.maxDepth) throw new BudgetExceeded(`code nested more than ${budget.maxDepth} levels deep (bash -c, eval, pipes into shells)`)
+    if (text.length > budget.maxBytes) throw new BudgetExceeded(`nested command is ${text.length} characters; the limit is ${budget.maxBytes}`)
+    const scope: Scope = how.sameShell
+      ? { vars: parent.vars, aliases: parent.aliases, functions: parent.functions, via, depth: parent.depth + 1, cwd: parent.cwd }
+      : { vars: new Map(parent.vars), aliases: new Map(parent.aliases), functions: new Map(parent.functions), via, depth: parent.depth + 1, cwd: parent.cwd }
+    how.positional?.slice(0, 10).forEach((arg, i) => scope.vars.set(String(i), arg))
+    if (how.positional && how.positional.length > 1) scope.vars.set('@', how.positional.slice(1).join(' '))
+    walkStatement(st, parse(text), scope)
+    if (how.sameShell) parent.cwd = scope.cwd
+  }
+  st.substitute = (node, parent) => {
+    const mark = st.commands.length
+    const label = node.type === 'process_substitution' ? (node.text.startsWith('>') ? '>()' : '<()') : '$()'
+    const scope: Scope = { vars: new Map(parent.vars), aliases: new Map(parent.aliases), functions: new Map(parent.functions), via: [...parent.via, label], depth: parent.depth, cwd: parent.cwd }
+    const statements = node.namedChildren.filter((c) => c.type !== 'comment')
+    let output: string | undefined
+    for (const s of statements) output = walkStatement(st, s, scope)
+    return { output: statements.length === 1 ? output : undefined, programs: st.programsSince(mark) }
+  }
+  let error: string | undefined
+  try {
+    if (raw.length > budget.maxBytes) throw new BudgetExceeded(`command is ${raw.length} characters; the limit is ${budget.maxBytes}`)
+    walkStatement(st, parse(raw), { vars: new Map(), aliases: new Map(), functions: new Map(), via: [], depth: 0, cwd: opts.cwd })
+  } catch (err) {
+    if (!(err instanceof BudgetExceeded)) throw err
+    error = err.message
+    st.signals.add('unanalysable')
+  } finally {
+    for (const tree of trees) tree.delete()
+  }
+  const result: CommandAnalysis = { raw, commands: st.commands, signals: [...st.signals].sort() }
+  return error === undefined ? result : { ...result, error }
+}
+
+/**
+ * Removes backslash-newline line continuations outside single quotes, as bash does before splitting
+ * words (tree-sitter-bash would otherwise split `r\<newline>m` into two words).
+ */
+export function joinContinuations(text: string): string {
+  if (!text.includes('\\\n')) return text
+  let out = ''
+  let single = false
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!
+    if (single) {
+      if (ch === "'") single = false
+      out += ch
+    } else if (ch === '\\' && text[i + 1] === '\n') i++
+    else if (ch === '\\' && i + 1 < text.length) {
+      out += ch + text[i + 1]
+      i++
+    } else {
+      if (ch === "'") single = true
+      out += ch
+    }
+  }
+  return out
+}

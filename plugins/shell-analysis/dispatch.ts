@@ -1,0 +1,229 @@
+/**
+ * Argv-level analysis of one simple command: unwraps wrappers (`sudo`, `env`, `timeout`, `xargs`...),
+ * follows strings that get executed (`bash -c`, `eval`, `su -c`, `find -exec`, inline interpreter code,
+ * stdin of a shell) and records the command that actually runs. Returns its static output when known.
+ */
+import { addDownload, downloadTargets, runsDownloaded } from './downloads.ts'
+import { classifyExecuted, execString, execSubstitution, interpret, shell, shellCommandIndex, stdinExec } from './execution.ts'
+import { PLAIN, type Invocation } from './invocation.ts'
+import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
+import { lexicalPath } from './paths.ts'
+import { DOWNLOADERS, SHELLS, WRAPPERS, interpreterKey, programName } from './programs.ts'
+import { recordCommand, type RecordExtras } from './record.ts'
+import type { AnalysisState, Scope } from './state.ts'
+import { staticOutput } from './static-output.ts'
+
+export type { FieldInfo, Invocation } from './invocation.ts'
+
+const MAX_FIND_ROOTS = 4
+
+/** Analyses one invocation; returns what it prints when that can be computed. */
+export function dispatch(st: AnalysisState, inv: Invocation): string | undefined {
+  const argv0 = inv.argv[0]
+  if (argv0 === undefined) return undefined
+  const program = programName(argv0)
+  const first = inv.info[0] ?? PLAIN
+  if (first.dynamic) st.signals.add('dynamic_program')
+  classifyExecuted(st, first.programs)
+
+  const wrapper = WRAPPERS.get(program)
+  if (wrapper) return unwrap(st, inv, program)
+  const record = (extras: RecordExtras = {}): void => void recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects, extras)
+
+  if (program === 'trap' && inv.argv[1] !== undefined && inv.argv.length > 2) {
+    record({ exclude: [1] })
+    execString(st, inv, inv.argv[1], [inv.info[1] ?? PLAIN], 'trap')
+    return undefined
+  }
+  if (program === 'alias') {
+    for (const arg of inv.argv.slice(1)) {
+      const m = /^([^=\s]+)=(.*)$/s.exec(arg)
+      if (m) inv.scope.aliases.set(m[1]!, m[2]!)
+    }
+    record()
+    return undefined
+  }
+  if (program === 'cd' || program === 'pushd') {
+    const target = inv.argv.slice(1).find((a) => !a.startsWith('-')) ?? '~'
+    inv.scope.cwd = inv.info.slice(1).some((i) => i.dynamic) ? undefined : lexicalPath(target, { home: st.options.home, cwd: inv.scope.cwd })
+    record()
+    return undefined
+  }
+  if (SHELLS.has(program)) {
+    record({ exclude: [shellCommandIndex(inv.argv)] })
+    shell(st, inv, program)
+    return undefined
+  }
+  if (program === 'eval') {
+    record({ exclude: inv.argv.map((_, i) => i) })
+    execString(st, inv, inv.argv.slice(1).join(' '), inv.info.slice(1), 'eval', { sameShell: true })
+    return undefined
+  }
+  if (program === 'source' || program === '.') {
+    record()
+    const info = inv.info[1] ?? PLAIN
+    if (info.procsub) execSubstitution(st, info.programs)
+    runsDownloaded(st, inv.scope, inv.argv[1])
+    if (inv.argv[1] === '/dev/stdin' || inv.argv[1] === '-') stdinExec(st, inv, program, true)
+    return undefined
+  }
+  const interpreter = interpreterKey(program)
+  if (interpreter !== undefined) {
+    interpret(st, inv, program, interpreter, record)
+    return staticOutput(program, inv.argv, inv.stdin?.text)
+  }
+  if (program === 'su' || program === 'runuser' || program === 'script') {
+    const idx = inv.argv.findIndex((a) => a === '-c' || a === '--command')
+    record({ exclude: [idx + 1] })
+    if (idx > 0 && idx + 1 < inv.argv.length) execString(st, inv, inv.argv[idx + 1]!, [inv.info[idx + 1] ?? PLAIN], `${program} -c`)
+    return undefined
+  }
+  if (program === 'watch') {
+    record({ exclude: inv.argv.map((_, i) => i) })
+    let i = 1
+    while (i < inv.argv.length && inv.argv[i]!.startsWith('-')) i += /^-(n|-interval)$/.test(inv.argv[i]!) ? 2 : 1
+    if (i < inv.argv.length) execString(st, inv, inv.argv.slice(i).join(' '), inv.info.slice(i), 'watch')
+    return undefined
+  }
+  if (program === 'read' && inv.stdin?.text !== undefined) {
+    readInto(inv.scope, inv.argv.slice(1), inv.stdin.text)
+    record()
+    return undefined
+  }
+  if (program === 'printf' && inv.argv[1] === '-v' && inv.argv[2] !== undefined && inv.argv[3] !== undefined) {
+    const value = staticOutput('printf', ['printf', ...inv.argv.slice(3)], undefined)
+    if (value !== undefined && !inv.info.slice(3).some((i) => i.dynamic)) inv.scope.vars.set(inv.argv[2], value)
+    else inv.scope.vars.delete(inv.argv[2])
+    record()
+    return undefined
+  }
+  if (program === 'ssh' || program === 'git' || program === 'npx' || program === 'bunx' || program === 'pnpx') {
+    const nested = NESTED_COMMANDS[program]?.(inv.argv)
+    if (nested !== undefined && !(program === 'npx' && nested.kind === 'argv')) {
+      record({ exclude: nested.exclude })
+      execString(st, inv, nested.text, nested.exclude.map((i) => inv.info[i] ?? PLAIN), program === 'ssh' ? 'ssh' : `${program} ${nested.label}`)
+      return undefined
+    }
+    if (nested?.kind === 'argv') return dispatch(st, { ...inv, argv: inv.argv.slice(nested.start), info: inv.info.slice(nested.start), via: [...inv.via, program] })
+  }
+  if (program === 'ln' && inv.argv.some((a) => /^-[a-zA-Z]*s/.test(a) || a === '--symbolic')) {
+    const operands = inv.argv.slice(1).filter((a) => !a.startsWith('-'))
+    const [target, link] = operands
+    const ctx = { home: st.options.home, cwd: inv.scope.cwd }
+    const linkPath = link !== undefined ? lexicalPath(link, ctx) : undefined
+    const targetPath = target !== undefined && linkPath !== undefined ? lexicalPath(target, { ...ctx, cwd: linkPath.slice(0, linkPath.lastIndexOf('/')) || '/' }) : undefined
+    if (linkPath && targetPath) st.links.set(linkPath, targetPath)
+  }
+  if (program === 'find') {
+    record()
+    findExec(st, inv)
+    return undefined
+  }
+  if (DOWNLOADERS.has(program)) for (const target of downloadTargets(program, inv.argv)) addDownload(st, inv.scope, target)
+  if (argv0.includes('/')) runsDownloaded(st, inv.scope, argv0)
+  record()
+  return staticOutput(program, inv.argv, inv.stdin?.text)
+}
+
+function readInto(scope: Scope, args: readonly string[], text: string): void {
+  for (const [name, value] of readFields(args, text)) scope.vars.set(name, value)
+}
+
+/** Strips a wrapper's own options and continues with the wrapped command. */
+function unwrap(st: AnalysisState, inv: Invocation, program: string): string | undefined {
+  const spec = WRAPPERS.get(program) ?? {}
+  const argv = [...inv.argv]
+  const info = [...inv.info]
+  let i = 1
+  let skipPositionals = spec.positionals ?? 0
+  while (i < argv.length) {
+    const arg = argv[i]!
+    if (arg === '--') {
+      i++
+      break
+    }
+    if (program === 'env' && /^[A-Za-z_]\w*=/.test(arg)) {
+      const eq = arg.indexOf('=')
+      inv.scope.vars.set(arg.slice(0, eq), arg.slice(eq + 1))
+      i++
+      continue
+    }
+    if (arg.startsWith('-') && arg.length > 1) {
+      if (program === 'command' && /^-[pvV]*[vV]/.test(arg)) {
+        recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects)
+        return undefined
+      }
+      if (program === 'env' && (arg === '-S' || arg === '--split-string' || arg.startsWith('-S') || arg.startsWith('--split-string='))) {
+        const value = arg === '-S' || arg === '--split-string' ? argv[i + 1] : arg.replace(/^(-S|--split-string=)/, '')
+        const consumed = arg === '-S' || arg === '--split-string' ? 2 : 1
+        const words = (value ?? '').split(/\s+/).filter((w) => w !== '')
+        const srcInfo = info[i + consumed - 1] ?? PLAIN
+        argv.splice(i, consumed, ...words)
+        info.splice(i, consumed, ...words.map(() => srcInfo))
+        break
+      }
+      const long = arg.startsWith('--')
+      const takesValue = long ? !arg.includes('=') && (spec.valueLong ?? []).includes(arg) : (spec.valueShort ?? '').includes(arg.slice(-1)) && !/^-[a-zA-Z]\d+$/.test(arg)
+      i += takesValue ? 2 : 1
+      continue
+    }
+    if (skipPositionals > 0) {
+      skipPositionals--
+      i++
+      continue
+    }
+    break
+  }
+  let inner = argv.slice(i)
+  let innerInfo = info.slice(i)
+  if (program === 'xargs') {
+    if (inner.length === 0) inner = ['echo']
+    const replace = xargsReplaceString(argv.slice(1, i))
+    if (replace !== undefined) {
+      // `xargs -I R cmd ... R ...`: R is replaced by each input line.
+      const line = inv.stdin?.text?.split('\n').find((l) => l.trim() !== '')
+      if (line !== undefined) inner = inner.map((a) => a.split(replace).join(line.trim()))
+    } else {
+      const words = inv.stdin?.text?.split(/\s+/).filter((w) => w !== '') ?? []
+      inner = [...inner, ...words.slice(0, 64)]
+      innerInfo = [...innerInfo, ...words.slice(0, 64).map(() => PLAIN)]
+    }
+  }
+  if (inner.length === 0) {
+    recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects)
+    return undefined
+  }
+  return dispatch(st, { ...inv, argv: inner, info: innerInfo, via: [...inv.via, program], stdin: program === 'xargs' ? undefined : inv.stdin })
+}
+
+/** The replace-string of `xargs -I R`, `-iR`, `--replace[=R]` (`{}` by default for -i/--replace). */
+function xargsReplaceString(options: readonly string[]): string | undefined {
+  for (let k = 0; k < options.length; k++) {
+    const o = options[k]!
+    if (o === '-I') return options[k + 1]
+    if (o.startsWith('-I')) return o.slice(2)
+    if (o === '-i' || o === '--replace') return '{}'
+    if (o.startsWith('-i')) return o.slice(2)
+    if (o.startsWith('--replace=')) return o.slice('--replace='.length)
+  }
+  return undefined
+}
+
+/** `find ROOT ... -exec CMD {} ;` runs CMD on what is under ROOT: analyse CMD with `{}` as the root. */
+function findExec(st: AnalysisState, inv: Invocation): void {
+  const { argv } = inv
+  const firstExpr = argv.findIndex((a, i) => i > 0 && (a.startsWith('-') || a === '(' || a === '!'))
+  const roots = argv.slice(1, firstExpr === -1 ? argv.length : firstExpr)
+  const starts = roots.length > 0 ? roots.slice(0, MAX_FIND_ROOTS) : ['.']
+  for (let i = 1; i < argv.length; i++) {
+    if (!/^-(exec|execdir|ok|okdir)$/.test(argv[i]!)) continue
+    let end = i + 1
+    while (end < argv.length && argv[end] !== ';' && argv[end] !== '+') end++
+    const inner = argv.slice(i + 1, end)
+    const innerInfo = inv.info.slice(i + 1, end)
+    for (const start of starts) {
+      dispatch(st, { ...inv, argv: inner.map((a) => a.split('{}').join(start)), info: innerInfo, via: [...inv.via, `find ${argv[i]!}`], stdin: undefined })
+    }
+    i = end
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * Code that gets executed: strings run by shells (`bash -c`, `eval`, `su -c`), scripts read from stdin,
+ * process substitutions, and inline interpreter code. Each is analysed recursively, and what produced the
+ * executed text (a downloader, a decoder) becomes a signal.
+ */
+import { runsDownloaded } from './downloads.ts'
+import { pathLiteralsInCode, shellStringsInCode } from './inline-code.ts'
+import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
+import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS } from './programs.ts'
+import type { RecordExtras } from './record.ts'
+import type { AnalysisState, NestedRun } from './state.ts'
+
+/** Index of the string a shell runs with `-c` (or -1). */
+export function shellCommandIndex(argv: readonly string[]): number {
+  let commandMode = false
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (/^-[a-zA-Z]+$/.test(arg) || /^-command$/i.test(arg)) {
+      if (arg.includes('c') || /^-command$/i.test(arg)) commandMode = true
+      continue
+    }
+    if (/^[-+]-?[oO]$/.test(arg)) {
+      i++
+      continue
+    }
+    if (arg.startsWith('-') || arg.startsWith('+')) continue
+    return commandMode ? i : -1
+  }
+  return -1
+}
+
+/** `bash -c STRING`, `bash script`, or a shell reading its script from stdin. */
+export function shell(st: AnalysisState, inv: Invocation, program: string): void {
+  const { argv } = inv
+  let commandMode = false
+  let stdinMode = false
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--' || arg === '-') {
+      if (!commandMode) return stdinOrScript(st, inv, program, i + 1, stdinMode)
+      continue
+    }
+    if (/^-(command|c)$/i.test(arg) && (program === 'pwsh' || program === 'powershell')) commandMode = true
+    else if (/^-(e|enc|ec|encodedcommand)$/i.test(arg) && (program === 'pwsh' || program === 'powershell')) {
+      st.signals.add('decode_exec')
+      return
+    } else if (/^[-+]-?[oO]$/.test(arg) || arg === '--rcfile' || arg === '--init-file') {
+      i++
+      continue
+    } else if (/^-[a-zA-Z]+$/.test(arg)) {
+      if (arg.includes('c')) commandMode = true
+      if (arg.includes('s')) stdinMode = true
+      continue
+    } else if (arg.startsWith('-') || arg.startsWith('+')) continue
+    if (commandMode) {
+      // `bash -c STRING NAME ARGS...`: NAME is $0 and ARGS are $1...
+      execString(st, inv, arg, [inv.info[i] ?? PLAIN], `${program} -c`, { positional: argv.slice(i + 1) })
+      return
+    }
+    return stdinOrScript(st, inv, program, i, stdinMode)
+  }
+  if (!commandMode) stdinExec(st, inv, program, true)
+}
+
+/** A shell given a script operand (checked for substitutions and downloads) or reading stdin. */
+export function stdinOrScript(st: AnalysisState, inv: Invocation, program: string, scriptIndex: number, stdinMode: boolean): void {
+  const info = inv.info[scriptIndex]
+  if (!stdinMode && scriptIndex < inv.argv.length) {
+    if (info?.procsub) execSubstitution(st, info.programs)
+    runsDownloaded(st, inv.scope, inv.argv[scriptIndex])
+    return
+  }
+  stdinExec(st, inv, program, true)
+}
+
+/** A string that is executed as shell code (`-c`, eval, su -c, watch). */
+export function execString(st: AnalysisState, inv: Invocation, text: string, infos: readonly FieldInfo[], label: string, how: NestedRun = {}): void {
+  if (infos.some((i) => i.dynamic)) st.signals.add('dynamic_exec')
+  for (const info of infos) classifyExecuted(st, info.programs)
+  st.signals.add('nested_shell')
+  st.analyzeString(text, inv.scope, [...inv.via, label], how)
+}
+
+/** A shell or interpreter that reads its program from stdin. */
+export function stdinExec(st: AnalysisState, inv: Invocation, program: string, isShell: boolean): void {
+  const stdin = inv.stdin
+  if (!stdin) return
+  classifyExecuted(st, stdin.programs)
+  const label = stdin.kind === 'pipe' ? `| ${program}` : stdin.kind === 'herestring' ? `${program} <<<` : stdin.kind === 'heredoc' ? `${program} <<` : `${program} <`
+  if (stdin.text !== undefined) {
+    if (isShell) st.analyzeString(stdin.text, inv.scope, [...inv.via, label])
+    else inlineCode(st, inv, stdin.text, label)
+    return
+  }
+  if (stdin.kind === 'pipe') st.signals.add(isShell ? 'pipe_to_shell' : 'pipe_to_interpreter')
+}
+
+/** Output of a process substitution is executed (`bash <(curl ...)`, `source <(...)`). */
+export function execSubstitution(st: AnalysisState, programs: readonly string[]): void {
+  st.signals.add('exec_substitution')
+  classifyExecuted(st, programs)
+}
+
+/** Flags download-then-execute and decode-then-execute from the programs that produced executed text. */
+export function classifyExecuted(st: AnalysisState, programs: readonly string[]): void {
+  if (programs.some((p) => DOWNLOADERS.has(p))) st.signals.add('download_exec')
+  if (programs.some((p) => DECODERS.has(p))) st.signals.add('decode_exec')
+}
+
+/** An interpreter: inline code (`-c`, `-e`, awk programs), a script operand, or a program on stdin. */
+export function interpret(st: AnalysisState, inv: Invocation, program: string, key: string, record: (extras?: RecordExtras) => void): void {
+  const options = INTERPRETERS.get(key) ?? []
+  const { argv } = inv
+  let codeIndex = -1
+  let scriptIndex = -1
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i]!
+    const eq = arg.indexOf('=')
+    if (arg.startsWith('--') && eq > 0 && options.includes(arg.slice(0, eq))) {
+      codeIndex = i
+      break
+    }
+    if (options.includes(arg) || (/^-[a-zA-Z]+$/.test(arg) && options.some((o) => /^-[a-zA-Z]$/.test(o) && arg.endsWith(o.slice(1))))) {
+      codeIndex = i + 1
+      break
+    }
+    if (arg === '-m' || arg === '-f' || arg === '--file') break
+    if (!arg.startsWith('-')) {
+      if (CODE_FIRST_OPERAND.has(key)) codeIndex = i
+      else scriptIndex = i
+      break
+    }
+  }
+  if (codeIndex > 0 && codeIndex < argv.length) {
+    const codeArg = argv[codeIndex]!
+    const code = codeArg.startsWith('--') && codeArg.includes('=') ? codeArg.slice(codeArg.indexOf('=') + 1) : codeArg
+    const info = inv.info[codeIndex] ?? PLAIN
+    if (info.dynamic) st.signals.add('dynamic_exec')
+    classifyExecuted(st, info.programs)
+    record({ paths: pathLiteralsInCode(code), exclude: [codeIndex] })
+    if (!CODE_FIRST_OPERAND.has(key) || /system\s*\(|\|\s*getline|print[^;]*\|\s*"/.test(code)) inlineCode(st, inv, code, `${program} -c`)
+    return
+  }
+  record()
+  if (scriptIndex > 0) {
+    const info = inv.info[scriptIndex] ?? PLAIN
+    if (info.procsub) execSubstitution(st, info.programs)
+    runsDownloaded(st, inv.scope, inv.argv[scriptIndex])
+    return
+  }
+  stdinExec(st, inv, program, false)
+}
+
+/** Inline interpreter code: flagged, and the shell strings it hands to system/exec analysed. */
+export function inlineCode(st: AnalysisState, inv: Invocation, code: string, label: string): void {
+  st.signals.add('inline_code')
+  for (const text of shellStringsInCode(code)) st.analyzeString(text, inv.scope, [...inv.via, label])
+}

@@ -1,0 +1,55 @@
+/**
+ * `analysis:shell`: the preEvaluate plugin that turns a shell tool call's command into the simple
+ * commands that would actually run (see analyze.ts), and adds the paths and URLs they touch to the
+ * request. It replaces the raw-command placeholder; gates read `request.shell`.
+ */
+import { EngineError, ERR, STAGE, type CallUrl, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
+import { analyzeCommand } from './analyze.ts'
+import { loadBashParser, type BashParser } from './parser.ts'
+import type { Budget } from './state.ts'
+
+export { analyzeCommand, type AnalyzeOptions } from './analyze.ts'
+export { loadBashParser, type BashParser } from './parser.ts'
+export { DEFAULT_BUDGET, type Budget } from './state.ts'
+
+const NAME = 'analysis:shell'
+
+/** The command string of a shell tool call: `command` as a string, or an argv array (Codex `shell`). */
+export function commandText(input: Readonly<Record<string, unknown>>): string | undefined {
+  const command = input.command ?? input.cmd
+  if (typeof command === 'string') return command
+  if (Array.isArray(command) && command.length > 0 && command.every((c) => typeof c === 'string')) return command.map(shellQuote).join(' ')
+  return undefined
+}
+
+function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`
+}
+
+/** Builds the plugin; `budget` overrides the default analysis limits. */
+export function createShellAnalysisPlugin(budget: Partial<Budget> = {}): EnginePlugin {
+  let parser: BashParser | undefined
+  return {
+    name: NAME,
+    apply({ hooks }) {
+      hooks.initialize.tapPromise(NAME, async () => {
+        parser = await loadBashParser()
+      })
+      hooks.preEvaluate.tap({ name: NAME, stage: STAGE.DEFAULT }, (request, ctx): EvalRequest => {
+        const raw = commandText(request.input)
+        if (raw === undefined || request.shell) return request
+        if (!parser) throw new EngineError(ERR.PLUGIN_FAILED, 'the bash parser is not loaded (initialize hook did not run)', { plugin: NAME })
+        const shell = analyzeCommand(raw, { parser, home: ctx.home, cwd: request.cwd, budget })
+        const paths = new Set(request.paths)
+        const urls: CallUrl[] = [...request.urls]
+        for (const command of shell.commands) {
+          for (const p of command.paths ?? []) paths.add(p)
+          for (const u of command.urls ?? []) if (!urls.some((o) => o.raw === u.raw)) urls.push(u)
+        }
+        return { ...request, shell, paths: [...paths], urls }
+      })
+    },
+  }
+}
+
+export default createShellAnalysisPlugin()

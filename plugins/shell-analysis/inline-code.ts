@@ -1,0 +1,53 @@
+/**
+ * Looks inside inline interpreter code (`python -c`, `node -e`, `perl -e`, ...) for what it hands to a
+ * shell, the files it names and the URLs it contacts. Heuristic by nature: it widens what gates see and
+ * never hides anything the plain argv already shows.
+ */
+
+const EXEC_CALL = /(?:\bos\.system|\bos\.popen|\bsubprocess\.\w+|\bcommands\.getoutput|\bsystem|\bexecSync|\bexecFileSync|\bspawnSync|\bspawn|\bexec|\bpopen|\bshell_exec|\bpassthru|\bproc_open|\bPopen|\bcheck_output|\bcheck_call|\bIO\.popen|\bOpen3\.\w+|\bRuntime\.getRuntime\(\)\.exec|\bdo shell script)\s*\(?\s*(?:\[\s*)?/g
+const STRING = /'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|`((?:[^`\\]|\\.)*)`/y
+const SEPARATOR = /\s*[,+]\s*/y
+const MAX_STRINGS = 16
+
+/** Shell command strings the code passes to system/exec-like calls, backticks, `qx()` and `%x()`. */
+export function shellStringsInCode(code: string): string[] {
+  const out: string[] = []
+  for (const m of code.matchAll(EXEC_CALL)) {
+    const items = stringSequence(code, (m.index ?? 0) + m[0].length)
+    if (items.length > 0) out.push(items.join(' '))
+    if (out.length >= MAX_STRINGS) break
+  }
+  for (const m of code.matchAll(/`([^`]+)`|\b(?:qx|%x)\s*(?:\(([^)]*)\)|\{([^}]*)\}|\[([^\]]*)\]|\/([^/]*)\/)/g)) out.push(m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? '')
+  return out.slice(0, MAX_STRINGS).map(unescapeLiteral)
+}
+
+/** Consecutive string literals from `start`, separated by commas or `+` (a list or a concatenation). */
+function stringSequence(code: string, start: number): string[] {
+  const items: string[] = []
+  let pos = start
+  for (let n = 0; n < 64; n++) {
+    STRING.lastIndex = pos
+    const m = STRING.exec(code)
+    if (!m) break
+    items.push(m[1] ?? m[2] ?? m[3] ?? '')
+    pos = STRING.lastIndex
+    SEPARATOR.lastIndex = pos
+    if (!SEPARATOR.exec(code)) break
+    pos = SEPARATOR.lastIndex
+  }
+  return items
+}
+
+/** String literals in the code that look like file paths (`'/etc/shadow'`, `"~/.ssh/id_rsa"`). */
+export function pathLiteralsInCode(code: string): string[] {
+  const out: string[] = []
+  for (const m of code.matchAll(/'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g)) {
+    const s = unescapeLiteral(m[1] ?? m[2] ?? '')
+    if (/^(~|\/|\$HOME\/)[^\s]*$/.test(s) && !s.startsWith('//')) out.push(s)
+  }
+  return out.slice(0, 32)
+}
+
+function unescapeLiteral(s: string): string {
+  return s.replace(/\\(x[0-9a-fA-F]{2}|.)/g, (_, e: string) => (e.length === 3 ? String.fromCharCode(parseInt(e.slice(1), 16)) : e === 'n' ? '\n' : e === 't' ? '\t' : e))
+}

@@ -1,0 +1,46 @@
+/**
+ * Path spellings of shell operands: the core's lexical and symlink-resolved forms (`~`, `$HOME`, `..`, `//`,
+ * links), plus what a wildcard operand expands to on disk.
+ */
+import { globSync } from 'node:fs'
+import { posix } from 'node:path'
+import { canonicalPath, lexicalPath as coreLexicalPath, pathSpellings } from '../../core/index.ts'
+
+/** Where relative paths and `~` resolve. */
+export interface PathContext {
+  readonly home: string
+  readonly cwd?: string
+}
+
+const MAX_PATH = 4096
+
+/** Lexically canonical absolute form (no symlink resolution); undefined when `raw` is no usable path. */
+export function lexicalPath(raw: string, ctx: PathContext): string | undefined {
+  if (raw === '' || raw.length > MAX_PATH || raw.includes('\0') || raw.includes('\n')) return undefined
+  return coreLexicalPath(raw, ctx.cwd, ctx.home)
+}
+
+const MAX_GLOB_MATCHES = 32
+
+/**
+ * The lexical form and, when a symlink on the way exists, the resolved one. A pattern (`~/.ssh/i*`) also
+ * yields the existing files it expands to, as bash's pathname expansion would.
+ */
+export function canonicalPaths(raw: string, ctx: PathContext): string[] {
+  const lexical = lexicalPath(raw, ctx)
+  if (lexical === undefined) return []
+  const out = new Set(pathSpellings(lexical, ctx.cwd, ctx.home))
+  if (/[*?[]/.test(lexical)) for (const match of expandPattern(lexical)) out.add(match).add(canonicalPath(match, ctx.cwd, ctx.home))
+  return [...out]
+}
+
+/** Pathname expansion, bounded: `**` is plain `*` (no globstar) and at most two wildcard segments. */
+function expandPattern(pattern: string): string[] {
+  const flat = pattern.replace(/\*{2,}/g, '*')
+  if (flat.split('/').filter((seg) => /[*?[]/.test(seg)).length > 2) return []
+  try {
+    return globSync(flat).slice(0, MAX_GLOB_MATCHES).map((m) => posix.resolve('/', m))
+  } catch {
+    return []
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Turns an effective argv into the ShellCommand gates see, with its canonical paths, writes and URLs.
+ */
+import type { ShellCommand } from '../../core/types.ts'
+import { pathOperands, urlOperands } from './operands.ts'
+import { canonicalPaths, lexicalPath } from './paths.ts'
+import type { AnalysisState, Redirects, Scope } from './state.ts'
+
+const MAX_OPERANDS = 256
+
+/** What a caller knows beyond the argv when recording a command. */
+export interface RecordExtras {
+  /** Extra raw paths (e.g. path literals found in inline code). */
+  readonly paths?: readonly string[]
+  /** argv indexes that are code or command strings, not operands. */
+  readonly exclude?: readonly number[]
+}
+
+/** Records one simple command and returns it. */
+export function recordCommand(st: AnalysisState, scope: Scope, program: string, argv: readonly string[], via: readonly string[], redirects: Redirects, extras: RecordExtras = {}): ShellCommand {
+  const canon = canonicaliser(st, scope)
+  const all = [...new Set(pathOperands(program, argv.map((a, i) => (extras.exclude?.includes(i) ? '' : a))))]
+  // Symlinks and wildcards cost disk lookups: past MAX_OPERANDS, operands get the lexical spelling only
+  // (never dropped, so padding a command with junk operands cannot hide `~` at its end).
+  const operands = all.slice(0, MAX_OPERANDS)
+  const overflow = all.slice(MAX_OPERANDS).flatMap((o) => lexicalPath(o, { home: st.options.home, cwd: scope.cwd }) ?? [])
+  const writes = canon(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes)
+  const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...overflow, ...writes])
+  const urls = urlOperands(program, argv, [...redirects.reads, ...redirects.writes])
+  const command: ShellCommand = {
+    program,
+    argv: [...argv],
+    text: argv.join(' '),
+    via: [...via],
+    ...(paths.length > 0 ? { paths } : {}),
+    ...(writes.length > 0 ? { writes } : {}),
+    ...(urls.length > 0 ? { urls } : {}),
+  }
+  st.record(command)
+  return command
+}
+
+/** Canonical spellings of raw paths, including through symlinks created earlier in the same command. */
+function canonicaliser(st: AnalysisState, scope: Scope): (raws: readonly string[]) => string[] {
+  const ctx = { home: st.options.home, cwd: scope.cwd }
+  return (raws) => {
+    const out = raws.flatMap((r) => canonicalPaths(r, ctx))
+    for (const path of [...out]) {
+      for (const [link, target] of st.links) {
+        if (path === link || path.startsWith(`${link}/`)) out.push(...canonicalPaths(target + path.slice(link.length), ctx))
+      }
+    }
+    return unique(out)
+  }
+}
+
+function unique<T>(items: readonly T[]): T[] {
+  return [...new Set(items)]
+}
+
+/**
+ * Adds a compound statement's redirections (`{ a; b; } > file`) to every command recorded since `mark`.
+ */
+export function addRedirects(st: AnalysisState, scope: Scope, mark: number, redirects: Redirects): void {
+  if (redirects.reads.length === 0 && redirects.writes.length === 0) return
+  const canon = canonicaliser(st, scope)
+  const writes = canon(redirects.writes)
+  const reads = canon(redirects.reads)
+  for (let i = mark; i < st.commands.length; i++) {
+    const c = st.commands[i]!
+    const allWrites = unique([...(c.writes ?? []), ...writes])
+    const allPaths = unique([...(c.paths ?? []), ...reads, ...writes])
+    st.commands[i] = { ...c, ...(allPaths.length > 0 ? { paths: allPaths } : {}), ...(allWrites.length > 0 ? { writes: allWrites } : {}) }
+  }
+}

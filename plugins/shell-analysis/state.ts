@@ -1,0 +1,130 @@
+/**
+ * Mutable state of one analysis: the commands found so far, signals, and the budget that bounds the work.
+ * One instance per `analyzeCommand` call; nothing here outlives the call.
+ */
+import type { ShellCommand } from '../../core/types.ts'
+import type { SyntaxNode } from './parser.ts'
+
+/** Hard limits on the work one command string may cause. */
+export interface Budget {
+  /** Largest command accepted, in UTF-16 code units. */
+  readonly maxBytes: number
+  /** How many times strings may be re-parsed as shell (`bash -c`, `eval`, pipes into shells, aliases). */
+  readonly maxDepth: number
+  /** Deepest syntax-tree nesting walked. */
+  readonly maxNesting: number
+  /** Syntax nodes walked (statements, words with substitutions) across all parses. */
+  readonly maxNodes: number
+  /** Simple commands recorded. */
+  readonly maxCommands: number
+  /** Wall-clock budget for parse and walk together. */
+  readonly timeMs: number
+}
+
+/** Limits used unless the plugin is built with overrides. */
+export const DEFAULT_BUDGET: Budget = { maxBytes: 64 * 1024, maxDepth: 6, maxNesting: 200, maxNodes: 100_000, maxCommands: 500, timeMs: 300 }
+
+/** Thrown inside the walk when a limit is hit; caught once at the top of `analyzeCommand`. */
+export class BudgetExceeded extends Error {}
+
+/** Variables, aliases and the path by which the current code was reached. */
+export interface Scope {
+  readonly vars: Map<string, string>
+  readonly aliases: Map<string, string>
+  /** Functions defined earlier in the same command: called later, their bodies run with the call's arguments. */
+  readonly functions: Map<string, SyntaxNode>
+  readonly via: readonly string[]
+  /** Re-parse depth (0 for the raw command). */
+  readonly depth: number
+  /** Working directory as far as it is known (`cd` in the same command changes it). */
+  cwd?: string
+}
+
+/** How re-parsed code runs: in the same shell (`eval`, `source`: its assignments stay) or a child with positional parameters. */
+export interface NestedRun {
+  readonly sameShell?: boolean
+  /** `$0`, `$1`, ... of a `bash -c STRING NAME ARGS...` run. */
+  readonly positional?: readonly string[]
+}
+
+/** Where a command's standard input comes from, and what is known about it. */
+export interface Stdin {
+  readonly kind: 'pipe' | 'heredoc' | 'herestring' | 'file'
+  /** The content when it can be computed statically. */
+  readonly text?: string
+  /** Programs that produced it (upstream pipeline stages and their substitutions). */
+  readonly programs: readonly string[]
+}
+
+/** Redirections attached to a command. */
+export interface Redirects {
+  readonly reads: readonly string[]
+  readonly writes: readonly string[]
+}
+
+/** A command without redirections. */
+export const NO_REDIRECTS: Redirects = { reads: [], writes: [] }
+
+/** The governed user's home and the call's working directory. */
+export interface AnalysisOptions {
+  readonly home: string
+  readonly cwd?: string
+}
+
+/** Collects commands and signals and enforces the budget while one command string is analysed. */
+export class AnalysisState {
+  readonly commands: ShellCommand[] = []
+  readonly signals = new Set<string>()
+  readonly deadline: number
+  readonly budget: Budget
+  readonly options: AnalysisOptions
+  nodes = 0
+  /** Functions being expanded right now (a recursive call is not expanded again). */
+  readonly activeFunctions = new Set<string>()
+  /** Canonical paths that downloaders in this command write to (`curl -o x.sh`), to spot running them later. */
+  readonly downloads = new Set<string>()
+  /** Symlinks created earlier in the same command (`ln -s / x`): link path → target, both canonical. */
+  readonly links = new Map<string, string>()
+  private nesting = 0
+  /** Set by analyze.ts: parses and walks a string as shell code (recursion point for `-c`, eval, pipes). */
+  analyzeString: (text: string, parent: Scope, via: readonly string[], how?: NestedRun) => void = () => {}
+  /** Set by analyze.ts: walks a command or process substitution and returns its static output. */
+  substitute: (node: SyntaxNode, scope: Scope) => { output?: string; programs: readonly string[] } = () => ({ programs: [] })
+
+  constructor(options: AnalysisOptions, budget: Budget) {
+    this.options = options
+    this.budget = budget
+    this.deadline = performance.now() + budget.timeMs
+  }
+
+  /** Counts a visited node and enforces the node and time budgets. */
+  tick(): void {
+    this.nodes++
+    if (this.nodes > this.budget.maxNodes) throw new BudgetExceeded(`more than ${this.budget.maxNodes} syntax nodes`)
+    if ((this.nodes & 63) === 0 && performance.now() > this.deadline) throw new BudgetExceeded(`analysis took longer than ${this.budget.timeMs} ms`)
+  }
+
+  /** Runs `fn` one syntax level deeper, enforcing the nesting limit (hostile `$($($(...)))`). */
+  nested<T>(fn: () => T): T {
+    if (++this.nesting > this.budget.maxNesting) {
+      this.nesting--
+      throw new BudgetExceeded(`nesting deeper than ${this.budget.maxNesting} levels`)
+    }
+    try {
+      this.tick()
+      return fn()
+    } finally {
+      this.nesting--
+    }
+  }
+
+  record(command: ShellCommand): void {
+    if (this.commands.length >= this.budget.maxCommands) throw new BudgetExceeded(`more than ${this.budget.maxCommands} simple commands`)
+    this.commands.push(command)
+  }
+
+  /** Programs recorded since `mark` (an index into `commands`). */
+  programsSince(mark: number): string[] {
+    return this.commands.slice(mark).map((c) => c.program)
+  }
+}

@@ -1,0 +1,301 @@
+/**
+ * Walks a tree-sitter-bash syntax tree statement by statement: lists, pipelines, subshells, groups,
+ * control flow, functions, assignments and redirections, handing each simple command to `dispatch`.
+ */
+import { dispatch, type FieldInfo } from './dispatch.ts'
+import type { SyntaxNode } from './parser.ts'
+import { addRedirects } from './record.ts'
+import { BudgetExceeded, NO_REDIRECTS, type AnalysisState, type Redirects, type Scope, type Stdin } from './state.ts'
+import { evaluateString, evaluateWord, type WordContext } from './words.ts'
+
+const WRITE_OPS: ReadonlySet<string> = new Set(['>', '>>', '&>', '&>>', '>|', '<>'])
+const MAX_LOOP_VALUES = 8
+
+/** Walks one statement; returns its static output when known. */
+export function walkStatement(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: Stdin): string | undefined {
+  return st.nested(() => statement(st, node, scope, stdin))
+}
+
+function statement(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: Stdin): string | undefined {
+  switch (node.type) {
+    case 'command':
+      return runCommand(st, node, scope, stdin, NO_REDIRECTS)
+    case 'pipeline':
+      return pipeline(st, node.namedChildren, scope, stdin)
+    case 'redirected_statement':
+      return redirected(st, node, scope, stdin)
+    case 'subshell':
+      return sequence(st, node, childScope(scope, scope.via), stdin)
+    case 'variable_assignment':
+      assign(st, node, scope)
+      return undefined
+    case 'declaration_command':
+    case 'variable_assignments':
+      for (const child of node.namedChildren) {
+        if (child.type === 'variable_assignment') assign(st, child, scope)
+        else if (child.type !== 'variable_name') walkStatement(st, child, scope)
+      }
+      return undefined
+    case 'unset_command':
+      for (const child of node.namedChildren) scope.vars.delete(child.text)
+      return undefined
+    case 'function_definition': {
+      const name = node.childForFieldName('name')?.text ?? '?'
+      const body = node.childForFieldName('body')
+      if (body) {
+        scope.functions.set(name, body)
+        walkStatement(st, body, childScope(scope, [...scope.via, `function ${name}`]))
+      }
+      return undefined
+    }
+    case 'for_statement':
+      return forLoop(st, node, scope)
+    case 'command_substitution':
+    case 'process_substitution':
+      st.substitute(node, scope)
+      return undefined
+    case 'comment':
+    case 'heredoc_body':
+    case 'heredoc_start':
+    case 'heredoc_end':
+      return undefined
+    case 'ERROR':
+      st.signals.add('parse_error')
+      return sequence(st, node, scope, stdin)
+    default:
+      return sequence(st, node, scope, stdin)
+  }
+}
+
+/** Walks named children in order; the output is known only when there is exactly one statement. */
+function sequence(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: Stdin): string | undefined {
+  const children = node.namedChildren.filter((c) => c.type !== 'comment')
+  let out: string | undefined
+  for (const child of children) out = walkStatement(st, child, scope, stdin)
+  return children.length === 1 ? out : undefined
+}
+
+function childScope(scope: Scope, via: readonly string[]): Scope {
+  return { vars: new Map(scope.vars), aliases: new Map(scope.aliases), functions: new Map(scope.functions), via, depth: scope.depth, cwd: scope.cwd }
+}
+
+/** Pipeline stages: each stage's stdin is the previous stage's output, with the programs that produced it. */
+function pipeline(st: AnalysisState, stages: readonly SyntaxNode[], scope: Scope, stdin?: Stdin): string | undefined {
+  let input = stdin
+  let upstream: string[] = [...(stdin?.programs ?? [])]
+  let out: string | undefined
+  for (const stage of stages) {
+    if (stage.type === 'comment') continue
+    const mark = st.commands.length
+    out = walkStatement(st, stage, scope, input)
+    upstream = [...upstream, ...st.programsSince(mark)]
+    input = { kind: 'pipe', text: out, programs: upstream }
+  }
+  return out
+}
+
+function wordContext(st: AnalysisState, scope: Scope): WordContext {
+  return {
+    home: st.options.home,
+    cwd: scope.cwd,
+    maxLength: st.budget.maxBytes,
+    lookup: (name) => {
+      const v = scope.vars.get(name)
+      if (v !== undefined) return v
+      if (name === 'HOME') return st.options.home
+      if (name === 'PWD') return scope.cwd
+      if (name === 'IFS') return ' \t\n'
+      // svc's own default home: reaching it through the variable must look the same as spelling it out.
+      if (name === 'SVC_HOME') return `${st.options.home}/.svc`
+      if (name === 'SHELL' || name === 'BASH') return '/bin/bash'
+      return undefined
+    },
+    substitute: (node) => st.substitute(node, scope),
+  }
+}
+
+function assign(st: AnalysisState, node: SyntaxNode, scope: Scope): void {
+  const name = node.childForFieldName('name')?.text
+  const valueNode = node.childForFieldName('value')
+  const value = valueNode ? evaluateString([valueNode], wordContext(st, scope)) : undefined
+  if (!name) return
+  // A dynamic value keeps its source spelling (`$(cat f)`), so `$X` as a program is still flagged dynamic.
+  if (value?.dynamic) scope.vars.delete(name)
+  else scope.vars.set(name, value?.fields[0] ?? '')
+}
+
+/** Groups adjacent nodes into shell words (`$"x"` and some concatenations arrive as siblings). */
+function groupWords(nodes: readonly SyntaxNode[]): SyntaxNode[][] {
+  const words: SyntaxNode[][] = []
+  for (const node of nodes) {
+    const last = words[words.length - 1]
+    if (last && last[last.length - 1]!.endIndex === node.startIndex) last.push(node)
+    else words.push([node])
+  }
+  return words
+}
+
+function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: Stdin | undefined, outer: Redirects): string | undefined {
+  const wordNodes: SyntaxNode[] = []
+  const reads = [...outer.reads]
+  const writes = [...outer.writes]
+  let input = stdin
+  let nameNode: SyntaxNode | undefined
+  const ctx = wordContext(st, scope)
+  for (let i = 0; i < node.childCount; i++) {
+    const child = node.child(i)
+    if (!child) continue
+    const field = node.fieldNameForChild(i)
+    if (field === 'name') {
+      nameNode = child
+      wordNodes.push(...child.children.filter((c): c is SyntaxNode => c !== null))
+    } else if (field === 'argument') wordNodes.push(child)
+    else if (child.type === 'variable_assignment') evaluateString([child], ctx)
+    else if (child.type === 'file_redirect') fileRedirect(st, child, scope, reads, writes)
+    else if (child.type === 'herestring_redirect') input = herestring(st, child, scope)
+    else if (child.isNamed && child.type !== 'comment') walkStatement(st, child, scope)
+  }
+  if (!nameNode) return undefined
+  const fields: string[] = []
+  const info: FieldInfo[] = []
+  let length = 0
+  for (const word of groupWords(wordNodes)) {
+    const value = evaluateWord(word, ctx)
+    for (const f of value.fields) length += f.length + 1
+    if (length > st.budget.maxBytes) throw new BudgetExceeded(`a command expands to more than ${st.budget.maxBytes} characters`)
+    for (const f of value.fields) {
+      fields.push(f)
+      info.push({ dynamic: value.dynamic, programs: value.programs, procsub: value.processSubstitution })
+    }
+    if (value.fields.length === 0 && fields.length === 0 && value.dynamic) st.signals.add('dynamic_program')
+  }
+  const alias = fields[0] !== undefined && nameNode.firstChild?.type === 'word' ? scope.aliases.get(fields[0]) : undefined
+  if (alias !== undefined) {
+    const rest = node.text.slice(nameNode.endIndex - node.startIndex)
+    const expanded = { ...scope, aliases: new Map([...scope.aliases].filter(([k]) => k !== fields[0])) }
+    st.analyzeString(`${alias}${rest}`, expanded, [...scope.via, `alias ${fields[0]}`])
+    return undefined
+  }
+  const fn = fields[0] !== undefined ? scope.functions.get(fields[0]) : undefined
+  if (fn && fields[0] !== undefined && !st.activeFunctions.has(fields[0])) return callFunction(st, fields[0], fn, fields.slice(1), scope)
+  return dispatch(st, { argv: fields, info, scope, via: scope.via, stdin: input, redirects: { reads, writes } })
+}
+
+/** Runs a function body again with the call's arguments as $1.. (its first walk had them unknown). */
+function callFunction(st: AnalysisState, name: string, body: SyntaxNode, args: readonly string[], scope: Scope): undefined {
+  const inner = childScope(scope, [...scope.via, `function ${name}`])
+  args.slice(0, 9).forEach((a, i) => inner.vars.set(String(i + 1), a))
+  inner.vars.set('@', args.join(' '))
+  inner.vars.set('*', args.join(' '))
+  inner.vars.set('#', String(args.length))
+  st.activeFunctions.add(name)
+  try {
+    walkStatement(st, body, inner)
+  } finally {
+    st.activeFunctions.delete(name)
+  }
+  return undefined
+}
+
+function fileRedirect(st: AnalysisState, node: SyntaxNode, scope: Scope, reads: string[], writes: string[]): void {
+  const dest = node.childForFieldName('destination')
+  if (!dest) return
+  const op = node.children.find((c) => c !== null && /^[<>&|]+$/.test(c.type))?.type ?? '>'
+  if ((op === '>&' || op === '<&') && /^\d+$|^-$/.test(dest.text)) return
+  const target = evaluateString([dest], wordContext(st, scope)).fields[0]
+  if (target === undefined || target === '') return
+  if (WRITE_OPS.has(op) || op === '>&') writes.push(target)
+  else reads.push(target)
+}
+
+function herestring(st: AnalysisState, node: SyntaxNode, scope: Scope): Stdin {
+  const mark = st.commands.length
+  const value = evaluateString(node.namedChildren, wordContext(st, scope))
+  return { kind: 'herestring', text: value.dynamic ? undefined : `${value.fields[0] ?? ''}\n`, programs: [...value.programs, ...st.programsSince(mark)] }
+}
+
+function heredocText(st: AnalysisState, node: SyntaxNode, scope: Scope): { text?: string; programs: string[] } {
+  const start = node.children.find((c) => c?.type === 'heredoc_start')?.text ?? ''
+  const body = node.children.find((c) => c?.type === 'heredoc_body')
+  if (!body) return { text: '', programs: [] }
+  if (/['"\\]/.test(start)) return { text: body.text, programs: [] }
+  const mark = st.commands.length
+  let text: string | undefined = ''
+  let pos = body.startIndex
+  const src = body.text
+  for (const child of body.namedChildren) {
+    if (child.startIndex > pos) text = text === undefined ? undefined : text + src.slice(pos - body.startIndex, child.startIndex - body.startIndex)
+    if (child.type === 'heredoc_content') text = text === undefined ? undefined : text + child.text
+    else {
+      const v = evaluateString([child], wordContext(st, scope))
+      text = v.dynamic || text === undefined ? undefined : text + (v.fields[0] ?? '')
+    }
+    pos = child.endIndex
+  }
+  if (text !== undefined && body.endIndex > pos) text += src.slice(pos - body.startIndex)
+  return { text, programs: st.programsSince(mark) }
+}
+
+/** `cmd > file`, `cmd <<EOF`, `cmd <<< str`; tree-sitter nests the rest of a here-doc's line inside the redirect. */
+function redirected(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: Stdin): string | undefined {
+  const reads: string[] = []
+  const writes: string[] = []
+  let input = stdin
+  const continuations: SyntaxNode[] = []
+  const handleRedirect = (r: SyntaxNode): void => {
+    if (r.type === 'file_redirect') fileRedirect(st, r, scope, reads, writes)
+    else if (r.type === 'herestring_redirect') input = herestring(st, r, scope)
+    else if (r.type === 'heredoc_redirect') {
+      const doc = heredocText(st, r, scope)
+      input = { kind: 'heredoc', text: doc.text, programs: doc.programs }
+      for (const child of r.namedChildren) {
+        if (child.type === 'file_redirect' || child.type === 'herestring_redirect') handleRedirect(child)
+        else if (!['heredoc_start', 'heredoc_body', 'heredoc_end'].includes(child.type)) continuations.push(child)
+      }
+    }
+  }
+  const body = node.childForFieldName('body')
+  for (let i = 0; i < node.childCount; i++) {
+    const child = node.child(i)
+    if (child && node.fieldNameForChild(i) === 'redirect') handleRedirect(child)
+  }
+  if (!body) return undefined
+  const mark = st.commands.length
+  let out: string | undefined
+  if (body.type === 'command') out = runCommand(st, body, scope, input, { reads, writes })
+  else {
+    out = walkStatement(st, body, scope, input)
+    addRedirects(st, scope, mark, { reads, writes })
+  }
+  for (const cont of continuations) {
+    if (cont.type === 'pipeline') out = pipeline(st, cont.namedChildren, scope, { kind: 'pipe', text: out, programs: st.programsSince(mark) })
+    else out = walkStatement(st, cont, scope)
+  }
+  return writes.length > 0 ? undefined : out
+}
+
+function forLoop(st: AnalysisState, node: SyntaxNode, scope: Scope): undefined {
+  const variable = node.childForFieldName('variable')?.text
+  const body = node.childForFieldName('body')
+  const values: string[] = []
+  let dynamic = false
+  const ctx = wordContext(st, scope)
+  for (let i = 0; i < node.childCount; i++) {
+    const child = node.child(i)
+    if (!child || node.fieldNameForChild(i) !== 'value') continue
+    const v = evaluateWord([child], ctx)
+    dynamic ||= v.dynamic
+    values.push(...v.fields)
+  }
+  if (!body) return undefined
+  if (!variable || dynamic || values.length === 0 || values.length > MAX_LOOP_VALUES) {
+    if (variable) scope.vars.delete(variable)
+    walkStatement(st, body, scope)
+    return undefined
+  }
+  for (const value of values) {
+    scope.vars.set(variable, value)
+    walkStatement(st, body, scope)
+  }
+  return undefined
+}

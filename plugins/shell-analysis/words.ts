@@ -1,0 +1,376 @@
+/**
+ * Evaluates one shell word the way bash would before running it: quote removal, backslash and ANSI-C
+ * decoding, tilde, parameter expansion from variables known in the same command, command substitution
+ * output when it can be computed statically, field splitting on $IFS and brace expansion.
+ * Anything that cannot be known is kept as written and flagged `dynamic`.
+ */
+import { decodeEscapes } from './escapes.ts'
+import type { SyntaxNode } from './parser.ts'
+import { BudgetExceeded } from './state.ts'
+
+/** What a command substitution contributed: its output when known, and the programs it ran. */
+export interface Substitution {
+  readonly output?: string
+  readonly programs: readonly string[]
+}
+
+/** What word evaluation needs from the walker: variables, home, cwd, substitution analysis, size cap. */
+export interface WordContext {
+  readonly home: string
+  readonly cwd?: string
+  /** Longest text one word may expand to (`a=$a$a` repeated must not double forever). */
+  readonly maxLength: number
+  /** Value of a variable assigned earlier in the same command, or of a well-known variable. */
+  lookup(name: string): string | undefined
+  /** Analyses a command or process substitution (its commands are recorded by the caller). */
+  substitute(node: SyntaxNode): Substitution
+}
+
+/** A word after expansion. */
+export interface WordValue {
+  /** Fields after splitting; a word can become several arguments (`rm${IFS}-rf`) or none. */
+  readonly fields: string[]
+  /** True when part of the word could not be known statically. */
+  readonly dynamic: boolean
+  /** Programs run by substitutions inside the word (used to spot download- or decode-then-execute). */
+  readonly programs: readonly string[]
+  /** True when the word is (or contains) a process substitution `<(...)`. */
+  readonly processSubstitution: boolean
+}
+
+interface Segment {
+  text: string
+  quoted: boolean
+  /** Result of an unquoted expansion: subject to field splitting. */
+  split: boolean
+  /** Unknown value; `text` holds the source as written. */
+  unknown: boolean
+  literal: boolean
+}
+
+const DEFAULT_IFS = ' \t\n'
+const MAX_BRACE_RESULTS = 256
+const MAX_BRACE_WORK = 4096
+/** Longest value `${X#pattern}`-style operators are applied to (they are quadratic in the value). */
+const MAX_AFFIX_VALUE = 1024
+
+/** Evaluates the adjacent nodes that make up one word (bash words can span several tree-sitter nodes). */
+export function evaluateWord(nodes: readonly SyntaxNode[], ctx: WordContext): WordValue {
+  const state = { dynamic: false, programs: [] as string[], procsub: false }
+  const segments: Segment[] = []
+  // tree-sitter sometimes splits `$NAME` into a lone `$` and a following word, and `$"text"` (locale
+  // translation) into `$` and a string: flatten concatenations and rejoin those pairs.
+  const flat = nodes.flatMap((n) => (n.type === 'concatenation' ? n.children.filter((c): c is SyntaxNode => c !== null) : [n]))
+  for (let i = 0; i < flat.length; i++) {
+    const node = flat[i]!
+    const next = flat[i + 1]
+    if (node.type === '$' && next?.type === 'string') continue
+    if (node.type === '$' && next?.type === 'word' && /^[A-Za-z_]/.test(next.text)) {
+      const name = /^[A-Za-z_]\w*/.exec(next.text)?.[0] ?? ''
+      const value = ctx.lookup(name)
+      if (value === undefined) state.dynamic = true
+      segments.push(value === undefined ? { text: `$${name}`, quoted: false, split: false, unknown: true, literal: false } : { text: value, quoted: false, split: true, unknown: false, literal: false })
+      segments.push(literal(unescapeUnquoted(next.text.slice(name.length)), false))
+      i++
+      continue
+    }
+    segments.push(...parts(node, false, ctx, state))
+  }
+  checkLength(segments, ctx)
+  const fields = assembleFields(segments, ctx)
+  return { fields, dynamic: state.dynamic, programs: state.programs, processSubstitution: state.procsub }
+}
+
+/** Evaluates a word in a context where no splitting happens (assignment values, here-strings). */
+export function evaluateString(nodes: readonly SyntaxNode[], ctx: WordContext): WordValue {
+  const state = { dynamic: false, programs: [] as string[], procsub: false }
+  const segments = nodes.flatMap((node) => parts(node, true, ctx, state))
+  checkLength(segments, ctx)
+  const allUnknown = segments.length > 0 && segments.every((s) => s.unknown)
+  const text = segments.map((s) => (s.unknown && !allUnknown ? '' : s.text)).join('')
+  return { fields: [expandTilde(segments, text, ctx)], dynamic: state.dynamic, programs: state.programs, processSubstitution: state.procsub }
+}
+
+function checkLength(segments: readonly Segment[], ctx: WordContext): void {
+  let total = 0
+  for (const s of segments) total += s.text.length
+  if (total > ctx.maxLength) throw new BudgetExceeded(`a word expands to more than ${ctx.maxLength} characters`)
+}
+
+type State = { dynamic: boolean; programs: string[]; procsub: boolean }
+
+function parts(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: State): Segment[] {
+  switch (node.type) {
+    case 'word':
+    case 'number':
+    case 'regex':
+    case 'extglob_pattern':
+      return [literal(quoted ? node.text : unescapeUnquoted(node.text), quoted)]
+    case 'raw_string':
+      return [literal(node.text.slice(1, -1), true)]
+    case 'ansi_c_string':
+      return [literal(decodeEscapes(node.text.slice(2, -1), 'ansi-c'), true)]
+    case 'string':
+      return stringParts(node, ctx, state)
+    case 'translated_string':
+      return node.namedChildren.flatMap((c) => (c ? parts(c, quoted, ctx, state) : []))
+    case 'concatenation':
+    case 'brace_expression':
+      return node.children.flatMap((c) => (c ? parts(c, quoted, ctx, state) : []))
+    case 'simple_expansion':
+    case 'expansion':
+      return [expansion(node, quoted, ctx, state)]
+    case 'command_substitution': {
+      const sub = ctx.substitute(node)
+      state.programs.push(...sub.programs)
+      if (sub.output === undefined) return [unknown(node, quoted, state)]
+      return [{ text: sub.output.replace(/\n+$/, ''), quoted, split: !quoted, unknown: false, literal: false }]
+    }
+    case 'process_substitution': {
+      const sub = ctx.substitute(node)
+      state.programs.push(...sub.programs)
+      state.procsub = true
+      return [literal('/dev/fd/63', true)]
+    }
+    default:
+      return [unknown(node, quoted, state)]
+  }
+}
+
+function literal(text: string, quoted: boolean): Segment {
+  return { text, quoted, split: false, unknown: false, literal: !quoted }
+}
+
+function unknown(node: SyntaxNode, quoted: boolean, state: State): Segment {
+  state.dynamic = true
+  return { text: node.text, quoted, split: false, unknown: true, literal: false }
+}
+
+/** Unquoted backslash: `\x` is `x`, backslash-newline disappears. */
+function unescapeUnquoted(text: string): string {
+  return text.replace(/\\(\n|.)/gs, (_, ch: string) => (ch === '\n' ? '' : ch))
+}
+
+/** Inside double quotes a backslash only escapes `$`, backtick, `"`, `\` and newline. */
+function unescapeDouble(text: string): string {
+  return text.replace(/\\([$`"\\\n])/g, (_, ch: string) => (ch === '\n' ? '' : ch))
+}
+
+function stringParts(node: SyntaxNode, ctx: WordContext, state: State): Segment[] {
+  const out: Segment[] = []
+  const src = node.text
+  let pos = node.startIndex + 1
+  const end = node.endIndex - 1
+  for (const child of node.children) {
+    if (!child || child.startIndex < pos || child.endIndex > end) continue
+    if (child.startIndex > pos) out.push(literal(unescapeDouble(src.slice(pos - node.startIndex, child.startIndex - node.startIndex)), true))
+    if (child.type === 'string_content') out.push(literal(unescapeDouble(child.text), true))
+    else out.push(...parts(child, true, ctx, state))
+    pos = child.endIndex
+  }
+  if (end > pos) out.push(literal(unescapeDouble(src.slice(pos - node.startIndex, end - node.startIndex)), true))
+  return out.length > 0 ? out : [literal('', true)]
+}
+
+function expansion(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: State): Segment {
+  const children = node.children.filter((c): c is SyntaxNode => c !== null)
+  const nameNode = children.find((c) => c.type === 'variable_name' || c.type === 'special_variable_name')
+  const ops = children.filter((c, i) => node.fieldNameForChild(i) === 'operator')
+  const name = nameNode?.text
+  const value = name === undefined ? undefined : ctx.lookup(name)
+  const known = (text: string): Segment => ({ text, quoted, split: !quoted, unknown: false, literal: false })
+  if (name === undefined) return unknown(node, quoted, state)
+  if (ops.length === 0) return value === undefined ? unknown(node, quoted, state) : known(value)
+  const first = ops[0]
+  if (!first) return unknown(node, quoted, state)
+  // Operator before the name: `${#X}` (length) or `${!X}` (indirection).
+  if (first.startIndex < (nameNode?.startIndex ?? 0)) {
+    if (first.type === '!' && value !== undefined) {
+      const target = ctx.lookup(value)
+      if (target !== undefined) return known(target)
+    }
+    if (first.type === '#' && value !== undefined) return known(String(value.length))
+    return unknown(node, quoted, state)
+  }
+  const operand = children.filter((c) => c.startIndex >= first.endIndex && c.type !== '}' && node.fieldNameForChild(children.indexOf(c)) !== 'operator')
+  const operandText = (): string | undefined => {
+    const v = evaluateString(operand, ctx)
+    if (v.dynamic) state.dynamic = true
+    state.programs.push(...v.programs)
+    return v.fields[0]
+  }
+  const op = first.type
+  if (op === ':-' || op === '-' || op === ':=' || op === '=') {
+    if (value !== undefined && (value !== '' || op === '-' || op === '=')) return known(value)
+    // Unknown variables take the default: that is what runs when the agent's environment lacks them.
+    if (value === undefined) state.dynamic = true
+    return known(operandText() ?? '')
+  }
+  if (op === ':+' || op === '+') {
+    if (value === undefined) return unknown(node, quoted, state)
+    return known(value === '' && op === ':+' ? '' : (operandText() ?? ''))
+  }
+  if (value === undefined) return unknown(node, quoted, state)
+  const transformed = transform(value, op, ops, operand, operandText)
+  return transformed === undefined ? unknown(node, quoted, state) : known(transformed)
+}
+
+function transform(value: string, op: string, ops: SyntaxNode[], operand: SyntaxNode[], operandText: () => string | undefined): string | undefined {
+  switch (op) {
+    case '^^': return value.toUpperCase()
+    case ',,': return value.toLowerCase()
+    case '^': return value.slice(0, 1).toUpperCase() + value.slice(1)
+    case ',': return value.slice(0, 1).toLowerCase() + value.slice(1)
+    case ':': {
+      const nums = operand.filter((n) => n.type === 'number').map((n) => Number.parseInt(n.text, 10))
+      if (nums.length === 0 || nums.some(Number.isNaN)) return undefined
+      const [offset = 0, length] = nums
+      const start = offset < 0 ? Math.max(0, value.length + offset) : offset
+      return length !== undefined ? value.slice(start, start + length) : value.slice(start)
+    }
+    case '#': case '##': case '%': case '%%': {
+      const pattern = operandText()
+      if (pattern === undefined || value.length > MAX_AFFIX_VALUE || pattern.length > 256) return undefined
+      return removeAffix(value, pattern, op)
+    }
+    case '/': case '//': {
+      const pattern = operand.length > 0 && ops[1] ? operand.filter((n) => n.endIndex <= (ops[1]?.startIndex ?? 0)).map((n) => n.text).join('') : operandText()
+      const replacement = ops[1] ? operand.filter((n) => n.startIndex >= (ops[1]?.endIndex ?? 0)).map((n) => n.text).join('') : ''
+      if (pattern === undefined || /[*?[]/.test(pattern)) return undefined
+      return op === '//' ? value.split(pattern).join(replacement) : value.replace(pattern, replacement)
+    }
+    default:
+      return undefined
+  }
+}
+
+function removeAffix(value: string, pattern: string, op: string): string {
+  const re = globToRegExpSource(pattern)
+  const candidates: string[] = []
+  for (let i = 0; i <= value.length; i++) candidates.push(op.startsWith('#') ? value.slice(0, i) : value.slice(value.length - i))
+  const matcher = new RegExp(`^${re}$`, 's')
+  const hits = candidates.filter((c) => matcher.test(c))
+  if (hits.length === 0) return value
+  const chosen = (op.length === 2 ? hits[hits.length - 1] : hits[0]) ?? ''
+  return op.startsWith('#') ? value.slice(chosen.length) : value.slice(0, value.length - chosen.length)
+}
+
+function globToRegExpSource(glob: string): string {
+  return glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
+}
+
+/** Joins segments into fields: unquoted expansion results split on $IFS; unknown parts stay as written. */
+function assembleFields(segments: Segment[], ctx: WordContext): string[] {
+  const allUnknown = segments.length > 0 && segments.every((s) => s.unknown)
+  const ifs = ctx.lookup('IFS') ?? DEFAULT_IFS
+  const fields: string[] = []
+  let current = ''
+  let started = false
+  for (const seg of segments) {
+    const text = seg.unknown && !allUnknown ? '' : seg.text
+    if (!seg.split || ifs === '') {
+      current += text
+      started ||= seg.quoted || text !== ''
+      continue
+    }
+    const pieces = splitIfs(text, ifs)
+    for (let i = 0; i < pieces.length; i++) {
+      if (i > 0) {
+        if (started) fields.push(current)
+        current = ''
+        started = false
+      }
+      current += pieces[i]
+      started ||= pieces[i] !== ''
+    }
+  }
+  if (started) fields.push(current)
+  const head = fields[0]
+  if (head === undefined) return fields
+  if (fields.length === 1 && segments.every((s) => s.literal)) return braceExpand(expandTilde(segments, head, ctx))
+  fields[0] = expandTilde(segments, head, ctx)
+  return fields
+}
+
+/** Splits on IFS characters; runs of IFS whitespace collapse; edge pieces are empty when text starts or ends with IFS. */
+function splitIfs(text: string, ifs: string): string[] {
+  const esc = (chars: string[]) => chars.map((c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')).join('')
+  const ws = [...ifs].filter((c) => /\s/.test(c))
+  const other = [...ifs].filter((c) => !/\s/.test(c))
+  const alternatives: string[] = []
+  if (other.length > 0) alternatives.push(`${ws.length > 0 ? `[${esc(ws)}]*` : ''}[${esc(other)}]${ws.length > 0 ? `[${esc(ws)}]*` : ''}`)
+  if (ws.length > 0) alternatives.push(`[${esc(ws)}]+`)
+  return text.split(new RegExp(alternatives.join('|'), 'u'))
+}
+
+function expandTilde(segments: Segment[], text: string, ctx: WordContext): string {
+  const first = segments[0]
+  if (!first || !first.literal || !first.text.startsWith('~')) return text
+  if (text === '~' || text.startsWith('~/')) return ctx.home + text.slice(1)
+  if ((text === '~+' || text.startsWith('~+/')) && ctx.cwd) return ctx.cwd + text.slice(2)
+  return text
+}
+
+/**
+ * Bash brace expansion: `{rm,-rf}` and `{1..3}`. Depth-first with a work cap, so `{a,b}` repeated forty
+ * times yields its first expansions instead of exploding.
+ */
+export function braceExpand(word: string): string[] {
+  const results: string[] = []
+  const stack = [word]
+  for (let work = 0; stack.length > 0 && results.length < MAX_BRACE_RESULTS && work < MAX_BRACE_WORK; work++) {
+    const w = stack.pop() as string
+    const span = findBraceSpan(w)
+    if (!span) {
+      results.push(w)
+      continue
+    }
+    const [open, close, items] = span
+    for (let k = items.length - 1; k >= 0; k--) stack.push(w.slice(0, open) + items[k] + w.slice(close + 1))
+  }
+  return results.length > 0 ? results : [word]
+}
+
+function findBraceSpan(w: string): [number, number, string[]] | undefined {
+  for (let open = w.indexOf('{'); open !== -1; open = w.indexOf('{', open + 1)) {
+    if (open > 0 && w[open - 1] === '$') continue
+    let depth = 0
+    const commas: number[] = []
+    for (let i = open; i < w.length; i++) {
+      if (w[i] === '{') depth++
+      else if (w[i] === '}') {
+        depth--
+        if (depth === 0) {
+          const body = w.slice(open + 1, i)
+          if (commas.length > 0) {
+            const items: string[] = []
+            let prev = open + 1
+            for (const c of commas) {
+              items.push(w.slice(prev, c))
+              prev = c + 1
+            }
+            items.push(w.slice(prev, i))
+            return [open, i, items]
+          }
+          const seq = /^(-?\d+)\.\.(-?\d+)$/.exec(body) ?? /^([a-zA-Z])\.\.([a-zA-Z])$/.exec(body)
+          if (seq) return [open, i, sequence(seq[1]!, seq[2]!)]
+          break
+        }
+      } else if (w[i] === ',' && depth === 1) commas.push(i)
+    }
+  }
+  return undefined
+}
+
+function sequence(from: string, to: string): string[] {
+  const numeric = /\d/.test(from)
+  const a = numeric ? Number(from) : from.charCodeAt(0)
+  const b = numeric ? Number(to) : to.charCodeAt(0)
+  const step = a <= b ? 1 : -1
+  const out: string[] = []
+  for (let v = a; out.length < MAX_BRACE_RESULTS; v += step) {
+    out.push(numeric ? String(v) : String.fromCharCode(v))
+    if (v === b) break
+  }
+  return out
+}

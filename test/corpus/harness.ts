@@ -1,0 +1,82 @@
+/**
+ * Runs corpus cases through the real engine (all built-in plugins and the shipped policy packs) in a
+ * temporary home with a project directory, a fake private key and a few symlinks the cases rely on.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pino from 'pino'
+import { parse } from 'yaml'
+import { SHIPPED_POLICIES_DIR } from '../../cli/paths.ts'
+import { allPlugins } from '../../cli/plugins.ts'
+import { createEngine, type Decision, type Engine, type EvalRequest } from '../../core/index.ts'
+
+/** One corpus case: a shell command (Bash tool) or any tool call, and the gate expected to deny it. */
+export interface CorpusCase {
+  readonly cmd?: string
+  readonly tool?: string
+  readonly input?: Record<string, unknown>
+  /** Gate id expected to deny; `analysis` for a core refusal of unanalysable input. */
+  readonly rule?: string
+  readonly note?: string
+}
+
+export interface CorpusWorld {
+  readonly engine: Engine
+  readonly home: string
+  readonly cwd: string
+  decide(c: CorpusCase): Promise<{ request: EvalRequest; decision: Decision }>
+  close(): Promise<void>
+}
+
+const CORPUS_DIR = new URL('.', import.meta.url).pathname
+
+/** Loads `test/corpus/<dir>/*.yaml` as `{ file, cases }`. */
+export function loadCorpus(dir: 'deny' | 'allow'): { file: string; cases: CorpusCase[] }[] {
+  const base = join(CORPUS_DIR, dir)
+  return readdirSync(base)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((file) => ({ file, cases: (parse(readFileSync(join(base, file), 'utf8')) as CorpusCase[]).map((c) => (typeof c === 'string' ? { cmd: c } : c)) }))
+}
+
+/** Builds the world: temp $SVC_HOME, a governed user's home with a project, keys and links. */
+export async function createCorpusWorld(): Promise<CorpusWorld> {
+  const root = mkdtempSync(join(tmpdir(), 'svc-corpus-'))
+  const home = join(root, 'home', 'dev')
+  const cwd = join(home, 'proj')
+  for (const d of [cwd, join(home, '.ssh'), join(home, '.aws'), join(home, '.claude'), join(home, '.svc'), join(home, 'dotfiles', 'gemini'), join(cwd, 'src'), join(cwd, 'build')]) mkdirSync(d, { recursive: true })
+  writeFileSync(join(home, '.ssh', 'id_rsa'), 'not a real key\n')
+  writeFileSync(join(home, '.ssh', 'id_rsa.pub'), 'ssh-rsa AAAA test\n')
+  writeFileSync(join(home, '.aws', 'credentials'), '[default]\n')
+  writeFileSync(join(cwd, '.env'), 'TOKEN=x\n')
+  writeFileSync(join(cwd, '.env.example'), 'TOKEN=\n')
+  symlinkSync(join(home, '.ssh', 'id_rsa'), join(cwd, 'keylink'))
+  symlinkSync(home, join(cwd, 'homelink'))
+  symlinkSync(join(home, '.claude'), join(cwd, 'claudecfg'))
+  symlinkSync('/', join(cwd, 'rootlink'))
+  // A dotfile manager's layout: ~/.gemini is itself a link, so its real path has no `.gemini` in it.
+  symlinkSync(join(home, 'dotfiles', 'gemini'), join(home, '.gemini'))
+  const engine = await createEngine({ plugins: allPlugins, home: join(root, 'svc-home'), policiesDir: SHIPPED_POLICIES_DIR, userHome: home, log: pino({ level: 'silent' }) })
+  return {
+    engine,
+    home,
+    cwd,
+    decide(c) {
+      const tool = c.tool ?? 'Bash'
+      const input = c.input ?? { command: c.cmd }
+      return engine.decide({ sessionId: 'corpus', source: 'claude-code', tool, input: expandHome(input, home), cwd })
+    },
+    async close() {
+      await engine.close()
+      rmSync(root, { recursive: true, force: true })
+    },
+  }
+}
+
+/** File-tool inputs in the corpus spell the home as `~` (harnesses send absolute paths). */
+function expandHome(input: Record<string, unknown>, home: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(input)) out[k] = typeof v === 'string' && k !== 'command' && (v === '~' || v.startsWith('~/')) ? home + v.slice(1) : v
+  return out
+}
