@@ -126,12 +126,12 @@ describe('POST /v1/hooks/{harness}/{event}', () => {
 describe('self-protection of the installed hooks', () => {
   it('denies an agent editing harness hook configs in any harness’s spelling', async () => {
     const claude = JSON.parse((await hook('claude-code', 'PreToolUse', { ...fixture('claude-code', 'pre-tool-use.write'), tool_input: { file_path: join(userHome, '.claude/settings.json'), content: '{}' }, tool_use_id: 'toolu_self1' })).text)
-    expect(claude.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('svc.harness-hook-config-edit') })
+    expect(claude.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('self.harness-config') })
     const gemini = JSON.parse((await hook('gemini', 'BeforeTool', { ...fixture('gemini', 'before-tool.replace'), cwd: '/home/u/app', tool_input: { file_path: '.gemini/settings.json', old_string: 'svc', new_string: 'x' } })).text)
-    expect(gemini).toMatchObject({ decision: 'deny', reason: expect.stringContaining('svc.harness-hook-config-edit') })
+    expect(gemini).toMatchObject({ decision: 'deny', reason: expect.stringContaining('self.harness-config') })
     const patch = '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** Update File: .codex/hooks.json\n@@\n-x\n+y\n*** End Patch\n'
     const codex = JSON.parse((await hook('codex', 'PreToolUse', { ...fixture('codex', 'pre-tool-use.apply-patch'), tool_input: { command: patch }, tool_use_id: 'call_self' })).text)
-    expect(codex.hookSpecificOutput.permissionDecisionReason).toContain('svc.harness-hook-config-edit')
+    expect(codex.hookSpecificOutput.permissionDecisionReason).toContain('self.harness-config')
     const shell = JSON.parse((await hook('cursor', 'preToolUse', { ...fixture('cursor', 'pre-tool-use'), tool_input: { command: "sed -i 's/svc-hook//' ~/.cursor/hooks.json" }, tool_use_id: 't-self' })).text)
     expect(shell.permission).toBe('deny')
     const read = await hook('claude-code', 'PreToolUse', { ...fixture('claude-code', 'pre-tool-use.doc'), tool_input: { command: 'cat ~/.claude/settings.json' }, tool_use_id: 'toolu_self2' })
