@@ -7,7 +7,7 @@ import { addDownload, downloadTargets, runsDownloaded } from './downloads.ts'
 import { classifyExecuted, execString, execSubstitution, interpret, shell, shellCommandIndex, stdinExec } from './execution.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
-import { lexicalPath } from './paths.ts'
+import { expandProgramWord, lexicalPath } from './paths.ts'
 import { DOWNLOADERS, SHELLS, WRAPPERS, interpreterKey, programName } from './programs.ts'
 import { recordCommand, type RecordExtras } from './record.ts'
 import type { AnalysisState, Scope } from './state.ts'
@@ -18,7 +18,8 @@ export type { FieldInfo, Invocation } from './invocation.ts'
 const MAX_FIND_ROOTS = 4
 
 /** Analyses one invocation; returns what it prints when that can be computed. */
-export function dispatch(st: AnalysisState, inv: Invocation): string | undefined {
+export function dispatch(st: AnalysisState, invocation: Invocation): string | undefined {
+  const inv = withExpandedProgram(st, invocation)
   const argv0 = inv.argv[0]
   if (argv0 === undefined) return undefined
   const program = programName(argv0)
@@ -123,6 +124,16 @@ export function dispatch(st: AnalysisState, inv: Invocation): string | undefined
   if (argv0.includes('/')) runsDownloaded(st, inv.scope, argv0)
   record()
   return staticOutput(program, inv.argv, inv.stdin?.text)
+}
+
+/** Applies pathname expansion to the program word (`/bin/r? -rf ~` runs `/bin/rm -rf ~`). */
+function withExpandedProgram(st: AnalysisState, inv: Invocation): Invocation {
+  const argv0 = inv.argv[0]
+  if (argv0 === undefined) return inv
+  const matches = expandProgramWord(argv0, { home: st.options.home, cwd: inv.scope.cwd })
+  if (matches === undefined) return inv
+  const first = inv.info[0] ?? PLAIN
+  return { ...inv, argv: [...matches, ...inv.argv.slice(1)], info: [...matches.map(() => first), ...inv.info.slice(1)] }
 }
 
 function readInto(scope: Scope, args: readonly string[], text: string): void {

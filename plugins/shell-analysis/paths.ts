@@ -44,3 +44,18 @@ function expandPattern(pattern: string): string[] {
     return []
   }
 }
+
+/**
+ * Bash expands a wildcard in the program word too (`/bin/r?`, `/usr/bin/[r]m`): the sorted matches become
+ * the program and its first arguments. Undefined when `word` has no wildcard or matches nothing (bash then
+ * runs the word as written).
+ */
+export function expandProgramWord(word: string, ctx: PathContext): string[] | undefined {
+  if (!/[*?[]/.test(word) || word.length > MAX_PATH || word.includes('\0')) return undefined
+  const lexical = lexicalPath(word, ctx)
+  if (lexical === undefined) return undefined
+  const matches = expandPattern(lexical).sort()
+  if (matches.length === 0) return undefined
+  // Relative words stay relative in bash's expansion; the analysis only needs the name, so absolute is fine.
+  return matches
+}

@@ -119,9 +119,36 @@ function assign(st: AnalysisState, node: SyntaxNode, scope: Scope): void {
   const valueNode = node.childForFieldName('value')
   const value = valueNode ? evaluateString([valueNode], wordContext(st, scope)) : undefined
   if (!name) return
+  if (valueNode?.type === 'array') return assignArray(st, name, valueNode, scope)
   // A dynamic value keeps its source spelling (`$(cat f)`), so `$X` as a program is still flagged dynamic.
   if (value?.dynamic) scope.vars.delete(name)
   else scope.vars.set(name, value?.fields[0] ?? '')
+}
+
+const MAX_ARRAY_ELEMENTS = 64
+
+/**
+ * `a=(rm -rf ~)`: elements are kept under `a[0]`, `a[1]`, ... and all of them under `a[@]`, so
+ * `"${a[@]}"` as a command is the command it spells. A dynamic element forgets the whole array.
+ */
+function assignArray(st: AnalysisState, name: string, array: SyntaxNode, scope: Scope): void {
+  const ctx = wordContext(st, scope)
+  const elements: string[] = []
+  let dynamic = false
+  for (const child of array.namedChildren) {
+    if (!child || child.type === 'comment') continue
+    const v = evaluateString([child], ctx)
+    if (v.dynamic) dynamic = true
+    elements.push(...v.fields)
+  }
+  for (const key of [...scope.vars.keys()]) if (key.startsWith(`${name}[`)) scope.vars.delete(key)
+  if (dynamic || elements.length > MAX_ARRAY_ELEMENTS) {
+    scope.vars.delete(name)
+    return
+  }
+  scope.vars.set(name, elements[0] ?? '')
+  scope.vars.set(`${name}[@]`, elements.join(' '))
+  elements.forEach((e, i) => scope.vars.set(`${name}[${i}]`, e))
 }
 
 /** Groups adjacent nodes into shell words (`$"x"` and some concatenations arrive as siblings). */

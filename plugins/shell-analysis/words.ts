@@ -174,11 +174,14 @@ function stringParts(node: SyntaxNode, ctx: WordContext, state: State): Segment[
 
 function expansion(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: State): Segment {
   const children = node.children.filter((c): c is SyntaxNode => c !== null)
-  const nameNode = children.find((c) => c.type === 'variable_name' || c.type === 'special_variable_name')
+  const subscript = children.find((c) => c.type === 'subscript')
+  const nameNode = children.find((c) => c.type === 'variable_name' || c.type === 'special_variable_name') ?? subscript
   const ops = children.filter((c, i) => node.fieldNameForChild(i) === 'operator')
-  const name = nameNode?.text
+  const name = subscript ? arrayKey(subscript) : nameNode?.text
   const value = name === undefined ? undefined : ctx.lookup(name)
-  const known = (text: string): Segment => ({ text, quoted, split: !quoted, unknown: false, literal: false })
+  // `"${a[@]}"` is one field per element even inside double quotes.
+  const allElements = subscript !== undefined && /\[[@*]\]$/.test(name ?? '') && !name?.endsWith('[*]')
+  const known = (text: string): Segment => ({ text, quoted, split: !quoted || allElements, unknown: false, literal: false })
   if (name === undefined) return unknown(node, quoted, state)
   if (ops.length === 0) return value === undefined ? unknown(node, quoted, state) : known(value)
   const first = ops[0]
@@ -200,6 +203,8 @@ function expansion(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: S
     return v.fields[0]
   }
   const op = first.type
+  // `${X:?msg}` aborts when X is unset (or empty): when it runs at all, it is X.
+  if (op === ':?' || op === '?') return value !== undefined && (value !== '' || op === '?') ? known(value) : unknown(node, quoted, state)
   if (op === ':-' || op === '-' || op === ':=' || op === '=') {
     if (value !== undefined && (value !== '' || op === '-' || op === '=')) return known(value)
     // Unknown variables take the default: that is what runs when the agent's environment lacks them.
@@ -213,6 +218,18 @@ function expansion(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: S
   if (value === undefined) return unknown(node, quoted, state)
   const transformed = transform(value, op, ops, operand, operandText)
   return transformed === undefined ? unknown(node, quoted, state) : known(transformed)
+}
+
+/**
+ * The variable key of an array subscript: `a[@]`, `a[*]`, `a[0]` (arrays assigned earlier in the command
+ * are stored element-wise under these keys, next to `a` holding the first element, as bash's `$a` does).
+ */
+function arrayKey(subscript: SyntaxNode): string | undefined {
+  const name = subscript.childForFieldName('name')?.text
+  const index = subscript.childForFieldName('index')?.text
+  if (name === undefined || index === undefined) return undefined
+  if (index === '@' || index === '*') return `${name}[@]`
+  return /^\d+$/.test(index) ? `${name}[${Number(index)}]` : undefined
 }
 
 function transform(value: string, op: string, ops: SyntaxNode[], operand: SyntaxNode[], operandText: () => string | undefined): string | undefined {
