@@ -4,7 +4,8 @@
  * stdin of a shell) and records the command that actually runs. Returns its static output when known.
  */
 import { addDownload, downloadTargets, runsDownloaded } from './downloads.ts'
-import { classifyExecuted, execString, execSubstitution, interpret, shell, shellCommandIndex, stdinExec } from './execution.ts'
+import { classifyExecuted, execString, execSubstitution, interpret, runWrittenFile, shell, shellCommandIndex, stdinExec } from './execution.ts'
+import { writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
 import { expandProgramWord, lexicalPath } from './paths.ts'
@@ -65,6 +66,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     const info = inv.info[1] ?? PLAIN
     if (info.procsub) execSubstitution(st, info.programs)
     runsDownloaded(st, inv.scope, inv.argv[1])
+    runWrittenFile(st, inv, inv.argv[1], program, true, true)
     if (inv.argv[1] === '/dev/stdin' || inv.argv[1] === '-') stdinExec(st, inv, program, true)
     return undefined
   }
@@ -121,7 +123,15 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     return undefined
   }
   if (DOWNLOADERS.has(program)) for (const target of downloadTargets(program, inv.argv)) addDownload(st, inv.scope, target)
-  if (argv0.includes('/')) runsDownloaded(st, inv.scope, argv0)
+  if (argv0.includes('/')) {
+    runsDownloaded(st, inv.scope, argv0)
+    const written = writtenText(st, inv.scope, argv0)
+    // `./x` written earlier: its `#!` line says what runs it (a shell when there is none).
+    const shebang = written !== undefined ? /^#!\s*(\S+)(?:\s+(\S+))?/.exec(written) : null
+    const runner = shebang ? programName(shebang[1]!) === 'env' && shebang[2] ? shebang[2] : programName(shebang[1]!) : 'sh'
+    if (written !== undefined && interpreterKey(runner) !== undefined) return dispatch(st, { ...inv, argv: [runner, argv0, ...inv.argv.slice(1)], info: [PLAIN, ...inv.info], via: [...inv.via, argv0] })
+    if (written !== undefined) runWrittenFile(st, inv, argv0, program, true)
+  }
   record()
   return staticOutput(program, inv.argv, inv.stdin?.text)
 }

@@ -4,10 +4,11 @@
  * executed text (a downloader, a decoder) becomes a signal.
  */
 import { runsDownloaded } from './downloads.ts'
+import { writtenText } from './files.ts'
 import { pathLiteralsInCode, shellStringsInCode } from './inline-code.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
 import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS } from './programs.ts'
-import type { RecordExtras } from './record.ts'
+import { recordCommand, type RecordExtras } from './record.ts'
 import type { AnalysisState, NestedRun } from './state.ts'
 
 /** Index of the string a shell runs with `-c` (or -1). */
@@ -68,9 +69,22 @@ export function stdinOrScript(st: AnalysisState, inv: Invocation, program: strin
   if (!stdinMode && scriptIndex < inv.argv.length) {
     if (info?.procsub) execSubstitution(st, info.programs)
     runsDownloaded(st, inv.scope, inv.argv[scriptIndex])
+    runWrittenFile(st, inv, inv.argv[scriptIndex], program, true)
     return
   }
   stdinExec(st, inv, program, true)
+}
+
+/**
+ * A script the same command wrote earlier (`echo CODE > x.sh; bash x.sh`, `source <(echo CODE)`): its
+ * content is analysed as the shell code or interpreter code it is. `sameShell` for `source`/`.`.
+ */
+export function runWrittenFile(st: AnalysisState, inv: Invocation, raw: string | undefined, program: string, isShell: boolean, sameShell = false): void {
+  const text = writtenText(st, inv.scope, raw)
+  if (text === undefined) return
+  const label = `${program} ${raw}`
+  if (isShell) st.analyzeString(text, inv.scope, [...inv.via, label], sameShell ? { sameShell: true } : {})
+  else inlineCode(st, inv, text, label)
 }
 
 /** A string that is executed as shell code (`-c`, eval, su -c, watch). */
@@ -146,6 +160,13 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
     const info = inv.info[scriptIndex] ?? PLAIN
     if (info.procsub) execSubstitution(st, info.programs)
     runsDownloaded(st, inv.scope, inv.argv[scriptIndex])
+    // A script the command wrote earlier is analysed as if given inline (`python3 -c CODE`).
+    const text = writtenText(st, inv.scope, inv.argv[scriptIndex])
+    const inlineOption = options[0]
+    if (text !== undefined && inlineOption !== undefined && !CODE_FIRST_OPERAND.has(key)) {
+      const inline: Invocation = { ...inv, argv: [argv[0]!, inlineOption, text, ...argv.slice(scriptIndex + 1)], info: [inv.info[0] ?? PLAIN, PLAIN, info, ...inv.info.slice(scriptIndex + 1)], via: [...inv.via, `${program} ${argv[scriptIndex]}`] }
+      interpret(st, inline, program, key, (extras = {}) => void recordCommand(st, inline.scope, program, inline.argv, inline.via, inline.redirects, extras))
+    }
     return
   }
   stdinExec(st, inv, program, false)

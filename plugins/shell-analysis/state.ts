@@ -83,6 +83,10 @@ export class AnalysisState {
   readonly activeFunctions = new Set<string>()
   /** Canonical paths that downloaders in this command write to (`curl -o x.sh`), to spot running them later. */
   readonly downloads = new Set<string>()
+  /** Files written earlier in the same command with known content (see files.ts): canonical path → text. */
+  readonly files = new Map<string, string>()
+  /** Process substitutions seen so far (each gets its own `/dev/fd/N`). */
+  procsubs = 0
   /** Symlinks created earlier in the same command (`ln -s / x`): link path → target, both canonical. */
   readonly links = new Map<string, string>()
   private nesting = 0

@@ -3,8 +3,9 @@
  * control flow, functions, assignments and redirections, handing each simple command to `dispatch`.
  */
 import { dispatch, type FieldInfo } from './dispatch.ts'
+import { forgetWrite, processSubstitutionFile, rememberWrite, writtenText } from './files.ts'
 import type { SyntaxNode } from './parser.ts'
-import { addRedirects } from './record.ts'
+import { addRedirects, recordCommand } from './record.ts'
 import { BudgetExceeded, NO_REDIRECTS, type AnalysisState, type Redirects, type Scope, type Stdin } from './state.ts'
 import { evaluateString, evaluateWord, type WordContext } from './words.ts'
 
@@ -111,6 +112,7 @@ function wordContext(st: AnalysisState, scope: Scope): WordContext {
       return undefined
     },
     substitute: (node) => st.substitute(node, scope),
+    procsubFile: (output) => processSubstitutionFile(st, output),
   }
 }
 
@@ -169,6 +171,8 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
   let input = stdin
   let nameNode: SyntaxNode | undefined
   const ctx = wordContext(st, scope)
+  const ownWrites: string[] = []
+  const appends = new Set<string>()
   for (let i = 0; i < node.childCount; i++) {
     const child = node.child(i)
     if (!child) continue
@@ -178,11 +182,15 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
       wordNodes.push(...child.children.filter((c): c is SyntaxNode => c !== null))
     } else if (field === 'argument') wordNodes.push(child)
     else if (child.type === 'variable_assignment') evaluateString([child], ctx)
-    else if (child.type === 'file_redirect') fileRedirect(st, child, scope, reads, writes)
+    else if (child.type === 'file_redirect') input = fileRedirect(st, child, scope, reads, ownWrites, appends) ?? input
     else if (child.type === 'herestring_redirect') input = herestring(st, child, scope)
     else if (child.isNamed && child.type !== 'comment') walkStatement(st, child, scope)
   }
-  if (!nameNode) return undefined
+  writes.push(...ownWrites)
+  if (!nameNode) {
+    recordBareRedirect(st, scope, reads, writes, appends)
+    return undefined
+  }
   const fields: string[] = []
   const info: FieldInfo[] = []
   let length = 0
@@ -205,7 +213,9 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
   }
   const fn = fields[0] !== undefined ? scope.functions.get(fields[0]) : undefined
   if (fn && fields[0] !== undefined && !st.activeFunctions.has(fields[0])) return callFunction(st, fields[0], fn, fields.slice(1), scope)
-  return dispatch(st, { argv: fields, info, scope, via: scope.via, stdin: input, redirects: { reads, writes } })
+  const output = dispatch(st, { argv: fields, info, scope, via: scope.via, stdin: input, redirects: { reads, writes } })
+  rememberWrites(st, scope, ownWrites, appends, output)
+  return output
 }
 
 /** Runs a function body again with the call's arguments as $1.. (its first walk had them unknown). */
@@ -224,15 +234,41 @@ function callFunction(st: AnalysisState, name: string, body: SyntaxNode, args: r
   return undefined
 }
 
-function fileRedirect(st: AnalysisState, node: SyntaxNode, scope: Scope, reads: string[], writes: string[]): void {
+function fileRedirect(st: AnalysisState, node: SyntaxNode, scope: Scope, reads: string[], writes: string[], appends?: Set<string>): Stdin | undefined {
   const dest = node.childForFieldName('destination')
-  if (!dest) return
+  if (!dest) return undefined
   const op = node.children.find((c) => c !== null && /^[<>&|]+$/.test(c.type))?.type ?? '>'
-  if ((op === '>&' || op === '<&') && /^\d+$|^-$/.test(dest.text)) return
-  const target = evaluateString([dest], wordContext(st, scope)).fields[0]
-  if (target === undefined || target === '') return
-  if (WRITE_OPS.has(op) || op === '>&') writes.push(target)
-  else reads.push(target)
+  if ((op === '>&' || op === '<&') && /^\d+$|^-$/.test(dest.text)) return undefined
+  const value = evaluateString([dest], wordContext(st, scope))
+  const target = value.fields[0]
+  if (target === undefined || target === '') return undefined
+  if (WRITE_OPS.has(op) || op === '>&') {
+    writes.push(target)
+    if (op === '>>' || op === '&>>') appends?.add(target)
+    return undefined
+  }
+  reads.push(target)
+  // `cmd < file` where the command wrote `file` (or it is a process substitution) earlier: stdin is known.
+  if (op === '<') {
+    const text = writtenText(st, scope, target)
+    return { kind: 'file', text, programs: value.programs }
+  }
+  return undefined
+}
+
+/** `> file` with no command still opens (and truncates) the file: recorded as the no-op command `:`. */
+function recordBareRedirect(st: AnalysisState, scope: Scope, reads: readonly string[], writes: readonly string[], appends: ReadonlySet<string>): void {
+  if (reads.length === 0 && writes.length === 0) return
+  recordCommand(st, scope, ':', [':'], scope.via, { reads, writes })
+  rememberWrites(st, scope, writes, appends, '')
+}
+
+/** After a command ran: what it printed lands in the files it redirects to (or they become unknown). */
+function rememberWrites(st: AnalysisState, scope: Scope, writes: readonly string[], appends: ReadonlySet<string>, output: string | undefined): void {
+  for (const target of writes) {
+    if (output === undefined) forgetWrite(st, scope, target)
+    else rememberWrite(st, scope, target, output.endsWith('\n') || output === '' ? output : `${output}\n`, appends.has(target))
+  }
 }
 
 function herestring(st: AnalysisState, node: SyntaxNode, scope: Scope): Stdin {
@@ -267,10 +303,11 @@ function heredocText(st: AnalysisState, node: SyntaxNode, scope: Scope): { text?
 function redirected(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: Stdin): string | undefined {
   const reads: string[] = []
   const writes: string[] = []
+  const appends = new Set<string>()
   let input = stdin
   const continuations: SyntaxNode[] = []
   const handleRedirect = (r: SyntaxNode): void => {
-    if (r.type === 'file_redirect') fileRedirect(st, r, scope, reads, writes)
+    if (r.type === 'file_redirect') input = fileRedirect(st, r, scope, reads, writes, appends) ?? input
     else if (r.type === 'herestring_redirect') input = herestring(st, r, scope)
     else if (r.type === 'heredoc_redirect') {
       const doc = heredocText(st, r, scope)
@@ -286,7 +323,10 @@ function redirected(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: S
     const child = node.child(i)
     if (child && node.fieldNameForChild(i) === 'redirect') handleRedirect(child)
   }
-  if (!body) return undefined
+  if (!body) {
+    recordBareRedirect(st, scope, reads, writes, appends)
+    return undefined
+  }
   const mark = st.commands.length
   let out: string | undefined
   if (body.type === 'command') out = runCommand(st, body, scope, input, { reads, writes })
@@ -294,6 +334,7 @@ function redirected(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: S
     out = walkStatement(st, body, scope, input)
     addRedirects(st, scope, mark, { reads, writes })
   }
+  rememberWrites(st, scope, writes, appends, continuations.length === 0 ? out : undefined)
   for (const cont of continuations) {
     if (cont.type === 'pipeline') out = pipeline(st, cont.namedChildren, scope, { kind: 'pipe', text: out, programs: st.programsSince(mark) })
     else out = walkStatement(st, cont, scope)

@@ -24,6 +24,8 @@ export interface WordContext {
   lookup(name: string): string | undefined
   /** Analyses a command or process substitution (its commands are recorded by the caller). */
   substitute(node: SyntaxNode): Substitution
+  /** The `/dev/fd/N` path an input process substitution is read through (its output remembered when known). */
+  procsubFile(output: string | undefined): string
 }
 
 /** A word after expansion. */
@@ -130,7 +132,7 @@ function parts(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: State
       const sub = ctx.substitute(node)
       state.programs.push(...sub.programs)
       state.procsub = true
-      return [literal('/dev/fd/63', true)]
+      return [literal(node.text.startsWith('<') ? ctx.procsubFile(sub.output) : '/dev/fd/63', true)]
     }
     default:
       return [unknown(node, quoted, state)]
