@@ -100,15 +100,20 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     record()
     return undefined
   }
-  if (program === 'ssh' || program === 'git' || program === 'npx' || program === 'bunx' || program === 'pnpx') {
-    const nested = NESTED_COMMANDS[program]?.(inv.argv)
-    if (nested !== undefined && !(program === 'npx' && nested.kind === 'argv')) {
-      record({ exclude: nested.exclude })
-      execString(st, inv, nested.text, nested.exclude.map((i) => inv.info[i] ?? PLAIN), program === 'ssh' ? 'ssh' : `${program} ${nested.label}`)
-      return undefined
-    }
-    if (nested?.kind === 'argv') return dispatch(st, { ...inv, argv: inv.argv.slice(nested.start), info: inv.info.slice(nested.start), via: [...inv.via, program] })
+  const nested = Object.hasOwn(NESTED_COMMANDS, program) ? NESTED_COMMANDS[program]!(inv.argv) : undefined
+  if (nested?.kind === 'string') {
+    record({ exclude: nested.exclude })
+    execString(st, inv, nested.text, nested.exclude.map((i) => inv.info[i] ?? PLAIN), program === 'ssh' ? 'ssh' : `${program} ${nested.label}`)
+    return undefined
   }
+  if (nested?.kind === 'argv') return dispatch(st, { ...inv, argv: inv.argv.slice(nested.start), info: inv.info.slice(nested.start), via: [...inv.via, program] })
+  if (program === 'coproc') {
+    // `coproc CMD...` or `coproc NAME { CMD...; }` (tree-sitter reads the latter as words).
+    const start = inv.argv[1] === '{' ? 2 : inv.argv[2] === '{' ? 3 : 1
+    record()
+    return dispatch(st, { ...inv, argv: inv.argv.slice(start), info: inv.info.slice(start), via: [...inv.via, 'coproc'] })
+  }
+  if (program === 'parallel') return parallel(st, inv, record)
   if (program === 'ln' && inv.argv.some((a) => /^-[a-zA-Z]*s/.test(a) || a === '--symbolic')) {
     const operands = inv.argv.slice(1).filter((a) => !a.startsWith('-'))
     const [target, link] = operands
@@ -226,6 +231,25 @@ function xargsReplaceString(options: readonly string[]): string | undefined {
     if (o === '-i' || o === '--replace') return '{}'
     if (o.startsWith('-i')) return o.slice(2)
     if (o.startsWith('--replace=')) return o.slice('--replace='.length)
+  }
+  return undefined
+}
+
+const PARALLEL_VALUE_OPTIONS: ReadonlySet<string> = new Set(['-j', '--jobs', '-S', '--sshlogin', '-a', '--arg-file', '-d', '--delimiter', '-I', '--joblog', '--results', '--tmpdir', '-n', '--max-args', '--timeout', '--delay', '--retries'])
+
+/** GNU `parallel CMD ::: ARGS` (or ARGS on stdin): CMD runs in a shell with `{}` (or the end) bound to each argument. */
+function parallel(st: AnalysisState, inv: Invocation, record: () => void): undefined {
+  record()
+  const { argv } = inv
+  let i = 1
+  while (i < argv.length && argv[i]!.startsWith('-') && argv[i] !== ':::') i += PARALLEL_VALUE_OPTIONS.has(argv[i]!) ? 2 : 1
+  const sep = argv.findIndex((a, k) => k >= i && (a === ':::' || a === '::::' || a === ':::+'))
+  const template = argv.slice(i, sep === -1 ? argv.length : sep)
+  const inputs = sep === -1 ? (inv.stdin?.text?.split('\n').filter((l) => l.trim() !== '') ?? []) : argv.slice(sep + 1).filter((a) => !a.startsWith(':::'))
+  const text = template.join(' ')
+  for (const input of (inputs.length > 0 ? inputs : ['']).slice(0, MAX_FIND_ROOTS)) {
+    const line = text.includes('{}') ? text.split('{}').join(input) : `${text} ${input}`
+    execString(st, inv, line, inv.info.slice(i, sep === -1 ? argv.length : sep), 'parallel')
   }
   return undefined
 }

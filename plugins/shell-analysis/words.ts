@@ -4,6 +4,7 @@
  * output when it can be computed statically, field splitting on $IFS and brace expansion.
  * Anything that cannot be known is kept as written and flagged `dynamic`.
  */
+import { evaluateArithmetic } from './arithmetic.ts'
 import { decodeEscapes } from './escapes.ts'
 import type { SyntaxNode } from './parser.ts'
 import { BudgetExceeded } from './state.ts'
@@ -122,6 +123,10 @@ function parts(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: State
     case 'simple_expansion':
     case 'expansion':
       return [expansion(node, quoted, ctx, state)]
+    case 'arithmetic_expansion': {
+      const value = evaluateArithmetic(node.text.replace(/^\$\(\(|\)\)$|^\$\[|\]$/g, ''), ctx.lookup)
+      return [value === undefined ? unknown(node, quoted, state) : { text: value, quoted, split: !quoted, unknown: false, literal: false }]
+    }
     case 'command_substitution': {
       const sub = ctx.substitute(node)
       state.programs.push(...sub.programs)
