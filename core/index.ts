@@ -24,6 +24,7 @@ export { ApiProblem, EngineError, ERR, formatEngineError, type ProblemCode } fro
 export { createEngine, payloadHash, type CheckResult, type Engine, type EngineOptions } from './engine.ts'
 export { combine, refuse, isStrongSigner, assertNotLoosened } from './decision.ts'
 export { compileGlob, type Glob } from './match/glob.ts'
+export { compileHomeGlobs } from './match/home-globs.ts'
 export { compileSafeRegex, type SafeRegex } from './match/regex.ts'
 export { canonicalPath, lexicalPath, pathSpellings } from './match/paths.ts'
 export { findUrls, parseCallUrl } from './match/urls.ts'

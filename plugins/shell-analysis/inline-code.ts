@@ -43,7 +43,8 @@ export function pathLiteralsInCode(code: string): string[] {
   const out: string[] = []
   for (const m of code.matchAll(/'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g)) {
     const s = unescapeLiteral(m[1] ?? m[2] ?? '')
-    if (/^(~|\/|\$HOME\/)[^\s]*$/.test(s) && !s.startsWith('//')) out.push(s)
+    // Absolute and home paths, and relative ones that name a dotfile or a directory (`.svc.yaml`, `./x`, `a/b`).
+    if ((/^(~|\/|\$HOME\/)[^\s]*$/.test(s) && !s.startsWith('//')) || /^(\.[\w.-]+|[\w.-]+\/[\w./@-]*)$/.test(s)) out.push(s)
   }
   return out.slice(0, 32)
 }

@@ -3,7 +3,7 @@
  * paths it touches and how it was reached. Every field given must hold for the same command, so
  * `git commit -m "git reset --hard"` never matches a `reset --hard` rule.
  */
-import { compileGlob, defineGateKind, type EvalRequest, type Glob, type ShellCommand } from '../../../core/index.ts'
+import { compileGlob, compileHomeGlobs, defineGateKind, type EvalRequest, type Glob, type ShellCommand } from '../../../core/index.ts'
 import { firstPositional, hasFlag } from './argv.ts'
 
 type List = string | string[]
@@ -39,7 +39,7 @@ function pathGlobs(v: List | undefined): ((home: string) => Glob[]) | undefined 
   return (home) => {
     let compiled = byHome.get(home)
     if (!compiled) {
-      compiled = patterns.map((p) => compileGlob(p === '~' || p.startsWith('~/') ? home + p.slice(1) : p, { pathMode: true }))
+      compiled = compileHomeGlobs(patterns, home)
       byHome.set(home, compiled)
     }
     return compiled

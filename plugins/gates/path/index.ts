@@ -2,7 +2,7 @@
  * `path`: globs over the canonical paths a call touches (file tools' paths and paths found in shell
  * commands). `~` in a pattern means the governed user's home.
  */
-import { compileGlob, defineGateKind, type Glob } from '../../../core/index.ts'
+import { compileGlob, compileHomeGlobs, defineGateKind, type Glob } from '../../../core/index.ts'
 
 type Value = string | string[]
 
@@ -12,8 +12,8 @@ export default defineGateKind<Value>({
   schema: { oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }] },
   compile(value) {
     const patterns = Array.isArray(value) ? value : [value]
-    const compileFor = (home: string) => patterns.map((p) => compileGlob(p === '~' || p.startsWith('~/') ? home + p.slice(1) : p, { pathMode: true }))
-    compileFor('/') // validates every pattern at load
+    patterns.forEach((p) => compileGlob(p, { pathMode: true })) // validates every pattern at load
+    const compileFor = (home: string) => compileHomeGlobs(patterns, home)
     // `~` depends on the governed user's home, which the request context carries.
     const byHome = new Map<string, Glob[]>()
     const globsFor = (home: string) => {

@@ -1,0 +1,47 @@
+/**
+ * Path globs bound to one governed user's home: `~` expanded, and each pattern's literal directory
+ * prefix also matched through its symlink target. A dotfile manager makes `~/.gemini` a link to
+ * `~/dotfiles/gemini`; a write to `~/dotfiles/gemini/settings.json` is a write to `~/.gemini/settings.json`
+ * and must match that glob. Patterns that start with `**` and a slash are also tried at the home (`~/X/...`).
+ * On case-insensitive file systems (macOS, Windows) the globs ignore case: `.SVC.yaml` is `.svc.yaml` there.
+ */
+import { realpathSync } from 'node:fs'
+import { compileGlob, type Glob } from './glob.ts'
+
+const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.platform === 'win32'
+
+/** Compiles `patterns` for `home` (call once per home and cache: it resolves symlinks on disk). */
+export function compileHomeGlobs(patterns: readonly string[], home: string, caseInsensitive = CASE_INSENSITIVE_FS): Glob[] {
+  const out: Glob[] = []
+  for (const pattern of patterns) {
+    const bound = pattern === '~' || pattern.startsWith('~/') ? home + pattern.slice(1) : pattern
+    const sources = new Set([bound])
+    for (const variant of [bound, ...(pattern.startsWith('**/') ? [`${home}/${pattern.slice(3)}`] : [])]) {
+      const real = throughLinks(variant)
+      if (real !== undefined) sources.add(real)
+    }
+    for (const source of sources) out.push(compileGlob(source, { pathMode: true, caseInsensitive }))
+  }
+  return out
+}
+
+/** `pattern` with its literal directory prefix replaced by that prefix's real path, when it differs. */
+function throughLinks(pattern: string): string | undefined {
+  if (!pattern.startsWith('/')) return undefined
+  const segments = pattern.split('/')
+  const firstWild = segments.findIndex((s) => /[*?[{\\]/.test(s))
+  // The prefix is every literal directory (the last segment may be the file the glob names).
+  const literal = firstWild === -1 ? segments.length - 1 : firstWild
+  for (let n = literal; n > 1; n--) {
+    const prefix = segments.slice(0, n).join('/')
+    let real: string
+    try {
+      real = realpathSync.native(prefix)
+    } catch {
+      continue
+    }
+    if (real === prefix) return undefined
+    return [real.replace(/[*?[\]{}\\]/g, '\\$&'), ...segments.slice(n)].join('/')
+  }
+  return undefined
+}
