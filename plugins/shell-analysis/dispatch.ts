@@ -7,6 +7,7 @@ import { addDownload, downloadTargets, runsDownloaded } from './downloads.ts'
 import { classifyExecuted, execString, execSubstitution, interpret, runWrittenFile, shell, shellCommandIndex, stdinExec } from './execution.ts'
 import { writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
+import { patchedByCommand } from './patches.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
 import { expandProgramWord, lexicalPath } from './paths.ts'
 import { DOWNLOADERS, SHELLS, WRAPPERS, interpreterKey, programName } from './programs.ts'
@@ -114,6 +115,11 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     return dispatch(st, { ...inv, argv: inv.argv.slice(start), info: inv.info.slice(start), via: [...inv.via, 'coproc'] })
   }
   if (program === 'parallel') return parallel(st, inv, record)
+  const patched = patchedByCommand(st, inv, program)
+  if (patched !== undefined) {
+    record({ paths: patched })
+    return undefined
+  }
   if (program === 'ln' && inv.argv.some((a) => /^-[a-zA-Z]*s/.test(a) || a === '--symbolic')) {
     const operands = inv.argv.slice(1).filter((a) => !a.startsWith('-'))
     const [target, link] = operands

@@ -51,6 +51,9 @@ export async function createCorpusWorld(): Promise<CorpusWorld> {
   writeFileSync(join(home, '.aws', 'credentials'), '[default]\n')
   writeFileSync(join(cwd, '.env'), 'TOKEN=x\n')
   writeFileSync(join(cwd, '.env.example'), 'TOKEN=\n')
+  // A patch the agent wrote with a file tool earlier: applying it changes the policy file it names.
+  writeFileSync(join(cwd, 'evil.diff'), 'diff --git a/.svc.yaml b/.svc.yaml\n--- a/.svc.yaml\n+++ b/.svc.yaml\n@@ -1 +1 @@\n-a\n+b\n')
+  writeFileSync(join(cwd, 'fix.diff'), 'diff --git a/src/a.ts b/src/a.ts\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n')
   symlinkSync(join(home, '.ssh', 'id_rsa'), join(cwd, 'keylink'))
   symlinkSync(home, join(cwd, 'homelink'))
   symlinkSync(join(home, '.claude'), join(cwd, 'claudecfg'))
