@@ -3,6 +3,7 @@
  * duplicate delivery — Cursor also running Claude-format hooks — gets the same answer without a second
  * ledger leaf) and its ledger seq (so outcome rows link to their parent). Bounded and time-limited.
  */
+import { createHash } from 'node:crypto'
 import type { HookAnswer } from '../harness.ts'
 
 export interface Remembered {
@@ -10,9 +11,18 @@ export interface Remembered {
   readonly seq: number
   readonly at: number
   readonly outcomes: Set<string>
+  /** Hash of the normalised call that was decided: only the same call may reuse the answer. */
+  readonly callHash: string
 }
 
 const MAX_ENTRIES = 10_000
+const COSMETIC: ReadonlySet<string> = new Set(['description', 'timeout', 'run_in_background', 'explanation'])
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys)
+  if (typeof value !== 'object' || value === null) return value
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, sortKeys(v)]))
+}
 /** How long a tool use stays linkable for its outcome rows. */
 const TTL_MS = 15 * 60_000
 /**
@@ -38,15 +48,29 @@ export class HookMemory {
     return hit
   }
 
-  /** The answer to replay for a duplicate delivery, if the first one was moments ago. */
-  replay(key: string, now: number): Remembered | undefined {
+  /**
+   * The answer to replay for a duplicate delivery: the first one was moments ago and decided the very same
+   * normalised call. A delivery that reuses a tool use id with other input is decided afresh, so an id can
+   * never carry an allow over to a different call.
+   */
+  replay(key: string, callHash: string, now: number): Remembered | undefined {
     const hit = this.get(key, now)
-    return hit && now - hit.at <= REPLAY_MS ? hit : undefined
+    // Replaying a deny is always safe; an allow only for the same call.
+    return hit && now - hit.at <= REPLAY_MS && (hit.callHash === callHash || hit.answer.verdict === 'deny') ? hit : undefined
   }
 
-  remember(key: string, answer: HookAnswer, seq: number, now: number): void {
+  /**
+   * What identifies a call for replay: tool, cwd and input, without fields that describe rather than
+   * change the call (Cursor's own format adds `working_directory` = cwd; Claude's adds a `description`).
+   */
+  static callHash(call: { tool: string; input: Readonly<Record<string, unknown>>; cwd?: string }): string {
+    const input = Object.fromEntries(Object.entries(call.input).filter(([k, v]) => !COSMETIC.has(k) && !(k === 'working_directory' && v === call.cwd)))
+    return createHash('sha256').update(JSON.stringify([call.tool, call.cwd ?? null, sortKeys(input)])).digest('hex')
+  }
+
+  remember(key: string, answer: HookAnswer, seq: number, callHash: string, now: number): void {
     this.#entries.delete(key)
-    this.#entries.set(key, { answer, seq, at: now, outcomes: new Set() })
+    this.#entries.set(key, { answer, seq, at: now, outcomes: new Set(), callHash })
     // Map iteration order is insertion order: the first key is the oldest.
     while (this.#entries.size > MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!)
   }

@@ -90,11 +90,12 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
       }
 
       // A second delivery of the same tool use (another hook format of the same harness) gets the first answer.
-      const duplicate = key && !parsed.derivedId ? memory.replay(key, now) : undefined
+      const callHash = HookMemory.callHash(parsed.call)
+      const duplicate = key && !parsed.derivedId ? memory.replay(key, callHash, now) : undefined
       if (duplicate) return sendNative(reply, harness.render(event, duplicate.answer).body)
       const result = await app.engine.check({ ...parsed.call, sessionId: session?.id ?? 'none' })
       const answer: HookAnswer = { verdict: result.verdict, ruleId: result.rule_id, reason: result.reason, ...(result.nudge ? { nudge: result.nudge } : {}) }
-      if (key) memory.remember(key, answer, result.ledger_seq, now)
+      if (key) memory.remember(key, answer, result.ledger_seq, callHash, now)
       return sendNative(reply, harness.render(event, answer).body)
     },
   })
