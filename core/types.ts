@@ -88,6 +88,8 @@ export interface EvalContext {
   readonly now: number
   readonly session?: SessionFacts
   readonly home: string
+  /** The daemon's own $SVC_HOME (what `$SVC_HOME` means in path globs); defaults to `<home>/.svc`. */
+  readonly svcHome?: string
 }
 
 export interface SessionFacts {

@@ -10,11 +10,14 @@ import { compileGlob, type Glob } from './glob.ts'
 
 const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.platform === 'win32'
 
-/** Compiles `patterns` for `home` (call once per home and cache: it resolves symlinks on disk). */
-export function compileHomeGlobs(patterns: readonly string[], home: string, caseInsensitive = CASE_INSENSITIVE_FS): Glob[] {
+/**
+ * Compiles `patterns` for `home` (call once per home and cache: it resolves symlinks on disk). `$SVC_HOME`
+ * at the start of a pattern is the daemon's own home (`<home>/.svc` when not given).
+ */
+export function compileHomeGlobs(patterns: readonly string[], home: string, svcHome = `${home}/.svc`, caseInsensitive = CASE_INSENSITIVE_FS): Glob[] {
   const out: Glob[] = []
   for (const pattern of patterns) {
-    const bound = pattern === '~' || pattern.startsWith('~/') ? home + pattern.slice(1) : pattern
+    const bound = pattern === '~' || pattern.startsWith('~/') ? home + pattern.slice(1) : pattern === '$SVC_HOME' || pattern.startsWith('$SVC_HOME/') ? escapeGlob(svcHome) + pattern.slice(9) : pattern
     const sources = new Set([bound])
     for (const variant of [bound, ...(pattern.startsWith('**/') ? [`${home}/${pattern.slice(3)}`] : [])]) {
       const real = throughLinks(variant)
@@ -23,6 +26,10 @@ export function compileHomeGlobs(patterns: readonly string[], home: string, case
     for (const source of sources) out.push(compileGlob(source, { pathMode: true, caseInsensitive }))
   }
   return out
+}
+
+function escapeGlob(path: string): string {
+  return path.replace(/[*?[\]{}\\]/g, '\\$&')
 }
 
 /** `pattern` with its literal directory prefix replaced by that prefix's real path, when it differs. */
@@ -41,7 +48,7 @@ function throughLinks(pattern: string): string | undefined {
       continue
     }
     if (real === prefix) return undefined
-    return [real.replace(/[*?[\]{}\\]/g, '\\$&'), ...segments.slice(n)].join('/')
+    return [escapeGlob(real), ...segments.slice(n)].join('/')
   }
   return undefined
 }

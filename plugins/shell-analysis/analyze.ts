@@ -13,12 +13,14 @@ export interface AnalyzeOptions {
   readonly home: string
   readonly cwd?: string
   readonly budget?: Partial<Budget>
+  /** The daemon's $SVC_HOME (the value of `$SVC_HOME` in commands); `<home>/.svc` when not given. */
+  readonly svcHome?: string
 }
 
 /** Analyses `raw`. Never throws for any input: limits and parser failures come back as `error`. */
 export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalysis {
   const budget: Budget = { ...DEFAULT_BUDGET, ...opts.budget }
-  const st = new AnalysisState({ home: opts.home, cwd: opts.cwd }, budget)
+  const st = new AnalysisState({ home: opts.home, cwd: opts.cwd, ...(opts.svcHome ? { svcHome: opts.svcHome } : {}) }, budget)
   const trees: SyntaxTree[] = []
   const parse = (text: string): SyntaxNode => {
     const tree = opts.parser.parse(joinContinuations(text), st.deadline)

@@ -54,7 +54,7 @@ export function createShellAnalysisPlugin(budget: Partial<Budget> = {}): EngineP
         const raw = commandText(request.input)
         if (raw === undefined || request.shell) return request
         if (!parser) throw new EngineError(ERR.PLUGIN_FAILED, 'the bash parser is not loaded (initialize hook did not run)', { plugin: NAME })
-        const shell = analyzeCommand(raw, { parser, home: ctx.home, cwd: shellCwd(request.input, request.cwd, ctx.home), budget })
+        const shell = analyzeCommand(raw, { parser, home: ctx.home, cwd: shellCwd(request.input, request.cwd, ctx.home), budget, ...(ctx.svcHome ? { svcHome: ctx.svcHome } : {}) })
         const paths = new Set(request.paths)
         const urls: CallUrl[] = [...request.urls]
         for (const command of shell.commands) {

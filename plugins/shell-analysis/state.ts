@@ -69,6 +69,7 @@ export const NO_REDIRECTS: Redirects = { reads: [], writes: [] }
 export interface AnalysisOptions {
   readonly home: string
   readonly cwd?: string
+  readonly svcHome?: string
 }
 
 /** Collects commands and signals and enforces the budget while one command string is analysed. */

@@ -107,7 +107,7 @@ function wordContext(st: AnalysisState, scope: Scope): WordContext {
       if (name === 'PWD') return scope.cwd
       if (name === 'IFS') return ' \t\n'
       // svc's own default home: reaching it through the variable must look the same as spelling it out.
-      if (name === 'SVC_HOME') return `${st.options.home}/.svc`
+      if (name === 'SVC_HOME') return st.options.svcHome ?? `${st.options.home}/.svc`
       if (name === 'SHELL' || name === 'BASH') return '/bin/bash'
       return undefined
     },

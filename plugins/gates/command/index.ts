@@ -31,16 +31,17 @@ const toList = (v: List | undefined): string[] | undefined => (v === undefined ?
 const globs = (v: List | undefined): Glob[] | undefined => toList(v)?.map((p) => compileGlob(p, { pathMode: false }))
 
 /** Path globs with `~` bound to the governed user's home, compiled once per home. */
-function pathGlobs(v: List | undefined): ((home: string) => Glob[]) | undefined {
+function pathGlobs(v: List | undefined): ((home: string, svcHome?: string) => Glob[]) | undefined {
   const patterns = toList(v)
   if (!patterns) return undefined
   patterns.forEach((p) => compileGlob(p, { pathMode: true }))
   const byHome = new Map<string, Glob[]>()
-  return (home) => {
-    let compiled = byHome.get(home)
+  return (home, svcHome) => {
+    const key = `${home}\u0000${svcHome ?? ''}`
+    let compiled = byHome.get(key)
     if (!compiled) {
-      compiled = compileHomeGlobs(patterns, home)
-      byHome.set(home, compiled)
+      compiled = compileHomeGlobs(patterns, home, svcHome)
+      byHome.set(key, compiled)
     }
     return compiled
   }
@@ -72,13 +73,13 @@ export default defineGateKind<CommandValue>({
 
     return function commandMatches(request: EvalRequest, ctx) {
       for (const command of request.shell?.commands ?? []) {
-        const why = matchOne(command, ctx.home)
+        const why = matchOne(command, ctx.home, ctx.svcHome)
         if (why !== undefined) return why
       }
       return undefined
     }
 
-    function matchOne(command: ShellCommand, home: string): string | undefined {
+    function matchOne(command: ShellCommand, home: string, svcHome: string | undefined): string | undefined {
       const args = command.argv.slice(1)
       const details: string[] = []
       if (program && !program.some((g) => g.test(command.program))) return undefined
@@ -100,22 +101,22 @@ export default defineGateKind<CommandValue>({
         details.push(`flag ${flag.length === 1 ? '-' : '--'}${flag}`)
       }
       if (paths) {
-        const except = pathsExcept?.(home) ?? []
+        const except = pathsExcept?.(home, svcHome) ?? []
         const candidates = (command.paths ?? []).filter((p) => !except.some((g) => g.test(p)))
-        const hit = anyMatch(paths(home), candidates)
+        const hit = anyMatch(paths(home, svcHome), candidates)
         if (hit === undefined) return undefined
         details.push(`path ${hit}`)
       }
       if (reads) {
         // Paths the command only writes by redirection (`echo X >> .env`) are not reads.
-        const except = pathsExcept?.(home) ?? []
+        const except = pathsExcept?.(home, svcHome) ?? []
         const candidates = (command.paths ?? []).filter((p) => !(command.writes ?? []).includes(p) && !except.some((g) => g.test(p)))
-        const hit = anyMatch(reads(home), candidates)
+        const hit = anyMatch(reads(home, svcHome), candidates)
         if (hit === undefined) return undefined
         details.push(`reads ${hit}`)
       }
       if (writes) {
-        const hit = anyMatch(writes(home), command.writes ?? [])
+        const hit = anyMatch(writes(home, svcHome), command.writes ?? [])
         if (hit === undefined) return undefined
         details.push(`writes ${hit}`)
       }

@@ -13,20 +13,21 @@ export default defineGateKind<Value>({
   compile(value) {
     const patterns = Array.isArray(value) ? value : [value]
     patterns.forEach((p) => compileGlob(p, { pathMode: true })) // validates every pattern at load
-    const compileFor = (home: string) => compileHomeGlobs(patterns, home)
+    const compileFor = (home: string, svcHome: string | undefined) => compileHomeGlobs(patterns, home, svcHome)
     // `~` depends on the governed user's home, which the request context carries.
     const byHome = new Map<string, Glob[]>()
-    const globsFor = (home: string) => {
-      let globs = byHome.get(home)
+    const globsFor = (home: string, svcHome: string | undefined) => {
+      const key = `${home}\u0000${svcHome ?? ''}`
+      let globs = byHome.get(key)
       if (!globs) {
-        globs = compileFor(home)
-        byHome.set(home, globs)
+        globs = compileFor(home, svcHome)
+        byHome.set(key, globs)
       }
       return globs
     }
     return function pathMatches(request, ctx) {
       if (request.paths.length === 0) return undefined
-      const globs = globsFor(ctx.home)
+      const globs = globsFor(ctx.home, ctx.svcHome)
       for (const path of request.paths) if (globs.some((g) => g.test(path))) return `path ${path}`
       return undefined
     }
