@@ -89,6 +89,17 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     if (i < inv.argv.length) execString(st, inv, inv.argv.slice(i).join(' '), inv.info.slice(i), 'watch')
     return undefined
   }
+  if (program === 'set' && inv.argv.length > 1 && (inv.argv[1] === '--' || !/^[-+]/.test(inv.argv[1]!))) {
+    // `set -- a b c` replaces the positional parameters ("$@" then runs them as a command).
+    const positional = inv.argv.slice(inv.argv[1] === '--' ? 2 : 1)
+    for (const key of [...inv.scope.vars.keys()]) if (/^\d+$/.test(key)) inv.scope.vars.delete(key)
+    positional.slice(0, 9).forEach((a, i) => inv.scope.vars.set(String(i + 1), a))
+    inv.scope.vars.set('@', positional.join(' '))
+    inv.scope.vars.set('*', positional.join(' '))
+    inv.scope.vars.set('#', String(positional.length))
+    record()
+    return undefined
+  }
   if (program === 'read' && inv.stdin?.text !== undefined) {
     readInto(inv.scope, inv.argv.slice(1), inv.stdin.text)
     record()
@@ -216,7 +227,7 @@ function unwrap(st: AnalysisState, inv: Invocation, program: string): string | u
       const line = inv.stdin?.text?.split('\n').find((l) => l.trim() !== '')
       if (line !== undefined) inner = inner.map((a) => a.split(replace).join(line.trim()))
     } else {
-      const words = inv.stdin?.text?.split(/\s+/).filter((w) => w !== '') ?? []
+      const words = inv.stdin?.text?.split(/[\s\0]+/).filter((w) => w !== '') ?? []
       inner = [...inner, ...words.slice(0, 64)]
       innerInfo = [...innerInfo, ...words.slice(0, 64).map(() => PLAIN)]
     }

@@ -8,6 +8,8 @@ const EXEC_CALL = /(?:\bos\.system|\bos\.popen|\bsubprocess\.\w+|\bcommands\.get
 const STRING = /'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|`((?:[^`\\]|\\.)*)`/y
 const SEPARATOR = /\s*[,+]\s*/y
 const MAX_STRINGS = 16
+/** Home directory APIs: `os.environ["HOME"]`, `os.getenv('HOME')`, `$ENV{HOME}`, `process.env.HOME`, `os.homedir()`, `Dir.home`, `Path.home()`. */
+const HOME_API = /\benviron(?:\.get)?\s*[[(]\s*['"]HOME['"]|\bgetenv\s*\(\s*['"]HOME['"]|\$ENV\s*\{\s*['"]?HOME['"]?\s*\}|\benv\.HOME\b|\bENV\s*\[\s*['"]HOME['"]|\bhomedir\s*\(|\bDir\.home\b|\bPath\.home\s*\(|\$_SERVER\s*\[\s*['"]HOME['"]|\bexpanduser\s*\(\s*['"]~['"]|\bDeno\.env\.get\s*\(\s*['"]HOME['"]/
 
 /** Shell command strings the code passes to system/exec-like calls, backticks, `qx()` and `%x()`. */
 export function shellStringsInCode(code: string): string[] {
@@ -40,7 +42,8 @@ function stringSequence(code: string, start: number): string[] {
 
 /** String literals in the code that look like file paths (`'/etc/shadow'`, `"~/.ssh/id_rsa"`). */
 export function pathLiteralsInCode(code: string): string[] {
-  const out: string[] = []
+  // The home directory spelled through the language's API is the home directory.
+  const out: string[] = HOME_API.test(code) ? ['~'] : []
   for (const m of code.matchAll(/'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g)) {
     const s = unescapeLiteral(m[1] ?? m[2] ?? '')
     // Absolute and home paths, and relative ones that name a dotfile or a directory (`.svc.yaml`, `./x`, `a/b`).

@@ -46,6 +46,7 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
   ['catchsegv', { endOfOptions: true }],
   ['xargs', { valueShort: 'adEeIiLlnPs', valueLong: ['--arg-file', '--delimiter', '--eof', '--replace', '--max-lines', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'], endOfOptions: true }],
   ['busybox', { endOfOptions: true }],
+  ['toybox', { endOfOptions: true }],
   ['env', { valueShort: 'uCS', valueLong: ['--unset', '--chdir', '--split-string'], endOfOptions: true }],
 ])
 

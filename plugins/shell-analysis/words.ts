@@ -186,7 +186,7 @@ function expansion(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: S
   const name = subscript ? arrayKey(subscript) : nameNode?.text
   const value = name === undefined ? undefined : ctx.lookup(name)
   // `"${a[@]}"` is one field per element even inside double quotes.
-  const allElements = subscript !== undefined && /\[[@*]\]$/.test(name ?? '') && !name?.endsWith('[*]')
+  const allElements = (subscript !== undefined && /\[[@*]\]$/.test(name ?? '') && !name?.endsWith('[*]')) || name === '@'
   const known = (text: string): Segment => ({ text, quoted, split: !quoted || allElements, unknown: false, literal: false })
   if (name === undefined) return unknown(node, quoted, state)
   if (ops.length === 0) return value === undefined ? unknown(node, quoted, state) : known(value)
@@ -275,6 +275,14 @@ function expandTilde(segments: Segment[], text: string, ctx: WordContext): strin
   if (!first || !first.literal || !first.text.startsWith('~')) return text
   if (text === '~' || text.startsWith('~/')) return ctx.home + text.slice(1)
   if ((text === '~+' || text.startsWith('~+/')) && ctx.cwd) return ctx.cwd + text.slice(2)
+  // `~user`: the governed user's own name is their home; another user's home sits next to it (`/home/x`).
+  const user = /^~([a-z_][a-z0-9_.-]*)(\/.*)?$/i.exec(text)
+  if (user) {
+    const homeDir = ctx.home.replace(/\/+$/, '')
+    const parent = homeDir.slice(0, homeDir.lastIndexOf('/')) || '/'
+    const base = user[1] === homeDir.slice(homeDir.lastIndexOf('/') + 1) ? homeDir : user[1] === 'root' ? '/root' : `${parent === '/' ? '' : parent}/${user[1]}`
+    return base + (user[2] ?? '')
+  }
   return text
 }
 
