@@ -118,7 +118,11 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     execString(st, inv, nested.text, nested.exclude.map((i) => inv.info[i] ?? PLAIN), program === 'ssh' ? 'ssh' : `${program} ${nested.label}`)
     return undefined
   }
-  if (nested?.kind === 'argv') return dispatch(st, { ...inv, argv: inv.argv.slice(nested.start), info: inv.info.slice(nested.start), via: [...inv.via, program] })
+  if (nested?.kind === 'argv') {
+    // A package spec runs its package's bin: `svc@latest` → `svc`, `@scope/tool@1` → `@scope/tool`.
+    const [spec = '', ...rest] = inv.argv.slice(nested.start)
+    return dispatch(st, { ...inv, argv: [spec.replace(/(.)@[^/@]*$/, '$1'), ...rest], info: inv.info.slice(nested.start), via: [...inv.via, program] })
+  }
   if (program === 'coproc') {
     // `coproc CMD...` or `coproc NAME { CMD...; }` (tree-sitter reads the latter as words).
     const start = inv.argv[1] === '{' ? 2 : inv.argv[2] === '{' ? 3 : 1

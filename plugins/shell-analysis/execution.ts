@@ -7,7 +7,7 @@ import { runsDownloaded } from './downloads.ts'
 import { writtenText } from './files.ts'
 import { pathLiteralsInCode, shellStringsInCode } from './inline-code.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
-import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS } from './programs.ts'
+import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS, programName } from './programs.ts'
 import { recordCommand, type RecordExtras } from './record.ts'
 import type { AnalysisState, NestedRun } from './state.ts'
 
@@ -70,6 +70,9 @@ export function stdinOrScript(st: AnalysisState, inv: Invocation, program: strin
     if (info?.procsub) execSubstitution(st, info.programs)
     runsDownloaded(st, inv.scope, inv.argv[scriptIndex])
     runWrittenFile(st, inv, inv.argv[scriptIndex], program, true)
+    // `sh ./svc.sh mode monitor` runs the script like `./svc.sh mode monitor`: gates on its name see it.
+    const script = inv.argv[scriptIndex]!
+    if (!info?.procsub) recordCommand(st, inv.scope, programName(script), inv.argv.slice(scriptIndex), [...inv.via, program], inv.redirects)
     return
   }
   stdinExec(st, inv, program, true)
