@@ -56,6 +56,17 @@ describe('adversarial review: native payloads', () => {
     expect(JSON.stringify(hits)).toContain('self.policy-files')
   })
 
+  it('odd payloads never become an allow: an argv with a non-string element, deep nesting', async () => {
+    const base = fixture('claude-code', 'pre-tool-use.doc')
+    const argv = JSON.parse(await hook('claude-code', 'PreToolUse', { ...base, tool_use_id: 'toolu_argv', tool_input: { command: ['rm', '-rf', '~', { x: 1 }] } }))
+    expect(argv.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' })
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`
+    const body = JSON.stringify({ ...base, tool_use_id: 'toolu_deep', tool_input: { command: 'rm -rf ~', x: 0 } }).replace('"x":0', `"x":${deep}`)
+    const res = await fetch(`${daemon.url}/v1/hooks/claude-code/PreToolUse`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    expect(res.status).toBe(200)
+    expect(JSON.parse(await res.text()).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' })
+  })
+
   it('the daemon\'s own $SVC_HOME is protected wherever it lives', async () => {
     const res = await daemon.request('POST', '/v1/gates/check', { session_id: session, source: 'test', tool: 'Bash', input: { command: `rm ${daemon.home}/ledger.db` }, cwd: '/tmp' })
     expect(res.body).toMatchObject({ verdict: 'deny', rule_id: 'self.svc-home' })

@@ -3,7 +3,7 @@
  * duplicate delivery — Cursor also running Claude-format hooks — gets the same answer without a second
  * ledger leaf) and its ledger seq (so outcome rows link to their parent). Bounded and time-limited.
  */
-import { createHash } from 'node:crypto'
+import { payloadHash } from '../engine.ts'
 import type { HookAnswer } from '../harness.ts'
 
 export interface Remembered {
@@ -18,11 +18,6 @@ export interface Remembered {
 const MAX_ENTRIES = 10_000
 const COSMETIC: ReadonlySet<string> = new Set(['description', 'timeout', 'run_in_background', 'explanation'])
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys)
-  if (typeof value !== 'object' || value === null) return value
-  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, sortKeys(v)]))
-}
 /** How long a tool use stays linkable for its outcome rows. */
 const TTL_MS = 15 * 60_000
 /**
@@ -65,7 +60,7 @@ export class HookMemory {
    */
   static callHash(call: { tool: string; input: Readonly<Record<string, unknown>>; cwd?: string }): string {
     const input = Object.fromEntries(Object.entries(call.input).filter(([k, v]) => !COSMETIC.has(k) && !(k === 'working_directory' && v === call.cwd)))
-    return createHash('sha256').update(JSON.stringify([call.tool, call.cwd ?? null, sortKeys(input)])).digest('hex')
+    return payloadHash({ tool: call.tool, input, ...(call.cwd !== undefined ? { cwd: call.cwd } : {}) })
   }
 
   remember(key: string, answer: HookAnswer, seq: number, callHash: string, now: number): void {

@@ -18,7 +18,9 @@ const NAME = 'analysis:shell'
 export function commandText(input: Readonly<Record<string, unknown>>): string | undefined {
   const command = input.command ?? input.cmd
   if (typeof command === 'string') return command
-  if (Array.isArray(command) && command.length > 0 && command.every((c) => typeof c === 'string')) return command.map(shellQuote).join(' ')
+  if (typeof command === 'number' || typeof command === 'boolean') return String(command)
+  // An argv with a stray non-string element is still that argv (it used to skip analysis and be allowed).
+  if (Array.isArray(command) && command.length > 0) return command.map((c) => shellQuote(typeof c === 'string' ? c : (JSON.stringify(c) ?? String(c)))).join(' ')
   return undefined
 }
 

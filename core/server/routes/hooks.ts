@@ -89,14 +89,20 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
         return sendNative(reply, harness.render(event, undefined).body)
       }
 
-      // A second delivery of the same tool use (another hook format of the same harness) gets the first answer.
-      const callHash = HookMemory.callHash(parsed.call)
-      const duplicate = key && !parsed.derivedId ? memory.replay(key, callHash, now) : undefined
-      if (duplicate) return sendNative(reply, harness.render(event, duplicate.answer).body)
-      const result = await app.engine.check({ ...parsed.call, sessionId: session?.id ?? 'none' })
-      const answer: HookAnswer = { verdict: result.verdict, ruleId: result.rule_id, reason: result.reason, ...(result.nudge ? { nudge: result.nudge } : {}) }
-      if (key) memory.remember(key, answer, result.ledger_seq, callHash, now)
-      return sendNative(reply, harness.render(event, answer).body)
+      try {
+        // A second delivery of the same tool use (another hook format of the same harness) gets the first answer.
+        const callHash = HookMemory.callHash(parsed.call)
+        const duplicate = key && !parsed.derivedId ? memory.replay(key, callHash, now) : undefined
+        if (duplicate) return sendNative(reply, harness.render(event, duplicate.answer).body)
+        const result = await app.engine.check({ ...parsed.call, sessionId: session?.id ?? 'none' })
+        const answer: HookAnswer = { verdict: result.verdict, ruleId: result.rule_id, reason: result.reason, ...(result.nudge ? { nudge: result.nudge } : {}) }
+        if (key) memory.remember(key, answer, result.ledger_seq, callHash, now)
+        return sendNative(reply, harness.render(event, answer).body)
+      } catch (err) {
+        // Never an error status for a pre-tool call: transports that fail open (Claude's HTTP hook) would run it.
+        request.log.error({ err }, 'hook decision failed; answering deny')
+        return sendNative(reply, harness.render(event, { verdict: 'deny', ruleId: '', reason: 'svc could not decide this call (internal error; see the daemon log), so it is refused' }).body)
+      }
     },
   })
 }
