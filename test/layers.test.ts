@@ -111,4 +111,13 @@ describe('layers', () => {
     const view = await d.request('GET', `/v1/policy/view?cwd=${encodeURIComponent(repo)}`)
     expect(view.body.gates.find((g: { id: string }) => g.id === 'repo.no-migrations').source).toBe(`per-repo:${repo}`)
   })
+
+  it('a repo policy follows the paths a call touches: no escape by a nested git init or a cwd outside the repo', async () => {
+    const sid = await d.session()
+    mkdirSync(join(repo, 'nested', '.git'), { recursive: true })
+    const nested = await check(sid, 'Write', { file_path: 'migrations/002.sql', content: 'x' }, join(repo, 'nested'))
+    expect(nested).toMatchObject({ verdict: 'deny', rule_id: 'repo.no-migrations' })
+    const fromOutside = await check(sid, 'Write', { file_path: join(repo, 'db', 'migrations', '003.sql'), content: 'x' }, tempDir())
+    expect(fromOutside).toMatchObject({ verdict: 'deny', rule_id: 'repo.no-migrations' })
+  })
 })
