@@ -1,10 +1,12 @@
 /**
  * Finds the git root of a call's cwd (the directory holding `.git`), with a short-lived cache so the
  * hot path does not walk the file system on every call. `findAll` also returns the roots of enclosing
- * repositories (a `git init` in a subdirectory must not hide the outer repository's policy).
+ * repositories (a `git init` in a subdirectory must not hide the outer repository's policy), and a directory
+ * holding `.svc.yaml` is a root even without `.git`.
  */
 import { statSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
+import { REPO_POLICY_FILE } from './sources.ts'
 
 const TTL_MS = 2000
 const MAX_ENTRIES = 1024
@@ -29,15 +31,22 @@ export class RepoRootFinder {
   }
 }
 
+// A directory holding `.svc.yaml` counts even without `.git`: moving `.git` away must not drop the policy.
+const MARKERS = ['.git', REPO_POLICY_FILE] as const
+
 function walkUp(start: string): string[] {
   const roots: string[] = []
   for (let dir = start; ; dir = dirname(dir)) {
-    try {
-      statSync(resolve(dir, '.git'))
-      roots.push(dir)
-    } catch {
-      // not here; keep walking
-    }
+    if (MARKERS.some((m) => exists(resolve(dir, m)))) roots.push(dir)
     if (dirname(dir) === dir) return roots
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path)
+    return true
+  } catch {
+    return false
   }
 }
