@@ -90,6 +90,8 @@ export interface EvalContext {
   readonly home: string
   /** The daemon's own $SVC_HOME (what `$SVC_HOME` means in path globs); defaults to `<home>/.svc`. */
   readonly svcHome?: string
+  /** The directory of the shipped policy packs the daemon loads (`$SVC_POLICIES` in path globs). */
+  readonly policiesDir?: string
 }
 
 export interface SessionFacts {

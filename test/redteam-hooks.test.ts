@@ -3,7 +3,9 @@
  * POST /v1/hooks/{harness}/{event} on the real daemon, and the direct /v1/gates/check route.
  */
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SHIPPED_POLICIES_DIR } from '../cli/paths.ts'
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.ts'
 
 const fixture = (harness: string, name: string) => JSON.parse(readFileSync(new URL(`../harnesses/${harness}/fixtures/${name}.json`, import.meta.url), 'utf8'))
@@ -65,6 +67,14 @@ describe('adversarial review: native payloads', () => {
     const res = await fetch(`${daemon.url}/v1/hooks/claude-code/PreToolUse`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
     expect(res.status).toBe(200)
     expect(JSON.parse(await res.text()).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' })
+  })
+
+  it('the shipped packs the daemon loads are protected wherever svc is installed', async () => {
+    const target = join(SHIPPED_POLICIES_DIR, 'self-protection.yaml')
+    const sed = await daemon.request('POST', '/v1/gates/check', { session_id: session, source: 'test', tool: 'Bash', input: { command: `sed -i 's/deny/monitor/' ${target}` }, cwd: '/tmp' })
+    expect(sed.body).toMatchObject({ verdict: 'deny', rule_id: 'self.policy-files' })
+    const edit = await daemon.request('POST', '/v1/gates/check', { session_id: session, source: 'test', tool: 'Edit', input: { file_path: target, old_string: 'deny', new_string: 'monitor' }, cwd: '/tmp' })
+    expect(edit.body).toMatchObject({ verdict: 'deny', rule_id: 'self.policy-files' })
   })
 
   it('the daemon\'s own $SVC_HOME is protected wherever it lives', async () => {

@@ -49,7 +49,7 @@ export function makeExplainCommand(io: CliIo): Command {
       try {
         const call = { sessionId: 'explain', source: 'explain', tool: opts.tool, input, cwd: opts.cwd }
         const { request, decision } = await engine.decide(call)
-        const ctx: EvalContext = { now: Date.now(), home: userHome, svcHome: home }
+        const ctx: EvalContext = { now: Date.now(), home: userHome, svcHome: home, policiesDir: SHIPPED_POLICIES_DIR }
         const gates: GateLine[] = []
         for (const { layer, gates: layerGates } of engine.policy.gatesFor(request, ctx)) {
           for (const gate of layerGates) {

@@ -10,14 +10,30 @@ import { compileGlob, type Glob } from './glob.ts'
 
 const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.platform === 'win32'
 
+/** The directories a pattern may start from: `~`, `$SVC_HOME` (the daemon's home), `$SVC_POLICIES` (its shipped packs). */
+export interface GlobRoots {
+  readonly home: string
+  readonly svcHome?: string
+  readonly policiesDir?: string
+}
+
+/** Cache key of a set of roots (compile once per distinct key). */
+export function globRootsKey(roots: GlobRoots): string {
+  return `${roots.home}\u0000${roots.svcHome ?? ''}\u0000${roots.policiesDir ?? ''}`
+}
+
 /**
- * Compiles `patterns` for `home` (call once per home and cache: it resolves symlinks on disk). `$SVC_HOME`
- * at the start of a pattern is the daemon's own home (`<home>/.svc` when not given).
+ * Compiles `patterns` for `roots` (call once per roots and cache: it resolves symlinks on disk). `$SVC_HOME`
+ * defaults to `<home>/.svc`; a pattern naming `$SVC_POLICIES` when it is unknown matches nothing.
  */
-export function compileHomeGlobs(patterns: readonly string[], home: string, svcHome = `${home}/.svc`, caseInsensitive = CASE_INSENSITIVE_FS): Glob[] {
+export function compileHomeGlobs(patterns: readonly string[], roots: GlobRoots, caseInsensitive = CASE_INSENSITIVE_FS): Glob[] {
+  const { home } = roots
+  const vars: [string, string | undefined][] = [['$SVC_HOME', roots.svcHome ?? `${home}/.svc`], ['$SVC_POLICIES', roots.policiesDir]]
   const out: Glob[] = []
   for (const pattern of patterns) {
-    const bound = pattern === '~' || pattern.startsWith('~/') ? home + pattern.slice(1) : pattern === '$SVC_HOME' || pattern.startsWith('$SVC_HOME/') ? escapeGlob(svcHome) + pattern.slice(9) : pattern
+    const variable = vars.find(([name]) => pattern === name || pattern.startsWith(`${name}/`))
+    if (variable && variable[1] === undefined) continue
+    const bound = pattern === '~' || pattern.startsWith('~/') ? home + pattern.slice(1) : variable ? escapeGlob(variable[1]!) + pattern.slice(variable[0].length) : pattern
     const sources = new Set([bound])
     for (const variant of [bound, ...(pattern.startsWith('**/') ? [`${home}/${pattern.slice(3)}`] : [])]) {
       const real = throughLinks(variant)

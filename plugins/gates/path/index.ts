@@ -2,7 +2,7 @@
  * `path`: globs over the canonical paths a call touches (file tools' paths and paths found in shell
  * commands). `~` in a pattern means the governed user's home.
  */
-import { compileGlob, compileHomeGlobs, defineGateKind, type Glob } from '../../../core/index.ts'
+import { compileGlob, compileHomeGlobs, defineGateKind, globRootsKey, type Glob, type GlobRoots } from '../../../core/index.ts'
 
 type Value = string | string[]
 
@@ -13,21 +13,21 @@ export default defineGateKind<Value>({
   compile(value) {
     const patterns = Array.isArray(value) ? value : [value]
     patterns.forEach((p) => compileGlob(p, { pathMode: true })) // validates every pattern at load
-    const compileFor = (home: string, svcHome: string | undefined) => compileHomeGlobs(patterns, home, svcHome)
+
     // `~` depends on the governed user's home, which the request context carries.
     const byHome = new Map<string, Glob[]>()
-    const globsFor = (home: string, svcHome: string | undefined) => {
-      const key = `${home}\u0000${svcHome ?? ''}`
+    const globsFor = (roots: GlobRoots) => {
+      const key = globRootsKey(roots)
       let globs = byHome.get(key)
       if (!globs) {
-        globs = compileFor(home, svcHome)
+        globs = compileHomeGlobs(patterns, roots)
         byHome.set(key, globs)
       }
       return globs
     }
     return function pathMatches(request, ctx) {
       if (request.paths.length === 0) return undefined
-      const globs = globsFor(ctx.home, ctx.svcHome)
+      const globs = globsFor(ctx)
       for (const path of request.paths) if (globs.some((g) => g.test(path))) return `path ${path}`
       return undefined
     }
