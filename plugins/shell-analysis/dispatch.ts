@@ -3,17 +3,19 @@
  * follows strings that get executed (`bash -c`, `eval`, `su -c`, `find -exec`, inline interpreter code,
  * stdin of a shell) and records the command that actually runs. Returns its static output when known.
  */
+import type { CallUrl } from '../../core/types.ts'
 import { addDownload, downloadTargets, runsDownloaded } from './downloads.ts'
 import { classifyExecuted, execString, execSubstitution, interpret, runWrittenFile, shell, shellCommandIndex, stdinExec } from './execution.ts'
-import { writtenText } from './files.ts'
+import { contentOf, writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
-import { patchedByCommand } from './patches.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
+import { patchedByCommand } from './patches.ts'
 import { expandProgramWord, lexicalPath } from './paths.ts'
 import { DOWNLOADERS, SHELLS, WRAPPERS, interpreterKey, programName } from './programs.ts'
 import { recordCommand, type RecordExtras } from './record.ts'
 import type { AnalysisState, Scope } from './state.ts'
 import { staticOutput } from './static-output.ts'
+import { findUrls, parseCallUrl } from './urls.ts'
 
 export type { FieldInfo, Invocation } from './invocation.ts'
 
@@ -158,8 +160,39 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     if (written !== undefined && interpreterKey(runner) !== undefined) return dispatch(st, { ...inv, argv: [runner, argv0, ...inv.argv.slice(1)], info: [PLAIN, ...inv.info], via: [...inv.via, argv0] })
     if (written !== undefined) runWrittenFile(st, inv, argv0, program, true)
   }
-  record()
-  return staticOutput(program, inv.argv, inv.stdin?.text)
+  record({ urls: urlsFromFiles(st, inv, program) })
+  return staticOutput(program, inv.argv, inv.stdin?.text) ?? outputOfKnownFiles(st, inv, program)
+}
+
+/** Options whose file holds destinations: `curl -K config`, `wget -i list`, `aria2c -i list`. */
+const URL_FILE_OPTIONS: Readonly<Record<string, readonly string[]>> = { curl: ['-K', '--config'], wget: ['-i', '--input-file'], aria2c: ['-i', '--input-file'] }
+
+function urlsFromFiles(st: AnalysisState, inv: Invocation, program: string): CallUrl[] {
+  const options = URL_FILE_OPTIONS[program]
+  if (!options) return []
+  const out: CallUrl[] = []
+  inv.argv.forEach((arg, i) => {
+    const file = options.includes(arg) ? inv.argv[i + 1] : options.filter((o) => o.startsWith('--')).map((o) => (arg.startsWith(`${o}=`) ? arg.slice(o.length + 1) : undefined)).find((v) => v !== undefined)
+    const text = file === undefined ? undefined : contentOf(st, inv.scope, file)
+    for (const raw of text === undefined ? [] : findUrls(text).slice(0, 64)) {
+      const url = parseCallUrl(raw)
+      if (url) out.push(url)
+    }
+  })
+  return out
+}
+
+/** Programs whose static output is computed from their input, given as file operands instead of stdin. */
+const FILE_INPUT: ReadonlySet<string> = new Set(['cat', 'base64', 'base32', 'xxd', 'rev'])
+
+/** `cat f`, `base64 -d f`, ... where `f` was written earlier in the same command: its content is the input. */
+function outputOfKnownFiles(st: AnalysisState, inv: Invocation, program: string): string | undefined {
+  if (!FILE_INPUT.has(program) || inv.stdin?.text !== undefined) return undefined
+  const files = inv.argv.slice(1).filter((a) => !a.startsWith('-'))
+  if (files.length === 0) return undefined
+  const texts = files.map((f) => writtenText(st, inv.scope, f))
+  if (texts.some((t) => t === undefined)) return undefined
+  return staticOutput(program, inv.argv.filter((a, i) => i === 0 || a.startsWith('-')), texts.join(''))
 }
 
 /** Applies pathname expansion to the program word (`/bin/r? -rf ~` runs `/bin/rm -rf ~`). */

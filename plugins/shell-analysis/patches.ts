@@ -3,14 +3,11 @@
  * the files the patch names, not the patch file: those paths are read from the patch text (here-doc,
  * here-string, a file written earlier in the command, or the patch file on disk, bounded).
  */
-import { readFileSync, statSync } from 'node:fs'
 import { looksLikePatch, patchedPaths } from '../../core/index.ts'
-import { writtenText } from './files.ts'
+import { contentOf } from './files.ts'
 import type { Invocation } from './invocation.ts'
-import { lexicalPath } from './paths.ts'
 import type { AnalysisState } from './state.ts'
 
-const MAX_PATCH_FILE = 1024 * 1024
 const MAX_PATCH_FILES = 8
 
 /** Paths changed by a patch-applying command, or undefined when `inv` applies no patch. */
@@ -29,7 +26,7 @@ export function patchedByCommand(st: AnalysisState, inv: Invocation, program: st
   for (const source of [...sources, ...inv.redirects.reads].slice(0, MAX_PATCH_FILES)) {
     if (looksLikePatch(source)) texts.push(source)
     else {
-      const text = writtenText(st, inv.scope, source) ?? readPatchFile(lexicalPath(source, { home: st.options.home, cwd: inv.scope.cwd }))
+      const text = contentOf(st, inv.scope, source)
       if (text !== undefined) texts.push(text)
     }
   }
@@ -53,14 +50,4 @@ function gitSubcommand(args: readonly string[]): number | undefined {
     else if (!a.startsWith('-')) return i
   }
   return undefined
-}
-
-function readPatchFile(path: string | undefined): string | undefined {
-  if (path === undefined || path.startsWith('/dev/')) return undefined
-  try {
-    if (!statSync(path).isFile() || statSync(path).size > MAX_PATCH_FILE) return undefined
-    return readFileSync(path, 'utf8')
-  } catch {
-    return undefined
-  }
 }

@@ -1,7 +1,7 @@
 /**
  * Turns an effective argv into the ShellCommand gates see, with its canonical paths, writes and URLs.
  */
-import type { ShellCommand } from '../../core/types.ts'
+import type { CallUrl, ShellCommand } from '../../core/types.ts'
 import { pathOperands, urlOperands } from './operands.ts'
 import { canonicalPaths, intoDirectory, lexicalPath } from './paths.ts'
 import type { AnalysisState, Redirects, Scope } from './state.ts'
@@ -14,6 +14,8 @@ export interface RecordExtras {
   readonly paths?: readonly string[]
   /** argv indexes that are code or command strings, not operands. */
   readonly exclude?: readonly number[]
+  /** Destinations named outside the argv (a curl config file, a wget URL list). */
+  readonly urls?: readonly CallUrl[]
 }
 
 /** Records one simple command and returns it. */
@@ -26,7 +28,7 @@ export function recordCommand(st: AnalysisState, scope: Scope, program: string, 
   const overflow = all.slice(MAX_OPERANDS).flatMap((o) => lexicalPath(o, { home: st.options.home, cwd: scope.cwd }) ?? [])
   const writes = canon(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes)
   const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...overflow, ...writes])
-  const urls = urlOperands(program, argv, [...redirects.reads, ...redirects.writes])
+  const urls = [...urlOperands(program, argv, [...redirects.reads, ...redirects.writes]), ...(extras.urls ?? [])]
   const command: ShellCommand = {
     program,
     argv: [...argv],
