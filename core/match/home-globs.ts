@@ -8,7 +8,8 @@
 import { realpathSync } from 'node:fs'
 import { compileGlob, type Glob } from './glob.ts'
 
-const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.platform === 'win32'
+/** macOS and Windows file systems ignore case by default: `.SVC.yaml` is `.svc.yaml`, and `RM` runs `/bin/rm`. */
+export const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.platform === 'win32'
 
 /** The directories a pattern may start from: `~`, `$SVC_HOME` (the daemon's home), `$SVC_POLICIES` (its shipped packs). */
 export interface GlobRoots {

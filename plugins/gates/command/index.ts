@@ -3,7 +3,7 @@
  * paths it touches and how it was reached. Every field given must hold for the same command, so
  * `git commit -m "git reset --hard"` never matches a `reset --hard` rule.
  */
-import { compileGlob, compileHomeGlobs, defineGateKind, globRootsKey, type EvalRequest, type GlobRoots, type Glob, type ShellCommand } from '../../../core/index.ts'
+import { CASE_INSENSITIVE_FS, compileGlob, compileHomeGlobs, defineGateKind, globRootsKey, type EvalRequest, type GlobRoots, type Glob, type ShellCommand } from '../../../core/index.ts'
 import { firstPositional, hasFlag } from './argv.ts'
 
 type List = string | string[]
@@ -57,8 +57,10 @@ export default defineGateKind<CommandValue>({
     properties: Object.fromEntries(FIELDS.map((f) => [f, list])),
   },
   compile(value) {
-    const program = globs(value.program)
-    const programNot = globs(value.program_not)
+    // A program is found on disk: where the file system ignores case, so does the program name.
+    const programGlobs = (v: List | undefined): Glob[] | undefined => toList(v)?.map((p) => compileGlob(p, { pathMode: false, caseInsensitive: CASE_INSENSITIVE_FS }))
+    const program = programGlobs(value.program)
+    const programNot = programGlobs(value.program_not)
     const subcommand = toList(value.subcommand)
     const argsAny = globs(value.args_any)
     const argsAll = globs(value.args_all)
