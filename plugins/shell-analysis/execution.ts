@@ -5,7 +5,7 @@
  */
 import { runsDownloaded } from './downloads.ts'
 import { writtenText } from './files.ts'
-import { pathLiteralsInCode, shellStringsInCode } from './inline-code.ts'
+import { decodesThenRuns, pathLiteralsInCode, shellStringsInCode } from './inline-code.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
 import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS, programName } from './programs.ts'
 import { recordCommand, type RecordExtras } from './record.ts'
@@ -178,5 +178,6 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
 /** Inline interpreter code: flagged, and the shell strings it hands to system/exec analysed. */
 export function inlineCode(st: AnalysisState, inv: Invocation, code: string, label: string): void {
   st.signals.add('inline_code')
+  if (decodesThenRuns(code)) st.signals.add('decode_exec')
   for (const text of shellStringsInCode(code)) st.analyzeString(text, inv.scope, [...inv.via, label])
 }

@@ -55,3 +55,13 @@ export function pathLiteralsInCode(code: string): string[] {
 function unescapeLiteral(s: string): string {
   return s.replace(/\\(x[0-9a-fA-F]{2}|.)/g, (_, e: string) => (e.length === 3 ? String.fromCharCode(parseInt(e.slice(1), 16)) : e === 'n' ? '\n' : e === 't' ? '\t' : e))
 }
+
+/** Decoding calls: base64, hex, rot13, zlib, marshal, pack/unpack, atob, Buffer.from(..., 'base64'|'hex'). */
+const DECODE_CALL = /\bb(?:64|32|16|85)decode\b|\bbase64\.\w*decode|\bfromhex\b|\bunhexlify\b|\bcodecs\.decode\b|\bzlib\.decompress\b|\bgzip\.decompress\b|\bmarshal\.loads\b|\bpickle\.loads\b|\batob\s*\(|\bBuffer\.from\s*\([^)]*['"](?:base64|hex|base64url)['"]|\b(?:un)?pack\s*\(?\s*['"](?:H\*|h\*|m|u)['"]|\bdecode64\b|\bunpack1?\s*\(\s*['"]m|\bBase64\.\w*decode|\bgzinflate\b|\bstr_rot13\b|\bhex2bin\b|\bString\.fromCharCode\s*\(/
+/** Calls that run code or commands: eval/exec/system/popen/subprocess/child_process/Function(. */
+const RUN_CALL = /\b(?:eval|exec|execfile|compile|system|popen|spawn|spawnSync|execSync|execFileSync|Function|passthru|shell_exec|proc_open|assert)\s*\(|\bsubprocess\.|\bchild_process\b|\bos\.system\b|\beval\s+|`|\bqx\b|\bIO\.popen\b|\bKernel\.\w+/
+
+/** Inline code that decodes data and runs code in the same program: decode-then-execute by another name. */
+export function decodesThenRuns(code: string): boolean {
+  return DECODE_CALL.test(code) && RUN_CALL.test(code)
+}
