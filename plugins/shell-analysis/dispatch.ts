@@ -5,7 +5,7 @@
  */
 import type { CallUrl } from '../../core/types.ts'
 import { addDownload, downloadTargets, runsDownloaded } from './downloads.ts'
-import { classifyExecuted, execString, execSubstitution, interpret, runWrittenFile, shell, shellCommandIndex, stdinExec } from './execution.ts'
+import { classifyExecuted, execString, execSubstitution, interpret, runWrittenFile, shell, shellCommandIndex, STDIN_PATHS, stdinExec } from './execution.ts'
 import { contentOf, writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
@@ -70,7 +70,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     if (info.procsub) execSubstitution(st, info.programs)
     runsDownloaded(st, inv.scope, inv.argv[1])
     runWrittenFile(st, inv, inv.argv[1], program, true, true)
-    if (inv.argv[1] === '/dev/stdin' || inv.argv[1] === '-') stdinExec(st, inv, program, true)
+    if (STDIN_PATHS.has(inv.argv[1] ?? '')) stdinExec(st, inv, program, true)
     return undefined
   }
   const interpreter = interpreterKey(program)

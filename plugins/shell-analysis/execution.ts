@@ -64,9 +64,12 @@ export function shell(st: AnalysisState, inv: Invocation, program: string): void
 }
 
 /** A shell given a script operand (checked for substitutions and downloads) or reading stdin. */
+/** Paths through which a program reads its own standard input. */
+export const STDIN_PATHS: ReadonlySet<string> = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0'])
+
 export function stdinOrScript(st: AnalysisState, inv: Invocation, program: string, scriptIndex: number, stdinMode: boolean): void {
   const info = inv.info[scriptIndex]
-  if (!stdinMode && scriptIndex < inv.argv.length) {
+  if (!stdinMode && scriptIndex < inv.argv.length && !STDIN_PATHS.has(inv.argv[scriptIndex]!)) {
     if (info?.procsub) execSubstitution(st, info.programs)
     runsDownloaded(st, inv.scope, inv.argv[scriptIndex])
     runWrittenFile(st, inv, inv.argv[scriptIndex], program, true)
@@ -164,15 +167,23 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
     if (info.procsub) execSubstitution(st, info.programs)
     runsDownloaded(st, inv.scope, inv.argv[scriptIndex])
     // A script the command wrote earlier is analysed as if given inline (`python3 -c CODE`).
-    const text = writtenText(st, inv.scope, inv.argv[scriptIndex])
-    const inlineOption = options[0]
-    if (text !== undefined && inlineOption !== undefined && !CODE_FIRST_OPERAND.has(key)) {
-      const inline: Invocation = { ...inv, argv: [argv[0]!, inlineOption, text, ...argv.slice(scriptIndex + 1)], info: [inv.info[0] ?? PLAIN, PLAIN, info, ...inv.info.slice(scriptIndex + 1)], via: [...inv.via, `${program} ${argv[scriptIndex]}`] }
-      interpret(st, inline, program, key, (extras = {}) => void recordCommand(st, inline.scope, program, inline.argv, inline.via, inline.redirects, extras))
-    }
+    const script = argv[scriptIndex]!
+    const text = STDIN_PATHS.has(script) ? inv.stdin?.text : writtenText(st, inv.scope, script)
+    if (text !== undefined) interpretInline(st, inv, program, key, text, info, argv.slice(scriptIndex + 1), `${program} ${script}`)
+    if (STDIN_PATHS.has(script)) stdinExec(st, inv, program, false)
     return
   }
+  // A program on stdin (`python3 <<EOF`) is analysed as if given inline, too.
+  if (inv.stdin?.text !== undefined) interpretInline(st, inv, program, key, inv.stdin.text, PLAIN, [], `${program} <`)
   stdinExec(st, inv, program, false)
+}
+
+/** Analyses `text` as the interpreter's inline code (`python3 -c TEXT`), so code-level gates see it. */
+function interpretInline(st: AnalysisState, inv: Invocation, program: string, key: string, text: string, info: FieldInfo, rest: readonly string[], label: string): void {
+  const inlineOption = (INTERPRETERS.get(key) ?? [])[0]
+  if (inlineOption === undefined || CODE_FIRST_OPERAND.has(key)) return
+  const inline: Invocation = { ...inv, argv: [inv.argv[0]!, inlineOption, text, ...rest], info: [inv.info[0] ?? PLAIN, PLAIN, info, ...rest.map(() => PLAIN)], via: [...inv.via, label], stdin: undefined }
+  interpret(st, inline, program, key, (extras = {}) => void recordCommand(st, inline.scope, program, inline.argv, inline.via, inline.redirects, extras))
 }
 
 /** Inline interpreter code: flagged, and the shell strings it hands to system/exec analysed. */

@@ -10,6 +10,7 @@ import { BudgetExceeded, NO_REDIRECTS, type AnalysisState, type Redirects, type 
 import { evaluateString, evaluateWord, type WordContext } from './words.ts'
 
 const WRITE_OPS: ReadonlySet<string> = new Set(['>', '>>', '&>', '&>>', '>|', '<>'])
+const STDOUT_PATHS: ReadonlySet<string> = new Set(['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1'])
 const MAX_LOOP_VALUES = 8
 
 /** Walks one statement; returns its static output when known. */
@@ -339,7 +340,8 @@ function redirected(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: S
     if (cont.type === 'pipeline') out = pipeline(st, cont.namedChildren, scope, { kind: 'pipe', text: out, programs: st.programsSince(mark) })
     else out = walkStatement(st, cont, scope)
   }
-  return writes.length > 0 ? undefined : out
+  // Output redirected to stdout itself (`> /dev/stdout`) still flows down the pipe.
+  return writes.some((w) => !STDOUT_PATHS.has(w)) ? undefined : out
 }
 
 function forLoop(st: AnalysisState, node: SyntaxNode, scope: Scope): undefined {
