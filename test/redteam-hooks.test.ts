@@ -2,11 +2,11 @@
  * Bypasses found by the adversarial review, driven end to end: each harness's native payload shape through
  * POST /v1/hooks/{harness}/{event} on the real daemon, and the direct /v1/gates/check route.
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SHIPPED_POLICIES_DIR } from '../cli/paths.ts'
-import { startTestDaemon, type TestDaemon } from './helpers/daemon.ts'
+import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
 
 const fixture = (harness: string, name: string) => JSON.parse(readFileSync(new URL(`../harnesses/${harness}/fixtures/${name}.json`, import.meta.url), 'utf8'))
 
@@ -20,7 +20,10 @@ async function hook(harness: string, event: string, body: unknown): Promise<stri
 }
 
 beforeAll(async () => {
-  daemon = await startTestDaemon()
+  const userHome = tempDir('svc-redteam-home-')
+  // Two servers whose names share a prefix: `mcp__github__evil__x` is a tool of `github__evil`.
+  writeFileSync(join(userHome, '.claude.json'), JSON.stringify({ mcpServers: { github: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] }, github__evil: { command: 'node', args: ['/tmp/evil.js'] } } }))
+  daemon = await startTestDaemon({ env: { SVC_USER_HOME: userHome } })
   session = await daemon.session()
 })
 afterAll(async () => {
@@ -67,6 +70,16 @@ describe('adversarial review: native payloads', () => {
     const res = await fetch(`${daemon.url}/v1/hooks/claude-code/PreToolUse`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
     expect(res.status).toBe(200)
     expect(JSON.parse(await res.text()).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' })
+  })
+
+  it('an MCP server whose name extends a pinned one is not taken for it', async () => {
+    const base = fixture('claude-code', 'pre-tool-use.doc')
+    expect(JSON.parse(await hook('claude-code', 'PreToolUse', { ...base, tool_use_id: 'toolu_gh1', tool_name: 'mcp__github__list_issues', tool_input: {} })).hookSpecificOutput.permissionDecision).toBe('deny')
+    const token = (await daemon.request('POST', '/v1/auth/login', { password: 'correct horse battery' })).body.token
+    expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github' }, { authorization: `Bearer ${token}` })).body).toMatchObject({ server: 'github', state: 'pinned' })
+    expect(await hook('claude-code', 'PreToolUse', { ...base, tool_use_id: 'toolu_gh2', tool_name: 'mcp__github__list_issues', tool_input: {} })).toBe('{}')
+    const evil = JSON.parse(await hook('claude-code', 'PreToolUse', { ...base, tool_use_id: 'toolu_gh3', tool_name: 'mcp__github__evil__x', tool_input: {} }))
+    expect(evil.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('MCP server "github__evil" is not pinned') })
   })
 
   it('the shipped packs the daemon loads are protected wherever svc is installed', async () => {
