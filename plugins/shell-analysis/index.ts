@@ -24,6 +24,16 @@ export function commandText(input: Readonly<Record<string, unknown>>): string | 
   return undefined
 }
 
+/**
+ * Text typed into a running terminal session (Codex unified exec `write_stdin {chars}`) is shell input as
+ * much as a command is: `exec_command bash` followed by `write_stdin "rm -rf ~\n"` must be analysed too.
+ */
+export function terminalInput(tool: string, input: Readonly<Record<string, unknown>>): string | undefined {
+  if (!/stdin|terminal|send_keys|type_text/i.test(tool)) return undefined
+  const text = input.chars ?? input.input ?? input.text ?? input.keys
+  return typeof text === 'string' && text.trim() !== '' ? text : undefined
+}
+
 /** Input fields in which shell tools name the directory the command runs in (Gemini, Cursor, Codex). */
 const WORKDIR_FIELDS = ['dir_path', 'directory', 'working_directory', 'workdir', 'cwd'] as const
 
@@ -53,7 +63,7 @@ export function createShellAnalysisPlugin(budget: Partial<Budget> = {}): EngineP
         parser = await loadBashParser()
       })
       hooks.preEvaluate.tap({ name: NAME, stage: STAGE.DEFAULT }, (request, ctx): EvalRequest => {
-        const raw = commandText(request.input)
+        const raw = commandText(request.input) ?? terminalInput(request.tool, request.input)
         if (raw === undefined || request.shell) return request
         if (!parser) throw new EngineError(ERR.PLUGIN_FAILED, 'the bash parser is not loaded (initialize hook did not run)', { plugin: NAME })
         const shell = analyzeCommand(raw, { parser, home: ctx.home, cwd: shellCwd(request.input, request.cwd, ctx.home), budget, ...(ctx.svcHome ? { svcHome: ctx.svcHome } : {}) })
