@@ -6,7 +6,7 @@
 import type { CallUrl } from '../../core/types.ts'
 import { addDownload, downloadTargets, runsDownloaded } from './downloads.ts'
 import { classifyExecuted, execString, execSubstitution, interpret, runWrittenFile, shell, shellCommandIndex, STDIN_PATHS, stdinExec } from './execution.ts'
-import { contentOf, writtenText } from './files.ts'
+import { contentOf, scriptText, writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
 import { patchedByCommand } from './patches.ts'
@@ -159,6 +159,11 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     const runner = shebang ? programName(shebang[1]!) === 'env' && shebang[2] ? shebang[2] : programName(shebang[1]!) : 'sh'
     if (written !== undefined && interpreterKey(runner) !== undefined) return dispatch(st, { ...inv, argv: [runner, argv0, ...inv.argv.slice(1)], info: [PLAIN, ...inv.info], via: [...inv.via, argv0] })
     if (written !== undefined) runWrittenFile(st, inv, argv0, program, true)
+    // On disk: a shell script (by its `#!` line, or none) is analysed; other executables are not read.
+    const disk = written === undefined ? scriptText(st, inv.scope, argv0) : undefined
+    const diskRunner = disk ? /^#!\s*(\S+)(?:\s+(\S+))?/.exec(disk.text) : null
+    const diskShell = diskRunner ? programName(diskRunner[1]!) === 'env' ? (diskRunner[2] ?? '') : programName(diskRunner[1]!) : 'sh'
+    if (disk && SHELLS.has(diskShell)) st.analyzeFile(disk.text, inv.scope, [...inv.via, argv0])
   }
   record({ urls: urlsFromFiles(st, inv, program) })
   return staticOutput(program, inv.argv, inv.stdin?.text) ?? outputOfKnownFiles(st, inv, program)

@@ -4,7 +4,7 @@
  * executed text (a downloader, a decoder) becomes a signal.
  */
 import { runsDownloaded } from './downloads.ts'
-import { writtenText } from './files.ts'
+import { scriptText, writtenText } from './files.ts'
 import { decodesThenRuns, pathLiteralsInCode, shellStringsInCode } from './inline-code.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
 import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS, programName } from './programs.ts'
@@ -86,11 +86,13 @@ export function stdinOrScript(st: AnalysisState, inv: Invocation, program: strin
  * content is analysed as the shell code or interpreter code it is. `sameShell` for `source`/`.`.
  */
 export function runWrittenFile(st: AnalysisState, inv: Invocation, raw: string | undefined, program: string, isShell: boolean, sameShell = false): void {
-  const text = writtenText(st, inv.scope, raw)
-  if (text === undefined) return
+  const script = scriptText(st, inv.scope, raw)
+  if (script === undefined) return
   const label = `${program} ${raw}`
-  if (isShell) st.analyzeString(text, inv.scope, [...inv.via, label], sameShell ? { sameShell: true } : {})
-  else inlineCode(st, inv, text, label)
+  // A script already on disk (written by an earlier tool call) is analysed too, best effort.
+  if (isShell && script.onDisk) st.analyzeFile(script.text, inv.scope, [...inv.via, label])
+  else if (isShell) st.analyzeString(script.text, inv.scope, [...inv.via, label], sameShell ? { sameShell: true } : {})
+  else inlineCode(st, inv, script.text, label)
 }
 
 /** A string that is executed as shell code (`-c`, eval, su -c, watch). */
@@ -170,6 +172,8 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
     const script = argv[scriptIndex]!
     const text = STDIN_PATHS.has(script) ? inv.stdin?.text : writtenText(st, inv.scope, script)
     if (text !== undefined) interpretInline(st, inv, program, key, text, info, argv.slice(scriptIndex + 1), `${program} ${script}`)
+    // On disk (an earlier tool call wrote it): the commands it hands to a shell, and decode-and-run.
+    else if (!STDIN_PATHS.has(script) && !CODE_FIRST_OPERAND.has(key)) runWrittenFile(st, inv, script, program, false)
     if (STDIN_PATHS.has(script)) stdinExec(st, inv, program, false)
     return
   }

@@ -36,6 +36,14 @@ export function processSubstitutionFile(st: AnalysisState, output: string | unde
   return path
 }
 
+/** A script's text: written earlier in the command, or a text file on disk (undefined for binaries). */
+export function scriptText(st: AnalysisState, scope: Scope, raw: string | undefined): { text: string; onDisk: boolean } | undefined {
+  const written = writtenText(st, scope, raw)
+  if (written !== undefined) return { text: written, onDisk: false }
+  const text = contentOf(st, scope, raw)
+  return text === undefined || text.slice(0, 4096).includes('\0') ? undefined : { text, onDisk: true }
+}
+
 /** The content the command wrote to `raw` earlier, when known. */
 export function writtenText(st: AnalysisState, scope: Scope, raw: string | undefined): string | undefined {
   if (raw === undefined || st.files.size === 0) return undefined

@@ -93,6 +93,11 @@ export class AnalysisState {
   private nesting = 0
   /** Set by analyze.ts: parses and walks a string as shell code (recursion point for `-c`, eval, pipes). */
   analyzeString: (text: string, parent: Scope, via: readonly string[], how?: NestedRun) => void = () => {}
+  /**
+   * Set by analyze.ts: analyses a script file found on disk, best effort and isolated (its own budget; a
+   * file it cannot analyse adds nothing rather than refusing the command that runs it).
+   */
+  analyzeFile: (text: string, parent: Scope, via: readonly string[]) => void = () => {}
   /** Set by analyze.ts: walks a command or process substitution and returns its static output. */
   substitute: (node: SyntaxNode, scope: Scope) => { output?: string; programs: readonly string[] } = () => ({ programs: [] })
 
