@@ -9,6 +9,7 @@ import { classifyExecuted, execString, execSubstitution, interpret, runWrittenFi
 import { contentOf, scriptText, writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
+import { packageScripts } from './package-scripts.ts'
 import { patchedByCommand } from './patches.ts'
 import { expandProgramWord, lexicalPath } from './paths.ts'
 import { DOWNLOADERS, SHELLS, WRAPPERS, interpreterKey, programName } from './programs.ts'
@@ -165,6 +166,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     const diskShell = diskRunner ? programName(diskRunner[1]!) === 'env' ? (diskRunner[2] ?? '') : programName(diskRunner[1]!) : 'sh'
     if (disk && SHELLS.has(diskShell)) st.analyzeFile(disk.text, inv.scope, [...inv.via, argv0])
   }
+  for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
   record({ urls: urlsFromFiles(st, inv, program) })
   return staticOutput(program, inv.argv, inv.stdin?.text) ?? outputOfKnownFiles(st, inv, program)
 }
