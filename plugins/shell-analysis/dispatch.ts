@@ -57,6 +57,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   }
   if (SHELLS.has(program)) {
     record({ exclude: [shellCommandIndex(inv.argv)] })
+    shellStartup(st, inv, program)
     shell(st, inv, program)
     return undefined
   }
@@ -200,6 +201,19 @@ function outputOfKnownFiles(st: AnalysisState, inv: Invocation, program: string)
   const texts = files.map((f) => writtenText(st, inv.scope, f))
   if (texts.some((t) => t === undefined)) return undefined
   return staticOutput(program, inv.argv.filter((a, i) => i === 0 || a.startsWith('-')), texts.join(''))
+}
+
+/**
+ * What a shell runs before its command: the file in `BASH_ENV` (bash) or `ENV` (sh), and `PROMPT_COMMAND`
+ * of an interactive bash, when set in the same command (`BASH_ENV=./x.sh bash -c :`).
+ */
+function shellStartup(st: AnalysisState, inv: Invocation, program: string): void {
+  for (const name of ['BASH_ENV', 'ENV']) {
+    const file = inv.scope.vars.get(name)
+    if (file !== undefined && file !== '') runWrittenFile(st, inv, file, program, true)
+  }
+  const prompt = inv.scope.vars.get('PROMPT_COMMAND')
+  if (prompt !== undefined && prompt.trim() !== '') execString(st, inv, prompt, [PLAIN], `${program} PROMPT_COMMAND`)
 }
 
 /** Applies pathname expansion to the program word (`/bin/r? -rf ~` runs `/bin/rm -rf ~`). */

@@ -117,6 +117,16 @@ function wordContext(st: AnalysisState, scope: Scope): WordContext {
   }
 }
 
+/** A prefix assignment: startup variables a shell acts on are kept for the command; others are only evaluated. */
+function prefixAssignment(st: AnalysisState, node: SyntaxNode, commandScope: Scope): void {
+  const name = node.childForFieldName('name')?.text
+  const valueNode = node.childForFieldName('value')
+  const value = evaluateString(valueNode ? [valueNode] : [node], wordContext(st, commandScope))
+  if (name && STARTUP_VARIABLES.has(name) && !value.dynamic) commandScope.vars.set(name, value.fields[0] ?? '')
+}
+
+const STARTUP_VARIABLES: ReadonlySet<string> = new Set(['BASH_ENV', 'ENV', 'PROMPT_COMMAND'])
+
 function assign(st: AnalysisState, node: SyntaxNode, scope: Scope): void {
   const name = node.childForFieldName('name')?.text
   const valueNode = node.childForFieldName('value')
@@ -172,6 +182,8 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
   let input = stdin
   let nameNode: SyntaxNode | undefined
   const ctx = wordContext(st, scope)
+  // `VAR=x cmd`: the variable is set for this command only.
+  const commandScope: Scope = { ...scope, vars: new Map(scope.vars) }
   const ownWrites: string[] = []
   const appends = new Set<string>()
   for (let i = 0; i < node.childCount; i++) {
@@ -182,7 +194,7 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
       nameNode = child
       wordNodes.push(...child.children.filter((c): c is SyntaxNode => c !== null))
     } else if (field === 'argument') wordNodes.push(child)
-    else if (child.type === 'variable_assignment') evaluateString([child], ctx)
+    else if (child.type === 'variable_assignment') prefixAssignment(st, child, commandScope)
     else if (child.type === 'file_redirect') input = fileRedirect(st, child, scope, reads, ownWrites, appends) ?? input
     else if (child.type === 'herestring_redirect') input = herestring(st, child, scope)
     else if (child.isNamed && child.type !== 'comment') walkStatement(st, child, scope)
@@ -214,7 +226,7 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
   }
   const fn = fields[0] !== undefined ? scope.functions.get(fields[0]) : undefined
   if (fn && fields[0] !== undefined && !st.activeFunctions.has(fields[0])) return callFunction(st, fields[0], fn, fields.slice(1), scope)
-  const output = dispatch(st, { argv: fields, info, scope, via: scope.via, stdin: input, redirects: { reads, writes } })
+  const output = dispatch(st, { argv: fields, info, scope: commandScope.vars.size === scope.vars.size ? scope : commandScope, via: scope.via, stdin: input, redirects: { reads, writes } })
   rememberWrites(st, scope, ownWrites, appends, output)
   return output
 }
