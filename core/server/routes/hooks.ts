@@ -14,7 +14,7 @@ import { HookMemory } from '../hook-memory.ts'
 
 
 /** Hook payloads can carry file content (Cursor beforeReadFile): a larger limit than other routes. */
-const HOOK_BODY_LIMIT = 8 * 1024 * 1024
+export const HOOK_BODY_LIMIT = 8 * 1024 * 1024
 
 function sendNative(reply: FastifyReply, body: string): FastifyReply {
   return reply.code(200).header('x-svc-hook', '1').type('application/json').send(body)

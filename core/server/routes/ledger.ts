@@ -98,7 +98,7 @@ export default async function ledgerRoutes(app: FastifyInstance): Promise<void> 
   app.get<{ Params: { seq: string }; Querystring: { tree_size?: string } }>('/v1/ledger/proof/:seq', {
     schema: {
       summary: 'Inclusion proof (RFC 6962 audit path) for the leaf at seq',
-      params: { type: 'object', properties: { seq: intString } },
+      params: { type: 'object', required: ['seq'], properties: { seq: intString } },
       querystring: { type: 'object', additionalProperties: false, properties: { tree_size: intString } },
       response: { 200: proofView, 404: { $ref: 'Problem#' }, 400: { $ref: 'Problem#' } },
     },
