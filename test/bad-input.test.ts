@@ -170,3 +170,37 @@ describe('engine and storage failures', () => {
     }
   })
 })
+
+describe('harness payloads with fields of the wrong type', () => {
+  const WRONG: unknown[] = [123, null, [], {}, 'text', true]
+  const root = join(import.meta.dirname, '../harnesses')
+  const fixtures = readdirSync(root).flatMap((harness) =>
+    existsSync(join(root, harness, 'fixtures')) ? readdirSync(join(root, harness, 'fixtures')).map((file) => ({ harness, file, body: JSON.parse(readFileSync(join(root, harness, 'fixtures', file), 'utf8')) as Record<string, any> })) : [],
+  )
+
+  it('finds the captured fixtures of every harness', () => {
+    expect(new Set(fixtures.map((f) => f.harness))).toEqual(new Set(['claude-code', 'codex', 'cursor', 'gemini']))
+  })
+
+  for (const { harness, file, body } of fixtures) {
+    it(`${harness} ${file}: each field of the wrong type is answered natively or refused with a 400 naming it, never a 500`, async () => {
+      const mutants: [string, Record<string, unknown>][] = []
+      for (const key of Object.keys(body)) for (const value of WRONG) mutants.push([`${key} = ${JSON.stringify(value)}`, { ...body, [key]: value }])
+      for (const key of Object.keys(body.tool_input ?? {})) for (const value of WRONG) mutants.push([`tool_input.${key} = ${JSON.stringify(value)}`, { ...body, tool_input: { ...body.tool_input, [key]: value } }])
+      for (const [fault, mutant] of mutants) {
+        const before = d.engine.ledger.size()
+        const res = await fetch(`${d.url}/v1/hooks/${harness}/${body.hook_event_name}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(mutant) })
+        const text = await res.text()
+        const what = `${fault}: ${res.status} ${text.slice(0, 200)}`
+        if (res.status === 200) {
+          expect(res.headers.get('x-svc-hook'), what).toBe('1')
+          continue
+        }
+        expect(res.status, what).toBe(400)
+        expect(res.headers.get('content-type'), what).toContain('application/problem+json')
+        expect(JSON.parse(text).detail, what).toContain(`${harness} ${body.hook_event_name} payload:`)
+        expect(d.engine.ledger.size(), what).toBe(before)
+      }
+    })
+  }
+})
