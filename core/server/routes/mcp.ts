@@ -37,6 +37,12 @@ const identitySchema = {
     env_names: names,
     header_names: names,
   },
+  // What the transport connects to must be given: a fingerprint of "stdio, no command" pins nothing.
+  allOf: [
+    { if: { properties: { transport: { const: 'stdio' } } }, then: { required: ['command'] } },
+    { if: { properties: { transport: { enum: ['http', 'sse'] } } }, then: { required: ['url'] } },
+    { if: { properties: { transport: { const: 'tcp' } } }, then: { required: ['tcp'] } },
+  ],
 } as const
 const checkResult = {
   type: 'object',
