@@ -78,6 +78,7 @@ const PROBLEM_TITLES: Record<number, string> = {
   404: 'Not Found',
   409: 'Conflict',
   413: 'Payload Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   500: 'Internal Server Error',

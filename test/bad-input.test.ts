@@ -127,6 +127,9 @@ const semantic: BadCase[] = [
   op('POST', '/v1/hooks/gemini/PreToolUse', {}, 404, /no hook event "PreToolUse"/),
   op('POST', '/v1/hooks/windsurf/pre_run_command', {}, 501, /not yet implemented/),
   op('GET', '/v1/nowhere', undefined, 404, /no route GET \/v1\/nowhere/),
+  op('GET', `/v1/sessions/${'a'.repeat(200)}`, undefined, 414, /path parameter is longer than 100 characters/),
+  op('POST', `/v1/hooks/claude-code/${'E'.repeat(101)}`, {}, 414, /path parameter is longer than 100 characters/),
+  op('GET', '/v1/ledger/proof/%E0%A4%A', undefined, 400, /not a valid URL/),
 ]
 
 describe('bad input on every endpoint', () => {

@@ -7,7 +7,7 @@ import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import type { Engine } from '../engine.ts'
 import type { AuthService } from './auth.ts'
-import { installProblemHandlers, problemSchema } from './problem.ts'
+import { installProblemHandlers, MAX_PARAM_LENGTH, problemSchema, sendProblem, toProblem } from './problem.ts'
 import { routes } from './routes/index.ts'
 
 /** Request bodies larger than this are refused with 413 before parsing. */
@@ -46,7 +46,7 @@ const problemRef = { $ref: 'Problem#' } as const
 /**
  * Every route answers bad input the same way, so every route documents it: 400 (malformed or invalid),
  * 413 (too large), 415 (not JSON), 500 and 503 (ledger or storage unavailable) as problems, plus 401 on
- * operator routes. A route without a query string schema refuses every query parameter instead of
+ * operator routes and 414 on routes with path parameters. A route without a query string schema refuses every query parameter instead of
  * silently ignoring it (a typo'd filter must not look like an answer to it).
  */
 export function withErrorContract(route: RouteOptions): void {
@@ -54,7 +54,7 @@ export function withErrorContract(route: RouteOptions): void {
   if (schema.hide) return
   if (!schema.querystring) schema.querystring = { type: 'object', additionalProperties: false, properties: {} }
   const response = (schema.response ??= {}) as Record<string, unknown>
-  const statuses = ['400', '413', '415', '500', '503', ...(schema.security ? ['401'] : [])]
+  const statuses = ['400', '413', '415', '500', '503', ...(schema.security ? ['401'] : []), ...(route.url.includes(':') ? ['414'] : [])]
   for (const status of statuses) if (!(status in response)) response[status] = problemRef
 }
 
@@ -65,6 +65,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // "true" must stay a string and unknown fields must be refused, not silently dropped.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     return503OnClosing: true,
+    maxParamLength: MAX_PARAM_LENGTH,
+    // A bad percent-encoding or an over-long path parameter fails in the router, before any handler.
+    frameworkErrors: (err, _request, reply) => sendProblem(reply, toProblem(err)),
     logController: new LogController({ disableRequestLogging: true }),
   })
   installProblemHandlers(app)

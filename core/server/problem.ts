@@ -7,6 +7,9 @@ import { ApiProblem, EngineError, type ProblemCode } from '../errors.ts'
 
 export const PROBLEM_TYPE_BASE = 'https://svc.dev/problems/'
 
+/** Longest path parameter the router accepts (Fastify's `maxParamLength`); longer is a 414. */
+export const MAX_PARAM_LENGTH = 100
+
 /** Schema of a problem body (used in route response schemas and the OpenAPI contract). */
 export const problemSchema = {
   $id: 'Problem',
@@ -73,6 +76,8 @@ export function toProblem(err: FastifyError, bodyLimit?: number): ApiProblem {
     return new ApiProblem(400, 'invalid_request', `${err.validationContext ?? 'body'}: ${detail}`)
   }
   const code = err.code as string | undefined
+  if (code === 'FST_ERR_BAD_URL') return new ApiProblem(400, 'invalid_request', 'the request path is not a valid URL (bad percent-encoding)')
+  if (code === 'FST_ERR_MAX_PARAM_LENGTH') return new ApiProblem(414, 'invalid_request', `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`)
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiProblem(413, 'payload_too_large', bodyLimit ? `request body is larger than the ${bodyLimit} byte limit` : 'request body is larger than the limit')
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiProblem(415, 'invalid_request', 'request body must be application/json')
   if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new ApiProblem(400, 'invalid_request', 'request body is empty; a JSON object is required')
