@@ -33,22 +33,23 @@ export function sendProblem(reply: FastifyReply, problem: ApiProblem): FastifyRe
 }
 
 /**
- * How an engine failure reaches an API caller: a stable problem code by the engine's `PE_` code, so a
- * broken or closed ledger is a 503 `unavailable` (retry later) rather than an anonymous 500.
+ * How an engine failure reaches an API caller: the status its kind carries (core/errors.ts `ERR`) and a
+ * stable problem code by its `PE_` code, so a broken or closed ledger is a 503 `unavailable` (retry later)
+ * rather than an anonymous 500. The engine code itself travels as `engine_code`.
  */
-const ENGINE_PROBLEMS: Readonly<Record<string, { status: number; code: ProblemCode; what: string }>> = {
-  PE_LEDGER_BROKEN: { status: 503, code: 'unavailable', what: 'ledger unavailable' },
-  PE_SESSION_INVALID: { status: 503, code: 'no_session', what: 'no usable session' },
-  PE_GUARDRAIL_UNAVAILABLE: { status: 503, code: 'unavailable', what: 'guardrail unavailable' },
-  PE_POLICY_INVALID: { status: 400, code: 'invalid_request', what: 'invalid policy' },
-  PE_GATE_UNKNOWN_KIND: { status: 400, code: 'invalid_request', what: 'invalid policy' },
-  PE_GATE_CONFIG_INVALID: { status: 400, code: 'invalid_request', what: 'invalid policy' },
+const ENGINE_PROBLEMS: Readonly<Record<string, { code: ProblemCode; what: string }>> = {
+  PE_LEDGER_BROKEN: { code: 'unavailable', what: 'ledger unavailable' },
+  PE_SESSION_INVALID: { code: 'no_session', what: 'no usable session' },
+  PE_GUARDRAIL_UNAVAILABLE: { code: 'unavailable', what: 'guardrail unavailable' },
+  PE_POLICY_INVALID: { code: 'invalid_request', what: 'invalid policy' },
+  PE_GATE_UNKNOWN_KIND: { code: 'invalid_request', what: 'invalid policy' },
+  PE_GATE_CONFIG_INVALID: { code: 'invalid_request', what: 'invalid policy' },
 }
 
-/** An engine error as a problem; unknown or internal codes stay a 500 whose detail names only the code. */
+/** An engine error as a problem; an internal (500) one names only its code, never its message or stack. */
 export function engineProblem(err: EngineError): ApiProblem {
   const known = ENGINE_PROBLEMS[err.code]
-  if (known) return new ApiProblem(known.status, known.code, `${known.what}: ${err.message}`, { engine_code: err.code })
+  if (known && err.statusCode !== 500) return new ApiProblem(err.statusCode, known.code, `${known.what}: ${err.message}`, { engine_code: err.code })
   return new ApiProblem(500, 'internal', `internal error ${err.code}; see the daemon log`, { engine_code: err.code })
 }
 
