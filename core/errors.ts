@@ -13,7 +13,7 @@ export const ERR = {
   PLUGIN_FAILED: { code: 'PE_PLUGIN_FAILED', status: 500 },
   DECISION_LOOSENED: { code: 'PE_DECISION_LOOSENED', status: 500 },
   GUARDRAIL_UNAVAILABLE: { code: 'PE_GUARDRAIL_UNAVAILABLE', status: 503 },
-  LEDGER_BROKEN: { code: 'PE_LEDGER_BROKEN', status: 500 },
+  LEDGER_BROKEN: { code: 'PE_LEDGER_BROKEN', status: 503 },
   SESSION_INVALID: { code: 'PE_SESSION_INVALID', status: 503 },
 } as const satisfies Record<string, { code: `PE_${string}`; status: number }>
 
@@ -78,6 +78,7 @@ const PROBLEM_TITLES: Record<number, string> = {
   404: 'Not Found',
   409: 'Conflict',
   413: 'Payload Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   500: 'Internal Server Error',

@@ -175,6 +175,21 @@ export class SqliteLedger {
     return row ? toStoredLeaf(row) : undefined
   }
 
+  /**
+   * The newest committed decision leaf of a tool use, found through the ledger's own index (so outcome
+   * rows link to their parent across daemon restarts). Empty tool use ids never match.
+   */
+  latestDecision(source: string, toolUseId: string): StoredLeaf | undefined {
+    if (toolUseId === '') return undefined
+    const row = this.store.latestDecision(source, toolUseId)
+    return row && row.seq < this.size() ? toStoredLeaf(row) : undefined
+  }
+
+  /** True when a `verdict` outcome row of this tool use was committed after `afterSeq` (a duplicate delivery). */
+  hasOutcomeAfter(source: string, toolUseId: string, afterSeq: number, verdict: string): boolean {
+    return toolUseId !== '' && this.store.outcomeAfter(source, toolUseId, afterSeq, verdict) !== undefined
+  }
+
   /** Committed leaves with seq > after, ascending. */
   entries(after: number, limit: number): StoredLeaf[] {
     return this.store.leavesAfter(after, limit).filter((r) => r.seq < this.size()).map(toStoredLeaf)

@@ -36,6 +36,8 @@ CREATE TABLE IF NOT EXISTS leaves (
   session_id TEXT NOT NULL, verdict TEXT NOT NULL, tool TEXT NOT NULL, rule_id TEXT NOT NULL, ts_ms INTEGER NOT NULL) STRICT;
 CREATE INDEX IF NOT EXISTS leaves_by_session ON leaves (session_id, verdict);
 CREATE INDEX IF NOT EXISTS leaves_session_events ON leaves (session_id) WHERE verdict IN ('session_created', 'session_rotated');
+CREATE INDEX IF NOT EXISTS leaves_by_tool_use ON leaves (json_extract(body, '$.source'), json_extract(body, '$.tool_use_id'), seq)
+  WHERE json_extract(body, '$.tool_use_id') <> '';
 CREATE TABLE IF NOT EXISTS nodes (level INTEGER NOT NULL, idx INTEGER NOT NULL, hash BLOB NOT NULL, PRIMARY KEY (level, idx)) STRICT, WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS checkpoints (
   tree_size INTEGER PRIMARY KEY, root BLOB NOT NULL, note TEXT NOT NULL, signer_kid TEXT NOT NULL, created_ms INTEGER NOT NULL) STRICT;
@@ -58,6 +60,8 @@ export class LedgerStore {
   readonly #readLeaf: StatementSync
   readonly #readLeavesAfter: StatementSync
   readonly #insertCheckpoint: StatementSync
+  readonly #latestDecision: StatementSync
+  readonly #outcomeAfter: StatementSync
 
   constructor(path: string, options: { readOnly?: boolean } = {}) {
     this.db = new DatabaseSync(path, { readOnly: options.readOnly ?? false })
@@ -72,6 +76,10 @@ export class LedgerStore {
     this.#readNode = this.db.prepare('SELECT hash FROM nodes WHERE level = ? AND idx = ?')
     this.#readLeaf = this.db.prepare('SELECT * FROM leaves WHERE seq = ?')
     this.#readLeavesAfter = this.db.prepare('SELECT * FROM leaves WHERE seq > ? ORDER BY seq LIMIT ?')
+    // Both lookups repeat the partial index's WHERE term verbatim so SQLite can use leaves_by_tool_use.
+    const byToolUse = "json_extract(body, '$.source') = ? AND json_extract(body, '$.tool_use_id') = ? AND json_extract(body, '$.tool_use_id') <> ''"
+    this.#latestDecision = this.db.prepare(`SELECT * FROM leaves WHERE ${byToolUse} AND json_extract(body, '$.type') = 'decision' ORDER BY seq DESC LIMIT 1`)
+    this.#outcomeAfter = this.db.prepare(`SELECT seq FROM leaves WHERE ${byToolUse} AND seq > ? AND verdict = ? ORDER BY seq LIMIT 1`)
     this.#insertCheckpoint = this.db.prepare(
       'INSERT OR IGNORE INTO checkpoints (tree_size, root, note, signer_kid, created_ms) VALUES (?, ?, ?, ?, ?)',
     )
@@ -107,6 +115,18 @@ export class LedgerStore {
   /** Leaves with seq > `after`, ascending, at most `limit`. */
   leavesAfter(after: number, limit: number): LeafRow[] {
     return (this.#readLeavesAfter.all(after, limit) as Record<string, unknown>[]).map(toLeafRow)
+  }
+
+  /** The newest decision leaf of a tool use (by harness source and tool use id): what its outcome rows link to. */
+  latestDecision(source: string, toolUseId: string): LeafRow | undefined {
+    const row = this.#latestDecision.get(source, toolUseId) as Record<string, unknown> | undefined
+    return row ? toLeafRow(row) : undefined
+  }
+
+  /** The seq of the first `verdict` outcome row of a tool use after `afterSeq`, if one was recorded. */
+  outcomeAfter(source: string, toolUseId: string, afterSeq: number, verdict: string): number | undefined {
+    const row = this.#outcomeAfter.get(source, toolUseId, afterSeq, verdict) as { seq: number } | undefined
+    return row ? Number(row.seq) : undefined
   }
 
   /** Every leaf in seq order, streamed (for whole-ledger verification). */

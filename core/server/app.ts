@@ -2,12 +2,12 @@
  * Builds the daemon's HTTP API as a Fastify instance. It never listens: the CLI does, tests inject.
  */
 import swagger from '@fastify/swagger'
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchema, type RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import type { Engine } from '../engine.ts'
 import type { AuthService } from './auth.ts'
-import { installProblemHandlers, problemSchema } from './problem.ts'
+import { installProblemHandlers, MAX_PARAM_LENGTH, problemSchema, sendProblem, toProblem } from './problem.ts'
 import { routes } from './routes/index.ts'
 
 /** Request bodies larger than this are refused with 413 before parsing. */
@@ -41,6 +41,23 @@ const decorations = fp(
   { name: 'svc-engine', fastify: '5.x' },
 )
 
+const problemRef = { $ref: 'Problem#' } as const
+
+/**
+ * Every route answers bad input the same way, so every route documents it: 400 (malformed or invalid),
+ * 413 (too large), 415 (not JSON), 500 and 503 (ledger or storage unavailable) as problems, plus 401 on
+ * operator routes and 414 on routes with path parameters. A route without a query string schema refuses every query parameter instead of
+ * silently ignoring it (a typo'd filter must not look like an answer to it).
+ */
+export function withErrorContract(route: RouteOptions): void {
+  const schema = (route.schema ??= {}) as FastifySchema & { security?: unknown; hide?: boolean }
+  if (schema.hide) return
+  if (!schema.querystring) schema.querystring = { type: 'object', additionalProperties: false, properties: {} }
+  const response = (schema.response ??= {}) as Record<string, unknown>
+  const statuses = ['400', '413', '415', '500', '503', ...(schema.security ? ['401'] : []), ...(route.url.includes(':') ? ['414'] : [])]
+  for (const status of statuses) if (!(status in response)) response[status] = problemRef
+}
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger | undefined,
@@ -48,10 +65,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // "true" must stay a string and unknown fields must be refused, not silently dropped.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     return503OnClosing: true,
+    maxParamLength: MAX_PARAM_LENGTH,
+    // A bad percent-encoding or an over-long path parameter fails in the router, before any handler.
+    frameworkErrors: (err, _request, reply) => sendProblem(reply, toProblem(err)),
     logController: new LogController({ disableRequestLogging: true }),
   })
   installProblemHandlers(app)
+  // JSON only: a text/plain body is a 415, not a string the schema then calls "not an object".
+  app.removeContentTypeParser('text/plain')
   app.addSchema(problemSchema)
+  app.addHook('onRoute', withErrorContract)
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -17,7 +17,7 @@ export const AUTH_HINTS: Record<Exclude<AuthMode, 'password'>, string> = {
 export interface AuthService {
   readonly mode: AuthMode
   readonly tokens: TokenStore
-  /** The preHandler of operator endpoints: 401 problem unless a valid bearer token is presented. */
+  /** The onRequest hook of operator endpoints: 401 problem unless a valid bearer token is presented (before the body is even read). */
   requireOperator(request: FastifyRequest, reply: FastifyReply): Promise<void>
   home: string
 }

@@ -1,72 +1,82 @@
 /**
- * What the hook route remembers about recent tool uses: the answer given to each pre-tool call (so a
- * duplicate delivery — Cursor also running Claude-format hooks — gets the same answer without a second
- * ledger leaf) and its ledger seq (so outcome rows link to their parent). Bounded and time-limited.
+ * What the hook route keeps in memory about tool uses. The ledger is the record: which decision an outcome
+ * row links to and whether a delivery is a duplicate both come from it (`Ledger.latestDecision`), so they
+ * survive a daemon restart. Memory only covers what the ledger cannot show yet or does not store:
+ * - deliveries in flight: a duplicate arriving while the first is still being decided waits for that answer
+ *   instead of deciding (and recording) the call a second time;
+ * - the exact answers given recently, by ledger seq: a leaf stores verdict, rule and reason, not the nudge.
  */
 import { payloadHash } from '../engine.ts'
 import type { HookAnswer } from '../harness.ts'
 
-export interface Remembered {
-  readonly answer: HookAnswer
-  readonly seq: number
-  readonly at: number
-  readonly outcomes: Set<string>
-  /** Hash of the normalised call that was decided: only the same call may reuse the answer. */
-  readonly callHash: string
-}
-
-const MAX_ENTRIES = 10_000
-const COSMETIC: ReadonlySet<string> = new Set(['description', 'timeout', 'run_in_background', 'explanation'])
-
-/** How long a tool use stays linkable for its outcome rows. */
-const TTL_MS = 15 * 60_000
 /**
  * How long an answer is replayed to a duplicate delivery. Short on purpose: duplicates arrive within
  * milliseconds, while a later identical call (Gemini ids are derived from the call) must be decided again.
  */
 export const REPLAY_MS = 10_000
+const MAX_ANSWERS = 10_000
+/** Fields that describe rather than change a call (Cursor's own format adds `working_directory` = cwd). */
+const COSMETIC: ReadonlySet<string> = new Set(['description', 'timeout', 'run_in_background', 'explanation'])
 
 export class HookMemory {
-  readonly #entries = new Map<string, Remembered>()
+  readonly #inFlight = new Map<string, Promise<unknown>>()
+  readonly #answers = new Map<number, { readonly answer: HookAnswer; readonly at: number; readonly callHash: string }>()
 
   static key(source: string, toolUseId: string): string {
     return `${source}\u0000${toolUseId}`
   }
 
-  get(key: string, now: number): Remembered | undefined {
-    const hit = this.#entries.get(key)
-    if (!hit) return undefined
-    if (now - hit.at > TTL_MS) {
-      this.#entries.delete(key)
-      return undefined
-    }
-    return hit
-  }
-
   /**
-   * The answer to replay for a duplicate delivery: the first one was moments ago and decided the very same
-   * normalised call. A delivery that reuses a tool use id with other input is decided afresh, so an id can
-   * never carry an allow over to a different call.
-   */
-  replay(key: string, callHash: string, now: number): Remembered | undefined {
-    const hit = this.get(key, now)
-    // Replaying a deny is always safe; an allow only for the same call.
-    return hit && now - hit.at <= REPLAY_MS && (hit.callHash === callHash || hit.answer.verdict === 'deny') ? hit : undefined
-  }
-
-  /**
-   * What identifies a call for replay: tool, cwd and input, without fields that describe rather than
-   * change the call (Cursor's own format adds `working_directory` = cwd; Claude's adds a `description`).
+   * What identifies a call for replay: tool, cwd and input without cosmetic fields. Only the same call may
+   * reuse an allow given under its tool use id (a deny is always safe to replay).
    */
   static callHash(call: { tool: string; input: Readonly<Record<string, unknown>>; cwd?: string }): string {
     const input = Object.fromEntries(Object.entries(call.input).filter(([k, v]) => !COSMETIC.has(k) && !(k === 'working_directory' && v === call.cwd)))
     return payloadHash({ tool: call.tool, input, ...(call.cwd !== undefined ? { cwd: call.cwd } : {}) })
   }
 
-  remember(key: string, answer: HookAnswer, seq: number, callHash: string, now: number): void {
-    this.#entries.delete(key)
-    this.#entries.set(key, { answer, seq, at: now, outcomes: new Set(), callHash })
+  /**
+   * Runs `work` for `key` unless a run for the same key is in flight; then it waits for that run and
+   * answers with its result and `first: false`. Single-threaded, so the check and the set cannot interleave.
+   */
+  async once<T>(key: string, work: () => Promise<T>): Promise<{ readonly value: T; readonly first: boolean }> {
+    const running = this.#inFlight.get(key) as Promise<T> | undefined
+    if (running) return { value: await running, first: false }
+    const started = work()
+    this.#inFlight.set(key, started)
+    try {
+      return { value: await started, first: true }
+    } finally {
+      this.#inFlight.delete(key)
+    }
+  }
+
+  /** Waits for in-flight runs of `key` or of keys refining it (`key\0...`); their failures are their callers' to report. */
+  async settled(key: string): Promise<void> {
+    const runs = [...this.#inFlight].filter(([k]) => k === key || k.startsWith(`${key}\u0000`)).map(([, run]) => run.catch(() => undefined))
+    await Promise.all(runs)
+  }
+
+  remember(seq: number, answer: HookAnswer, callHash: string, now: number): void {
+    this.#answers.set(seq, { answer, at: now, callHash })
     // Map iteration order is insertion order: the first key is the oldest.
-    while (this.#entries.size > MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!)
+    while (this.#answers.size > MAX_ANSWERS) this.#answers.delete(this.#answers.keys().next().value!)
+  }
+
+  /** The exact answer given for the leaf at `seq`, while it is still replayable. */
+  answer(seq: number, now: number): HookAnswer | undefined {
+    return this.#recent(seq, now)?.answer
+  }
+
+  /** The call hash the answer at `seq` was given for (undefined when not remembered). */
+  callHashOf(seq: number, now: number): string | undefined {
+    return this.#recent(seq, now)?.callHash
+  }
+
+  #recent(seq: number, now: number): { readonly answer: HookAnswer; readonly callHash: string } | undefined {
+    const hit = this.#answers.get(seq)
+    if (hit && now - hit.at <= REPLAY_MS) return hit
+    if (hit) this.#answers.delete(seq)
+    return undefined
   }
 }

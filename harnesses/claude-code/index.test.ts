@@ -1,23 +1,12 @@
-import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { harnessSuite } from '../../test/helpers/harness.ts'
 import claude from './index.ts'
 
-const fixture = (name: string) => JSON.parse(readFileSync(new URL(`./fixtures/${name}.json`, import.meta.url), 'utf8'))
-const h = claude.harness
+const { h, fixture, parses, renders } = harnessSuite(claude, import.meta.url)
 
 describe('claude-code parse', () => {
-  it('parses the captured PreToolUse payload (extra fields ignored)', () => {
-    expect(h.parse('PreToolUse', fixture('pre-tool-use.captured'))).toEqual({
-      kind: 'call',
-      call: {
-        source: 'claude-code',
-        tool: 'Bash',
-        input: { command: 'cat ~/.ssh/id_rsa', description: 'read key' },
-        cwd: '/home/u/work',
-        toolUseId: 'toolu_mock01',
-        meta: { harness_session_id: '5e8de91a-ac12-4edf-9366-1da8e4df5f54', permission_mode: 'default' },
-      },
-    })
+  parses({
+    'parses the captured PreToolUse payload (extra fields ignored)': [['PreToolUse', fixture('pre-tool-use.captured'), { kind: 'call', call: { source: 'claude-code', tool: 'Bash', input: { command: 'cat ~/.ssh/id_rsa', description: 'read key' }, cwd: '/home/u/work', toolUseId: 'toolu_mock01', meta: { harness_session_id: '5e8de91a-ac12-4edf-9366-1da8e4df5f54', permission_mode: 'default' } } }]],
   })
   it('keeps file tools and MCP names as the policy spells them', () => {
     const write = h.parse('PreToolUse', fixture('pre-tool-use.write'))
@@ -25,14 +14,10 @@ describe('claude-code parse', () => {
     const mcp = h.parse('PreToolUse', fixture('pre-tool-use.mcp'))
     expect(mcp.kind === 'call' && mcp.call.tool).toBe('mcp__github__create_issue')
   })
-  it('turns post events into outcome rows linked by tool_use_id', () => {
-    expect(h.parse('PostToolUse', fixture('post-tool-use'))).toMatchObject({ kind: 'outcome', outcome: 'ran', call: { toolUseId: 'toolu_01AbC' } })
-    expect(h.parse('PostToolUseFailure', fixture('post-tool-use-failure'))).toMatchObject({ kind: 'outcome', outcome: 'tool_errored', call: { toolUseId: 'toolu_04' } })
-  })
-  it('attributes Cursor-shaped bodies on the Claude route to cursor', () => {
-    const parsed = h.parse('PreToolUse', fixture('cursor-third-party'))
-    expect(parsed).toMatchObject({ kind: 'call', call: { source: 'cursor', tool: 'Bash', toolUseId: 't9', meta: { via: 'claude-code-hook' } } })
-  })
+  parses({
+    'turns post events into outcome rows linked by tool_use_id': [['PostToolUse', fixture('post-tool-use'), { kind: 'outcome', outcome: 'ran', call: { toolUseId: 'toolu_01AbC' } }], ['PostToolUseFailure', fixture('post-tool-use-failure'), { kind: 'outcome', outcome: 'tool_errored', call: { toolUseId: 'toolu_04' } }]],
+    'attributes Cursor-shaped bodies on the Claude route to cursor': [['PreToolUse', fixture('cursor-third-party'), { kind: 'call', call: { source: 'cursor', tool: 'Bash', toolUseId: 't9', meta: { via: 'claude-code-hook' } } }]],
+  }, { partial: true })
   it('rejects a payload without a tool name and ignores unknown events', () => {
     expect(() => h.parse('PreToolUse', { tool_input: {} })).toThrow(/tool_name/)
     expect(() => h.parse('PreToolUse', { tool_name: 'Bash', tool_input: 7 })).toThrow(/tool_input/)
@@ -41,13 +26,8 @@ describe('claude-code parse', () => {
 })
 
 describe('claude-code render', () => {
-  it('denies with hookSpecificOutput and carries the nudge in the reason', () => {
-    expect(h.render('PreToolUse', { verdict: 'deny', ruleId: 'ssh-keys', reason: 'reading private keys is blocked', nudge: 'Use ssh-agent instead.' }).body).toBe(
-      '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"reading private keys is blocked [svc rule ssh-keys] Use ssh-agent instead."}}',
-    )
-  })
-  it('answers allow with an empty object, never an explicit allow', () => {
-    expect(h.render('PreToolUse', { verdict: 'allow', ruleId: '', reason: 'no gate matched' }).body).toBe('{}')
-    expect(h.render('PostToolUse', undefined).body).toBe('{}')
+  renders({
+    'denies with hookSpecificOutput and carries the nudge in the reason': [['PreToolUse', { verdict: 'deny', ruleId: 'ssh-keys', reason: 'reading private keys is blocked', nudge: 'Use ssh-agent instead.' }, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"reading private keys is blocked [svc rule ssh-keys] Use ssh-agent instead."}}']],
+    'answers allow with an empty object, never an explicit allow': [['PreToolUse', { verdict: 'allow', ruleId: '', reason: 'no gate matched' }, '{}'], ['PostToolUse', undefined, '{}']],
   })
 })

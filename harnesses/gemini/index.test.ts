@@ -1,24 +1,14 @@
-import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { harnessSuite } from '../../test/helpers/harness.ts'
 import gemini from './index.ts'
 import { splitGeminiMcpName } from './tools.ts'
 
-const fixture = (name: string) => JSON.parse(readFileSync(new URL(`./fixtures/${name}.json`, import.meta.url), 'utf8'))
-const h = gemini.harness
+const { h, fixture, parses, renders } = harnessSuite(gemini, import.meta.url)
 
 describe('gemini parse', () => {
   it('maps the captured run_shell_command onto Bash', () => {
     const parsed = h.parse('BeforeTool', fixture('before-tool.captured'))
-    expect(parsed).toMatchObject({
-      kind: 'call',
-      call: {
-        source: 'gemini',
-        tool: 'Bash',
-        input: { command: 'cat ~/.ssh/id_rsa' },
-        cwd: '/home/u/work',
-        meta: { harness_session_id: '4e8ee8bc-6e7a-4afa-b74f-694edf96e1ca', native_tool: 'run_shell_command' },
-      },
-    })
+    expect(parsed).toMatchObject({ kind: 'call', call: { source: 'gemini', tool: 'Bash', input: { command: 'cat ~/.ssh/id_rsa' }, cwd: '/home/u/work', meta: { harness_session_id: '4e8ee8bc-6e7a-4afa-b74f-694edf96e1ca', native_tool: 'run_shell_command' } } })
     expect(parsed.kind === 'call' && parsed.call.toolUseId).toMatch(/^gemini-[0-9a-f]{24}$/)
     expect(parsed).toMatchObject({ derivedId: true })
   })
@@ -35,22 +25,18 @@ describe('gemini parse', () => {
     expect(edit.kind === 'call' && edit.call.input).toMatchObject({ file_path: '/home/u/app/a.ts', old_string: 'a', new_string: 'b' })
     expect(edit.kind === 'call' && edit.call.tool).toBe('Edit')
   })
-  it('names MCP tools mcp__<server>__<tool> from mcp_context and keeps the context', () => {
-    const parsed = h.parse('BeforeTool', fixture('before-tool.mcp'))
-    expect(parsed).toMatchObject({ kind: 'call', call: { tool: 'mcp__github__create_issue', meta: { mcp_context: { server_name: 'github', command: 'npx' } } } })
+  parses({
+    'names MCP tools mcp__<server>__<tool> from mcp_context and keeps the context': [['BeforeTool', fixture('before-tool.mcp'), { kind: 'call', call: { tool: 'mcp__github__create_issue', meta: { mcp_context: { server_name: 'github', command: 'npx' } } } }]],
+  }, { partial: true })
+  it('splits Gemini MCP tool names into server and tool', () => {
     expect(splitGeminiMcpName('mcp_fs_read_text')).toEqual({ server: 'fs', tool: 'read_text' })
     expect(splitGeminiMcpName('mcp_')).toBeUndefined()
   })
 })
 
 describe('gemini render', () => {
-  it('denies with decision/reason', () => {
-    expect(h.render('BeforeTool', { verdict: 'deny', ruleId: 'ssh-keys', reason: 'private keys are off limits', nudge: 'Ask the user.' }).body).toBe(
-      '{"decision":"deny","reason":"private keys are off limits [svc rule ssh-keys] Ask the user."}',
-    )
-  })
-  it('allows with {} (no explicit allow)', () => {
-    expect(h.render('BeforeTool', { verdict: 'allow', ruleId: '', reason: '' }).body).toBe('{}')
-    expect(h.render('AfterTool', undefined).body).toBe('{}')
+  renders({
+    'denies with decision/reason': [['BeforeTool', { verdict: 'deny', ruleId: 'ssh-keys', reason: 'private keys are off limits', nudge: 'Ask the user.' }, '{"decision":"deny","reason":"private keys are off limits [svc rule ssh-keys] Ask the user."}']],
+    'allows with {} (no explicit allow)': [['BeforeTool', { verdict: 'allow', ruleId: '', reason: '' }, '{}'], ['AfterTool', undefined, '{}']],
   })
 })

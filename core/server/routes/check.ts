@@ -1,5 +1,6 @@
 /** POST /v1/gates/check: the synchronous verdict for one tool call (never `ask`). */
 import type { FastifyInstance } from 'fastify'
+import { ABSOLUTE_PATH } from './schemas.ts'
 
 interface CheckBody {
   session_id: string
@@ -19,7 +20,7 @@ const checkBody = {
     source: { type: 'string', minLength: 1, maxLength: 64 },
     tool: { type: 'string', minLength: 1, maxLength: 256 },
     input: { type: 'object' },
-    cwd: { type: 'string', maxLength: 4096 },
+    cwd: ABSOLUTE_PATH,
     meta: { type: 'object' },
   },
 } as const

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { CompiledGate } from '../../policy/compile.ts'
 import { gateKey } from '../../state/state-db.ts'
+import { ABSOLUTE_PATH } from './schemas.ts'
 
 const gateRow = {
   type: 'object',
@@ -72,7 +73,7 @@ export default async function gateRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Querystring: { cwd?: string } }>('/v1/policy/view', {
     schema: {
       summary: 'Live policy as dashboard-friendly gates, each with its source; `cwd` adds that repo’s layer',
-      querystring: { type: 'object', additionalProperties: false, properties: { cwd: { type: 'string', maxLength: 4096 } } },
+      querystring: { type: 'object', additionalProperties: false, properties: { cwd: ABSOLUTE_PATH } },
       response: {
         200: {
           type: 'object',

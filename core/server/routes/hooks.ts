@@ -2,19 +2,22 @@
  * POST /v1/hooks/{harness}/{event}: the harness-facing hook. The payload is the harness's own; its
  * plugin parses it into a ToolCall, the engine decides it with the daemon's current session, and the
  * answer goes back in the harness's native shape with `x-svc-hook: 1` (which the shim checks).
- * Post-tool events append outcome rows linked to their pre-tool leaf by tool use id.
+ * Post-tool events append outcome rows linked to their pre-tool leaf by tool use id; the link and the
+ * de-duplication of repeated deliveries are looked up in the ledger, so both hold across daemon restarts.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { ApiProblem } from '../../errors.ts'
 import { harnessRegistry, HookPayloadError } from '../../harness.ts'
 import type { HarnessDefinition, HookAnswer } from '../../harness.ts'
 import { payloadHash } from '../../engine.ts'
 import { PLANNED_HARNESSES } from '../../install/select.ts'
-import { HookMemory } from '../hook-memory.ts'
+import type { LeafObject } from '../../ledger/leaf.ts'
+import { HookMemory, REPLAY_MS } from '../hook-memory.ts'
+import { toProblem } from '../problem.ts'
 
 
 /** Hook payloads can carry file content (Cursor beforeReadFile): a larger limit than other routes. */
-const HOOK_BODY_LIMIT = 8 * 1024 * 1024
+export const HOOK_BODY_LIMIT = 8 * 1024 * 1024
 
 function sendNative(reply: FastifyReply, body: string): FastifyReply {
   return reply.code(200).header('x-svc-hook', '1').type('application/json').send(body)
@@ -29,8 +32,20 @@ export function lookupHarness(app: FastifyInstance, id: string): HarnessDefiniti
   throw new ApiProblem(404, 'not_found', `unknown harness "${id}"; supported: ${supported}`)
 }
 
+/**
+ * The answer a recorded decision leaf stands for (a duplicate delivery after a restart). The leaf has no
+ * nudge: it comes from the denying gate of the live policy, as `combine` took it.
+ */
+function answerOf(app: FastifyInstance, leaf: LeafObject): HookAnswer {
+  if (leaf.verdict !== 'deny') return { verdict: 'allow', ruleId: leaf.rule_id, reason: leaf.reason }
+  const layer = leaf.policy_trace.find((t) => t.rule_id === leaf.rule_id)
+  const gate = leaf.rule_id ? app.engine.policy.allGates().find((g) => g.id === leaf.rule_id && (!layer || g.source === layer.source)) : undefined
+  return { verdict: 'deny', ruleId: leaf.rule_id, reason: leaf.reason, ...(gate?.nudge ? { nudge: gate.nudge } : {}) }
+}
+
 export default async function hookRoutes(app: FastifyInstance): Promise<void> {
   const memory = new HookMemory()
+  const { ledger } = app.engine
   app.post<{ Params: { harness: string; event: string }; Body: Record<string, unknown> }>('/v1/hooks/:harness/:event', {
     bodyLimit: HOOK_BODY_LIMIT,
     schema: {
@@ -58,48 +73,58 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
         throw err
       }
       if (parsed.kind === 'ignore') return sendNative(reply, harness.render(event, undefined).body)
-      const now = Date.now()
-      const session = app.engine.sessions.current()
-      const key = parsed.call.toolUseId ? HookMemory.key(parsed.call.source, parsed.call.toolUseId) : undefined
+      const { call } = parsed
+      const toolUseId = call.toolUseId ?? ''
+      const key = toolUseId ? HookMemory.key(call.source, toolUseId) : undefined
 
       if (parsed.kind === 'outcome') {
-        const seen = key ? memory.get(key, now) : undefined
-        if (seen?.outcomes.has(parsed.outcome)) return sendNative(reply, harness.render(event, undefined).body)
-        const live = session && app.engine.sessions.status(session.id, now).state === 'active' ? session : undefined
-        await app.engine.record(
-          {
-            kind: 'outcome',
-            sessionId: session?.id ?? '',
-            signer: live?.signer ?? 'none',
-            source: parsed.call.source,
-            tool: parsed.call.tool,
-            verdict: parsed.outcome,
-            monitorMatch: false,
-            ruleId: '',
-            toolUseId: parsed.call.toolUseId ?? '',
-            policyTrace: [],
-            payloadHash: payloadHash(parsed.call),
-            reason: '',
-            ...(seen ? { parentSeq: seen.seq } : {}),
-            at: now,
-          },
-          live,
-        )
-        seen?.outcomes.add(parsed.outcome)
+        const outcome = parsed.outcome
+        const recordOutcome = async () => {
+          if (key) await memory.settled(key)
+          const parent = ledger.latestDecision(call.source, toolUseId)
+          // A second delivery of the same outcome (after a restart too): the ledger already has it.
+          if (key && ledger.hasOutcomeAfter(call.source, toolUseId, parent?.seq ?? -1, outcome)) return
+          const now = Date.now()
+          const session = app.engine.sessions.current()
+          const live = session && app.engine.sessions.status(session.id, now).state === 'active' ? session : undefined
+          await app.engine.record(
+            {
+              kind: 'outcome', sessionId: session?.id ?? '', signer: live?.signer ?? 'none', source: call.source, tool: call.tool, verdict: outcome,
+              monitorMatch: false, ruleId: '', toolUseId, policyTrace: [], payloadHash: payloadHash(call), reason: '',
+              ...(parent ? { parentSeq: parent.seq } : {}), at: now,
+            },
+            live,
+          )
+        }
+        await (key ? memory.once(`${key}\u0000${outcome}`, recordOutcome) : recordOutcome())
         return sendNative(reply, harness.render(event, undefined).body)
       }
 
-      try {
-        // A second delivery of the same tool use (another hook format of the same harness) gets the first answer.
-        const callHash = HookMemory.callHash(parsed.call)
-        const duplicate = key && !parsed.derivedId ? memory.replay(key, callHash, now) : undefined
-        if (duplicate) return sendNative(reply, harness.render(event, duplicate.answer).body)
-        const result = await app.engine.check({ ...parsed.call, sessionId: session?.id ?? 'none' })
+      const callHash = HookMemory.callHash(call)
+      const decide = async (): Promise<HookAnswer> => {
+        const now = Date.now()
+        // A second delivery of the same tool use (another hook format of the same harness) gets the first
+        // answer without a second leaf. Derived ids name the call, not one use of it: never duplicates.
+        // An allow is replayed only to the same call: a tool use id never carries an allow to other input.
+        const previous = key && !parsed.derivedId ? ledger.latestDecision(call.source, toolUseId) : undefined
+        if (previous && now - previous.leaf.ts_ms <= REPLAY_MS) {
+          const sameCall = (memory.callHashOf(previous.seq, now) ?? previous.leaf.payload_hash) === callHash || previous.leaf.payload_hash === payloadHash(call)
+          if (sameCall || previous.leaf.verdict === 'deny') return memory.answer(previous.seq, now) ?? answerOf(app, previous.leaf)
+        }
+        const session = app.engine.sessions.current()
+        const result = await app.engine.check({ ...call, sessionId: session?.id ?? 'none' })
         const answer: HookAnswer = { verdict: result.verdict, ruleId: result.rule_id, reason: result.reason, ...(result.nudge ? { nudge: result.nudge } : {}) }
-        if (key) memory.remember(key, answer, result.ledger_seq, callHash, now)
+        memory.remember(result.ledger_seq, answer, callHash, now)
+        return answer
+      }
+      try {
+        // Concurrent duplicates of the same call wait for one decision; a different call under the same id decides.
+        const answer = key && !parsed.derivedId ? (await memory.once(`${key}\u0000${callHash}`, decide)).value : await decide()
         return sendNative(reply, harness.render(event, answer).body)
       } catch (err) {
-        // Never an error status for a pre-tool call: transports that fail open (Claude's HTTP hook) would run it.
+        // Known failures keep their documented problem (ledger unavailable: 503). Anything unexpected is never
+        // an error status for a pre-tool call: transports that fail open (Claude's HTTP hook) would run it.
+        if (toProblem(err as FastifyError).status !== 500) throw err
         request.log.error({ err }, 'hook decision failed; answering deny')
         return sendNative(reply, harness.render(event, { verdict: 'deny', ruleId: '', reason: 'svc could not decide this call (internal error; see the daemon log), so it is refused' }).body)
       }

@@ -14,6 +14,7 @@ import { applyInstall, applyUninstall } from '../../install/apply.ts'
 import { PlanConflictError, planInstall, planUninstall } from '../../install/plan.ts'
 import type { InstallRequest, Plan } from '../../install/plan.ts'
 import { HarnessSelectionError, selectHarnesses } from '../../install/select.ts'
+import { ABSOLUTE_PATH } from './schemas.ts'
 
 interface InstallBody {
   harnesses?: string[]
@@ -29,7 +30,7 @@ const harnessIds = { type: 'array', maxItems: 16, items: { type: 'string', patte
 const installProperties = {
   harnesses: harnessIds,
   scope: { type: 'string', enum: ['user', 'repo'] },
-  repo: { type: 'string', minLength: 1, maxLength: 4096 },
+  repo: ABSOLUTE_PATH,
   fail_open: { type: 'boolean' },
   transport: { type: 'string', enum: ['command', 'http'] },
   daemon_url: { type: 'string', pattern: '^http://(127\\.0\\.0\\.1|localhost|\\[::1\\]):[0-9]{1,5}$' },
@@ -102,7 +103,7 @@ export default async function installRoutes(app: FastifyInstance): Promise<void>
   }
 
   app.post<{ Body: InstallBody }>('/v1/install/plan', {
-    preHandler: app.auth.requireOperator,
+    onRequest: app.auth.requireOperator,
     schema: { summary: 'Plan hook installation (unified diffs; writes nothing)', security: [{ operator: [] }], body: { type: 'object', additionalProperties: false, properties: installProperties }, response: { 200: planView, ...problems } },
     handler: async (request) => {
       try {
@@ -115,7 +116,7 @@ export default async function installRoutes(app: FastifyInstance): Promise<void>
   })
 
   app.post<{ Body: InstallBody }>('/v1/install/apply', {
-    preHandler: app.auth.requireOperator,
+    onRequest: app.auth.requireOperator,
     schema: {
       summary: 'Apply a planned installation by its token (idempotent)',
       security: [{ operator: [] }],
@@ -135,7 +136,7 @@ export default async function installRoutes(app: FastifyInstance): Promise<void>
   })
 
   app.post<{ Body: { harnesses?: string[]; scope?: HarnessScope; token?: string; dry_run?: boolean } }>('/v1/uninstall', {
-    preHandler: app.auth.requireOperator,
+    onRequest: app.auth.requireOperator,
     schema: {
       summary: 'Remove every hook entry this control plane wrote (dry_run: plan only)',
       security: [{ operator: [] }],

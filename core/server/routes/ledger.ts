@@ -10,7 +10,8 @@ import { recordedSessions } from '../../sessions/history.ts'
 
 const b64 = (b: Buffer) => b.toString('base64')
 const b64Schema = { type: 'string', maxLength: 1_400_000 } as const
-const intString = { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$' } as const
+// At most 15 digits: every value is then an exact JS number (a 16-digit seq would be silently rounded).
+const intString = { type: 'string', pattern: '^(0|[1-9][0-9]{0,14})$' } as const
 
 const rootView = {
   type: 'object',
@@ -98,7 +99,7 @@ export default async function ledgerRoutes(app: FastifyInstance): Promise<void> 
   app.get<{ Params: { seq: string }; Querystring: { tree_size?: string } }>('/v1/ledger/proof/:seq', {
     schema: {
       summary: 'Inclusion proof (RFC 6962 audit path) for the leaf at seq',
-      params: { type: 'object', properties: { seq: intString } },
+      params: { type: 'object', required: ['seq'], properties: { seq: intString } },
       querystring: { type: 'object', additionalProperties: false, properties: { tree_size: intString } },
       response: { 200: proofView, 404: { $ref: 'Problem#' }, 400: { $ref: 'Problem#' } },
     },
@@ -159,7 +160,7 @@ export default async function ledgerRoutes(app: FastifyInstance): Promise<void> 
   app.get<{ Querystring: { after?: string; limit?: string } }>('/v1/ledger/entries', {
     schema: {
       summary: 'Ledger entries with seq > after, ascending (paginated)',
-      querystring: { type: 'object', additionalProperties: false, properties: { after: { type: 'string', pattern: '^(-1|0|[1-9][0-9]{0,15})$' }, limit: { type: 'string', pattern: '^[1-9][0-9]{0,3}$' } } },
+      querystring: { type: 'object', additionalProperties: false, properties: { after: { type: 'string', pattern: '^(-1|0|[1-9][0-9]{0,14})$' }, limit: { type: 'string', pattern: '^[1-9][0-9]{0,3}$' } } },
       response: { 200: { type: 'object', properties: { entries: { type: 'array', items: entryView }, next_after: { type: ['integer', 'null'] }, tree_size: { type: 'integer' } } } },
     },
     handler: async (request) => {

@@ -11,6 +11,7 @@ import { fingerprint, identityOf } from '../../mcp/fingerprint.ts'
 import type { McpToolInfo, ServerIdentity } from '../../mcp/fingerprint.ts'
 import { PinAcceptError, PinStore } from '../../mcp/pin-store.ts'
 import { configuredServers, findRepoRoot, resolveServer } from '../../mcp/resolve.ts'
+import { ABSOLUTE_PATH } from './schemas.ts'
 
 interface CheckBody {
   server: string
@@ -36,6 +37,12 @@ const identitySchema = {
     env_names: names,
     header_names: names,
   },
+  // What the transport connects to must be given: a fingerprint of "stdio, no command" pins nothing.
+  allOf: [
+    { if: { properties: { transport: { const: 'stdio' } } }, then: { required: ['command'] } },
+    { if: { properties: { transport: { enum: ['http', 'sse'] } } }, then: { required: ['url'] } },
+    { if: { properties: { transport: { const: 'tcp' } } }, then: { required: ['tcp'] } },
+  ],
 } as const
 const checkResult = {
   type: 'object',
@@ -88,7 +95,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
         properties: {
           server: name,
           harness: { type: 'string', pattern: '^[a-z0-9-]{1,64}$' },
-          cwd: { type: 'string', maxLength: 4096 },
+          cwd: ABSOLUTE_PATH,
           identity: identitySchema,
           tools: {
             type: 'array',
@@ -123,7 +130,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
   })
 
   app.post<{ Body: { server: string; fingerprint?: string } }>('/v1/mcp/pin/accept', {
-    preHandler: app.auth.requireOperator,
+    onRequest: app.auth.requireOperator,
     schema: {
       summary: 'Accept a queued (or changed) MCP server pin (operator)',
       security: [{ operator: [] }],

@@ -10,7 +10,7 @@ export default async function modeRoutes(app: FastifyInstance): Promise<void> {
     handler: async () => ({ mode: app.engine.mode() }),
   })
   app.patch<{ Body: { mode: Mode } }>('/v1/mode', {
-    preHandler: app.auth.requireOperator,
+    onRequest: app.auth.requireOperator,
     schema: {
       summary: 'Set the daemon mode (operator)',
       security: [{ operator: [] }],

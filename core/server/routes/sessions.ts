@@ -158,14 +158,14 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
   app.get<{ Querystring: { session_id?: string; top?: number } }>('/v1/sessions/insights', {
     schema: {
       summary: 'Per-session activity counts, top rules and top tools',
-      querystring: { type: 'object', additionalProperties: false, properties: { session_id: { type: 'string', maxLength: 64 }, top: { type: 'string', pattern: '^[1-9][0-9]?$' } } },
+      querystring: { type: 'object', additionalProperties: false, properties: { session_id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, top: { type: 'string', pattern: '^[1-9][0-9]?$' } } },
       response: { 200: { type: 'object', properties: { sessions: { type: 'array', items: insightView } } } },
     },
     handler: async (request) => ({ sessions: sessionInsights(ledger.store, { sessionId: request.query.session_id, top: request.query.top === undefined ? 5 : Number(request.query.top) }) }),
   })
 
   app.get<{ Params: { id: string } }>('/v1/sessions/:id', {
-    schema: { summary: 'Session metadata', params: { type: 'object', properties: { id: { type: 'string', maxLength: 64 } } }, response: { 200: sessionView, 404: { $ref: 'Problem#' } } },
+    schema: { summary: 'Session metadata', params: { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } } }, response: { 200: sessionView, 404: { $ref: 'Problem#' } } },
     handler: async (request) => {
       const s = sessions.get(request.params.id)
       if (s) return view(s, Date.now())

@@ -1,0 +1,213 @@
+/**
+ * Bad input on every endpoint of openapi.yaml: each answer is RFC 9457 problem+json with the right status,
+ * a detail naming what was wrong and no stack trace, the status is one the contract documents, and
+ * nothing changed (ledger, policy, mode, sessions, pins, install manifest, harness configs, counters).
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BODY_LIMIT_BYTES } from '../core/server/app.ts'
+import { HOOK_BODY_LIMIT } from '../core/server/routes/hooks.ts'
+import { gateKey } from '../core/state/state-db.ts'
+import { casesFor, OPEN_OBJECTS, openObjects, operations, type BadCase } from './helpers/bad-input.ts'
+import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
+
+let d: TestDaemon
+let userHome: string
+let token: string
+let sessionId: string
+
+/** Everything a refused request must leave as it was. */
+function snapshot() {
+  const files = (dir: string): Record<string, string> => {
+    if (!existsSync(dir)) return {}
+    const out: Record<string, string> = {}
+    for (const name of readdirSync(dir, { recursive: true }) as string[]) {
+      const path = join(dir, name)
+      if (statSync(path).isFile()) out[name] = readFileSync(path, 'utf8')
+    }
+    return out
+  }
+  const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : null)
+  return {
+    ledger: d.engine.ledger.size(),
+    policy: d.engine.policy.hash,
+    mode: d.engine.mode(),
+    sessions: d.engine.sessions.list().map((s) => ({ id: s.id, seen: s.lastSeenAt, ended: s.endedAt ?? null })),
+    current: d.engine.sessions.current()?.id,
+    pins: read(join(d.home, 'mcp-pins.json')),
+    manifest: read(join(d.home, 'install/manifest.json')),
+    harnessConfigs: files(userHome),
+    counters: d.engine.policy.allGates().map((g) => d.engine.state.stats(gateKey(g.source, g.id))),
+  }
+}
+
+async function send(c: BadCase) {
+  const headers: Record<string, string> = {}
+  if (c.auth === true) headers.authorization = `Bearer ${token}`
+  if (c.auth === 'forged') headers.authorization = `Bearer ${'f'.repeat(64)}`
+  if (c.body !== undefined) headers['content-type'] = c.contentType ?? 'application/json'
+  const res = await fetch(`${d.url}${c.url}`, { method: c.method, headers, body: c.body === undefined ? undefined : typeof c.body === 'string' ? c.body : JSON.stringify(c.body) })
+  const text = await res.text()
+  return { status: res.status, type: res.headers.get('content-type') ?? '', text }
+}
+
+beforeAll(async () => {
+  userHome = tempDir('svc-bad-input-home-')
+  mkdirSync(join(userHome, '.cursor'), { recursive: true })
+  writeFileSync(join(userHome, '.cursor/hooks.json'), '{ "version": 1, "hooks": {} }\n')
+  d = await startTestDaemon({ env: { SVC_USER_HOME: userHome } })
+  token = (await d.request('POST', '/v1/auth/login', { password: 'correct horse battery' })).body.token
+  sessionId = await d.session()
+  const auth = { authorization: `Bearer ${token}` }
+  // Some state worth protecting: a decision, a queued pin, an installed hook with its manifest.
+  expect((await d.request('POST', '/v1/gates/check', { session_id: sessionId, source: 'test', tool: 'Bash', input: { command: 'ls' } })).status).toBe(200)
+  expect((await d.request('POST', '/v1/mcp/pin/check', { server: 'queued', identity: { transport: 'stdio', command: 'x' } })).body.state).toBe('queued')
+  const plan = await d.request('POST', '/v1/install/plan', { harnesses: ['cursor'] }, auth)
+  expect((await d.request('POST', '/v1/install/apply', { harnesses: ['cursor'], token: plan.body.token }, auth)).body.applied).toBe(true)
+})
+afterAll(() => d.stop())
+
+const ops = operations()
+const valid: Record<string, unknown> = {
+  'PATCH /v1/mode': { mode: 'firewall' },
+  'POST /v1/auth/login': { password: 'correct horse battery' },
+  'POST /v1/gates/check': { session_id: 'ses_x', source: 'test', tool: 'Bash', input: { command: 'ls' }, cwd: '/tmp', meta: {} },
+  'POST /v1/sessions/create': { signer: 'unattested', user_id: 'u', groups: [] },
+  'POST /v1/sessions/heartbeat': { session_id: 'ses_x' },
+  'POST /v1/ledger/verify': { leaf: '', seq: 0, tree_size: 1, proof: [], root: '', leaf_sig: '', session_public_key: '' },
+  'POST /v1/install/plan': { harnesses: ['cursor'], scope: 'user', repo: '/tmp', fail_open: false, transport: 'command', daemon_url: 'http://127.0.0.1:1' },
+  'POST /v1/install/apply': { harnesses: ['cursor'], scope: 'user', repo: '/tmp', fail_open: false, transport: 'command', daemon_url: 'http://127.0.0.1:1', token: `install-${'0'.repeat(32)}` },
+  'POST /v1/uninstall': { harnesses: ['cursor'], scope: 'user', token: `uninstall-${'0'.repeat(32)}`, dry_run: true },
+  'POST /v1/mcp/pin/check': { server: 'x', harness: 'cursor', cwd: '/tmp', identity: { transport: 'stdio', command: 'x' }, tools: [] },
+  'POST /v1/mcp/pin/accept': { server: 'x', fingerprint: `sha256:${'0'.repeat(64)}` },
+}
+const generated = ops.flatMap((op) =>
+  casesFor(op, {
+    fill: { seq: '0', harness: 'claude-code', event: 'PreToolUse', get id() { return sessionId } },
+    unknown: { seq: { value: '999999', status: 404 }, id: { value: 'ses_nope', status: 404 }, harness: { value: 'vim', status: 404 }, event: { value: 'NoSuchEvent', status: 404 } },
+    valid,
+    validQuery: { from: '1' },
+    defaultBodyLimit: BODY_LIMIT_BYTES,
+    bodyLimits: { '/v1/hooks/{harness}/{event}': HOOK_BODY_LIMIT },
+  }),
+)
+
+/** Faults a schema cannot see: well-formed requests naming things that do not exist or cannot be done. */
+const op = (method: string, url: string, body: unknown, status: number, detail: RegExp, auth = false): BadCase => ({ name: `${method} ${url}: ${detail.source}`, method, url, body, auth, status, detail, documented: true })
+const zero32 = '0'.repeat(32)
+const semantic: BadCase[] = [
+  op('PATCH', '/v1/mode', { mode: 'off' }, 400, /field "mode" must be equal to one of the allowed values/, true),
+  op('POST', '/v1/auth/login', { password: 'wrong' }, 401, /wrong password/),
+  op('POST', '/v1/sessions/create', {}, 400, /needs a "certificate"/),
+  op('POST', '/v1/sessions/create', { signer: 'software' }, 400, /needs a certificate signed by the host key/),
+  op('POST', '/v1/sessions/heartbeat', { session_id: 'ses_nope' }, 404, /no session ses_nope/),
+  op('GET', '/v1/ledger/proof/0?tree_size=0', undefined, 400, /tree_size must be above 0/),
+  op('GET', '/v1/ledger/consistency?from=0', undefined, 400, /need 1 <= from <= to/),
+  op('GET', '/v1/ledger/consistency?from=2&to=1', undefined, 400, /need 1 <= from <= to/),
+  op('GET', '/v1/ledger/entries?limit=0', undefined, 400, /field "limit" must match/),
+  op('GET', '/v1/sessions/insights?top=0', undefined, 400, /field "top" must match/),
+  op('GET', `/v1/policy/view?cwd=${encodeURIComponent('/tmp/\u0000x')}`, undefined, 400, /cwd/),
+  op('POST', '/v1/install/plan', { scope: 'repo' }, 400, /scope "repo" needs "repo"/, true),
+  op('POST', '/v1/install/plan', { harnesses: ['vim'] }, 400, /unknown harness "vim"/, true),
+  op('POST', '/v1/install/plan', { harnesses: ['windsurf'] }, 501, /not yet implemented/, true),
+  op('POST', '/v1/install/plan', { harnesses: ['cursor'], scope: 'repo', repo: '/tmp/\u0000x' }, 400, /repo/, true),
+  op('POST', '/v1/install/apply', { harnesses: ['cursor'], token: `install-${zero32}` }, 409, /plan|token/, true),
+  op('POST', '/v1/uninstall', { token: `uninstall-${zero32}` }, 409, /plan|token/, true),
+  op('POST', '/v1/mcp/pin/check', { server: 'nowhere' }, 404, /no MCP server "nowhere"/),
+  op('POST', '/v1/mcp/pin/check', { server: 'x', harness: 'vim' }, 404, /unknown harness "vim"/),
+  op('POST', '/v1/mcp/pin/check', { server: 'x', cwd: '/tmp/\u0000x' }, 400, /cwd/),
+  op('POST', '/v1/mcp/pin/check', { server: 'x', identity: { transport: 'tcp' } }, 400, /missing required field "identity.tcp"/),
+  op('POST', '/v1/mcp/pin/check', { server: 'x', identity: { transport: 'stdio', url: 'http://x' } }, 400, /missing required field "identity.command"/),
+  op('POST', '/v1/gates/check', { session_id: 'x', source: 's', tool: 'Bash', input: {}, cwd: 'relative/dir' }, 400, /field "cwd" must match pattern/),
+  op('GET', '/v1/ledger/proof/9999999999999999', undefined, 400, /field "seq" must match pattern/),
+  op('POST', '/v1/mcp/pin/accept', { server: 'nothing-queued' }, 404, /nothing-queued/, true),
+  op('POST', '/v1/mcp/pin/accept', { server: 'queued', fingerprint: `sha256:${'0'.repeat(64)}` }, 409, /fingerprint/, true),
+  op('POST', '/v1/hooks/claude-code/PreToolUse', { tool_input: {} }, 400, /field "tool_name" is required/),
+  op('POST', '/v1/hooks/gemini/PreToolUse', {}, 404, /no hook event "PreToolUse"/),
+  op('POST', '/v1/hooks/windsurf/pre_run_command', {}, 501, /not yet implemented/),
+  op('GET', '/v1/nowhere', undefined, 404, /no route GET \/v1\/nowhere/),
+  op('GET', `/v1/sessions/${'a'.repeat(200)}`, undefined, 414, /path parameter is longer than 100 characters/),
+  op('POST', `/v1/hooks/claude-code/${'E'.repeat(101)}`, {}, 414, /path parameter is longer than 100 characters/),
+  op('GET', '/v1/ledger/proof/%E0%A4%A', undefined, 400, /not a valid URL/),
+]
+
+describe('bad input on every endpoint', () => {
+  it('covers every operation of the contract, and every request schema refuses unknown fields', () => {
+    expect(ops.length).toBeGreaterThanOrEqual(24)
+    const covered = new Set(generated.map((c) => c.name.split(':')[0]))
+    for (const o of ops) expect(covered).toContain(`${o.method} ${o.path}`)
+    const open = ops.flatMap((o) => openObjects(`${o.method} ${o.path}`, o.body))
+    expect(open.filter((at) => !OPEN_OBJECTS.has(at))).toEqual([])
+  })
+
+  for (const c of [...generated, ...semantic]) {
+    it(c.name, async () => {
+      const before = snapshot()
+      const res = await send(c)
+      expect(res.type, `${res.status} ${res.text.slice(0, 300)}`).toContain('application/problem+json')
+      const body = JSON.parse(res.text) as Record<string, unknown>
+      expect({ status: res.status, detail: body.detail }).toMatchObject({ status: c.status, detail: expect.stringMatching(c.detail) })
+      expect(body).toMatchObject({ type: expect.stringMatching(/^https:\/\/svc\.dev\/problems\/[a-z_]+$/), title: expect.any(String), status: c.status, code: expect.stringMatching(/^[a-z_]+$/) })
+      expect(res.text).not.toMatch(/\bat .+\.(ts|js):\d+|node:internal|Error:\s/)
+      if (c.documented) {
+        const documented = ops.find((o) => o.method === c.method && new RegExp(`^${o.path.replace(/\{\w+\}/g, '[^/]+')}$`).test(c.url.split('?')[0]!))
+        if (documented) expect(documented.responses, `${c.status} is not documented for ${documented.method} ${documented.path}`).toContain(String(c.status))
+      }
+      expect(snapshot()).toEqual(before)
+    })
+  }
+})
+
+describe('engine and storage failures', () => {
+  it('answer 503 problems with a stable code when the ledger is unavailable, never a bare 500', async () => {
+    const broken = await startTestDaemon()
+    try {
+      const sid = await broken.session()
+      broken.engine.ledger.close()
+      const check = await broken.request('POST', '/v1/gates/check', { session_id: sid, source: 'test', tool: 'Bash', input: { command: 'ls' } })
+      expect(check).toMatchObject({ status: 503, type: expect.stringContaining('application/problem+json') })
+      expect(check.body).toEqual({ type: 'https://svc.dev/problems/unavailable', title: 'Service Unavailable', status: 503, code: 'unavailable', detail: 'ledger unavailable: ledger is closed', engine_code: 'PE_LEDGER_BROKEN' })
+      const hook = await broken.request('POST', '/v1/hooks/claude-code/PreToolUse', { session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_x', cwd: '/tmp' })
+      expect(hook.body).toMatchObject({ status: 503, code: 'unavailable' })
+      const entries = await broken.request('GET', '/v1/ledger/entries')
+      expect(entries.body).toMatchObject({ status: 503, code: 'unavailable', detail: expect.stringMatching(/^daemon storage unavailable: /) })
+    } finally {
+      await broken.stop()
+    }
+  })
+})
+
+describe('harness payloads with fields of the wrong type', () => {
+  const WRONG: unknown[] = [123, null, [], {}, 'text', true]
+  const root = join(import.meta.dirname, '../harnesses')
+  const fixtures = readdirSync(root).flatMap((harness) =>
+    existsSync(join(root, harness, 'fixtures')) ? readdirSync(join(root, harness, 'fixtures')).map((file) => ({ harness, file, body: JSON.parse(readFileSync(join(root, harness, 'fixtures', file), 'utf8')) as Record<string, any> })) : [],
+  )
+
+  it('finds the captured fixtures of every harness', () => {
+    expect(new Set(fixtures.map((f) => f.harness))).toEqual(new Set(['claude-code', 'codex', 'cursor', 'gemini']))
+  })
+
+  for (const { harness, file, body } of fixtures) {
+    it(`${harness} ${file}: each field of the wrong type is answered natively or refused with a 400 naming it, never a 500`, async () => {
+      const mutants: [string, Record<string, unknown>][] = []
+      for (const key of Object.keys(body)) for (const value of WRONG) mutants.push([`${key} = ${JSON.stringify(value)}`, { ...body, [key]: value }])
+      for (const key of Object.keys(body.tool_input ?? {})) for (const value of WRONG) mutants.push([`tool_input.${key} = ${JSON.stringify(value)}`, { ...body, tool_input: { ...body.tool_input, [key]: value } }])
+      for (const [fault, mutant] of mutants) {
+        const before = d.engine.ledger.size()
+        const res = await fetch(`${d.url}/v1/hooks/${harness}/${body.hook_event_name}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(mutant) })
+        const text = await res.text()
+        const what = `${fault}: ${res.status} ${text.slice(0, 200)}`
+        if (res.status === 200) {
+          expect(res.headers.get('x-svc-hook'), what).toBe('1')
+          continue
+        }
+        expect(res.status, what).toBe(400)
+        expect(res.headers.get('content-type'), what).toContain('application/problem+json')
+        expect(JSON.parse(text).detail, what).toContain(`${harness} ${body.hook_event_name} payload:`)
+        expect(d.engine.ledger.size(), what).toBe(before)
+      }
+    })
+  }
+})
