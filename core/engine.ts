@@ -88,7 +88,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
 
   async function decide(call: ToolCall, session?: Session): Promise<{ request: EvalRequest; decision: Decision }> {
     const now = Date.now()
-    const ctx: EvalContext = { now, session, home: userHome }
+    const ctx: EvalContext = { now, session, home: userHome, svcHome: opts.home, policiesDir: opts.policiesDir }
     const request = await hooks.preEvaluate.promise({ ...call, paths: [], urls: [] }, ctx)
     if (request.shell?.error) {
       const reason = `command could not be analysed (${request.shell.error}); refusing to guess what it runs`

@@ -24,6 +24,8 @@ export { ApiProblem, EngineError, ERR, formatEngineError, type ProblemCode } fro
 export { createEngine, payloadHash, type CheckResult, type Engine, type EngineOptions } from './engine.ts'
 export { combine, refuse, isStrongSigner, assertNotLoosened } from './decision.ts'
 export { compileGlob, type Glob } from './match/glob.ts'
+export { CASE_INSENSITIVE_FS, compileHomeGlobs, globRootsKey, type GlobRoots } from './match/home-globs.ts'
+export { looksLikePatch, patchedPaths, patchTargets, type PatchChange } from './match/patch-targets.ts'
 export { compileSafeRegex, type SafeRegex } from './match/regex.ts'
 export { canonicalPath, lexicalPath, pathSpellings } from './match/paths.ts'
 export { findUrls, parseCallUrl } from './match/urls.ts'

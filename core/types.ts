@@ -88,6 +88,10 @@ export interface EvalContext {
   readonly now: number
   readonly session?: SessionFacts
   readonly home: string
+  /** The daemon's own $SVC_HOME (what `$SVC_HOME` means in path globs); defaults to `<home>/.svc`. */
+  readonly svcHome?: string
+  /** The directory of the shipped policy packs the daemon loads (`$SVC_POLICIES` in path globs). */
+  readonly policiesDir?: string
 }
 
 export interface SessionFacts {

@@ -91,6 +91,20 @@ describe('POST /v1/hooks/{harness}/{event}', () => {
     expect(JSON.parse(second.text).hookSpecificOutput.permissionDecision).toBe('deny')
   })
 
+  it('never replays an allow to a different call that reuses a tool use id', async () => {
+    const base = { ...fixture('claude-code', 'pre-tool-use.doc'), tool_use_id: 'toolu_reused' }
+    expect((await hook('claude-code', 'PreToolUse', { ...base, tool_input: { command: 'ls' } })).text).toBe('{}')
+    const second = await hook('claude-code', 'PreToolUse', { ...base, tool_input: { command: 'rm -rf ~' } })
+    expect(JSON.parse(second.text).hookSpecificOutput.permissionDecision).toBe('deny')
+    // The same allowed call delivered twice (Cursor's own format and the Claude one) is still one leaf.
+    const cursorBody = { ...fixture('cursor', 'pre-tool-use'), tool_input: { command: 'git status', working_directory: '/home/u/app' }, tool_use_id: 't-allow-dup' }
+    expect((await hook('cursor', 'preToolUse', cursorBody)).text).toBe('{"permission":"allow"}')
+    const size = daemon.engine.ledger.size()
+    const claudeBody = { ...fixture('claude-code', 'cursor-third-party'), tool_input: { command: 'git status' }, tool_use_id: 't-allow-dup' }
+    expect((await hook('claude-code', 'PreToolUse', claudeBody)).text).toBe('{}')
+    expect(daemon.engine.ledger.size()).toBe(size)
+  })
+
   it('answers 404 naming the supported harnesses and events, 501 for planned ones, 400 for unusable payloads', async () => {
     const unknown = await daemon.request('POST', '/v1/hooks/vim/PreToolUse', {})
     expect(unknown).toMatchObject({ status: 404, type: expect.stringContaining('application/problem+json'), body: { code: 'not_found', detail: 'unknown harness "vim"; supported: claude-code, codex, gemini, cursor' } })

@@ -1,5 +1,5 @@
 /** Policy layers: sources, deny-overrides, group selection by session, repo `.svc.yaml`, policy_trace. */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
@@ -110,5 +110,18 @@ describe('layers', () => {
     expect(outside.verdict).toBe('allow')
     const view = await d.request('GET', `/v1/policy/view?cwd=${encodeURIComponent(repo)}`)
     expect(view.body.gates.find((g: { id: string }) => g.id === 'repo.no-migrations').source).toBe(`per-repo:${repo}`)
+  })
+
+  it('a repo policy follows the paths a call touches: no escape by a nested git init or a cwd outside the repo', async () => {
+    const sid = await d.session()
+    mkdirSync(join(repo, 'nested', '.git'), { recursive: true })
+    const nested = await check(sid, 'Write', { file_path: 'migrations/002.sql', content: 'x' }, join(repo, 'nested'))
+    expect(nested).toMatchObject({ verdict: 'deny', rule_id: 'repo.no-migrations' })
+    const fromOutside = await check(sid, 'Write', { file_path: join(repo, 'db', 'migrations', '003.sql'), content: 'x' }, tempDir())
+    expect(fromOutside).toMatchObject({ verdict: 'deny', rule_id: 'repo.no-migrations' })
+    // `.git` moved away: the directory still holds `.svc.yaml`, which still applies.
+    const bare = tempDir('svc-bare-')
+    writeFileSync(join(bare, '.svc.yaml'), readFileSync(join(repo, '.svc.yaml')))
+    expect(await check(sid, 'Write', { file_path: 'migrations/005.sql', content: 'x' }, bare)).toMatchObject({ verdict: 'deny', rule_id: 'repo.no-migrations' })
   })
 })

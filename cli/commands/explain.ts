@@ -44,11 +44,12 @@ export function makeExplainCommand(io: CliIo): Command {
     .action(async (command: string | undefined, opts: Options) => {
       const input = parseInput(command, opts)
       const userHome = io.env.SVC_USER_HOME ?? homedir()
-      const engine = await createEngine({ plugins: allPlugins, home: svcHome(io.env, opts.home), policiesDir: SHIPPED_POLICIES_DIR, userHome, log: pino({ level: 'silent' }) })
+      const home = svcHome(io.env, opts.home)
+      const engine = await createEngine({ plugins: allPlugins, home, policiesDir: SHIPPED_POLICIES_DIR, userHome, log: pino({ level: 'silent' }) })
       try {
         const call = { sessionId: 'explain', source: 'explain', tool: opts.tool, input, cwd: opts.cwd }
         const { request, decision } = await engine.decide(call)
-        const ctx: EvalContext = { now: Date.now(), home: userHome }
+        const ctx: EvalContext = { now: Date.now(), home: userHome, svcHome: home, policiesDir: SHIPPED_POLICIES_DIR }
         const gates: GateLine[] = []
         for (const { layer, gates: layerGates } of engine.policy.gatesFor(request, ctx)) {
           for (const gate of layerGates) {

@@ -37,10 +37,19 @@ fail() {
   exit 2
 }
 
+# The agent under control can write its own home and often a directory early on PATH (~/.local/bin), so
+# nothing there may steer the hook: curl comes from the system directories first, -q (first argument)
+# skips ~/.curlrc, and --noproxy skips proxy variables (which would also send hooks through a corporate proxy).
+curl=
+for c in /usr/bin/curl /bin/curl; do
+  [ -x "$c" ] && { curl=$c; break; }
+done
+[ -n "$curl" ] || curl=$(command -v curl) || fail "curl was not found"
+
 case $harness in '' | *[!a-z0-9-]*) fail "bad harness id '$harness' in the hook command" ;; esac
 case $event in '' | *[!A-Za-z0-9_]*) fail "bad event name '$event' in the hook command" ;; esac
 
-resp=$(curl -sS --max-time "$timeout" --connect-timeout 2 -X POST \
+resp=$("$curl" -q --noproxy '*' -sS --max-time "$timeout" --connect-timeout 2 -X POST \
   -H 'Content-Type: application/json' -H "X-Svc-Install: $install" \
   --data-binary @- -w '
 %{http_code} %header{x-svc-hook}' "$url/v1/hooks/$harness/$event" 2>/dev/null)

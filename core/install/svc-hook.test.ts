@@ -3,6 +3,9 @@ import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const SHIM = new URL('./svc-hook.sh', import.meta.url).pathname
@@ -31,8 +34,8 @@ afterAll(() => {
 })
 
 // Async spawn: the test's own HTTP server must keep answering while the shim runs.
-async function runShim(args: string[], stdin: string) {
-  const child = spawn('sh', [SHIM, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
+async function runShim(args: string[], stdin: string, env?: NodeJS.ProcessEnv) {
+  const child = spawn('sh', [SHIM, ...args], { stdio: ['pipe', 'pipe', 'pipe'], ...(env ? { env } : {}) })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (c) => (stdout += c))
@@ -93,5 +96,25 @@ describe('svc-hook shim (real child process)', () => {
   it('refuses a malformed harness or event name in its own command line', async () => {
     expect(await runShim(['../x', 'PreToolUse', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/bad harness id/) })
     expect(await runShim(['codex', 'Pre/../x', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/bad event name/) })
+  })
+
+  // The agent under control can write its own home and often a directory early on PATH (~/.local/bin):
+  // neither a ~/.curlrc nor a fake `curl` may turn a dead daemon into an allow.
+  it('ignores ~/.curlrc, proxy variables and a curl planted early on PATH', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'svc-shim-home-'))
+    try {
+      handler = (_req, _body, res) => res.writeHead(200, { 'x-svc-hook': '1' }).end('{}')
+      writeFileSync(join(home, '.curlrc'), `proxy = ${base}\nconnect-to = ::127.0.0.1:${new URL(base).port}\n`)
+      const bin = join(home, 'bin')
+      mkdirSync(bin)
+      writeFileSync(join(bin, 'curl'), "#!/bin/sh\ncat >/dev/null\nprintf '{}\\n200 1'\n")
+      chmodSync(join(bin, 'curl'), 0o755)
+      const env = { HOME: home, PATH: `${bin}:${process.env.PATH}`, http_proxy: base, HTTP_PROXY: base, ALL_PROXY: base }
+      const r = await runShim(['claude-code', 'PreToolUse', '--url=http://127.0.0.1:9'], payload, env)
+      expect(r.code).toBe(2)
+      expect(r.stderr).toMatch(/did not answer/)
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
   })
 })

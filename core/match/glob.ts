@@ -18,7 +18,8 @@ export interface Glob {
 
 /** Compiles a glob; throws an Error naming the problem for an unbalanced `[` or `{`. */
 export function compileGlob(pattern: string, options: GlobOptions): Glob {
-  const regex = RE2JS.compile(`^(?:${globToRegex(pattern, options.pathMode)})$`, options.caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0)
+  // DOTALL: `*` must cross newlines too, or multi-line values (inline code, file names) slip past `*x*`.
+  const regex = RE2JS.compile(`^(?:${globToRegex(pattern, options.pathMode)})$`, RE2JS.DOTALL | (options.caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0))
   return { source: pattern, test: (value) => regex.matches(value) }
 }
 

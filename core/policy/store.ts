@@ -5,7 +5,7 @@
  * from `.svc.yaml` at the git root of the call's cwd.
  */
 import { watch, type FSWatcher } from 'node:fs'
-import { basename, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import canonicalize from 'canonicalize'
 import type { Logger } from 'pino'
 import { EngineError, ERR } from '../errors.ts'
@@ -40,6 +40,8 @@ export interface PolicyFileStatus {
 
 const POLL_MS = 1000
 const REPO_RECHECK_MS = 1000
+/** At most this many directories (cwd and the parents of touched paths) are probed for repositories per call. */
+const MAX_REPO_PROBES = 16
 
 export interface PolicyStoreOptions {
   readonly policiesDir: string
@@ -136,18 +138,41 @@ export class PolicyStore {
     const layers = [...this.#static]
     const group = this.#groupGates(ctx)
     if (group.length > 0) layers.splice(layers.findIndex((l) => l.layer === 'user'), 0, { layer: 'group', gates: group })
-    const repo = this.repoPolicy(request.cwd, ctx.now)
-    if (!repo?.good) return layers
-    const repoDisabled = this.#sealedDisables(repo.good.gates, repo.src.path, [])
-    const repoGates = repo.good.gates.filter(isActive)
-    if (repoDisabled.size === 0) return [...layers, { layer: 'repo', gates: repoGates }]
-    return [...layers.map((l) => ({ layer: l.layer, gates: l.gates.filter((g) => !repoDisabled.has(g.id)) })), { layer: 'repo', gates: repoGates.filter((g) => !repoDisabled.has(g.id)) }]
+    let out = layers
+    for (const root of this.#repoRootsFor(request, ctx.now)) {
+      const repo = this.#repoFile(root, ctx.now)
+      if (!repo.good) continue
+      const repoDisabled = this.#sealedDisables(repo.good.gates, repo.src.path, [])
+      const repoGates = repo.good.gates.filter(isActive)
+      out = repoDisabled.size === 0 ? [...out, { layer: 'repo', gates: repoGates }] : [...out.map((l) => ({ layer: l.layer, gates: l.gates.filter((g) => !repoDisabled.has(g.id)) })), { layer: 'repo', gates: repoGates.filter((g) => !repoDisabled.has(g.id)) }]
+    }
+    return out
+  }
+
+  /**
+   * The repositories a call concerns: the git roots above its cwd and above every path it touches (nested
+   * ones included), so neither `cd /tmp` nor a `git init` in a subdirectory steps out of a repo's policy.
+   * Extra repo layers can only add denials (deny-overrides).
+   */
+  #repoRootsFor(request: EvalRequest, now: number): string[] {
+    const dirs = new Set<string>()
+    if (request.cwd) dirs.add(request.cwd)
+    for (const path of request.paths) {
+      if (dirs.size > MAX_REPO_PROBES) break
+      dirs.add(dirname(path))
+    }
+    const roots = new Set<string>()
+    for (const dir of dirs) for (const root of this.#repoRoots.findAll(dir, now)) roots.add(root)
+    return [...roots]
   }
 
   /** The repo layer file for a cwd (loaded or re-checked at most once a second). */
   repoPolicy(cwd: string | undefined, now: number): PolicyFile | undefined {
     const root = this.#repoRoots.find(cwd, now)
-    if (!root) return undefined
+    return root === undefined ? undefined : this.#repoFile(root, now)
+  }
+
+  #repoFile(root: string, now: number): PolicyFile {
     let entry = this.#repoFiles.get(root)
     if (!entry) {
       entry = { file: new PolicyFile(repoSource(root)), checkedAt: 0 }

@@ -6,6 +6,7 @@
  *   instead of deciding (and recording) the call a second time;
  * - the exact answers given recently, by ledger seq: a leaf stores verdict, rule and reason, not the nudge.
  */
+import { payloadHash } from '../engine.ts'
 import type { HookAnswer } from '../harness.ts'
 
 /**
@@ -14,13 +15,24 @@ import type { HookAnswer } from '../harness.ts'
  */
 export const REPLAY_MS = 10_000
 const MAX_ANSWERS = 10_000
+/** Fields that describe rather than change a call (Cursor's own format adds `working_directory` = cwd). */
+const COSMETIC: ReadonlySet<string> = new Set(['description', 'timeout', 'run_in_background', 'explanation'])
 
 export class HookMemory {
   readonly #inFlight = new Map<string, Promise<unknown>>()
-  readonly #answers = new Map<number, { readonly answer: HookAnswer; readonly at: number }>()
+  readonly #answers = new Map<number, { readonly answer: HookAnswer; readonly at: number; readonly callHash: string }>()
 
   static key(source: string, toolUseId: string): string {
     return `${source}\u0000${toolUseId}`
+  }
+
+  /**
+   * What identifies a call for replay: tool, cwd and input without cosmetic fields. Only the same call may
+   * reuse an allow given under its tool use id (a deny is always safe to replay).
+   */
+  static callHash(call: { tool: string; input: Readonly<Record<string, unknown>>; cwd?: string }): string {
+    const input = Object.fromEntries(Object.entries(call.input).filter(([k, v]) => !COSMETIC.has(k) && !(k === 'working_directory' && v === call.cwd)))
+    return payloadHash({ tool: call.tool, input, ...(call.cwd !== undefined ? { cwd: call.cwd } : {}) })
   }
 
   /**
@@ -39,21 +51,31 @@ export class HookMemory {
     }
   }
 
-  /** Waits for an in-flight run of `key` (its failure is its caller's to report). */
+  /** Waits for in-flight runs of `key` or of keys refining it (`key\0...`); their failures are their callers' to report. */
   async settled(key: string): Promise<void> {
-    await this.#inFlight.get(key)?.catch(() => undefined)
+    const runs = [...this.#inFlight].filter(([k]) => k === key || k.startsWith(`${key}\u0000`)).map(([, run]) => run.catch(() => undefined))
+    await Promise.all(runs)
   }
 
-  remember(seq: number, answer: HookAnswer, now: number): void {
-    this.#answers.set(seq, { answer, at: now })
+  remember(seq: number, answer: HookAnswer, callHash: string, now: number): void {
+    this.#answers.set(seq, { answer, at: now, callHash })
     // Map iteration order is insertion order: the first key is the oldest.
     while (this.#answers.size > MAX_ANSWERS) this.#answers.delete(this.#answers.keys().next().value!)
   }
 
   /** The exact answer given for the leaf at `seq`, while it is still replayable. */
   answer(seq: number, now: number): HookAnswer | undefined {
+    return this.#recent(seq, now)?.answer
+  }
+
+  /** The call hash the answer at `seq` was given for (undefined when not remembered). */
+  callHashOf(seq: number, now: number): string | undefined {
+    return this.#recent(seq, now)?.callHash
+  }
+
+  #recent(seq: number, now: number): { readonly answer: HookAnswer; readonly callHash: string } | undefined {
     const hit = this.#answers.get(seq)
-    if (hit && now - hit.at <= REPLAY_MS) return hit.answer
+    if (hit && now - hit.at <= REPLAY_MS) return hit
     if (hit) this.#answers.delete(seq)
     return undefined
   }

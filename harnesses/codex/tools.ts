@@ -2,18 +2,7 @@
  * Codex tool names onto the policy's tools: `Bash` stays, `apply_patch` becomes `Edit` (or `Write` when it
  * only adds files) with the touched paths, `spawn_agent` becomes `Agent`; MCP names are already `mcp__s__t`.
  */
-import { absolutePath } from '../../core/index.ts'
-
-const FILE_LINE = /^\*\*\* (Add|Update|Delete) File: (.+)$/gm
-const MOVE_LINE = /^\*\*\* Move to: (.+)$/gm
-
-/** Paths an apply_patch envelope touches, in order, with the kind of change of each. */
-export function patchTargets(patch: string): { kind: 'Add' | 'Update' | 'Delete' | 'Move'; path: string }[] {
-  const out: { kind: 'Add' | 'Update' | 'Delete' | 'Move'; path: string }[] = []
-  for (const m of patch.matchAll(FILE_LINE)) out.push({ kind: m[1] as 'Add' | 'Update' | 'Delete', path: m[2]!.trim() })
-  for (const m of patch.matchAll(MOVE_LINE)) out.push({ kind: 'Move', path: m[1]!.trim() })
-  return out
-}
+import { absolutePath, patchTargets } from '../../core/index.ts'
 
 function quoteWord(word: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
@@ -21,7 +10,7 @@ function quoteWord(word: string): string {
 
 export function mapCodexTool(tool: string, input: Record<string, unknown>, cwd: string | undefined): { tool: string; input: Record<string, unknown> } {
   if (tool === 'apply_patch') {
-    const patch = typeof input.command === 'string' ? input.command : typeof input.patch === 'string' ? input.patch : ''
+    const patch = typeof input.command === 'string' ? input.command : typeof input.patch === 'string' ? input.patch : typeof input.input === 'string' ? input.input : Array.isArray(input.command) ? input.command.filter((a): a is string => typeof a === 'string').join('\n') : ''
     const targets = patchTargets(patch)
     const paths = targets.map((t) => absolutePath(t.path, cwd))
     const onlyAdds = targets.length > 0 && targets.every((t) => t.kind === 'Add')

@@ -73,6 +73,17 @@ const plugin: EnginePlugin = {
       const env = { home: ctx.home, repo: findRepoRoot(request.cwd), env: {} }
       const entries = configuredServers(own ? [own] : [...harnesses.values()], env)
       let { server, tool } = request.mcp
+      // `mcp__a__b__c` splits at the first `__`, but a configured server may be named `a__b`: the longest
+      // configured name the tool name starts with is the server (else a server `github__evil` would pass as
+      // the pinned `github`). A harness that names the server itself (Gemini mcp_context) is believed.
+      const named = typeof (meta.mcp_context as { server_name?: unknown } | undefined)?.server_name === 'string'
+      if (!named) {
+        const longest = entries.map((e) => e.name).filter((n) => request.tool.startsWith(`mcp__${n}__`) && request.tool.length > n.length + 7).sort((a, b) => b.length - a.length)[0]
+        if (longest !== undefined && longest !== server) {
+          server = longest
+          tool = request.tool.slice(`mcp__${longest}__`.length)
+        }
+      }
       if (server === UNRESOLVED) server = (runtime && serverForRuntime(entries, runtime)?.name) ?? 'unconfigured'
       const resolved = resolveServer(entries, server, runtime)
       store ??= new PinStore(host.home)

@@ -13,12 +13,20 @@ export interface AnalyzeOptions {
   readonly home: string
   readonly cwd?: string
   readonly budget?: Partial<Budget>
+  /** How many script files deep this analysis is (a script on disk running another one). */
+  readonly fileDepth?: number
+  /** The daemon's $SVC_HOME (the value of `$SVC_HOME` in commands); `<home>/.svc` when not given. */
+  readonly svcHome?: string
 }
+
+/** Script files on disk are followed this many levels (`bash a.sh` whose a.sh runs `bash b.sh`). */
+const MAX_FILE_DEPTH = 2
+const FILE_TIME_MS = 100
 
 /** Analyses `raw`. Never throws for any input: limits and parser failures come back as `error`. */
 export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalysis {
   const budget: Budget = { ...DEFAULT_BUDGET, ...opts.budget }
-  const st = new AnalysisState({ home: opts.home, cwd: opts.cwd }, budget)
+  const st = new AnalysisState({ home: opts.home, cwd: opts.cwd, ...(opts.svcHome ? { svcHome: opts.svcHome } : {}) }, budget)
   const trees: SyntaxTree[] = []
   const parse = (text: string): SyntaxNode => {
     const tree = opts.parser.parse(joinContinuations(text), st.deadline)
@@ -26,6 +34,16 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
     trees.push(tree)
     if (tree.rootNode.hasError) st.signals.add('parse_error')
     return tree.rootNode
+  }
+  st.analyzeFile = (text, parent, via) => {
+    if ((opts.fileDepth ?? 0) >= MAX_FILE_DEPTH || text.length > budget.maxBytes || text.includes('\0')) return
+    const nested = analyzeCommand(text, { ...opts, cwd: parent.cwd, fileDepth: (opts.fileDepth ?? 0) + 1, budget: { ...opts.budget, timeMs: Math.min(budget.timeMs, FILE_TIME_MS) } })
+    if (nested.error) return
+    for (const signal of nested.signals) if (signal !== 'parse_error') st.signals.add(signal)
+    for (const command of nested.commands) {
+      if (st.commands.length >= budget.maxCommands) break
+      st.record({ ...command, via: [...via, ...command.via] })
+    }
   }
   st.analyzeString = (text, parent, via, how = {}) => {
     if (parent.depth + 1 > budget.maxDepth) throw new BudgetExceeded(`code nested more than ${budget.maxDepth} levels deep (bash -c, eval, pipes into shells)`)

@@ -3,22 +3,28 @@
  * follows strings that get executed (`bash -c`, `eval`, `su -c`, `find -exec`, inline interpreter code,
  * stdin of a shell) and records the command that actually runs. Returns its static output when known.
  */
+import type { CallUrl } from '../../core/types.ts'
 import { addDownload, downloadTargets, runsDownloaded } from './downloads.ts'
-import { classifyExecuted, execString, execSubstitution, interpret, shell, shellCommandIndex, stdinExec } from './execution.ts'
+import { classifyExecuted, execString, execSubstitution, interpret, runWrittenFile, shell, shellCommandIndex, STDIN_PATHS, stdinExec } from './execution.ts'
+import { contentOf, scriptText, writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
-import { lexicalPath } from './paths.ts'
+import { packageScripts } from './package-scripts.ts'
+import { patchedByCommand } from './patches.ts'
+import { expandProgramWord, lexicalPath } from './paths.ts'
 import { DOWNLOADERS, SHELLS, WRAPPERS, interpreterKey, programName } from './programs.ts'
 import { recordCommand, type RecordExtras } from './record.ts'
 import type { AnalysisState, Scope } from './state.ts'
 import { staticOutput } from './static-output.ts'
+import { findUrls, parseCallUrl } from './urls.ts'
 
 export type { FieldInfo, Invocation } from './invocation.ts'
 
 const MAX_FIND_ROOTS = 4
 
 /** Analyses one invocation; returns what it prints when that can be computed. */
-export function dispatch(st: AnalysisState, inv: Invocation): string | undefined {
+export function dispatch(st: AnalysisState, invocation: Invocation): string | undefined {
+  const inv = withExpandedProgram(st, invocation)
   const argv0 = inv.argv[0]
   if (argv0 === undefined) return undefined
   const program = programName(argv0)
@@ -51,6 +57,7 @@ export function dispatch(st: AnalysisState, inv: Invocation): string | undefined
   }
   if (SHELLS.has(program)) {
     record({ exclude: [shellCommandIndex(inv.argv)] })
+    shellStartup(st, inv, program)
     shell(st, inv, program)
     return undefined
   }
@@ -64,7 +71,8 @@ export function dispatch(st: AnalysisState, inv: Invocation): string | undefined
     const info = inv.info[1] ?? PLAIN
     if (info.procsub) execSubstitution(st, info.programs)
     runsDownloaded(st, inv.scope, inv.argv[1])
-    if (inv.argv[1] === '/dev/stdin' || inv.argv[1] === '-') stdinExec(st, inv, program, true)
+    runWrittenFile(st, inv, inv.argv[1], program, true, true)
+    if (STDIN_PATHS.has(inv.argv[1] ?? '')) stdinExec(st, inv, program, true)
     return undefined
   }
   const interpreter = interpreterKey(program)
@@ -85,6 +93,17 @@ export function dispatch(st: AnalysisState, inv: Invocation): string | undefined
     if (i < inv.argv.length) execString(st, inv, inv.argv.slice(i).join(' '), inv.info.slice(i), 'watch')
     return undefined
   }
+  if (program === 'set' && inv.argv.length > 1 && (inv.argv[1] === '--' || !/^[-+]/.test(inv.argv[1]!))) {
+    // `set -- a b c` replaces the positional parameters ("$@" then runs them as a command).
+    const positional = inv.argv.slice(inv.argv[1] === '--' ? 2 : 1)
+    for (const key of [...inv.scope.vars.keys()]) if (/^\d+$/.test(key)) inv.scope.vars.delete(key)
+    positional.slice(0, 9).forEach((a, i) => inv.scope.vars.set(String(i + 1), a))
+    inv.scope.vars.set('@', positional.join(' '))
+    inv.scope.vars.set('*', positional.join(' '))
+    inv.scope.vars.set('#', String(positional.length))
+    record()
+    return undefined
+  }
   if (program === 'read' && inv.stdin?.text !== undefined) {
     readInto(inv.scope, inv.argv.slice(1), inv.stdin.text)
     record()
@@ -97,14 +116,28 @@ export function dispatch(st: AnalysisState, inv: Invocation): string | undefined
     record()
     return undefined
   }
-  if (program === 'ssh' || program === 'git' || program === 'npx' || program === 'bunx' || program === 'pnpx') {
-    const nested = NESTED_COMMANDS[program]?.(inv.argv)
-    if (nested !== undefined && !(program === 'npx' && nested.kind === 'argv')) {
-      record({ exclude: nested.exclude })
-      execString(st, inv, nested.text, nested.exclude.map((i) => inv.info[i] ?? PLAIN), program === 'ssh' ? 'ssh' : `${program} ${nested.label}`)
-      return undefined
-    }
-    if (nested?.kind === 'argv') return dispatch(st, { ...inv, argv: inv.argv.slice(nested.start), info: inv.info.slice(nested.start), via: [...inv.via, program] })
+  const nested = Object.hasOwn(NESTED_COMMANDS, program) ? NESTED_COMMANDS[program]!(inv.argv) : undefined
+  if (nested?.kind === 'string') {
+    record({ exclude: nested.exclude })
+    execString(st, inv, nested.text, nested.exclude.map((i) => inv.info[i] ?? PLAIN), program === 'ssh' ? 'ssh' : `${program} ${nested.label}`)
+    return undefined
+  }
+  if (nested?.kind === 'argv') {
+    // A package spec runs its package's bin: `svc@latest` → `svc`, `@scope/tool@1` → `@scope/tool`.
+    const [spec = '', ...rest] = inv.argv.slice(nested.start)
+    return dispatch(st, { ...inv, argv: [spec.replace(/(.)@[^/@]*$/, '$1'), ...rest], info: inv.info.slice(nested.start), via: [...inv.via, program] })
+  }
+  if (program === 'coproc') {
+    // `coproc CMD...` or `coproc NAME { CMD...; }` (tree-sitter reads the latter as words).
+    const start = inv.argv[1] === '{' ? 2 : inv.argv[2] === '{' ? 3 : 1
+    record()
+    return dispatch(st, { ...inv, argv: inv.argv.slice(start), info: inv.info.slice(start), via: [...inv.via, 'coproc'] })
+  }
+  if (program === 'parallel') return parallel(st, inv, record)
+  const patched = patchedByCommand(st, inv, program)
+  if (patched !== undefined) {
+    record({ paths: patched })
+    return undefined
   }
   if (program === 'ln' && inv.argv.some((a) => /^-[a-zA-Z]*s/.test(a) || a === '--symbolic')) {
     const operands = inv.argv.slice(1).filter((a) => !a.startsWith('-'))
@@ -120,9 +153,77 @@ export function dispatch(st: AnalysisState, inv: Invocation): string | undefined
     return undefined
   }
   if (DOWNLOADERS.has(program)) for (const target of downloadTargets(program, inv.argv)) addDownload(st, inv.scope, target)
-  if (argv0.includes('/')) runsDownloaded(st, inv.scope, argv0)
-  record()
-  return staticOutput(program, inv.argv, inv.stdin?.text)
+  if (argv0.includes('/')) {
+    runsDownloaded(st, inv.scope, argv0)
+    const written = writtenText(st, inv.scope, argv0)
+    // `./x` written earlier: its `#!` line says what runs it (a shell when there is none).
+    const shebang = written !== undefined ? /^#!\s*(\S+)(?:\s+(\S+))?/.exec(written) : null
+    const runner = shebang ? programName(shebang[1]!) === 'env' && shebang[2] ? shebang[2] : programName(shebang[1]!) : 'sh'
+    if (written !== undefined && interpreterKey(runner) !== undefined) return dispatch(st, { ...inv, argv: [runner, argv0, ...inv.argv.slice(1)], info: [PLAIN, ...inv.info], via: [...inv.via, argv0] })
+    if (written !== undefined) runWrittenFile(st, inv, argv0, program, true)
+    // On disk: a shell script (by its `#!` line, or none) is analysed; other executables are not read.
+    const disk = written === undefined ? scriptText(st, inv.scope, argv0) : undefined
+    const diskRunner = disk ? /^#!\s*(\S+)(?:\s+(\S+))?/.exec(disk.text) : null
+    const diskShell = diskRunner ? programName(diskRunner[1]!) === 'env' ? (diskRunner[2] ?? '') : programName(diskRunner[1]!) : 'sh'
+    if (disk && SHELLS.has(diskShell)) st.analyzeFile(disk.text, inv.scope, [...inv.via, argv0])
+  }
+  for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
+  record({ urls: urlsFromFiles(st, inv, program) })
+  return staticOutput(program, inv.argv, inv.stdin?.text) ?? outputOfKnownFiles(st, inv, program)
+}
+
+/** Options whose file holds destinations: `curl -K config`, `wget -i list`, `aria2c -i list`. */
+const URL_FILE_OPTIONS: Readonly<Record<string, readonly string[]>> = { curl: ['-K', '--config'], wget: ['-i', '--input-file'], aria2c: ['-i', '--input-file'] }
+
+function urlsFromFiles(st: AnalysisState, inv: Invocation, program: string): CallUrl[] {
+  const options = URL_FILE_OPTIONS[program]
+  if (!options) return []
+  const out: CallUrl[] = []
+  inv.argv.forEach((arg, i) => {
+    const file = options.includes(arg) ? inv.argv[i + 1] : options.filter((o) => o.startsWith('--')).map((o) => (arg.startsWith(`${o}=`) ? arg.slice(o.length + 1) : undefined)).find((v) => v !== undefined)
+    const text = file === undefined ? undefined : contentOf(st, inv.scope, file)
+    for (const raw of text === undefined ? [] : findUrls(text).slice(0, 64)) {
+      const url = parseCallUrl(raw)
+      if (url) out.push(url)
+    }
+  })
+  return out
+}
+
+/** Programs whose static output is computed from their input, given as file operands instead of stdin. */
+const FILE_INPUT: ReadonlySet<string> = new Set(['cat', 'base64', 'base32', 'xxd', 'rev'])
+
+/** `cat f`, `base64 -d f`, ... where `f` was written earlier in the same command: its content is the input. */
+function outputOfKnownFiles(st: AnalysisState, inv: Invocation, program: string): string | undefined {
+  if (!FILE_INPUT.has(program) || inv.stdin?.text !== undefined) return undefined
+  const files = inv.argv.slice(1).filter((a) => !a.startsWith('-'))
+  if (files.length === 0) return undefined
+  const texts = files.map((f) => writtenText(st, inv.scope, f))
+  if (texts.some((t) => t === undefined)) return undefined
+  return staticOutput(program, inv.argv.filter((a, i) => i === 0 || a.startsWith('-')), texts.join(''))
+}
+
+/**
+ * What a shell runs before its command: the file in `BASH_ENV` (bash) or `ENV` (sh), and `PROMPT_COMMAND`
+ * of an interactive bash, when set in the same command (`BASH_ENV=./x.sh bash -c :`).
+ */
+function shellStartup(st: AnalysisState, inv: Invocation, program: string): void {
+  for (const name of ['BASH_ENV', 'ENV']) {
+    const file = inv.scope.vars.get(name)
+    if (file !== undefined && file !== '') runWrittenFile(st, inv, file, program, true)
+  }
+  const prompt = inv.scope.vars.get('PROMPT_COMMAND')
+  if (prompt !== undefined && prompt.trim() !== '') execString(st, inv, prompt, [PLAIN], `${program} PROMPT_COMMAND`)
+}
+
+/** Applies pathname expansion to the program word (`/bin/r? -rf ~` runs `/bin/rm -rf ~`). */
+function withExpandedProgram(st: AnalysisState, inv: Invocation): Invocation {
+  const argv0 = inv.argv[0]
+  if (argv0 === undefined) return inv
+  const matches = expandProgramWord(argv0, { home: st.options.home, cwd: inv.scope.cwd })
+  if (matches === undefined) return inv
+  const first = inv.info[0] ?? PLAIN
+  return { ...inv, argv: [...matches, ...inv.argv.slice(1)], info: [...matches.map(() => first), ...inv.info.slice(1)] }
 }
 
 function readInto(scope: Scope, args: readonly string[], text: string): void {
@@ -184,7 +285,7 @@ function unwrap(st: AnalysisState, inv: Invocation, program: string): string | u
       const line = inv.stdin?.text?.split('\n').find((l) => l.trim() !== '')
       if (line !== undefined) inner = inner.map((a) => a.split(replace).join(line.trim()))
     } else {
-      const words = inv.stdin?.text?.split(/\s+/).filter((w) => w !== '') ?? []
+      const words = inv.stdin?.text?.split(/[\s\0]+/).filter((w) => w !== '') ?? []
       inner = [...inner, ...words.slice(0, 64)]
       innerInfo = [...innerInfo, ...words.slice(0, 64).map(() => PLAIN)]
     }
@@ -205,6 +306,25 @@ function xargsReplaceString(options: readonly string[]): string | undefined {
     if (o === '-i' || o === '--replace') return '{}'
     if (o.startsWith('-i')) return o.slice(2)
     if (o.startsWith('--replace=')) return o.slice('--replace='.length)
+  }
+  return undefined
+}
+
+const PARALLEL_VALUE_OPTIONS: ReadonlySet<string> = new Set(['-j', '--jobs', '-S', '--sshlogin', '-a', '--arg-file', '-d', '--delimiter', '-I', '--joblog', '--results', '--tmpdir', '-n', '--max-args', '--timeout', '--delay', '--retries'])
+
+/** GNU `parallel CMD ::: ARGS` (or ARGS on stdin): CMD runs in a shell with `{}` (or the end) bound to each argument. */
+function parallel(st: AnalysisState, inv: Invocation, record: () => void): undefined {
+  record()
+  const { argv } = inv
+  let i = 1
+  while (i < argv.length && argv[i]!.startsWith('-') && argv[i] !== ':::') i += PARALLEL_VALUE_OPTIONS.has(argv[i]!) ? 2 : 1
+  const sep = argv.findIndex((a, k) => k >= i && (a === ':::' || a === '::::' || a === ':::+'))
+  const template = argv.slice(i, sep === -1 ? argv.length : sep)
+  const inputs = sep === -1 ? (inv.stdin?.text?.split('\n').filter((l) => l.trim() !== '') ?? []) : argv.slice(sep + 1).filter((a) => !a.startsWith(':::'))
+  const text = template.join(' ')
+  for (const input of (inputs.length > 0 ? inputs : ['']).slice(0, MAX_FIND_ROOTS)) {
+    const line = text.includes('{}') ? text.split('{}').join(input) : `${text} ${input}`
+    execString(st, inv, line, inv.info.slice(i, sep === -1 ? argv.length : sep), 'parallel')
   }
   return undefined
 }

@@ -10,9 +10,10 @@ const SIMPLE: Readonly<Record<string, string>> = {
 
 /**
  * Decodes backslash escapes. `mode` selects the dialect: `ansi-c` for `$'...'`, `echo` for `echo -e`
- * (octal is `\0nnn`), `printf` for printf formats (octal is `\nnn`).
+ * (octal is `\0nnn`), `printf` for printf formats (octal is `\nnn`), `printf-b` for printf's `%b` arguments
+ * (bash takes both `\0nnn` and `\nnn` there).
  */
-export function decodeEscapes(text: string, mode: 'ansi-c' | 'echo' | 'printf'): string {
+export function decodeEscapes(text: string, mode: 'ansi-c' | 'echo' | 'printf' | 'printf-b'): string {
   let out = ''
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!
@@ -49,14 +50,15 @@ export function decodeEscapes(text: string, mode: 'ansi-c' | 'echo' | 'printf'):
       i += 2
       continue
     }
-    const octal = mode === 'echo' ? /^0[0-7]{0,3}/.exec(text.slice(i + 1)) : /^[0-7]{1,3}/.exec(text.slice(i + 1))
+    const zeroLed = mode === 'echo' || (mode === 'printf-b' && next === '0')
+    const octal = zeroLed ? /^0[0-7]{0,3}/.exec(text.slice(i + 1)) : /^[0-7]{1,3}/.exec(text.slice(i + 1))
     if (octal) {
-      const digits = mode === 'echo' ? octal[0].slice(1) : octal[0]
+      const digits = zeroLed ? octal[0].slice(1) : octal[0]
       out += String.fromCharCode(digits === '' ? 0 : parseInt(digits, 8) & 0xff)
       i += octal[0].length
       continue
     }
-    if (mode === 'echo' && next === 'c') return out
+    if ((mode === 'echo' || mode === 'printf-b') && next === 'c') return out
     out += ch + next
     i++
   }
@@ -90,7 +92,7 @@ export function renderPrintf(format: string, args: readonly string[]): string | 
       const arg = args[argIndex++] ?? ''
       consumed = true
       if (spec[2] === 's') out += arg
-      else if (spec[2] === 'b') out += decodeEscapes(arg, 'echo')
+      else if (spec[2] === 'b') out += decodeEscapes(arg, 'printf-b')
       else if (spec[2] === 'c') out += arg.slice(0, 1)
       else out += String(Number.parseInt(arg, 10) || 0)
     }

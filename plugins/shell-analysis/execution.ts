@@ -4,10 +4,11 @@
  * executed text (a downloader, a decoder) becomes a signal.
  */
 import { runsDownloaded } from './downloads.ts'
-import { pathLiteralsInCode, shellStringsInCode } from './inline-code.ts'
+import { scriptText, writtenText } from './files.ts'
+import { decodesThenRuns, pathLiteralsInCode, shellStringsInCode } from './inline-code.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
-import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS } from './programs.ts'
-import type { RecordExtras } from './record.ts'
+import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS, programName } from './programs.ts'
+import { recordCommand, type RecordExtras } from './record.ts'
 import type { AnalysisState, NestedRun } from './state.ts'
 
 /** Index of the string a shell runs with `-c` (or -1). */
@@ -63,14 +64,35 @@ export function shell(st: AnalysisState, inv: Invocation, program: string): void
 }
 
 /** A shell given a script operand (checked for substitutions and downloads) or reading stdin. */
+/** Paths through which a program reads its own standard input. */
+export const STDIN_PATHS: ReadonlySet<string> = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0'])
+
 export function stdinOrScript(st: AnalysisState, inv: Invocation, program: string, scriptIndex: number, stdinMode: boolean): void {
   const info = inv.info[scriptIndex]
-  if (!stdinMode && scriptIndex < inv.argv.length) {
+  if (!stdinMode && scriptIndex < inv.argv.length && !STDIN_PATHS.has(inv.argv[scriptIndex]!)) {
     if (info?.procsub) execSubstitution(st, info.programs)
     runsDownloaded(st, inv.scope, inv.argv[scriptIndex])
+    runWrittenFile(st, inv, inv.argv[scriptIndex], program, true)
+    // `sh ./svc.sh mode monitor` runs the script like `./svc.sh mode monitor`: gates on its name see it.
+    const script = inv.argv[scriptIndex]!
+    if (!info?.procsub) recordCommand(st, inv.scope, programName(script), inv.argv.slice(scriptIndex), [...inv.via, program], inv.redirects)
     return
   }
   stdinExec(st, inv, program, true)
+}
+
+/**
+ * A script the same command wrote earlier (`echo CODE > x.sh; bash x.sh`, `source <(echo CODE)`): its
+ * content is analysed as the shell code or interpreter code it is. `sameShell` for `source`/`.`.
+ */
+export function runWrittenFile(st: AnalysisState, inv: Invocation, raw: string | undefined, program: string, isShell: boolean, sameShell = false): void {
+  const script = scriptText(st, inv.scope, raw)
+  if (script === undefined) return
+  const label = `${program} ${raw}`
+  // A script already on disk (written by an earlier tool call) is analysed too, best effort.
+  if (isShell && script.onDisk) st.analyzeFile(script.text, inv.scope, [...inv.via, label])
+  else if (isShell) st.analyzeString(script.text, inv.scope, [...inv.via, label], sameShell ? { sameShell: true } : {})
+  else inlineCode(st, inv, script.text, label)
 }
 
 /** A string that is executed as shell code (`-c`, eval, su -c, watch). */
@@ -146,13 +168,31 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
     const info = inv.info[scriptIndex] ?? PLAIN
     if (info.procsub) execSubstitution(st, info.programs)
     runsDownloaded(st, inv.scope, inv.argv[scriptIndex])
+    // A script the command wrote earlier is analysed as if given inline (`python3 -c CODE`).
+    const script = argv[scriptIndex]!
+    const text = STDIN_PATHS.has(script) ? inv.stdin?.text : writtenText(st, inv.scope, script)
+    if (text !== undefined) interpretInline(st, inv, program, key, text, info, argv.slice(scriptIndex + 1), `${program} ${script}`)
+    // On disk (an earlier tool call wrote it): the commands it hands to a shell, and decode-and-run.
+    else if (!STDIN_PATHS.has(script) && !CODE_FIRST_OPERAND.has(key)) runWrittenFile(st, inv, script, program, false)
+    if (STDIN_PATHS.has(script)) stdinExec(st, inv, program, false)
     return
   }
+  // A program on stdin (`python3 <<EOF`) is analysed as if given inline, too.
+  if (inv.stdin?.text !== undefined) interpretInline(st, inv, program, key, inv.stdin.text, PLAIN, [], `${program} <`)
   stdinExec(st, inv, program, false)
+}
+
+/** Analyses `text` as the interpreter's inline code (`python3 -c TEXT`), so code-level gates see it. */
+function interpretInline(st: AnalysisState, inv: Invocation, program: string, key: string, text: string, info: FieldInfo, rest: readonly string[], label: string): void {
+  const inlineOption = (INTERPRETERS.get(key) ?? [])[0]
+  if (inlineOption === undefined || CODE_FIRST_OPERAND.has(key)) return
+  const inline: Invocation = { ...inv, argv: [inv.argv[0]!, inlineOption, text, ...rest], info: [inv.info[0] ?? PLAIN, PLAIN, info, ...rest.map(() => PLAIN)], via: [...inv.via, label], stdin: undefined }
+  interpret(st, inline, program, key, (extras = {}) => void recordCommand(st, inline.scope, program, inline.argv, inline.via, inline.redirects, extras))
 }
 
 /** Inline interpreter code: flagged, and the shell strings it hands to system/exec analysed. */
 export function inlineCode(st: AnalysisState, inv: Invocation, code: string, label: string): void {
   st.signals.add('inline_code')
+  if (decodesThenRuns(code)) st.signals.add('decode_exec')
   for (const text of shellStringsInCode(code)) st.analyzeString(text, inv.scope, [...inv.via, label])
 }

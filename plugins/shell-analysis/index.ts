@@ -3,7 +3,7 @@
  * commands that would actually run (see analyze.ts), and adds the paths and URLs they touch to the
  * request. It replaces the raw-command placeholder; gates read `request.shell`.
  */
-import { EngineError, ERR, STAGE, type CallUrl, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
+import { EngineError, ERR, lexicalPath, STAGE, type CallUrl, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
 import { analyzeCommand } from './analyze.ts'
 import { loadBashParser, type BashParser } from './parser.ts'
 import type { Budget } from './state.ts'
@@ -18,8 +18,35 @@ const NAME = 'analysis:shell'
 export function commandText(input: Readonly<Record<string, unknown>>): string | undefined {
   const command = input.command ?? input.cmd
   if (typeof command === 'string') return command
-  if (Array.isArray(command) && command.length > 0 && command.every((c) => typeof c === 'string')) return command.map(shellQuote).join(' ')
+  if (typeof command === 'number' || typeof command === 'boolean') return String(command)
+  // An argv with a stray non-string element is still that argv (it used to skip analysis and be allowed).
+  if (Array.isArray(command) && command.length > 0) return command.map((c) => shellQuote(typeof c === 'string' ? c : (JSON.stringify(c) ?? String(c)))).join(' ')
   return undefined
+}
+
+/**
+ * Text typed into a running terminal session (Codex unified exec `write_stdin {chars}`) is shell input as
+ * much as a command is: `exec_command bash` followed by `write_stdin "rm -rf ~\n"` must be analysed too.
+ */
+export function terminalInput(tool: string, input: Readonly<Record<string, unknown>>): string | undefined {
+  if (!/stdin|terminal|send_keys|type_text/i.test(tool)) return undefined
+  const text = input.chars ?? input.input ?? input.text ?? input.keys
+  return typeof text === 'string' && text.trim() !== '' ? text : undefined
+}
+
+/** Input fields in which shell tools name the directory the command runs in (Gemini, Cursor, Codex). */
+const WORKDIR_FIELDS = ['dir_path', 'directory', 'working_directory', 'workdir', 'cwd'] as const
+
+/**
+ * Where the command runs: the tool's own working-directory field (resolved against the call's cwd) wins
+ * over the call's cwd, since that is where the harness starts it (`rm -rf *` with `dir_path: /`).
+ */
+export function shellCwd(input: Readonly<Record<string, unknown>>, cwd: string | undefined, home: string): string | undefined {
+  for (const field of WORKDIR_FIELDS) {
+    const value = input[field]
+    if (typeof value === 'string' && value.trim() !== '') return lexicalPath(value, cwd, home)
+  }
+  return cwd
 }
 
 function shellQuote(arg: string): string {
@@ -36,10 +63,10 @@ export function createShellAnalysisPlugin(budget: Partial<Budget> = {}): EngineP
         parser = await loadBashParser()
       })
       hooks.preEvaluate.tap({ name: NAME, stage: STAGE.DEFAULT }, (request, ctx): EvalRequest => {
-        const raw = commandText(request.input)
+        const raw = commandText(request.input) ?? terminalInput(request.tool, request.input)
         if (raw === undefined || request.shell) return request
         if (!parser) throw new EngineError(ERR.PLUGIN_FAILED, 'the bash parser is not loaded (initialize hook did not run)', { plugin: NAME })
-        const shell = analyzeCommand(raw, { parser, home: ctx.home, cwd: request.cwd, budget })
+        const shell = analyzeCommand(raw, { parser, home: ctx.home, cwd: shellCwd(request.input, request.cwd, ctx.home), budget, ...(ctx.svcHome ? { svcHome: ctx.svcHome } : {}) })
         const paths = new Set(request.paths)
         const urls: CallUrl[] = [...request.urls]
         for (const command of shell.commands) {

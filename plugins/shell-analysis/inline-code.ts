@@ -8,6 +8,8 @@ const EXEC_CALL = /(?:\bos\.system|\bos\.popen|\bsubprocess\.\w+|\bcommands\.get
 const STRING = /'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|`((?:[^`\\]|\\.)*)`/y
 const SEPARATOR = /\s*[,+]\s*/y
 const MAX_STRINGS = 16
+/** Home directory APIs: `os.environ["HOME"]`, `os.getenv('HOME')`, `$ENV{HOME}`, `process.env.HOME`, `os.homedir()`, `Dir.home`, `Path.home()`. */
+const HOME_API = /\benviron(?:\.get)?\s*[[(]\s*['"]HOME['"]|\bgetenv\s*\(\s*['"]HOME['"]|\$ENV\s*\{\s*['"]?HOME['"]?\s*\}|\benv\.HOME\b|\bENV\s*\[\s*['"]HOME['"]|\bhomedir\s*\(|\bDir\.home\b|\bPath\.home\s*\(|\$_SERVER\s*\[\s*['"]HOME['"]|\bexpanduser\s*\(\s*['"]~['"]|\bDeno\.env\.get\s*\(\s*['"]HOME['"]/
 
 /** Shell command strings the code passes to system/exec-like calls, backticks, `qx()` and `%x()`. */
 export function shellStringsInCode(code: string): string[] {
@@ -40,14 +42,26 @@ function stringSequence(code: string, start: number): string[] {
 
 /** String literals in the code that look like file paths (`'/etc/shadow'`, `"~/.ssh/id_rsa"`). */
 export function pathLiteralsInCode(code: string): string[] {
-  const out: string[] = []
+  // The home directory spelled through the language's API is the home directory.
+  const out: string[] = HOME_API.test(code) ? ['~'] : []
   for (const m of code.matchAll(/'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g)) {
     const s = unescapeLiteral(m[1] ?? m[2] ?? '')
-    if (/^(~|\/|\$HOME\/)[^\s]*$/.test(s) && !s.startsWith('//')) out.push(s)
+    // Absolute and home paths, and relative ones that name a dotfile or a directory (`.svc.yaml`, `./x`, `a/b`).
+    if ((/^(~|\/|\$HOME\/)[^\s]*$/.test(s) && !s.startsWith('//')) || /^(\.[\w.-]+|[\w.-]+\/[\w./@-]*)$/.test(s)) out.push(s)
   }
   return out.slice(0, 32)
 }
 
 function unescapeLiteral(s: string): string {
   return s.replace(/\\(x[0-9a-fA-F]{2}|.)/g, (_, e: string) => (e.length === 3 ? String.fromCharCode(parseInt(e.slice(1), 16)) : e === 'n' ? '\n' : e === 't' ? '\t' : e))
+}
+
+/** Decoding calls: base64, hex, rot13, zlib, marshal, pack/unpack, atob, Buffer.from(..., 'base64'|'hex'). */
+const DECODE_CALL = /\bb(?:64|32|16|85)decode\b|\bbase64\.\w*decode|\bfromhex\b|\bunhexlify\b|\bcodecs\.decode\b|\bzlib\.decompress\b|\bgzip\.decompress\b|\bmarshal\.loads\b|\bpickle\.loads\b|\batob\s*\(|\bBuffer\.from\s*\([^)]*['"](?:base64|hex|base64url)['"]|\b(?:un)?pack\s*\(?\s*['"](?:H\*|h\*|m|u)['"]|\bdecode64\b|\bunpack1?\s*\(\s*['"]m|\bBase64\.\w*decode|\bgzinflate\b|\bstr_rot13\b|\bhex2bin\b|\bString\.fromCharCode\s*\(/
+/** Calls that run code or commands: eval/exec/system/popen/subprocess/child_process/Function(. */
+const RUN_CALL = /\b(?:eval|exec|execfile|compile|system|popen|spawn|spawnSync|execSync|execFileSync|Function|passthru|shell_exec|proc_open|assert)\s*\(|\bsubprocess\.|\bchild_process\b|\bos\.system\b|\beval\s+|`|\bqx\b|\bIO\.popen\b|\bKernel\.\w+/
+
+/** Inline code that decodes data and runs code in the same program: decode-then-execute by another name. */
+export function decodesThenRuns(code: string): boolean {
+  return DECODE_CALL.test(code) && RUN_CALL.test(code)
 }

@@ -39,12 +39,15 @@ function git(argv: readonly string[]): Nested | undefined {
   return undefined
 }
 
+/** Options of package runners that take a value in the next argument (`--package x`, pnpm `--filter x`). */
+const RUNNER_VALUE_OPTIONS: ReadonlySet<string> = new Set(['-p', '--package', '--filter', '-F', '--workspace', '-w', '--prefix', '-C', '--dir', '--cwd', '--registry', '--cache'])
+
 function npx(argv: readonly string[]): Nested | undefined {
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i]!
-    if ((arg === '-c' || arg === '--call') && argv[i + 1] !== undefined) return { kind: 'string', text: argv[i + 1]!, exclude: [i + 1], label: '-c' }
+    if ((arg === '-c' || arg === '--call' || arg === '--shell-mode') && argv[i + 1] !== undefined) return { kind: 'string', text: argv[i + 1]!, exclude: [i + 1], label: '-c' }
     if (arg.startsWith('--call=')) return { kind: 'string', text: arg.slice(7), exclude: [i], label: '-c' }
-    if (arg === '-p' || arg === '--package') {
+    if (RUNNER_VALUE_OPTIONS.has(arg)) {
       i++
       continue
     }
@@ -54,8 +57,51 @@ function npx(argv: readonly string[]): Nested | undefined {
   return undefined
 }
 
+/**
+ * `npm exec`/`npm x`, `pnpm exec`/`pnpm dlx`, `yarn exec`/`yarn dlx`, `bun x`: npx behind a subcommand
+ * (global options such as `--prefix DIR` may come first).
+ */
+function subcommandRunner(subcommands: readonly string[]): (argv: readonly string[]) => Nested | undefined {
+  return (argv) => {
+    let i = 1
+    while (i < argv.length && argv[i]!.startsWith('-')) i += RUNNER_VALUE_OPTIONS.has(argv[i]!) ? 2 : 1
+    if (!subcommands.includes(argv[i] ?? '')) return undefined
+    const inner = npx(argv.slice(i))
+    if (inner === undefined) return undefined
+    return inner.kind === 'argv' ? { ...inner, start: inner.start + i } : { ...inner, exclude: inner.exclude.map((k) => k + i) }
+  }
+}
+
+/** Vim-family `-c CMD`, `--cmd CMD`, `+CMD`: an ex command `!CMD` (or `silent !CMD`) runs CMD in a shell. */
+function vim(argv: readonly string[]): Nested | undefined {
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i]!
+    const value = arg === '-c' || arg === '--cmd' ? argv[i + 1] : arg.startsWith('+') ? arg.slice(1) : undefined
+    const index = arg.startsWith('+') ? i : i + 1
+    const m = value === undefined ? null : /^[\s:]*(?:(?:silent|sil|exe|execute|keepalt)!?\s+)*(?:\d*,?\d*|%)?(?:r(?:ead)?\s*|w(?:rite)?\s*)?!(.+)$/s.exec(value)
+    if (m) return { kind: 'string', text: m[1]!, exclude: [index], label: '-c !' }
+  }
+  return undefined
+}
+
 /** Finders of nested command strings, by program. */
-export const NESTED_COMMANDS: Readonly<Record<string, (argv: readonly string[]) => Nested | undefined>> = { ssh, git, npx, bunx: npx, pnpx: npx }
+export const NESTED_COMMANDS: Readonly<Record<string, (argv: readonly string[]) => Nested | undefined>> = {
+  ssh,
+  git,
+  npx,
+  bunx: npx,
+  pnpx: npx,
+  npm: subcommandRunner(['exec', 'x']),
+  pnpm: subcommandRunner(['exec', 'dlx']),
+  yarn: subcommandRunner(['exec', 'dlx']),
+  bun: subcommandRunner(['x']),
+  vim,
+  vi: vim,
+  nvim: vim,
+  ex: vim,
+  view: vim,
+  gvim: vim,
+}
 
 /** `read [-r] [-a] NAME...` from known input: the first line split on whitespace, the rest to the last name. */
 export function readFields(args: readonly string[], text: string): Map<string, string> {

@@ -4,7 +4,7 @@
  */
 import type { CallUrl } from '../../core/types.ts'
 import { DATA_PROGRAMS, DOWNLOADERS, PATTERN_FIRST, TEXT_OPTIONS } from './programs.ts'
-import { bareHttpTarget, devTcpTarget, findUrls, parseCallUrl as parseUrl } from './urls.ts'
+import { bareHttpTarget, devTcpTarget, findUrls, parseCallUrl as parseUrl, socketPathsIn } from './urls.ts'
 
 const HTTP_CLIENTS: ReadonlySet<string> = new Set(['curl', 'wget', 'http', 'https', 'xh', 'xhs', 'httpie', 'curlie', 'aria2c', 'lwp-request', 'GET', 'POST', 'websocat', 'grpcurl'])
 const SOCKET_CLIENTS: ReadonlySet<string> = new Set(['nc', 'ncat', 'netcat', 'telnet', 'nmap'])
@@ -87,6 +87,7 @@ export function urlOperands(program: string, argv: readonly string[], redirectTa
   for (const arg of args) {
     for (const raw of findUrls(arg)) add(parseUrl(raw))
     add(devTcpTarget(arg))
+    for (const u of socketPathsIn(arg)) add(u)
   }
   if (HTTP_CLIENTS.has(program) || DOWNLOADERS.has(program)) {
     for (const arg of positionals(args)) add(bareHttpTarget(arg))

@@ -2,7 +2,7 @@
  * Path spellings of shell operands: the core's lexical and symlink-resolved forms (`~`, `$HOME`, `..`, `//`,
  * links), plus what a wildcard operand expands to on disk.
  */
-import { globSync } from 'node:fs'
+import { globSync, statSync } from 'node:fs'
 import { posix } from 'node:path'
 import { canonicalPath, lexicalPath as coreLexicalPath, pathSpellings } from '../../core/index.ts'
 
@@ -42,5 +42,55 @@ function expandPattern(pattern: string): string[] {
     return globSync(flat).slice(0, MAX_GLOB_MATCHES).map((m) => posix.resolve('/', m))
   } catch {
     return []
+  }
+}
+
+/**
+ * Bash expands a wildcard in the program word too (`/bin/r?`, `/usr/bin/[r]m`): the sorted matches become
+ * the program and its first arguments. Undefined when `word` has no wildcard or matches nothing (bash then
+ * runs the word as written).
+ */
+export function expandProgramWord(word: string, ctx: PathContext): string[] | undefined {
+  if (!/[*?[]/.test(word) || word.length > MAX_PATH || word.includes('\0')) return undefined
+  const lexical = lexicalPath(word, ctx)
+  if (lexical === undefined) return undefined
+  const matches = expandPattern(lexical).sort()
+  if (matches.length === 0) return undefined
+  // Relative words stay relative in bash's expansion; the analysis only needs the name, so absolute is fine.
+  return matches
+}
+
+/** Programs that put their source operands into a destination directory (`cp a b DIR/`, `mv -t DIR a`). */
+const INTO_DIRECTORY: ReadonlySet<string> = new Set(['cp', 'gcp', 'mv', 'gmv', 'install', 'ginstall', 'ln', 'gln', 'rsync', 'scp', 'ditto'])
+
+/**
+ * The files a copy or move creates inside a destination directory: `cp settings.json ~/.claude` writes
+ * `~/.claude/settings.json`. The destination is `-t DIR`/`--target-directory=DIR`, or the last operand
+ * when it ends with `/` or is an existing directory.
+ */
+export function intoDirectory(program: string, argv: readonly string[], operands: readonly string[], ctx: PathContext): string[] {
+  if (!INTO_DIRECTORY.has(program) || operands.length < 2) return []
+  const flagged = argv.findIndex((a) => a === '-t' || a === '--target-directory')
+  const inline = argv.find((a) => a.startsWith('--target-directory='))
+  let dir = flagged > 0 ? argv[flagged + 1] : inline?.slice('--target-directory='.length)
+  let sources = operands.filter((o) => o !== dir)
+  if (dir === undefined) {
+    const last = operands[operands.length - 1]!
+    const lexical = lexicalPath(last, ctx)
+    if (!last.endsWith('/') && !(lexical !== undefined && isDirectory(lexical))) return []
+    dir = last
+    sources = operands.slice(0, -1)
+  }
+  return sources.slice(0, MAX_GLOB_MATCHES).flatMap((src) => {
+    const name = posix.basename(src.replace(/\/+$/, ''))
+    return name === '' || name === '.' || name === '..' ? [] : [`${dir!.replace(/\/+$/, '')}/${name}`]
+  })
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
   }
 }

@@ -2,6 +2,7 @@
  * What the analyser knows about programs: wrappers that run another command, shells, interpreters with
  * inline code, downloaders and decoders. Tables, not logic, so reviewers can extend them safely.
  */
+import { CASE_INSENSITIVE_FS } from '../../core/index.ts'
 
 /** How a wrapper's own options are laid out, so the wrapped command can be found after them. */
 export interface WrapperSpec {
@@ -46,6 +47,7 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
   ['catchsegv', { endOfOptions: true }],
   ['xargs', { valueShort: 'adEeIiLlnPs', valueLong: ['--arg-file', '--delimiter', '--eof', '--replace', '--max-lines', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'], endOfOptions: true }],
   ['busybox', { endOfOptions: true }],
+  ['toybox', { endOfOptions: true }],
   ['env', { valueShort: 'uCS', valueLong: ['--unset', '--chdir', '--split-string'], endOfOptions: true }],
 ])
 
@@ -96,11 +98,15 @@ export const TEXT_OPTIONS: ReadonlyMap<string, readonly string[]> = new Map<stri
   ['jq', ['--arg', '--argjson']],
 ])
 
-/** Basename of a program path: `/usr/bin/rm` → `rm`, `./rm` → `rm`. */
+/**
+ * Basename of a program path: `/usr/bin/rm` → `rm`, `./rm` → `rm`. Lower-cased where the file system
+ * ignores case (macOS, Windows), since `SUDO` or `RM` run `sudo` and `rm` there.
+ */
 export function programName(argv0: string): string {
   const trimmed = argv0.replace(/\/+$/, '')
   const base = trimmed.slice(trimmed.lastIndexOf('/') + 1)
-  return base === '' ? argv0 : base
+  const name = base === '' ? argv0 : base
+  return CASE_INSENSITIVE_FS ? name.toLowerCase() : name
 }
 
 /** `python3.12` → `python3`, `node20` stays; versioned interpreter names map to the table's key. */

@@ -1,9 +1,9 @@
 /**
  * Turns an effective argv into the ShellCommand gates see, with its canonical paths, writes and URLs.
  */
-import type { ShellCommand } from '../../core/types.ts'
+import type { CallUrl, ShellCommand } from '../../core/types.ts'
 import { pathOperands, urlOperands } from './operands.ts'
-import { canonicalPaths, lexicalPath } from './paths.ts'
+import { canonicalPaths, intoDirectory, lexicalPath } from './paths.ts'
 import type { AnalysisState, Redirects, Scope } from './state.ts'
 
 const MAX_OPERANDS = 256
@@ -14,6 +14,8 @@ export interface RecordExtras {
   readonly paths?: readonly string[]
   /** argv indexes that are code or command strings, not operands. */
   readonly exclude?: readonly number[]
+  /** Destinations named outside the argv (a curl config file, a wget URL list). */
+  readonly urls?: readonly CallUrl[]
 }
 
 /** Records one simple command and returns it. */
@@ -22,11 +24,11 @@ export function recordCommand(st: AnalysisState, scope: Scope, program: string, 
   const all = [...new Set(pathOperands(program, argv.map((a, i) => (extras.exclude?.includes(i) ? '' : a))))]
   // Symlinks and wildcards cost disk lookups: past MAX_OPERANDS, operands get the lexical spelling only
   // (never dropped, so padding a command with junk operands cannot hide `~` at its end).
-  const operands = all.slice(0, MAX_OPERANDS)
+  const operands = [...all.slice(0, MAX_OPERANDS), ...intoDirectory(program, argv, all.slice(0, MAX_OPERANDS), { home: st.options.home, cwd: scope.cwd })]
   const overflow = all.slice(MAX_OPERANDS).flatMap((o) => lexicalPath(o, { home: st.options.home, cwd: scope.cwd }) ?? [])
   const writes = canon(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes)
   const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...overflow, ...writes])
-  const urls = urlOperands(program, argv, [...redirects.reads, ...redirects.writes])
+  const urls = [...urlOperands(program, argv, [...redirects.reads, ...redirects.writes]), ...(extras.urls ?? [])]
   const command: ShellCommand = {
     program,
     argv: [...argv],

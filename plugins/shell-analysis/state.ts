@@ -69,6 +69,7 @@ export const NO_REDIRECTS: Redirects = { reads: [], writes: [] }
 export interface AnalysisOptions {
   readonly home: string
   readonly cwd?: string
+  readonly svcHome?: string
 }
 
 /** Collects commands and signals and enforces the budget while one command string is analysed. */
@@ -83,11 +84,20 @@ export class AnalysisState {
   readonly activeFunctions = new Set<string>()
   /** Canonical paths that downloaders in this command write to (`curl -o x.sh`), to spot running them later. */
   readonly downloads = new Set<string>()
+  /** Files written earlier in the same command with known content (see files.ts): canonical path → text. */
+  readonly files = new Map<string, string>()
+  /** Process substitutions seen so far (each gets its own `/dev/fd/N`). */
+  procsubs = 0
   /** Symlinks created earlier in the same command (`ln -s / x`): link path → target, both canonical. */
   readonly links = new Map<string, string>()
   private nesting = 0
   /** Set by analyze.ts: parses and walks a string as shell code (recursion point for `-c`, eval, pipes). */
   analyzeString: (text: string, parent: Scope, via: readonly string[], how?: NestedRun) => void = () => {}
+  /**
+   * Set by analyze.ts: analyses a script file found on disk, best effort and isolated (its own budget; a
+   * file it cannot analyse adds nothing rather than refusing the command that runs it).
+   */
+  analyzeFile: (text: string, parent: Scope, via: readonly string[]) => void = () => {}
   /** Set by analyze.ts: walks a command or process substitution and returns its static output. */
   substitute: (node: SyntaxNode, scope: Scope) => { output?: string; programs: readonly string[] } = () => ({ programs: [] })
 

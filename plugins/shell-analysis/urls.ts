@@ -30,3 +30,15 @@ export function devTcpTarget(path: string): CallUrl | undefined {
   const m = /^\/dev\/(tcp|udp)\/([^/]+)\/(\d{1,5})$/.exec(path)
   return m ? parseCallUrl(`${m[1]}://${m[2]!.includes(':') ? `[${m[2]}]` : m[2]}:${m[3]}`) : undefined
 }
+
+/** Socket special files inside any text: bash `/dev/tcp/HOST/PORT`, gawk `/inet/tcp/LPORT/HOST/PORT`. */
+export function socketPathsIn(text: string): CallUrl[] {
+  const out: CallUrl[] = []
+  for (const m of text.matchAll(/\/dev\/(tcp|udp)\/([^/\s'"]+)\/(\d{1,5})|\/inet[46]?\/(tcp|udp)\/\d+\/([^/\s'"]+)\/(\d{1,5})/g)) {
+    const host = m[2] ?? m[5]!
+    const url = parseCallUrl(`${m[1] ?? m[4]}://${host.includes(':') ? `[${host}]` : host}:${m[3] ?? m[6]}`)
+    if (url) out.push(url)
+    if (out.length >= 16) break
+  }
+  return out
+}

@@ -3,12 +3,14 @@
  * control flow, functions, assignments and redirections, handing each simple command to `dispatch`.
  */
 import { dispatch, type FieldInfo } from './dispatch.ts'
+import { forgetWrite, processSubstitutionFile, rememberWrite, writtenText } from './files.ts'
 import type { SyntaxNode } from './parser.ts'
-import { addRedirects } from './record.ts'
+import { addRedirects, recordCommand } from './record.ts'
 import { BudgetExceeded, NO_REDIRECTS, type AnalysisState, type Redirects, type Scope, type Stdin } from './state.ts'
 import { evaluateString, evaluateWord, type WordContext } from './words.ts'
 
 const WRITE_OPS: ReadonlySet<string> = new Set(['>', '>>', '&>', '&>>', '>|', '<>'])
+const STDOUT_PATHS: ReadonlySet<string> = new Set(['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1'])
 const MAX_LOOP_VALUES = 8
 
 /** Walks one statement; returns its static output when known. */
@@ -106,22 +108,60 @@ function wordContext(st: AnalysisState, scope: Scope): WordContext {
       if (name === 'PWD') return scope.cwd
       if (name === 'IFS') return ' \t\n'
       // svc's own default home: reaching it through the variable must look the same as spelling it out.
-      if (name === 'SVC_HOME') return `${st.options.home}/.svc`
+      if (name === 'SVC_HOME') return st.options.svcHome ?? `${st.options.home}/.svc`
       if (name === 'SHELL' || name === 'BASH') return '/bin/bash'
       return undefined
     },
     substitute: (node) => st.substitute(node, scope),
+    procsubFile: (output) => processSubstitutionFile(st, output),
   }
 }
+
+/** A prefix assignment: startup variables a shell acts on are kept for the command; others are only evaluated. */
+function prefixAssignment(st: AnalysisState, node: SyntaxNode, commandScope: Scope): void {
+  const name = node.childForFieldName('name')?.text
+  const valueNode = node.childForFieldName('value')
+  const value = evaluateString(valueNode ? [valueNode] : [node], wordContext(st, commandScope))
+  if (name && STARTUP_VARIABLES.has(name) && !value.dynamic) commandScope.vars.set(name, value.fields[0] ?? '')
+}
+
+const STARTUP_VARIABLES: ReadonlySet<string> = new Set(['BASH_ENV', 'ENV', 'PROMPT_COMMAND'])
 
 function assign(st: AnalysisState, node: SyntaxNode, scope: Scope): void {
   const name = node.childForFieldName('name')?.text
   const valueNode = node.childForFieldName('value')
   const value = valueNode ? evaluateString([valueNode], wordContext(st, scope)) : undefined
   if (!name) return
+  if (valueNode?.type === 'array') return assignArray(st, name, valueNode, scope)
   // A dynamic value keeps its source spelling (`$(cat f)`), so `$X` as a program is still flagged dynamic.
   if (value?.dynamic) scope.vars.delete(name)
   else scope.vars.set(name, value?.fields[0] ?? '')
+}
+
+const MAX_ARRAY_ELEMENTS = 64
+
+/**
+ * `a=(rm -rf ~)`: elements are kept under `a[0]`, `a[1]`, ... and all of them under `a[@]`, so
+ * `"${a[@]}"` as a command is the command it spells. A dynamic element forgets the whole array.
+ */
+function assignArray(st: AnalysisState, name: string, array: SyntaxNode, scope: Scope): void {
+  const ctx = wordContext(st, scope)
+  const elements: string[] = []
+  let dynamic = false
+  for (const child of array.namedChildren) {
+    if (!child || child.type === 'comment') continue
+    const v = evaluateString([child], ctx)
+    if (v.dynamic) dynamic = true
+    elements.push(...v.fields)
+  }
+  for (const key of [...scope.vars.keys()]) if (key.startsWith(`${name}[`)) scope.vars.delete(key)
+  if (dynamic || elements.length > MAX_ARRAY_ELEMENTS) {
+    scope.vars.delete(name)
+    return
+  }
+  scope.vars.set(name, elements[0] ?? '')
+  scope.vars.set(`${name}[@]`, elements.join(' '))
+  elements.forEach((e, i) => scope.vars.set(`${name}[${i}]`, e))
 }
 
 /** Groups adjacent nodes into shell words (`$"x"` and some concatenations arrive as siblings). */
@@ -142,6 +182,10 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
   let input = stdin
   let nameNode: SyntaxNode | undefined
   const ctx = wordContext(st, scope)
+  // `VAR=x cmd`: the variable is set for this command only.
+  const commandScope: Scope = { ...scope, vars: new Map(scope.vars) }
+  const ownWrites: string[] = []
+  const appends = new Set<string>()
   for (let i = 0; i < node.childCount; i++) {
     const child = node.child(i)
     if (!child) continue
@@ -150,12 +194,16 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
       nameNode = child
       wordNodes.push(...child.children.filter((c): c is SyntaxNode => c !== null))
     } else if (field === 'argument') wordNodes.push(child)
-    else if (child.type === 'variable_assignment') evaluateString([child], ctx)
-    else if (child.type === 'file_redirect') fileRedirect(st, child, scope, reads, writes)
+    else if (child.type === 'variable_assignment') prefixAssignment(st, child, commandScope)
+    else if (child.type === 'file_redirect') input = fileRedirect(st, child, scope, reads, ownWrites, appends) ?? input
     else if (child.type === 'herestring_redirect') input = herestring(st, child, scope)
     else if (child.isNamed && child.type !== 'comment') walkStatement(st, child, scope)
   }
-  if (!nameNode) return undefined
+  writes.push(...ownWrites)
+  if (!nameNode) {
+    recordBareRedirect(st, scope, reads, writes, appends)
+    return undefined
+  }
   const fields: string[] = []
   const info: FieldInfo[] = []
   let length = 0
@@ -178,7 +226,9 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
   }
   const fn = fields[0] !== undefined ? scope.functions.get(fields[0]) : undefined
   if (fn && fields[0] !== undefined && !st.activeFunctions.has(fields[0])) return callFunction(st, fields[0], fn, fields.slice(1), scope)
-  return dispatch(st, { argv: fields, info, scope, via: scope.via, stdin: input, redirects: { reads, writes } })
+  const output = dispatch(st, { argv: fields, info, scope: commandScope.vars.size === scope.vars.size ? scope : commandScope, via: scope.via, stdin: input, redirects: { reads, writes } })
+  rememberWrites(st, scope, ownWrites, appends, output)
+  return output
 }
 
 /** Runs a function body again with the call's arguments as $1.. (its first walk had them unknown). */
@@ -197,15 +247,41 @@ function callFunction(st: AnalysisState, name: string, body: SyntaxNode, args: r
   return undefined
 }
 
-function fileRedirect(st: AnalysisState, node: SyntaxNode, scope: Scope, reads: string[], writes: string[]): void {
+function fileRedirect(st: AnalysisState, node: SyntaxNode, scope: Scope, reads: string[], writes: string[], appends?: Set<string>): Stdin | undefined {
   const dest = node.childForFieldName('destination')
-  if (!dest) return
+  if (!dest) return undefined
   const op = node.children.find((c) => c !== null && /^[<>&|]+$/.test(c.type))?.type ?? '>'
-  if ((op === '>&' || op === '<&') && /^\d+$|^-$/.test(dest.text)) return
-  const target = evaluateString([dest], wordContext(st, scope)).fields[0]
-  if (target === undefined || target === '') return
-  if (WRITE_OPS.has(op) || op === '>&') writes.push(target)
-  else reads.push(target)
+  if ((op === '>&' || op === '<&') && /^\d+$|^-$/.test(dest.text)) return undefined
+  const value = evaluateString([dest], wordContext(st, scope))
+  const target = value.fields[0]
+  if (target === undefined || target === '') return undefined
+  if (WRITE_OPS.has(op) || op === '>&') {
+    writes.push(target)
+    if (op === '>>' || op === '&>>') appends?.add(target)
+    return undefined
+  }
+  reads.push(target)
+  // `cmd < file` where the command wrote `file` (or it is a process substitution) earlier: stdin is known.
+  if (op === '<') {
+    const text = writtenText(st, scope, target)
+    return { kind: 'file', text, programs: value.programs }
+  }
+  return undefined
+}
+
+/** `> file` with no command still opens (and truncates) the file: recorded as the no-op command `:`. */
+function recordBareRedirect(st: AnalysisState, scope: Scope, reads: readonly string[], writes: readonly string[], appends: ReadonlySet<string>): void {
+  if (reads.length === 0 && writes.length === 0) return
+  recordCommand(st, scope, ':', [':'], scope.via, { reads, writes })
+  rememberWrites(st, scope, writes, appends, '')
+}
+
+/** After a command ran: what it printed lands in the files it redirects to (or they become unknown). */
+function rememberWrites(st: AnalysisState, scope: Scope, writes: readonly string[], appends: ReadonlySet<string>, output: string | undefined): void {
+  for (const target of writes) {
+    if (output === undefined) forgetWrite(st, scope, target)
+    else rememberWrite(st, scope, target, output.endsWith('\n') || output === '' ? output : `${output}\n`, appends.has(target))
+  }
 }
 
 function herestring(st: AnalysisState, node: SyntaxNode, scope: Scope): Stdin {
@@ -240,10 +316,11 @@ function heredocText(st: AnalysisState, node: SyntaxNode, scope: Scope): { text?
 function redirected(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: Stdin): string | undefined {
   const reads: string[] = []
   const writes: string[] = []
+  const appends = new Set<string>()
   let input = stdin
   const continuations: SyntaxNode[] = []
   const handleRedirect = (r: SyntaxNode): void => {
-    if (r.type === 'file_redirect') fileRedirect(st, r, scope, reads, writes)
+    if (r.type === 'file_redirect') input = fileRedirect(st, r, scope, reads, writes, appends) ?? input
     else if (r.type === 'herestring_redirect') input = herestring(st, r, scope)
     else if (r.type === 'heredoc_redirect') {
       const doc = heredocText(st, r, scope)
@@ -259,7 +336,10 @@ function redirected(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: S
     const child = node.child(i)
     if (child && node.fieldNameForChild(i) === 'redirect') handleRedirect(child)
   }
-  if (!body) return undefined
+  if (!body) {
+    recordBareRedirect(st, scope, reads, writes, appends)
+    return undefined
+  }
   const mark = st.commands.length
   let out: string | undefined
   if (body.type === 'command') out = runCommand(st, body, scope, input, { reads, writes })
@@ -267,11 +347,13 @@ function redirected(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: S
     out = walkStatement(st, body, scope, input)
     addRedirects(st, scope, mark, { reads, writes })
   }
+  rememberWrites(st, scope, writes, appends, continuations.length === 0 ? out : undefined)
   for (const cont of continuations) {
     if (cont.type === 'pipeline') out = pipeline(st, cont.namedChildren, scope, { kind: 'pipe', text: out, programs: st.programsSince(mark) })
     else out = walkStatement(st, cont, scope)
   }
-  return writes.length > 0 ? undefined : out
+  // Output redirected to stdout itself (`> /dev/stdout`) still flows down the pipe.
+  return writes.some((w) => !STDOUT_PATHS.has(w)) ? undefined : out
 }
 
 function forLoop(st: AnalysisState, node: SyntaxNode, scope: Scope): undefined {

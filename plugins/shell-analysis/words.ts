@@ -4,7 +4,9 @@
  * output when it can be computed statically, field splitting on $IFS and brace expansion.
  * Anything that cannot be known is kept as written and flagged `dynamic`.
  */
+import { evaluateArithmetic } from './arithmetic.ts'
 import { decodeEscapes } from './escapes.ts'
+import { arrayKey, transform } from './parameter-ops.ts'
 import type { SyntaxNode } from './parser.ts'
 import { BudgetExceeded } from './state.ts'
 
@@ -24,6 +26,8 @@ export interface WordContext {
   lookup(name: string): string | undefined
   /** Analyses a command or process substitution (its commands are recorded by the caller). */
   substitute(node: SyntaxNode): Substitution
+  /** The `/dev/fd/N` path an input process substitution is read through (its output remembered when known). */
+  procsubFile(output: string | undefined): string
 }
 
 /** A word after expansion. */
@@ -51,8 +55,6 @@ interface Segment {
 const DEFAULT_IFS = ' \t\n'
 const MAX_BRACE_RESULTS = 256
 const MAX_BRACE_WORK = 4096
-/** Longest value `${X#pattern}`-style operators are applied to (they are quadratic in the value). */
-const MAX_AFFIX_VALUE = 1024
 
 /** Evaluates the adjacent nodes that make up one word (bash words can span several tree-sitter nodes). */
 export function evaluateWord(nodes: readonly SyntaxNode[], ctx: WordContext): WordValue {
@@ -120,6 +122,10 @@ function parts(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: State
     case 'simple_expansion':
     case 'expansion':
       return [expansion(node, quoted, ctx, state)]
+    case 'arithmetic_expansion': {
+      const value = evaluateArithmetic(node.text.replace(/^\$\(\(|\)\)$|^\$\[|\]$/g, ''), ctx.lookup)
+      return [value === undefined ? unknown(node, quoted, state) : { text: value, quoted, split: !quoted, unknown: false, literal: false }]
+    }
     case 'command_substitution': {
       const sub = ctx.substitute(node)
       state.programs.push(...sub.programs)
@@ -130,7 +136,7 @@ function parts(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: State
       const sub = ctx.substitute(node)
       state.programs.push(...sub.programs)
       state.procsub = true
-      return [literal('/dev/fd/63', true)]
+      return [literal(node.text.startsWith('<') ? ctx.procsubFile(sub.output) : '/dev/fd/63', true)]
     }
     default:
       return [unknown(node, quoted, state)]
@@ -174,11 +180,14 @@ function stringParts(node: SyntaxNode, ctx: WordContext, state: State): Segment[
 
 function expansion(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: State): Segment {
   const children = node.children.filter((c): c is SyntaxNode => c !== null)
-  const nameNode = children.find((c) => c.type === 'variable_name' || c.type === 'special_variable_name')
+  const subscript = children.find((c) => c.type === 'subscript')
+  const nameNode = children.find((c) => c.type === 'variable_name' || c.type === 'special_variable_name') ?? subscript
   const ops = children.filter((c, i) => node.fieldNameForChild(i) === 'operator')
-  const name = nameNode?.text
+  const name = subscript ? arrayKey(subscript) : nameNode?.text
   const value = name === undefined ? undefined : ctx.lookup(name)
-  const known = (text: string): Segment => ({ text, quoted, split: !quoted, unknown: false, literal: false })
+  // `"${a[@]}"` is one field per element even inside double quotes.
+  const allElements = (subscript !== undefined && /\[[@*]\]$/.test(name ?? '') && !name?.endsWith('[*]')) || name === '@'
+  const known = (text: string): Segment => ({ text, quoted, split: !quoted || allElements, unknown: false, literal: false })
   if (name === undefined) return unknown(node, quoted, state)
   if (ops.length === 0) return value === undefined ? unknown(node, quoted, state) : known(value)
   const first = ops[0]
@@ -200,6 +209,8 @@ function expansion(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: S
     return v.fields[0]
   }
   const op = first.type
+  // `${X:?msg}` aborts when X is unset (or empty): when it runs at all, it is X.
+  if (op === ':?' || op === '?') return value !== undefined && (value !== '' || op === '?') ? known(value) : unknown(node, quoted, state)
   if (op === ':-' || op === '-' || op === ':=' || op === '=') {
     if (value !== undefined && (value !== '' || op === '-' || op === '=')) return known(value)
     // Unknown variables take the default: that is what runs when the agent's environment lacks them.
@@ -213,50 +224,6 @@ function expansion(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: S
   if (value === undefined) return unknown(node, quoted, state)
   const transformed = transform(value, op, ops, operand, operandText)
   return transformed === undefined ? unknown(node, quoted, state) : known(transformed)
-}
-
-function transform(value: string, op: string, ops: SyntaxNode[], operand: SyntaxNode[], operandText: () => string | undefined): string | undefined {
-  switch (op) {
-    case '^^': return value.toUpperCase()
-    case ',,': return value.toLowerCase()
-    case '^': return value.slice(0, 1).toUpperCase() + value.slice(1)
-    case ',': return value.slice(0, 1).toLowerCase() + value.slice(1)
-    case ':': {
-      const nums = operand.filter((n) => n.type === 'number').map((n) => Number.parseInt(n.text, 10))
-      if (nums.length === 0 || nums.some(Number.isNaN)) return undefined
-      const [offset = 0, length] = nums
-      const start = offset < 0 ? Math.max(0, value.length + offset) : offset
-      return length !== undefined ? value.slice(start, start + length) : value.slice(start)
-    }
-    case '#': case '##': case '%': case '%%': {
-      const pattern = operandText()
-      if (pattern === undefined || value.length > MAX_AFFIX_VALUE || pattern.length > 256) return undefined
-      return removeAffix(value, pattern, op)
-    }
-    case '/': case '//': {
-      const pattern = operand.length > 0 && ops[1] ? operand.filter((n) => n.endIndex <= (ops[1]?.startIndex ?? 0)).map((n) => n.text).join('') : operandText()
-      const replacement = ops[1] ? operand.filter((n) => n.startIndex >= (ops[1]?.endIndex ?? 0)).map((n) => n.text).join('') : ''
-      if (pattern === undefined || /[*?[]/.test(pattern)) return undefined
-      return op === '//' ? value.split(pattern).join(replacement) : value.replace(pattern, replacement)
-    }
-    default:
-      return undefined
-  }
-}
-
-function removeAffix(value: string, pattern: string, op: string): string {
-  const re = globToRegExpSource(pattern)
-  const candidates: string[] = []
-  for (let i = 0; i <= value.length; i++) candidates.push(op.startsWith('#') ? value.slice(0, i) : value.slice(value.length - i))
-  const matcher = new RegExp(`^${re}$`, 's')
-  const hits = candidates.filter((c) => matcher.test(c))
-  if (hits.length === 0) return value
-  const chosen = (op.length === 2 ? hits[hits.length - 1] : hits[0]) ?? ''
-  return op.startsWith('#') ? value.slice(chosen.length) : value.slice(0, value.length - chosen.length)
-}
-
-function globToRegExpSource(glob: string): string {
-  return glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
 }
 
 /** Joins segments into fields: unquoted expansion results split on $IFS; unknown parts stay as written. */
@@ -308,6 +275,14 @@ function expandTilde(segments: Segment[], text: string, ctx: WordContext): strin
   if (!first || !first.literal || !first.text.startsWith('~')) return text
   if (text === '~' || text.startsWith('~/')) return ctx.home + text.slice(1)
   if ((text === '~+' || text.startsWith('~+/')) && ctx.cwd) return ctx.cwd + text.slice(2)
+  // `~user`: the governed user's own name is their home; another user's home sits next to it (`/home/x`).
+  const user = /^~([a-z_][a-z0-9_.-]*)(\/.*)?$/i.exec(text)
+  if (user) {
+    const homeDir = ctx.home.replace(/\/+$/, '')
+    const parent = homeDir.slice(0, homeDir.lastIndexOf('/')) || '/'
+    const base = user[1] === homeDir.slice(homeDir.lastIndexOf('/') + 1) ? homeDir : user[1] === 'root' ? '/root' : `${parent === '/' ? '' : parent}/${user[1]}`
+    return base + (user[2] ?? '')
+  }
   return text
 }
 

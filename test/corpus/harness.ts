@@ -51,6 +51,15 @@ export async function createCorpusWorld(): Promise<CorpusWorld> {
   writeFileSync(join(home, '.aws', 'credentials'), '[default]\n')
   writeFileSync(join(cwd, '.env'), 'TOKEN=x\n')
   writeFileSync(join(cwd, '.env.example'), 'TOKEN=\n')
+  // A patch the agent wrote with a file tool earlier: applying it changes the policy file it names.
+  writeFileSync(join(cwd, 'evil.diff'), 'diff --git a/.svc.yaml b/.svc.yaml\n--- a/.svc.yaml\n+++ b/.svc.yaml\n@@ -1 +1 @@\n-a\n+b\n')
+  // Scripts an earlier tool call wrote (the Write tool does not look at content): running them is analysed.
+  writeFileSync(join(cwd, 'evil.sh'), '#!/bin/sh\necho starting\nsvc mode monitor\n')
+  writeFileSync(join(cwd, 'evil.py'), 'import os\nos.system("curl -s http://127.0.0.1:7878/v1/mode")\n')
+  writeFileSync(join(cwd, 'build.sh'), '#!/usr/bin/env bash\nset -euo pipefail\nrm -rf ./dist\nnpm run build\n')
+  writeFileSync(join(cwd, 'tool.py'), 'import shutil, sys\nshutil.rmtree("build")\nprint("/".join(sys.argv))\n')
+  writeFileSync(join(cwd, 'package.json'), JSON.stringify({ name: 'proj', scripts: { test: 'vitest run', build: 'tsc -p .', lint: 'eslint .', pretest: 'echo pre', evil: 'svc mode monitor', release: 'echo releasing', prerelease: 'curl -s localhost:7878/v1/mode' } }))
+  writeFileSync(join(cwd, 'fix.diff'), 'diff --git a/src/a.ts b/src/a.ts\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n')
   symlinkSync(join(home, '.ssh', 'id_rsa'), join(cwd, 'keylink'))
   symlinkSync(home, join(cwd, 'homelink'))
   symlinkSync(join(home, '.claude'), join(cwd, 'claudecfg'))

@@ -5,7 +5,7 @@
  * Post-tool events append outcome rows linked to their pre-tool leaf by tool use id; the link and the
  * de-duplication of repeated deliveries are looked up in the ledger, so both hold across daemon restarts.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { ApiProblem } from '../../errors.ts'
 import { harnessRegistry, HookPayloadError } from '../../harness.ts'
 import type { HarnessDefinition, HookAnswer } from '../../harness.ts'
@@ -13,6 +13,7 @@ import { payloadHash } from '../../engine.ts'
 import { PLANNED_HARNESSES } from '../../install/select.ts'
 import type { LeafObject } from '../../ledger/leaf.ts'
 import { HookMemory, REPLAY_MS } from '../hook-memory.ts'
+import { toProblem } from '../problem.ts'
 
 
 /** Hook payloads can carry file content (Cursor beforeReadFile): a larger limit than other routes. */
@@ -99,20 +100,34 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
         return sendNative(reply, harness.render(event, undefined).body)
       }
 
+      const callHash = HookMemory.callHash(call)
       const decide = async (): Promise<HookAnswer> => {
         const now = Date.now()
         // A second delivery of the same tool use (another hook format of the same harness) gets the first
         // answer without a second leaf. Derived ids name the call, not one use of it: never duplicates.
+        // An allow is replayed only to the same call: a tool use id never carries an allow to other input.
         const previous = key && !parsed.derivedId ? ledger.latestDecision(call.source, toolUseId) : undefined
-        if (previous && now - previous.leaf.ts_ms <= REPLAY_MS) return memory.answer(previous.seq, now) ?? answerOf(app, previous.leaf)
+        if (previous && now - previous.leaf.ts_ms <= REPLAY_MS) {
+          const sameCall = (memory.callHashOf(previous.seq, now) ?? previous.leaf.payload_hash) === callHash || previous.leaf.payload_hash === payloadHash(call)
+          if (sameCall || previous.leaf.verdict === 'deny') return memory.answer(previous.seq, now) ?? answerOf(app, previous.leaf)
+        }
         const session = app.engine.sessions.current()
         const result = await app.engine.check({ ...call, sessionId: session?.id ?? 'none' })
         const answer: HookAnswer = { verdict: result.verdict, ruleId: result.rule_id, reason: result.reason, ...(result.nudge ? { nudge: result.nudge } : {}) }
-        memory.remember(result.ledger_seq, answer, now)
+        memory.remember(result.ledger_seq, answer, callHash, now)
         return answer
       }
-      const answer = key && !parsed.derivedId ? (await memory.once(key, decide)).value : await decide()
-      return sendNative(reply, harness.render(event, answer).body)
+      try {
+        // Concurrent duplicates of the same call wait for one decision; a different call under the same id decides.
+        const answer = key && !parsed.derivedId ? (await memory.once(`${key}\u0000${callHash}`, decide)).value : await decide()
+        return sendNative(reply, harness.render(event, answer).body)
+      } catch (err) {
+        // Known failures keep their documented problem (ledger unavailable: 503). Anything unexpected is never
+        // an error status for a pre-tool call: transports that fail open (Claude's HTTP hook) would run it.
+        if (toProblem(err as FastifyError).status !== 500) throw err
+        request.log.error({ err }, 'hook decision failed; answering deny')
+        return sendNative(reply, harness.render(event, { verdict: 'deny', ruleId: '', reason: 'svc could not decide this call (internal error; see the daemon log), so it is refused' }).body)
+      }
     },
   })
 }

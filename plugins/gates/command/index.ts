@@ -3,7 +3,7 @@
  * paths it touches and how it was reached. Every field given must hold for the same command, so
  * `git commit -m "git reset --hard"` never matches a `reset --hard` rule.
  */
-import { compileGlob, defineGateKind, type EvalRequest, type Glob, type ShellCommand } from '../../../core/index.ts'
+import { CASE_INSENSITIVE_FS, compileGlob, compileHomeGlobs, defineGateKind, globRootsKey, type EvalRequest, type GlobRoots, type Glob, type ShellCommand } from '../../../core/index.ts'
 import { firstPositional, hasFlag } from './argv.ts'
 
 type List = string | string[]
@@ -31,16 +31,17 @@ const toList = (v: List | undefined): string[] | undefined => (v === undefined ?
 const globs = (v: List | undefined): Glob[] | undefined => toList(v)?.map((p) => compileGlob(p, { pathMode: false }))
 
 /** Path globs with `~` bound to the governed user's home, compiled once per home. */
-function pathGlobs(v: List | undefined): ((home: string) => Glob[]) | undefined {
+function pathGlobs(v: List | undefined): ((roots: GlobRoots) => Glob[]) | undefined {
   const patterns = toList(v)
   if (!patterns) return undefined
   patterns.forEach((p) => compileGlob(p, { pathMode: true }))
   const byHome = new Map<string, Glob[]>()
-  return (home) => {
-    let compiled = byHome.get(home)
+  return (roots) => {
+    const key = globRootsKey(roots)
+    let compiled = byHome.get(key)
     if (!compiled) {
-      compiled = patterns.map((p) => compileGlob(p === '~' || p.startsWith('~/') ? home + p.slice(1) : p, { pathMode: true }))
-      byHome.set(home, compiled)
+      compiled = compileHomeGlobs(patterns, roots)
+      byHome.set(key, compiled)
     }
     return compiled
   }
@@ -56,8 +57,10 @@ export default defineGateKind<CommandValue>({
     properties: Object.fromEntries(FIELDS.map((f) => [f, list])),
   },
   compile(value) {
-    const program = globs(value.program)
-    const programNot = globs(value.program_not)
+    // A program is found on disk: where the file system ignores case, so does the program name.
+    const programGlobs = (v: List | undefined): Glob[] | undefined => toList(v)?.map((p) => compileGlob(p, { pathMode: false, caseInsensitive: CASE_INSENSITIVE_FS }))
+    const program = programGlobs(value.program)
+    const programNot = programGlobs(value.program_not)
     const subcommand = toList(value.subcommand)
     const argsAny = globs(value.args_any)
     const argsAll = globs(value.args_all)
@@ -72,13 +75,13 @@ export default defineGateKind<CommandValue>({
 
     return function commandMatches(request: EvalRequest, ctx) {
       for (const command of request.shell?.commands ?? []) {
-        const why = matchOne(command, ctx.home)
+        const why = matchOne(command, ctx)
         if (why !== undefined) return why
       }
       return undefined
     }
 
-    function matchOne(command: ShellCommand, home: string): string | undefined {
+    function matchOne(command: ShellCommand, roots: GlobRoots): string | undefined {
       const args = command.argv.slice(1)
       const details: string[] = []
       if (program && !program.some((g) => g.test(command.program))) return undefined
@@ -100,22 +103,22 @@ export default defineGateKind<CommandValue>({
         details.push(`flag ${flag.length === 1 ? '-' : '--'}${flag}`)
       }
       if (paths) {
-        const except = pathsExcept?.(home) ?? []
+        const except = pathsExcept?.(roots) ?? []
         const candidates = (command.paths ?? []).filter((p) => !except.some((g) => g.test(p)))
-        const hit = anyMatch(paths(home), candidates)
+        const hit = anyMatch(paths(roots), candidates)
         if (hit === undefined) return undefined
         details.push(`path ${hit}`)
       }
       if (reads) {
         // Paths the command only writes by redirection (`echo X >> .env`) are not reads.
-        const except = pathsExcept?.(home) ?? []
+        const except = pathsExcept?.(roots) ?? []
         const candidates = (command.paths ?? []).filter((p) => !(command.writes ?? []).includes(p) && !except.some((g) => g.test(p)))
-        const hit = anyMatch(reads(home), candidates)
+        const hit = anyMatch(reads(roots), candidates)
         if (hit === undefined) return undefined
         details.push(`reads ${hit}`)
       }
       if (writes) {
-        const hit = anyMatch(writes(home), command.writes ?? [])
+        const hit = anyMatch(writes(roots), command.writes ?? [])
         if (hit === undefined) return undefined
         details.push(`writes ${hit}`)
       }

@@ -2,7 +2,7 @@
  * `path`: globs over the canonical paths a call touches (file tools' paths and paths found in shell
  * commands). `~` in a pattern means the governed user's home.
  */
-import { compileGlob, defineGateKind, type Glob } from '../../../core/index.ts'
+import { compileGlob, compileHomeGlobs, defineGateKind, globRootsKey, type Glob, type GlobRoots } from '../../../core/index.ts'
 
 type Value = string | string[]
 
@@ -12,21 +12,22 @@ export default defineGateKind<Value>({
   schema: { oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }] },
   compile(value) {
     const patterns = Array.isArray(value) ? value : [value]
-    const compileFor = (home: string) => patterns.map((p) => compileGlob(p === '~' || p.startsWith('~/') ? home + p.slice(1) : p, { pathMode: true }))
-    compileFor('/') // validates every pattern at load
+    patterns.forEach((p) => compileGlob(p, { pathMode: true })) // validates every pattern at load
+
     // `~` depends on the governed user's home, which the request context carries.
     const byHome = new Map<string, Glob[]>()
-    const globsFor = (home: string) => {
-      let globs = byHome.get(home)
+    const globsFor = (roots: GlobRoots) => {
+      const key = globRootsKey(roots)
+      let globs = byHome.get(key)
       if (!globs) {
-        globs = compileFor(home)
-        byHome.set(home, globs)
+        globs = compileHomeGlobs(patterns, roots)
+        byHome.set(key, globs)
       }
       return globs
     }
     return function pathMatches(request, ctx) {
       if (request.paths.length === 0) return undefined
-      const globs = globsFor(ctx.home)
+      const globs = globsFor(ctx)
       for (const path of request.paths) if (globs.some((g) => g.test(path))) return `path ${path}`
       return undefined
     }

@@ -1,0 +1,48 @@
+/**
+ * `npm run NAME`, `npm test`, `pnpm NAME`, `yarn NAME`, `bun run NAME` run a shell line from the nearest
+ * package.json (with its `pre`/`post` scripts). An earlier tool call can write that line, so it is read
+ * and analysed (best effort, like any script on disk).
+ */
+import { dirname, join } from 'node:path'
+import { contentOf } from './files.ts'
+import type { Invocation } from './invocation.ts'
+import type { AnalysisState } from './state.ts'
+
+const RUNNERS: ReadonlySet<string> = new Set(['npm', 'pnpm', 'yarn', 'bun'])
+const RUN_WORDS: ReadonlySet<string> = new Set(['run', 'run-script', 'rum', 'urn'])
+const LIFECYCLE: ReadonlySet<string> = new Set(['test', 't', 'tst', 'start', 'stop', 'restart', 'install', 'i', 'ci', 'pack', 'publish'])
+/** Subcommands of yarn/pnpm that are not script names. */
+const BUILTIN: ReadonlySet<string> = new Set(['add', 'remove', 'install', 'i', 'ci', 'exec', 'dlx', 'x', 'create', 'init', 'config', 'cache', 'info', 'list', 'ls', 'outdated', 'upgrade', 'update', 'up', 'why', 'link', 'unlink', 'publish', 'login', 'logout', 'version', 'help', 'audit', 'import', 'rebuild', 'store', 'patch', 'workspace', 'workspaces', 'set', 'plugin', 'node', 'dedupe', 'prune', 'root', 'bin', 'global', 'fetch', 'env', 'setup', 'self-update', 'licenses', 'owner', 'tag', 'team', 'whoami', 'search', 'view', 'pkg', 'doctor', 'explain', 'fund', 'query', 'org', 'access', 'token', 'profile', 'hook', 'ping', 'edit', 'docs', 'bugs', 'repo', 'star', 'stars', 'unstar', 'completion', 'shrinkwrap', 'sbom', 'diff', 'deprecate', 'dist-tag', 'uninstall', 'rm', 'r'])
+
+/** The shell lines a package-manager invocation runs from package.json, with their labels. */
+export function packageScripts(st: AnalysisState, inv: Invocation, program: string): { label: string; text: string }[] {
+  if (!RUNNERS.has(program)) return []
+  const args = inv.argv.slice(1).filter((a) => !a.startsWith('-'))
+  const [first, second] = args
+  if (first === undefined) return []
+  let name: string | undefined
+  if (RUN_WORDS.has(first)) name = second
+  else if (LIFECYCLE.has(first) && (program === 'npm' || ['test', 'start', 'stop', 'restart'].includes(first))) name = first === 't' || first === 'tst' ? 'test' : first
+  else if (program !== 'npm' && !BUILTIN.has(first)) name = first
+  if (name === undefined) return []
+  const scripts = readScripts(st, inv)
+  if (!scripts) return []
+  const names = ['install', 'i', 'ci'].includes(name) ? ['preinstall', 'install', 'postinstall', 'prepare'] : [`pre${name}`, name, `post${name}`]
+  return names.flatMap((n) => (typeof scripts[n] === 'string' ? [{ label: `${program} run ${n}`, text: scripts[n] as string }] : []))
+}
+
+function readScripts(st: AnalysisState, inv: Invocation): Record<string, unknown> | undefined {
+  for (let dir = inv.scope.cwd ?? st.options.cwd ?? '', n = 0; dir !== '' && n < 32; dir = dirname(dir), n++) {
+    const text = contentOf(st, inv.scope, join(dir, 'package.json'))
+    if (text !== undefined) {
+      try {
+        const scripts = (JSON.parse(text) as { scripts?: unknown }).scripts
+        return typeof scripts === 'object' && scripts !== null ? (scripts as Record<string, unknown>) : undefined
+      } catch {
+        return undefined
+      }
+    }
+    if (dirname(dir) === dir) break
+  }
+  return undefined
+}
