@@ -169,7 +169,9 @@ describe('engine and storage failures', () => {
       expect(check).toMatchObject({ status: 503, type: expect.stringContaining('application/problem+json') })
       expect(check.body).toEqual({ type: 'https://svc.dev/problems/unavailable', title: 'Service Unavailable', status: 503, code: 'unavailable', detail: 'ledger unavailable: ledger is closed', engine_code: 'PE_LEDGER_BROKEN' })
       const hook = await broken.request('POST', '/v1/hooks/claude-code/PreToolUse', { session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_x', cwd: '/tmp' })
-      expect(hook.body).toMatchObject({ status: 503, code: 'unavailable' })
+      // A pre-tool hook never gets an error status (Claude's HTTP hook would run the tool): a native deny naming why.
+      expect(hook.status).toBe(200)
+      expect(hook.body.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('ledger unavailable') })
       const entries = await broken.request('GET', '/v1/ledger/entries')
       expect(entries.body).toMatchObject({ status: 503, code: 'unavailable', detail: expect.stringMatching(/^daemon storage unavailable: /) })
     } finally {

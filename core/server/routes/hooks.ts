@@ -122,11 +122,13 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
         const answer = key && !parsed.derivedId ? (await memory.once(`${key}\u0000${callHash}`, decide)).value : await decide()
         return sendNative(reply, harness.render(event, answer).body)
       } catch (err) {
-        // Known failures keep their documented problem (ledger unavailable: 503). Anything unexpected is never
-        // an error status for a pre-tool call: transports that fail open (Claude's HTTP hook) would run it.
-        if (toProblem(err as FastifyError).status !== 500) throw err
+        // A pre-tool call that cannot be decided (engine failure, ledger unavailable) is never an error status:
+        // transports that fail open on one (Claude's HTTP hook) would run the tool. It is a native deny.
+        const problem = toProblem(err as FastifyError)
+        if (problem.status < 500) throw err
         request.log.error({ err }, 'hook decision failed; answering deny')
-        return sendNative(reply, harness.render(event, { verdict: 'deny', ruleId: '', reason: 'svc could not decide this call (internal error; see the daemon log), so it is refused' }).body)
+        const why = problem.status === 500 ? 'internal error; see the daemon log' : problem.message
+        return sendNative(reply, harness.render(event, { verdict: 'deny', ruleId: '', reason: `svc could not decide this call (${why}), so it is refused` }).body)
       }
     },
   })
