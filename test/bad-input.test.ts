@@ -171,7 +171,7 @@ describe('engine and storage failures', () => {
       const hook = await broken.request('POST', '/v1/hooks/claude-code/PreToolUse', { session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_x', cwd: '/tmp' })
       // A pre-tool hook never gets an error status (Claude's HTTP hook would run the tool): a native deny naming why.
       expect(hook.status).toBe(200)
-      expect(hook.body.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('ledger unavailable') })
+      expect(hook.body.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/could not decide this call \(daemon storage unavailable/) })
       const entries = await broken.request('GET', '/v1/ledger/entries')
       expect(entries.body).toMatchObject({ status: 503, code: 'unavailable', detail: expect.stringMatching(/^daemon storage unavailable: /) })
     } finally {
