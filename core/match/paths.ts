@@ -3,7 +3,7 @@
  * against the call's cwd, `..` and repeated slashes folded, and symlinks resolved where they exist
  * (so a link into `~/.ssh` is seen as `~/.ssh`).
  */
-import { realpathSync } from 'node:fs'
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 
 /** Absolute form of `raw` with `~`/`$HOME` expanded and `.`, `..`, `//` folded, without touching the disk. */
@@ -31,19 +31,33 @@ export function pathSpellings(raw: string, cwd: string | undefined, home: string
   return real === lexical ? [lexical] : [lexical, real]
 }
 
-// realpath of the longest existing prefix, with the missing tail appended (a file about to be created).
-function resolveLinks(path: string): string {
-  const tail: string[] = []
-  let dir = path
-  for (let i = 0; i < 64; i++) {
-    try {
-      const real = realpathSync.native(dir)
-      return tail.length === 0 ? real : join(real, ...tail.reverse())
-    } catch {
-      if (dirname(dir) === dir) return path
-      tail.push(basename(dir))
-      dir = dirname(dir)
-    }
+/** How many symbolic links one path may pass through before we stop following (as the kernel's ELOOP). */
+const MAX_LINKS = 40
+
+/**
+ * The path the file system would really reach: symlinks resolved, including a dangling link (which a
+ * write would create the target of), and a missing tail appended to the deepest existing directory.
+ * Uses lstat without exceptions on the hot path (a thrown ENOENT per component is costly).
+ */
+function resolveLinks(path: string, links = 0): string {
+  const st = lstatSync(path, { throwIfNoEntry: false })
+  if (!st) {
+    const parent = dirname(path)
+    return parent === path ? path : join(resolveLinks(parent, links), basename(path))
   }
-  return path
+  if (st.isSymbolicLink()) {
+    if (links >= MAX_LINKS) return path
+    let target: string
+    try {
+      target = readlinkSync(path)
+    } catch {
+      return path
+    }
+    return resolveLinks(resolve(resolveLinks(dirname(path), links), target), links + 1)
+  }
+  try {
+    return realpathSync.native(path)
+  } catch {
+    return path
+  }
 }
