@@ -64,6 +64,9 @@ export async function createCorpusWorld(): Promise<CorpusWorld> {
   symlinkSync(home, join(cwd, 'homelink'))
   symlinkSync(join(home, '.claude'), join(cwd, 'claudecfg'))
   symlinkSync('/', join(cwd, 'rootlink'))
+  // Dangling links an earlier call made: writing through one creates its target.
+  symlinkSync(join(home, '.claude', 'settings.local.json'), join(cwd, 'notes.json'))
+  symlinkSync(join(home, '.ssh', 'authorized_keys'), join(cwd, 'keys.txt'))
   // A dotfile manager's layout: ~/.gemini is itself a link, so its real path has no `.gemini` in it.
   symlinkSync(join(home, 'dotfiles', 'gemini'), join(home, '.gemini'))
   const engine = await createEngine({ plugins: allPlugins, home: join(root, 'svc-home'), policiesDir: SHIPPED_POLICIES_DIR, userHome: home, log: pino({ level: 'silent' }) })
