@@ -20,7 +20,21 @@ export interface Glob {
 export function compileGlob(pattern: string, options: GlobOptions): Glob {
   // DOTALL: `*` must cross newlines too, or multi-line values (inline code, file names) slip past `*x*`.
   const regex = RE2JS.compile(`^(?:${globToRegex(pattern, options.pathMode)})$`, RE2JS.DOTALL | (options.caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0))
-  return { source: pattern, test: (value) => regex.matches(value) }
+  // Case folding has Unicode subtleties (ſ folds to s), so only exact-case globs get the literal fast paths.
+  if (options.caseInsensitive) return { source: pattern, test: (value) => regex.matches(value) }
+  if (!SPECIAL.test(pattern)) return { source: pattern, test: (value) => value === pattern }
+  // The literal text before the first and after the last wildcard must be there: a cheap necessary check
+  // that spares the regex run for most values (gates test many globs against every path and argument).
+  const prefix = pattern.slice(0, pattern.search(SPECIAL))
+  const suffix = pattern.slice(lastSpecial(pattern) + 1)
+  return { source: pattern, test: (value) => value.startsWith(prefix) && value.endsWith(suffix) && regex.matches(value) }
+}
+
+const SPECIAL = /[*?[\]{}\\]/
+
+function lastSpecial(pattern: string): number {
+  for (let i = pattern.length - 1; i >= 0; i--) if ('*?[]{}\\'.includes(pattern[i]!)) return i
+  return -1
 }
 
 function globToRegex(pattern: string, pathMode: boolean): string {
