@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parsePortList, svcPortSet } from '../core/index.ts'
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 export const SHIPPED_POLICIES_DIR = join(PROJECT_ROOT, 'policies')
@@ -17,4 +18,27 @@ export function svcHome(env: NodeJS.ProcessEnv, flag?: string): string {
 /** The daemon's base URL for client commands: `--url`, else `SVC_URL`, else loopback:7878. */
 export function daemonUrl(env: NodeJS.ProcessEnv, flag?: string): string {
   return (flag ?? env.SVC_URL ?? `http://127.0.0.1:${DEFAULT_PORT}`).replace(/\/+$/, '')
+}
+
+/**
+ * What `$SVC_PORTS` means for a daemon listening on `listening`: that port, the reserved 7878/7879, and the
+ * operator's `SVC_PROTECTED_PORTS` (comma-separated; e.g. the host ports a container is published on, which
+ * the daemon inside cannot see). A malformed list throws: it must stop the daemon, not leave a port open.
+ */
+export function protectedPorts(env: NodeJS.ProcessEnv, listening?: number): readonly number[] {
+  const declared = env.SVC_PROTECTED_PORTS ? parsePortList(env.SVC_PROTECTED_PORTS, 'SVC_PROTECTED_PORTS') : []
+  return svcPortSet(listening === undefined ? declared : [listening, ...declared])
+}
+
+/**
+ * The explicit port of the daemon client commands talk to (`SVC_URL`, else 7878): what `svc explain`, which runs
+ * no daemon, takes as the listening port. A URL without a port gives none (binding 80 would deny every fetch).
+ */
+export function daemonPort(env: NodeJS.ProcessEnv): number | undefined {
+  try {
+    const { port } = new URL(daemonUrl(env))
+    return port === '' ? undefined : Number(port)
+  } catch {
+    return undefined
+  }
 }

@@ -18,6 +18,7 @@ import { evaluateNode, GateCompiler } from './policy/compile.ts'
 import { openDisableSealer, type DisableSealer } from './policy/disable-seal.ts'
 import { PolicyStore } from './policy/store.ts'
 import { SessionStore, type Session } from './sessions/store.ts'
+import { svcPortSet } from './match/svc-ports.ts'
 import { gateKey, StateDb } from './state/state-db.ts'
 import type { Decision, EvalContext, EvalRequest, GateHit, LedgerDraft, LedgerEntry, Mode, ToolCall } from './types.ts'
 
@@ -32,6 +33,8 @@ export interface EngineOptions {
   readonly log: Logger
   /** Watch policy files for changes (the daemon does; one-shot tools like `svc explain` do not). */
   readonly watch?: boolean
+  /** `$SVC_PORTS`: the ports the control plane is reachable on (see svcPortSet); 7878/7879 when absent. */
+  readonly svcPorts?: readonly number[]
   /** Overrides for subsystems (tests and the trust-chain plugins). */
   readonly ledger?: Ledger
   readonly sessions?: SessionStore
@@ -60,6 +63,12 @@ export interface Engine {
   readonly log: Logger
   mode(): Mode
   setMode(mode: Mode): void
+  /** What `$SVC_PORTS` is bound to now. */
+  svcPorts(): readonly number[]
+  /** Rebinds `$SVC_PORTS` (the daemon does once it knows the port it listens on); the defaults are always kept. */
+  setSvcPorts(ports: readonly number[]): void
+  /** The context every gate sees for a call now: the only place it is built, so `svc explain` sees the daemon's. */
+  evalContext(session?: Session): EvalContext
   /** Normalises a call and decides it without touching the ledger or counters (used by `svc explain`). */
   decide(call: ToolCall, session?: Session): Promise<{ request: EvalRequest; decision: Decision }>
   /** Decides a call and records it durably; the verdict is returned only after the leaf is on disk. */
@@ -85,10 +94,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   const state = new StateDb(join(opts.home, 'state.db'))
   const userHome = opts.userHome ?? homedir()
   let mode = state.getMode()
+  let svcPorts = svcPortSet(opts.svcPorts)
+  const evalContext = (session?: Session): EvalContext => ({ now: Date.now(), session, home: userHome, svcHome: opts.home, policiesDir: opts.policiesDir, svcPorts })
 
   async function decide(call: ToolCall, session?: Session): Promise<{ request: EvalRequest; decision: Decision }> {
-    const now = Date.now()
-    const ctx: EvalContext = { now, session, home: userHome, svcHome: opts.home, policiesDir: opts.policiesDir }
+    const ctx = evalContext(session)
     const request = await hooks.preEvaluate.promise({ ...call, paths: [], urls: [] }, ctx)
     if (request.shell?.error) {
       const reason = `command could not be analysed (${request.shell.error}); refusing to guess what it runs`
@@ -186,6 +196,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       state.setMode(next)
       mode = next
     },
+    svcPorts: () => svcPorts,
+    setSvcPorts(ports) {
+      svcPorts = svcPortSet(ports)
+    },
+    evalContext,
     decide,
     check,
     record,

@@ -92,6 +92,11 @@ export interface EvalContext {
   readonly svcHome?: string
   /** The directory of the shipped policy packs the daemon loads (`$SVC_POLICIES` in path globs). */
   readonly policiesDir?: string
+  /**
+   * The ports the control plane is reachable on (`$SVC_PORTS` in `url.port` and argument globs): the daemon's
+   * listening port, the reserved 7878/7879 and `SVC_PROTECTED_PORTS`; 7878/7879 when absent.
+   */
+  readonly svcPorts?: readonly number[]
 }
 
 export interface SessionFacts {

@@ -7,10 +7,10 @@
 import { homedir } from 'node:os'
 import { Command } from 'commander'
 import pino from 'pino'
-import { createEngine, type Decision, type EvalContext, type EvalRequest, type LayerName } from '../../core/index.ts'
+import { createEngine, type Decision, type EvalRequest, type LayerName } from '../../core/index.ts'
 import { explainNode } from '../explain/trace.ts'
 import { CliError, type CliIo } from '../io.ts'
-import { SHIPPED_POLICIES_DIR, svcHome } from '../paths.ts'
+import { daemonPort, protectedPorts, SHIPPED_POLICIES_DIR, svcHome } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
 
 interface Options {
@@ -45,11 +45,18 @@ export function makeExplainCommand(io: CliIo): Command {
       const input = parseInput(command, opts)
       const userHome = io.env.SVC_USER_HOME ?? homedir()
       const home = svcHome(io.env, opts.home)
-      const engine = await createEngine({ plugins: allPlugins, home, policiesDir: SHIPPED_POLICIES_DIR, userHome, log: pino({ level: 'silent' }) })
+      // `$SVC_PORTS` as a daemon would bind it: the port clients reach it on (SVC_URL or 7878), plus SVC_PROTECTED_PORTS.
+      let svcPorts: readonly number[]
+      try {
+        svcPorts = protectedPorts(io.env, daemonPort(io.env))
+      } catch (err) {
+        throw new CliError((err as Error).message, 2)
+      }
+      const engine = await createEngine({ plugins: allPlugins, home, policiesDir: SHIPPED_POLICIES_DIR, userHome, log: pino({ level: 'silent' }), svcPorts })
       try {
         const call = { sessionId: 'explain', source: 'explain', tool: opts.tool, input, cwd: opts.cwd }
         const { request, decision } = await engine.decide(call)
-        const ctx: EvalContext = { now: Date.now(), home: userHome, svcHome: home, policiesDir: SHIPPED_POLICIES_DIR }
+        const ctx = engine.evalContext()
         const gates: GateLine[] = []
         for (const { layer, gates: layerGates } of engine.policy.gatesFor(request, ctx)) {
           for (const gate of layerGates) {
@@ -58,8 +65,8 @@ export function makeExplainCommand(io: CliIo): Command {
             gates.push({ layer, source: gate.source, id: gate.id, on_hit: gate.onHit, matched: r.matched !== undefined, why: r.why })
           }
         }
-        if (opts.json) io.out(JSON.stringify({ mode: engine.mode(), request: summary(request), gates, decision: verdictOf(decision) }, null, 2))
-        else io.out(render(engine.mode(), request, gates, decision))
+        if (opts.json) io.out(JSON.stringify({ mode: engine.mode(), svc_ports: ctx.svcPorts, request: summary(request), gates, decision: verdictOf(decision) }, null, 2))
+        else io.out(render(engine.mode(), request, gates, decision, ctx.svcPorts))
       } finally {
         await engine.close()
       }
@@ -90,8 +97,8 @@ function verdictOf(d: Decision) {
 }
 
 /** Human-readable report: analysis first, then every gate, then the verdict. */
-export function render(mode: string, request: EvalRequest, gates: readonly GateLine[], decision: Decision): string {
-  const out: string[] = [`tool: ${request.tool}${request.cwd ? `   cwd: ${request.cwd}` : ''}   daemon mode: ${mode}`]
+export function render(mode: string, request: EvalRequest, gates: readonly GateLine[], decision: Decision, svcPorts?: readonly number[]): string {
+  const out: string[] = [`tool: ${request.tool}${request.cwd ? `   cwd: ${request.cwd}` : ''}   daemon mode: ${mode}${svcPorts ? `   $SVC_PORTS: ${svcPorts.join(',')}` : ''}`]
   const shell = request.shell
   if (shell) {
     out.push(`command: ${shell.raw}`)

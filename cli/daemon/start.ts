@@ -7,7 +7,7 @@ import pino, { type Logger } from 'pino'
 import { createEngine, type Engine } from '../../core/index.ts'
 import { buildApp } from '../../core/server/app.ts'
 import { createAuthService } from '../../core/server/auth.ts'
-import { SHIPPED_POLICIES_DIR, VERSION } from '../paths.ts'
+import { protectedPorts, SHIPPED_POLICIES_DIR, VERSION } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
 
 export interface DaemonOptions {
@@ -40,12 +40,16 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     throw new Error(`refusing to listen on ${host}: the API is loopback-only outside a container (pass --allow-non-loopback to force it)`)
   }
   const log = opts.log ?? pino({ name: 'svc', level: opts.env.SVC_LOG_LEVEL ?? 'info' })
-  const engine = await createEngine({ plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true })
+  // Bound before the first request; with --port 0 the real port is added once listen() has picked it.
+  const svcPorts = protectedPorts(opts.env, opts.port)
+  const engine = await createEngine({ plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts })
   try {
     const auth = createAuthService(opts.home, opts.env)
     const app = await buildApp({ engine, auth, version: VERSION, env: { ...opts.env }, logger: log })
     const address = await app.listen({ port: opts.port, host })
-    log.info({ address, home: opts.home, mode: engine.mode(), policy_hash: engine.policy.hash }, 'svc daemon listening')
+    const bound = app.server.address()
+    if (bound !== null && typeof bound === 'object') engine.setSvcPorts([...svcPorts, bound.port])
+    log.info({ address, home: opts.home, mode: engine.mode(), policy_hash: engine.policy.hash, protected_ports: engine.svcPorts() }, 'svc daemon listening')
     let closing: Promise<void> | undefined
     return {
       app,

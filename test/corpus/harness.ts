@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
 import { parse } from 'yaml'
-import { SHIPPED_POLICIES_DIR } from '../../cli/paths.ts'
+import { protectedPorts, SHIPPED_POLICIES_DIR } from '../../cli/paths.ts'
 import { allPlugins } from '../../cli/plugins.ts'
 import { createEngine, type Decision, type Engine, type EvalRequest } from '../../core/index.ts'
 
@@ -40,6 +40,12 @@ export function loadCorpus(dir: 'deny' | 'allow'): { file: string; cases: Corpus
     .map((file) => ({ file, cases: (parse(readFileSync(join(base, file), 'utf8')) as CorpusCase[]).map((c) => (typeof c === 'string' ? { cmd: c } : c)) }))
 }
 
+/**
+ * `$SVC_PORTS` of the world: a daemon started with `--port 9000` whose operator also declared 17878 (a container
+ * published there), bound by the same function the daemon uses. 7878/7879 stay in it as the defaults.
+ */
+export const CORPUS_SVC_PORTS = protectedPorts({ SVC_PROTECTED_PORTS: '17878' }, 9000)
+
 /** Builds the world: temp $SVC_HOME, a governed user's home with a project, keys and links. */
 export async function createCorpusWorld(): Promise<CorpusWorld> {
   const root = mkdtempSync(join(tmpdir(), 'svc-corpus-'))
@@ -69,7 +75,7 @@ export async function createCorpusWorld(): Promise<CorpusWorld> {
   symlinkSync(join(home, '.ssh', 'authorized_keys'), join(cwd, 'keys.txt'))
   // A dotfile manager's layout: ~/.gemini is itself a link, so its real path has no `.gemini` in it.
   symlinkSync(join(home, 'dotfiles', 'gemini'), join(home, '.gemini'))
-  const engine = await createEngine({ plugins: allPlugins, home: join(root, 'svc-home'), policiesDir: SHIPPED_POLICIES_DIR, userHome: home, log: pino({ level: 'silent' }) })
+  const engine = await createEngine({ plugins: allPlugins, home: join(root, 'svc-home'), policiesDir: SHIPPED_POLICIES_DIR, userHome: home, log: pino({ level: 'silent' }), svcPorts: CORPUS_SVC_PORTS })
   return {
     engine,
     home,

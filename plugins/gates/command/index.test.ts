@@ -82,3 +82,31 @@ runGateCases(
   },
   { describe, it },
 )
+
+describe('command predicate: $SVC_PORTS in argument globs', () => {
+  const v: CommandValue = { program: ['curl', 'lsof'], args_any: ['*:$SVC_PORTS', '*:$SVC_PORTS/*'] }
+  const at = (ports: readonly number[] | undefined, req: EvalRequest) => command.gateKind.compile(v, where)(req, { ...ctx, ...(ports ? { svcPorts: ports } : {}) })
+
+  it('binds to the ports of the context, 7878/7879 when it has none', () => {
+    expect(at(undefined, request({ argv: ['curl', 'localhost:7879/v1'] }))).toBe('command `curl localhost:7879/v1`: argument localhost:7879/v1')
+    expect(at(undefined, request({ argv: ['curl', 'localhost:9000/v1'] }))).toBeUndefined()
+    expect(at([7878, 7879, 9000], request({ argv: ['lsof', '-i:9000'] }))).toBeDefined()
+    expect(at([7878, 7879, 9000], request({ argv: ['lsof', '-i:19000'] }))).toBeUndefined()
+    expect(at([7878, 7879, 9000], request({ argv: ['lsof', '-i:90001'] }))).toBeUndefined()
+    // A second port set compiles its own globs; the first stays right.
+    expect(at([3000], request({ argv: ['curl', 'localhost:9000/v1'] }))).toBeUndefined()
+    expect(at([7878, 7879, 9000], request({ argv: ['curl', 'localhost:9000/v1'] }))).toBeDefined()
+  })
+
+  it('works in args_all and args_none too', () => {
+    const all = command.gateKind.compile({ program: 'ssh', args_all: ['-L', '*:$SVC_PORTS'] }, where)
+    expect(all(request({ argv: ['ssh', '-L', '1:127.0.0.1:9000', 'h'] }), { ...ctx, svcPorts: [9000] })).toBeDefined()
+    const none = command.gateKind.compile({ program: 'curl', args_none: ['*:$SVC_PORTS'] }, where)
+    expect(none(request({ argv: ['curl', 'x:9000'] }), { ...ctx, svcPorts: [9000] })).toBeUndefined()
+    expect(none(request({ argv: ['curl', 'x:9000'] }), ctx)).toBeDefined()
+  })
+
+  it('refuses a misspelt binding at load', () => {
+    expect(() => command.gateKind.compile({ program: 'curl', args_any: ['*:$SVC_PORT'] }, where)).toThrow('unknown binding "$SVC_PORT"')
+  })
+})

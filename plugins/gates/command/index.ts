@@ -3,7 +3,23 @@
  * paths it touches and how it was reached. Every field given must hold for the same command, so
  * `git commit -m "git reset --hard"` never matches a `reset --hard` rule.
  */
-import { CASE_INSENSITIVE_FS, compileGlob, compileHomeGlobs, defineGateKind, globRootsKey, type EvalRequest, type GlobRoots, type Glob, type ShellCommand } from '../../../core/index.ts'
+import {
+  assertKnownPortBindings,
+  bindPortGlob,
+  CASE_INSENSITIVE_FS,
+  compileGlob,
+  compileHomeGlobs,
+  defineGateKind,
+  globRootsKey,
+  namesSvcPorts,
+  svcPortsKey,
+  svcPortsOf,
+  type EvalContext,
+  type EvalRequest,
+  type GlobRoots,
+  type Glob,
+  type ShellCommand,
+} from '../../../core/index.ts'
 import { firstPositional, hasFlag } from './argv.ts'
 
 type List = string | string[]
@@ -30,6 +46,29 @@ const FIELDS = ['program', 'program_not', 'subcommand', 'args_any', 'args_all', 
 const toList = (v: List | undefined): string[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v : [v])
 const globs = (v: List | undefined): Glob[] | undefined => toList(v)?.map((p) => compileGlob(p, { pathMode: false }))
 
+/** Argument globs; `$SVC_PORTS` in one is bound to the context's ports, compiled once per port set. */
+function argGlobs(v: List | undefined): ((ctx: EvalContext) => Glob[]) | undefined {
+  const patterns = toList(v)
+  if (!patterns) return undefined
+  patterns.forEach((p) => assertKnownPortBindings(p))
+  if (!patterns.some(namesSvcPorts)) {
+    const fixed = patterns.map((p) => compileGlob(p, { pathMode: false }))
+    return () => fixed
+  }
+  patterns.forEach((p) => compileGlob(bindPortGlob(p, [7878]), { pathMode: false })) // validates every pattern at load
+  const byPorts = new Map<string, Glob[]>()
+  return (ctx) => {
+    const ports = svcPortsOf(ctx)
+    const key = svcPortsKey(ports)
+    let compiled = byPorts.get(key)
+    if (!compiled) {
+      compiled = patterns.map((p) => compileGlob(bindPortGlob(p, ports), { pathMode: false }))
+      byPorts.set(key, compiled)
+    }
+    return compiled
+  }
+}
+
 /** Path globs with `~` bound to the governed user's home, compiled once per home. */
 function pathGlobs(v: List | undefined): ((roots: GlobRoots) => Glob[]) | undefined {
   const patterns = toList(v)
@@ -49,7 +88,7 @@ function pathGlobs(v: List | undefined): ((roots: GlobRoots) => Glob[]) | undefi
 
 export default defineGateKind<CommandValue>({
   kind: 'command',
-  description: 'Matches an analysed simple command by program, subcommand, arguments, flags, paths, writes and wrappers; all fields must hold for the same command.',
+  description: 'Matches an analysed simple command by program, subcommand, arguments, flags, paths, writes and wrappers; all fields must hold for the same command. `$SVC_PORTS` in an argument glob stands for the control plane\'s ports.',
   schema: {
     type: 'object',
     additionalProperties: false,
@@ -62,9 +101,9 @@ export default defineGateKind<CommandValue>({
     const program = programGlobs(value.program)
     const programNot = programGlobs(value.program_not)
     const subcommand = toList(value.subcommand)
-    const argsAny = globs(value.args_any)
-    const argsAll = globs(value.args_all)
-    const argsNone = globs(value.args_none)
+    const argsAny = argGlobs(value.args_any)
+    const argsAll = argGlobs(value.args_all)
+    const argsNone = argGlobs(value.args_none)
     const flags = toList(value.flags_any)
     const paths = pathGlobs(value.paths_any)
     const pathsExcept = pathGlobs(value.paths_except)
@@ -81,7 +120,8 @@ export default defineGateKind<CommandValue>({
       return undefined
     }
 
-    function matchOne(command: ShellCommand, roots: GlobRoots): string | undefined {
+    function matchOne(command: ShellCommand, ctx: EvalContext): string | undefined {
+      const roots: GlobRoots = ctx
       const args = command.argv.slice(1)
       const details: string[] = []
       if (program && !program.some((g) => g.test(command.program))) return undefined
@@ -91,12 +131,12 @@ export default defineGateKind<CommandValue>({
         if (sub === undefined || !subcommand.includes(sub)) return undefined
       }
       if (argsAny) {
-        const hit = anyMatch(argsAny, args)
+        const hit = anyMatch(argsAny(ctx), args)
         if (hit === undefined) return undefined
         details.push(`argument ${hit}`)
       }
-      if (argsAll && !argsAll.every((g) => args.some((a) => g.test(a)))) return undefined
-      if (argsNone && anyMatch(argsNone, args) !== undefined) return undefined
+      if (argsAll && !argsAll(ctx).every((g) => args.some((a) => g.test(a)))) return undefined
+      if (argsNone && anyMatch(argsNone(ctx), args) !== undefined) return undefined
       if (flags) {
         const flag = flags.find((f) => hasFlag(args, f))
         if (flag === undefined) return undefined
