@@ -26,7 +26,9 @@ export function compileGlob(pattern: string, options: GlobOptions): Glob {
   // The literal text before the first and after the last wildcard must be there: a cheap necessary check
   // that spares the regex run for most values (gates test many globs against every path and argument).
   const prefix = pattern.slice(0, pattern.search(SPECIAL))
-  const suffix = pattern.slice(lastSpecial(pattern) + 1)
+  const last = lastSpecial(pattern)
+  // `**/` is one unit, `(?:.*/)?`: the slash after `**` is optional, so it is not part of the literal suffix.
+  const suffix = pattern.slice(last + (pattern.startsWith('**/', last - 1) ? 2 : 1))
   return { source: pattern, test: (value) => value.startsWith(prefix) && value.endsWith(suffix) && regex.matches(value) }
 }
 
