@@ -3,11 +3,11 @@
  * (as a backup taken on first touch), the hash of what we left there, and each entry we wrote. Uninstall
  * touches only what the manifest names.
  */
-import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import type { HarnessScope } from '../harness.ts'
+import { sha256 } from '../hash.ts'
 
 /** One entry we wrote into a file. */
 export type ManifestEntry =
@@ -43,10 +43,6 @@ export interface Manifest {
   readonly files: Readonly<Record<string, ManifestFile>>
   /** Idempotency tokens already applied (most recent last), with the file hashes each one left behind. */
   readonly appliedTokens: readonly AppliedToken[]
-}
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex')
 }
 
 export function manifestPath(svcHome: string): string {

@@ -5,7 +5,8 @@
 import { readFileSync, statSync } from 'node:fs'
 import { EngineError, ERR } from '../errors.ts'
 import type { Mode, SourceLoc } from '../types.ts'
-import { type CompiledGate, type GateCompiler, sha256 } from './compile.ts'
+import { sha256 } from '../hash.ts'
+import type { CompiledGate, GateCompiler } from './compile.ts'
 import { parseGroupPolicy, parsePolicy, type RawGate } from './parse.ts'
 import type { PolicySource } from './sources.ts'
 
