@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { newSeed, signingKeyFromSeed, type SigningKey } from '../../core/ledger/ed25519.ts'
-import { writePrivateFile } from '../../core/trust/atomic-file.ts'
+import { writePrivateFile } from '../../core/atomic-file.ts'
 import { trustHostKey } from '../../core/trust/host-keys.ts'
 import { SignerError } from './signer-error.ts'
 

@@ -5,7 +5,7 @@
 import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import writeFileAtomic from 'write-file-atomic'
+import { writePrivateFile } from '../atomic-file.ts'
 
 export const MIN_PASSWORD_LENGTH = 8
 const SCRYPT = { N: 1 << 15, r: 8, p: 1, keylen: 32, maxmem: 64 * 1024 * 1024 } as const
@@ -38,7 +38,7 @@ export function setPassword(home: string, password: string): void {
   const salt = randomBytes(16)
   const hash = scryptSync(password, salt, SCRYPT.keylen, SCRYPT)
   const stored: StoredHash = { algorithm: 'scrypt', N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, salt: salt.toString('base64'), hash: hash.toString('base64') }
-  writeFileAtomic.sync(authFile(home), `${JSON.stringify({ password: stored }, null, 2)}\n`, { mode: 0o600 })
+  writePrivateFile(authFile(home), `${JSON.stringify({ password: stored }, null, 2)}\n`)
 }
 
 export function verifyPassword(stored: StoredHash, password: string): boolean {

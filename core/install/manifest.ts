@@ -3,9 +3,9 @@
  * (as a backup taken on first touch), the hash of what we left there, and each entry we wrote. Uninstall
  * touches only what the manifest names.
  */
-import { mkdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import writeFileAtomic from 'write-file-atomic'
+import { writePrivateFile } from '../atomic-file.ts'
 import type { HarnessScope } from '../harness.ts'
 import { sha256 } from '../hash.ts'
 
@@ -66,8 +66,7 @@ export function readManifest(svcHome: string): Manifest {
 }
 
 export function writeManifest(svcHome: string, manifest: Manifest): void {
-  mkdirSync(join(svcHome, 'install'), { recursive: true, mode: 0o700 })
-  writeFileAtomic.sync(manifestPath(svcHome), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 })
+  writePrivateFile(manifestPath(svcHome), `${JSON.stringify(manifest, null, 2)}\n`)
 }
 
 /** Where the first-touch backup of `path` lives. */

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { SignerKind } from '../types.ts'
-import { writePrivateFile } from './atomic-file.ts'
+import { writePrivateFile } from '../atomic-file.ts'
 import { keyId } from './session-cert.ts'
 
 export const TRUSTED_HOST_KEYS_FILE = 'trusted-host-keys.json'
