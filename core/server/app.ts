@@ -65,7 +65,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // "true" must stay a string and unknown fields must be refused, not silently dropped.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     return503OnClosing: true,
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // A bad percent-encoding or an over-long path parameter fails in the router, before any handler.
     frameworkErrors: (err, _request, reply) => sendProblem(reply, toProblem(err)),
     logController: new LogController({ disableRequestLogging: true }),
