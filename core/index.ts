@@ -25,6 +25,7 @@ export { createEngine, payloadHash, type CheckResult, type Engine, type EngineOp
 export { combine, refuse, isStrongSigner, assertNotLoosened } from './decision.ts'
 export { compileGlob, type Glob } from './match/glob.ts'
 export { CASE_INSENSITIVE_FS, compileHomeGlobs, globRootsKey, type GlobRoots } from './match/home-globs.ts'
+export { homeGlobsFor } from './match/home-glob-cache.ts'
 export { looksLikePatch, patchedPaths, patchTargets, type PatchChange } from './match/patch-targets.ts'
 export { compileSafeRegex, type SafeRegex } from './match/regex.ts'
 export { canonicalPath, lexicalPath, pathSpellings } from './match/paths.ts'

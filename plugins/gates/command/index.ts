@@ -3,7 +3,7 @@
  * paths it touches and how it was reached. Every field given must hold for the same command, so
  * `git commit -m "git reset --hard"` never matches a `reset --hard` rule.
  */
-import { CASE_INSENSITIVE_FS, compileGlob, compileHomeGlobs, defineGateKind, globRootsKey, type EvalRequest, type GlobRoots, type Glob, type ShellCommand } from '../../../core/index.ts'
+import { CASE_INSENSITIVE_FS, compileGlob, defineGateKind, homeGlobsFor, type EvalRequest, type GlobRoots, type Glob, type ShellCommand } from '../../../core/index.ts'
 import { firstPositional, hasFlag } from './argv.ts'
 
 type List = string | string[]
@@ -33,18 +33,7 @@ const globs = (v: List | undefined): Glob[] | undefined => toList(v)?.map((p) =>
 /** Path globs with `~` bound to the governed user's home, compiled once per home. */
 function pathGlobs(v: List | undefined): ((roots: GlobRoots) => Glob[]) | undefined {
   const patterns = toList(v)
-  if (!patterns) return undefined
-  patterns.forEach((p) => compileGlob(p, { pathMode: true }))
-  const byHome = new Map<string, Glob[]>()
-  return (roots) => {
-    const key = globRootsKey(roots)
-    let compiled = byHome.get(key)
-    if (!compiled) {
-      compiled = compileHomeGlobs(patterns, roots)
-      byHome.set(key, compiled)
-    }
-    return compiled
-  }
+  return patterns ? homeGlobsFor(patterns) : undefined
 }
 
 export default defineGateKind<CommandValue>({
