@@ -4,8 +4,10 @@
 import { randomBytes } from 'node:crypto'
 import { sha256 } from '../hash.ts'
 
+/** How long an operator bearer token stays valid after login. */
 export const TOKEN_TTL_MS = 12 * 3600_000
 
+/** Issued operator tokens by SHA-256 digest (the token itself is never kept); expired ones are dropped when met. */
 export class TokenStore {
   readonly #tokens = new Map<string, number>()
 

@@ -45,6 +45,7 @@ export interface Manifest {
   readonly appliedTokens: readonly AppliedToken[]
 }
 
+/** Where the install manifest of `svcHome` lives. */
 export function manifestPath(svcHome: string): string {
   return join(svcHome, 'install', 'manifest.json')
 }
@@ -65,6 +66,7 @@ export function readManifest(svcHome: string): Manifest {
   return parsed
 }
 
+/** Replaces the install manifest atomically (0600). */
 export function writeManifest(svcHome: string, manifest: Manifest): void {
   writePrivateFile(manifestPath(svcHome), `${JSON.stringify(manifest, null, 2)}\n`)
 }

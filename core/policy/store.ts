@@ -51,6 +51,7 @@ export interface PolicyStoreOptions {
   readonly log: Logger
 }
 
+/** The policy in force: loads every layer, reloads on change, and hands the engine the gates that apply to a call. */
 export class PolicyStore {
   readonly #opts: PolicyStoreOptions
   #files: PolicyFile[] = []

@@ -58,6 +58,7 @@ export function withErrorContract(route: RouteOptions): void {
   for (const status of statuses) if (!(status in response)) response[status] = problemRef
 }
 
+/** The daemon's Fastify app with every route registered, ready for `listen` (the CLI) or `inject` (tests). */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger | undefined,

@@ -23,6 +23,7 @@ function sendNative(reply: FastifyReply, body: string): FastifyReply {
   return reply.code(200).header('x-svc-hook', '1').type('application/json').send(body)
 }
 
+/** The registered harness `id`; a 501 problem for a planned one, a 404 for an unknown one. */
 export function lookupHarness(app: FastifyInstance, id: string): HarnessDefinition {
   const harnesses = harnessRegistry(app.engine.registry)
   const harness = harnesses.get(id)
