@@ -21,7 +21,7 @@ interface StoredHash {
 }
 
 /** Where the operator password hash lives: `<home>/auth.json`. */
-export function authFile(home: string): string {
+function authFile(home: string): string {
   return join(home, 'auth.json')
 }
 

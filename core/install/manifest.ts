@@ -46,7 +46,7 @@ export interface Manifest {
 }
 
 /** Where the install manifest of `svcHome` lives. */
-export function manifestPath(svcHome: string): string {
+function manifestPath(svcHome: string): string {
   return join(svcHome, 'install', 'manifest.json')
 }
 

@@ -53,7 +53,7 @@ export class PlanConflictError extends Error {
 }
 
 /** The marker id of this control plane's entries. */
-export function installIdFor(svcHome: string): string {
+function installIdFor(svcHome: string): string {
   return readManifest(svcHome).installId
 }
 

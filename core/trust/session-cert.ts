@@ -46,7 +46,7 @@ export function sessionIdFor(sessionPublicKey: Uint8Array): string {
 }
 
 /** Exact bytes the host key signs. */
-export function sessionCertMessage(bundle: SessionBundle): Buffer {
+function sessionCertMessage(bundle: SessionBundle): Buffer {
   return Buffer.from(SESSION_CERT_PREFIX + canonicalJson(bundle), 'utf8')
 }
 

@@ -24,7 +24,7 @@ function sendNative(reply: FastifyReply, body: string): FastifyReply {
 }
 
 /** The registered harness `id`; a 501 problem for a planned one, a 404 for an unknown one. */
-export function lookupHarness(app: FastifyInstance, id: string): HarnessDefinition {
+function lookupHarness(app: FastifyInstance, id: string): HarnessDefinition {
   const harnesses = harnessRegistry(app.engine.registry)
   const harness = harnesses.get(id)
   if (harness) return harness
