@@ -29,12 +29,12 @@ describe('command predicate', () => {
 
   it('reads the subcommand after global options, so message text is never a subcommand', () => {
     const v: CommandValue = { program: 'git', subcommand: 'reset', args_any: ['--hard'] }
-    expect(test(v, request({ argv: ['git', '-C', 'dir', 'reset', '--hard'] }))).toBeDefined()
+    expect(test(v, request({ argv: ['git', '-C', 'dir', 'reset', '--hard'] }))).toBe('command `git -C dir reset --hard`: argument --hard')
     expect(test(v, request({ argv: ['git', 'commit', '-m', 'reset --hard'] }))).toBeUndefined()
   })
 
   it('supports args_all, args_none, program_not, paths_except, writes_any and via_any', () => {
-    expect(test({ program: 'svc', args_all: ['false-positive', 'apply'] }, request({ argv: ['svc', 'false-positive', 'apply', 'x'] }))).toBeDefined()
+    expect(test({ program: 'svc', args_all: ['false-positive', 'apply'] }, request({ argv: ['svc', 'false-positive', 'apply', 'x'] }))).toBe('command `svc false-positive apply x`')
     expect(test({ program: 'svc', args_all: ['false-positive', 'apply'] }, request({ argv: ['svc', 'false-positive', '12'] }))).toBeUndefined()
     expect(test({ program: 'git', args_none: ['-n'] }, request({ argv: ['git', 'clean', '-n'] }))).toBeUndefined()
     expect(test({ program_not: ['cat'], paths_any: ['**/.env'] }, request({ argv: ['cat', '.env'], paths: ['/p/.env'] }))).toBeUndefined()
