@@ -18,7 +18,7 @@ export interface EnginePlugin {
 }
 
 /** Hook view handed to plugins: they may tap, never call. */
-export type TapOnly<H> = { readonly [K in keyof H]: H[K] }
+export type TapOnly<H> = { readonly [K in keyof H]: H[K] extends { promise: unknown } | { call: unknown } ? Omit<H[K], 'call' | 'callAsync' | 'promise'> : H[K] }
 
 /** What a plugin's `apply` receives: the engine's hooks, registries, a logger bound to it and `$SVC_HOME`. */
 export interface PluginHost {
