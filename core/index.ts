@@ -65,6 +65,7 @@ export {
   parseClaudeStyle,
   requireString,
   shimCommand,
+  UNRESOLVED_MCP_SERVER,
   withFilePath,
   type ToolMapper,
 } from './harness-kit.ts'
