@@ -4,6 +4,7 @@
  */
 import type { SourceLoc } from './types.ts'
 
+/** Every engine error kind: its stable `PE_` code and the HTTP status it maps to (one registry, as fastify's errors.js). */
 export const ERR = {
   POLICY_INVALID: { code: 'PE_POLICY_INVALID', status: 400 },
   GATE_UNKNOWN_KIND: { code: 'PE_GATE_UNKNOWN_KIND', status: 400 },
@@ -17,6 +18,7 @@ export const ERR = {
   SESSION_INVALID: { code: 'PE_SESSION_INVALID', status: 503 },
 } as const satisfies Record<string, { code: `PE_${string}`; status: number }>
 
+/** One entry of `ERR`, the first argument of `new EngineError(kind, message)`. */
 export type ErrorKind = (typeof ERR)[keyof typeof ERR]
 
 /** Stable machine codes of API problems (DESIGN.md §4). */

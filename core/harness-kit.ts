@@ -57,6 +57,12 @@ export function absolutePath(path: string, cwd: string | undefined): string {
   return resolve(cwd, path)
 }
 
+/**
+ * The server name a harness puts in an MCP tool name when its payload does not say which server it is
+ * (Cursor's beforeMCPExecution gives only url/command): the MCP pin plugin resolves it from the configs.
+ */
+export const UNRESOLVED_MCP_SERVER = '?'
+
 /** The canonical MCP tool name every gate matches: `mcp__<server>__<tool>`. */
 export function mcpToolName(server: string, tool: string): string {
   return `mcp__${server}__${tool}`

@@ -150,6 +150,7 @@ export class HookPayloadError extends Error {
   }
 }
 
+/** The engine plugin `defineHarness` returns: it registers `harness` in the harness registry. */
 export interface HarnessPlugin extends EnginePlugin {
   readonly harness: HarnessDefinition
 }

@@ -15,6 +15,7 @@ export interface CompiledLeaf {
   /** Returns a short description of what matched, or undefined when the leaf does not hold. */
   readonly test: PredicateTest
 }
+/** A compiled leaf predicate: a description of what matched, or undefined when it did not. */
 export type PredicateTest = (request: EvalRequest, ctx: EvalContext) => string | undefined
 
 /** A guardrail's opinion after a local allow. `abstain` is never an allow or a deny. */
@@ -25,6 +26,7 @@ export interface GuardrailVerdict {
   readonly data?: Readonly<Record<string, unknown>>
 }
 
+/** The `evaluate` hook of one leaf kind: the first tap to return a description decides the leaf. */
 export type LeafHook = SyncBailHook<[CompiledLeaf, EvalRequest, EvalContext], string | undefined>
 
 /** Creates a fresh, frozen set of hooks; one per engine, never module-global. */
@@ -50,6 +52,7 @@ export function createHooks() {
   return hooks
 }
 
+/** The hook set of one engine, as `createHooks` builds it. */
 export type EngineHooks = ReturnType<typeof createHooks>
 
 interface InterceptableTap {

@@ -26,6 +26,7 @@ export { combine, refuse, isStrongSigner, assertNotLoosened } from './decision.t
 export { compileGlob, type Glob } from './match/glob.ts'
 export { CASE_INSENSITIVE_FS, compileHomeGlobs, globRootsKey, type GlobRoots } from './match/home-globs.ts'
 export { assertKnownPortBindings, bindPortGlob, DEFAULT_SVC_PORTS, namesSvcPorts, parsePortList, SVC_PORTS, svcPortSet, svcPortsKey, svcPortsOf } from './match/svc-ports.ts'
+export { homeGlobsFor } from './match/home-glob-cache.ts'
 export { looksLikePatch, patchedPaths, patchTargets, type PatchChange } from './match/patch-targets.ts'
 export { compileSafeRegex, type SafeRegex } from './match/regex.ts'
 export { canonicalPath, lexicalPath, pathSpellings } from './match/paths.ts'
@@ -65,6 +66,7 @@ export {
   parseClaudeStyle,
   requireString,
   shimCommand,
+  UNRESOLVED_MCP_SERVER,
   withFilePath,
   type ToolMapper,
 } from './harness-kit.ts'

@@ -8,6 +8,7 @@ import { EngineError, ERR } from './errors.ts'
 import { STAGE, type EngineHooks, type PredicateTest } from './hooks.ts'
 import type { SourceLoc } from './types.ts'
 
+/** A unit of engine behaviour: registered once by name, its `apply` taps hooks and fills registries. */
 export interface EnginePlugin {
   /** Namespaced, e.g. `gate:command_regex`, `normalise:tool-input`, `harness:claude-code`. */
   readonly name: string
@@ -17,8 +18,9 @@ export interface EnginePlugin {
 }
 
 /** Hook view handed to plugins: they may tap, never call. */
-export type TapOnly<H> = { readonly [K in keyof H]: H[K] }
+export type TapOnly<H> = { readonly [K in keyof H]: H[K] extends { promise: unknown } | { call: unknown } ? Omit<H[K], 'call' | 'callAsync' | 'promise'> : H[K] }
 
+/** What a plugin's `apply` receives: the engine's hooks, registries, a logger bound to it and `$SVC_HOME`. */
 export interface PluginHost {
   readonly hooks: TapOnly<EngineHooks>
   readonly registry: Registries
@@ -62,6 +64,7 @@ export interface Registries {
   readonly extensions: Map<string, Map<string, unknown>>
 }
 
+/** Empty registries for one engine (never module-global, so each test builds its own). */
 export function createRegistries(): Registries {
   return { gateKinds: new Map(), evaluatorKinds: new Map(), extensions: new Map() }
 }
@@ -82,6 +85,7 @@ export function extensionRegistry<T>(registry: Registries, family: string): Map<
   return map as Map<string, T>
 }
 
+/** The engine plugin `defineGateKind` returns; `gateKind` is what a gate tester drives directly. */
 export interface GateKindPlugin extends EnginePlugin {
   readonly gateKind: GateKind
 }

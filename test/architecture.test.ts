@@ -26,21 +26,34 @@ function sources(dir: string): string[] {
 
 function imports(file: string): string[] {
   const text = readFileSync(file, 'utf8')
-  return [...text.matchAll(/^\s*(?:import|export)[^'"]*from\s+'([^']+)'/gm)].map((m) => m[1]!).filter((s) => s.startsWith('.'))
+  const specs = [
+    ...text.matchAll(/^\s*(?:import|export)[^'"]*from\s+['"]([^'"]+)['"]/gm), // static, type-only and re-exports
+    ...text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm), // side-effect imports
+    ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g), // dynamic imports
+  ]
+  return specs.map((m) => m[1]!).filter((s) => s.startsWith('.'))
+}
+
+/** Source files of a top-level folder; fails when there are none, so a moved folder cannot make a check vacuous. */
+function checked(dir: string): string[] {
+  const files = sources(join(PROJECT_ROOT, dir))
+  expect(files.length, `no sources found under ${dir}/`).toBeGreaterThan(0)
+  expect(files.flatMap(imports).length, `no relative imports found under ${dir}/ (is the import pattern still right?)`).toBeGreaterThan(0)
+  return files
 }
 
 const top = (file: string) => relative(PROJECT_ROOT, file).split('/')[0]!
 
 describe('architecture', () => {
   it('core imports nothing outside core', () => {
-    for (const file of sources(join(PROJECT_ROOT, 'core'))) {
+    for (const file of checked('core')) {
       for (const spec of imports(file)) expect(top(resolve(dirname(file), spec)), `${relative(PROJECT_ROOT, file)} imports ${spec}`).toBe('core')
     }
   })
 
   it('plugin families import the core only through core/index.ts or core/types.ts, and never each other', () => {
     for (const family of ['plugins', 'harnesses', 'guardrail-providers']) {
-      for (const file of sources(join(PROJECT_ROOT, family))) {
+      for (const file of checked(family)) {
         if (file.endsWith('.test.ts')) continue
         for (const spec of imports(file)) {
           const target = resolve(dirname(file), spec)
@@ -55,9 +68,25 @@ describe('architecture', () => {
     }
   })
 
+  it('plugin folders never import each other (only a family index.ts lists them)', () => {
+    // One plugin is one folder: plugins/<name>/ or plugins/gates/<kind>/.
+    const folder = (rel: string) => rel.split('/').slice(0, rel.startsWith('plugins/gates/') ? 3 : 2).join('/')
+    for (const family of ['plugins', 'harnesses', 'guardrail-providers']) {
+      for (const file of checked(family)) {
+        const from = relative(PROJECT_ROOT, file)
+        if (from.endsWith('.test.ts') || from === `${family}/index.ts`) continue
+        for (const spec of imports(file)) {
+          const rel = relative(PROJECT_ROOT, resolve(dirname(file), spec))
+          if (top(resolve(dirname(file), spec)) === 'core') continue
+          expect(folder(rel), `${from} imports ${rel}`).toBe(folder(from))
+        }
+      }
+    }
+  })
+
   it('keeps files under 400 lines', () => {
     for (const dir of ['core', 'plugins', 'harnesses', 'guardrail-providers', 'cli']) {
-      for (const file of sources(join(PROJECT_ROOT, dir))) {
+      for (const file of checked(dir)) {
         if (file.endsWith('.test.ts')) continue
         const lines = readFileSync(file, 'utf8').split('\n').length
         expect(lines, relative(PROJECT_ROOT, file)).toBeLessThanOrEqual(400)

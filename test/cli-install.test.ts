@@ -55,8 +55,9 @@ describe('svc install / uninstall', () => {
   it('installs on "yes", mints a session, and is idempotent', async () => {
     const res = await svc(['install', '--harness', 'claude-code'], env(), 'y\n')
     expect(res.code).toBe(0)
-    expect(res.stdout).toMatch(/session: ses_/)
-    expect(daemon.engine.sessions.current()).toBeDefined()
+    const minted = /session: (ses_\S+)/.exec(res.stdout)?.[1]
+    expect(minted, res.stdout).toBeDefined()
+    expect(daemon.engine.sessions.current()?.id).toBe(minted)
     const again = await svc(['install', '--harness', 'claude-code', '--yes'], env())
     expect(again.stdout).toContain('svc hooks are already installed; nothing to change')
     const uninstall = await svc(['uninstall', '--yes'], env())

@@ -15,9 +15,14 @@ describe('README policy examples', () => {
   it.each(blocks.map((b, i) => [i, b] as const))('example %i loads', async (_i, text) => {
     const home = tempDir()
     mkdirSync(home, { recursive: true })
-    writeFileSync(join(home, text.includes('groups:') ? 'group-policy.yaml' : 'policy.yaml'), text)
+    const file = join(home, text.includes('groups:') ? 'group-policy.yaml' : 'policy.yaml')
+    writeFileSync(file, text)
     const engine = await createEngine({ plugins: allPlugins, home, policiesDir: SHIPPED_POLICIES_DIR, log: pino({ level: 'silent' }) })
-    expect(engine.policy.files().every((f) => f.status !== 'error')).toBe(true)
+    expect(engine.policy.files().filter((f) => f.status === 'error')).toEqual([])
+    // The example itself was read as a policy layer (not merely absent) and defines gates.
+    const own = engine.policy.files().find((f) => f.path === file)
+    expect(own, `${file} is not one of the engine's policy files`).toMatchObject({ status: 'ok' })
+    expect(own!.gates).toBeGreaterThan(0)
     await engine.close()
   })
 })

@@ -5,7 +5,7 @@ import type { CliIo } from '../io.ts'
 import { DEFAULT_PORT, svcHome } from '../paths.ts'
 import { mintOnDaemon } from '../signer/mint-flow.ts'
 
-export function parsePort(value: string): number {
+function parsePort(value: string): number {
   const port = Number(value)
   if (!/^\d+$/.test(value) || port < 0 || port > 65535) throw new InvalidArgumentError('must be a port number from 0 to 65535')
   return port

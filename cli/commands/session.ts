@@ -1,8 +1,8 @@
 /** `svc session create|rotate`: mint a session with the chosen signer tier and print it. */
 import { Command, Option } from 'commander'
-import { parseDuration } from '../../core/duration.ts'
 import { TIERS } from '../../core/trust/tiers.ts'
-import { CliError, type CliIo } from '../io.ts'
+import { durationOption } from '../duration-option.ts'
+import type { CliIo } from '../io.ts'
 import { daemonUrl, svcHome } from '../paths.ts'
 import { mintOnDaemon } from '../signer/mint-flow.ts'
 
@@ -37,15 +37,6 @@ function addMintOptions(cmd: Command): Command {
     .option('--lifetime <duration>', 'session lifetime, e.g. 4h or 1h30m (default and maximum 12h)')
 }
 
-function lifetimeOf(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  try {
-    return parseDuration(value)
-  } catch (err) {
-    throw new CliError(`--lifetime: ${(err as Error).message}`, 2)
-  }
-}
-
 async function run(io: CliIo, opts: MintOpts, rotates?: string): Promise<void> {
   const minted = await mintOnDaemon(io, {
     tier: opts.tier,
@@ -56,7 +47,7 @@ async function run(io: CliIo, opts: MintOpts, rotates?: string): Promise<void> {
     userId: opts.userId,
     groups: opts.group,
     rotates,
-    lifetimeMs: lifetimeOf(opts.lifetime),
+    lifetimeMs: durationOption('--lifetime', opts.lifetime),
   })
   io.out(JSON.stringify(minted, null, 2))
 }

@@ -1,8 +1,8 @@
 /** `svc signer enroll`: one-time enrollment of a long-lived host key (TOTP, OS keychain, or the dev software key). */
 import { Command, Option } from 'commander'
-import { parseDuration } from '../../core/duration.ts'
 import { TIERS } from '../../core/trust/tiers.ts'
 import { trustFilePath } from '../../core/trust/host-keys.ts'
+import { durationOption } from '../duration-option.ts'
 import { banner, CliError, type CliIo } from '../io.ts'
 import { svcHome } from '../paths.ts'
 import { enrollOsKeychain } from '../signer/os-keychain.ts'
@@ -19,15 +19,8 @@ interface EnrollOpts {
 }
 
 function enroll(io: CliIo, opts: EnrollOpts): void {
-  let ttlMs: number | undefined
-  if (opts.ttl !== undefined) {
-    try {
-      ttlMs = parseDuration(opts.ttl)
-    } catch (err) {
-      throw new CliError(`--ttl: ${(err as Error).message}`, 2)
-    }
-    if (ttlMs === 0) throw new CliError('--ttl must be longer than 0s (omit it for no expiry)', 2)
-  }
+  const ttlMs = durationOption('--ttl', opts.ttl)
+  if (ttlMs === 0) throw new CliError('--ttl must be longer than 0s (omit it for no expiry)', 2)
   const home = svcHome(io.env, opts.home)
   switch (opts.tier) {
     case 'totp': {

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { newSeed, signingKeyFromSeed, type SigningKey } from '../../core/ledger/ed25519.ts'
-import { writePrivateFile } from '../../core/trust/atomic-file.ts'
+import { writePrivateFile } from '../../core/atomic-file.ts'
 import { trustHostKey } from '../../core/trust/host-keys.ts'
 import { SignerError } from './signer-error.ts'
 
@@ -16,7 +16,7 @@ export function softwareKeyPath(home: string): string {
 }
 
 /** Throws unless the environment explicitly allows the software signer. */
-export function assertSoftwareAllowed(env: NodeJS.ProcessEnv): void {
+function assertSoftwareAllowed(env: NodeJS.ProcessEnv): void {
   if (env.SVC_ALLOW_SOFTWARE_SIGNER !== '1') {
     throw new SignerError(
       'software_refused',
@@ -26,7 +26,7 @@ export function assertSoftwareAllowed(env: NodeJS.ProcessEnv): void {
 }
 
 /** Refuses key material that group or others can read or write, or a directory others can enter. */
-export function assertPrivate(path: string, kind: 'file' | 'directory'): void {
+function assertPrivate(path: string, kind: 'file' | 'directory'): void {
   const mode = statSync(path).mode & 0o777
   if ((mode & 0o077) !== 0) {
     throw new SignerError('insecure_permissions', `${path} has mode ${mode.toString(8)}; a signer ${kind} must be private (chmod ${kind === 'file' ? '600' : '700'} ${path})`)

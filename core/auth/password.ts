@@ -5,8 +5,9 @@
 import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import writeFileAtomic from 'write-file-atomic'
+import { writePrivateFile } from '../atomic-file.ts'
 
+/** Shortest operator password `setPassword` accepts. */
 export const MIN_PASSWORD_LENGTH = 8
 const SCRYPT = { N: 1 << 15, r: 8, p: 1, keylen: 32, maxmem: 64 * 1024 * 1024 } as const
 
@@ -19,10 +20,12 @@ interface StoredHash {
   readonly hash: string
 }
 
-export function authFile(home: string): string {
+/** Where the operator password hash lives: `<home>/auth.json`. */
+function authFile(home: string): string {
   return join(home, 'auth.json')
 }
 
+/** The stored scrypt hash, or undefined when no password was set (or the file is unreadable). */
 export function readPasswordHash(home: string): StoredHash | undefined {
   try {
     const parsed = JSON.parse(readFileSync(authFile(home), 'utf8')) as { password?: StoredHash }
@@ -38,9 +41,10 @@ export function setPassword(home: string, password: string): void {
   const salt = randomBytes(16)
   const hash = scryptSync(password, salt, SCRYPT.keylen, SCRYPT)
   const stored: StoredHash = { algorithm: 'scrypt', N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, salt: salt.toString('base64'), hash: hash.toString('base64') }
-  writeFileAtomic.sync(authFile(home), `${JSON.stringify({ password: stored }, null, 2)}\n`, { mode: 0o600 })
+  writePrivateFile(authFile(home), `${JSON.stringify({ password: stored }, null, 2)}\n`)
 }
 
+/** True when `password` hashes to `stored` under its own scrypt parameters; compared in constant time. */
 export function verifyPassword(stored: StoredHash, password: string): boolean {
   const expected = Buffer.from(stored.hash, 'base64')
   const actual = scryptSync(password, Buffer.from(stored.salt, 'base64'), expected.length, { N: stored.N, r: stored.r, p: stored.p, maxmem: SCRYPT.maxmem })

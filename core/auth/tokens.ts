@@ -1,22 +1,25 @@
 /**
  * Operator bearer tokens: random, held in memory only (a restart logs everyone out), compared by hash.
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
+import { sha256 } from '../hash.ts'
 
+/** How long an operator bearer token stays valid after login. */
 export const TOKEN_TTL_MS = 12 * 3600_000
 
+/** Issued operator tokens by SHA-256 digest (the token itself is never kept); expired ones are dropped when met. */
 export class TokenStore {
   readonly #tokens = new Map<string, number>()
 
   issue(now: number): { token: string; expiresAt: number } {
     const token = `svc_${randomBytes(32).toString('base64url')}`
     const expiresAt = now + TOKEN_TTL_MS
-    this.#tokens.set(digest(token), expiresAt)
+    this.#tokens.set(sha256(token), expiresAt)
     return { token, expiresAt }
   }
 
   valid(token: string, now: number): boolean {
-    const key = digest(token)
+    const key = sha256(token)
     const expiresAt = this.#tokens.get(key)
     if (expiresAt === undefined) return false
     if (now >= expiresAt) {
@@ -25,8 +28,4 @@ export class TokenStore {
     }
     return true
   }
-}
-
-function digest(token: string): string {
-  return createHash('sha256').update(token).digest('hex')
 }

@@ -6,9 +6,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
-import { backupPath, readManifest, sha256, writeManifest } from './manifest.ts'
+import { sha256 } from '../hash.ts'
+import { readText } from '../read-text.ts'
+import { backupPath, readManifest, writeManifest } from './manifest.ts'
 import type { Manifest, ManifestFile } from './manifest.ts'
-import { PlanConflictError, planInstall, planUninstall, readText } from './plan.ts'
+import { PlanConflictError, planInstall, planUninstall } from './plan.ts'
 import type { InstallRequest, Plan, UninstallRequest } from './plan.ts'
 
 export interface ApplyResult {

@@ -13,7 +13,7 @@ interface Style {
 }
 
 /** Indent unit and line ending as the file already uses them (2 spaces and `\n` for new files). */
-export function detectStyle(text: string): Style {
+function detectStyle(text: string): Style {
   const eol = text.includes('\r\n') ? '\r\n' : '\n'
   const indent = /^([ \t]+)["{[\]}]/m.exec(text)?.[1] ?? '  '
   return { eol, unit: indent.startsWith('\t') ? '\t' : indent }

@@ -3,11 +3,11 @@
  * (as a backup taken on first touch), the hash of what we left there, and each entry we wrote. Uninstall
  * touches only what the manifest names.
  */
-import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import writeFileAtomic from 'write-file-atomic'
+import { writePrivateFile } from '../atomic-file.ts'
 import type { HarnessScope } from '../harness.ts'
+import { sha256 } from '../hash.ts'
 
 /** One entry we wrote into a file. */
 export type ManifestEntry =
@@ -45,11 +45,8 @@ export interface Manifest {
   readonly appliedTokens: readonly AppliedToken[]
 }
 
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex')
-}
-
-export function manifestPath(svcHome: string): string {
+/** Where the install manifest of `svcHome` lives. */
+function manifestPath(svcHome: string): string {
   return join(svcHome, 'install', 'manifest.json')
 }
 
@@ -69,9 +66,9 @@ export function readManifest(svcHome: string): Manifest {
   return parsed
 }
 
+/** Replaces the install manifest atomically (0600). */
 export function writeManifest(svcHome: string, manifest: Manifest): void {
-  mkdirSync(join(svcHome, 'install'), { recursive: true, mode: 0o700 })
-  writeFileAtomic.sync(manifestPath(svcHome), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 })
+  writePrivateFile(manifestPath(svcHome), `${JSON.stringify(manifest, null, 2)}\n`)
 }
 
 /** Where the first-touch backup of `path` lives. */

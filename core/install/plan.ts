@@ -3,11 +3,12 @@
  * nothing, and carries a token (a hash of every file's before/after) that `apply` checks, so a plan the
  * user reviewed is exactly what gets written.
  */
-import { readFileSync } from 'node:fs'
 import { createPatch } from 'diff'
 import type { HarnessDefinition, HarnessEnv, HarnessScope, InstallContext, InstallEntry } from '../harness.ts'
+import { sha256 } from '../hash.ts'
+import { readText } from '../read-text.ts'
 import { appendToArray, indexOfEqual, parseJsoncStrict, removeAt, valueAt } from './jsonc-edit.ts'
-import { backupPath, readManifest, sha256 } from './manifest.ts'
+import { backupPath, readManifest } from './manifest.ts'
 import type { ManifestEntry, ManifestFile } from './manifest.ts'
 import { appendBlock, appendedText, assertToml, removeBlock } from './toml-edit.ts'
 import { schemaProblems } from './validate.ts'
@@ -51,16 +52,8 @@ export class PlanConflictError extends Error {
   }
 }
 
-export function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8')
-  } catch {
-    return undefined
-  }
-}
-
 /** The marker id of this control plane's entries. */
-export function installIdFor(svcHome: string): string {
+function installIdFor(svcHome: string): string {
   return readManifest(svcHome).installId
 }
 

@@ -24,6 +24,10 @@ export interface Selection {
   readonly skipped: readonly { readonly harness: string; readonly reason: string }[]
 }
 
+/**
+ * The harnesses to install for `ids`, or every registered harness `detect` finds in `scope` when none are
+ * named; throws HarnessSelectionError (400 unknown, 501 planned) for a name it cannot serve.
+ */
 export function selectHarnesses(registered: ReadonlyMap<string, HarnessDefinition>, ids: readonly string[] | undefined, env: HarnessEnv, scope: HarnessScope): Selection {
   const supported = [...registered.keys()].join(', ')
   if (ids && ids.length > 0) {

@@ -6,6 +6,7 @@
 import type { LayerTrace, LedgerDraft, LedgerEntry, LedgerVerdict, SignerKind } from '../types.ts'
 import type { SessionCertificate } from '../trust/session-cert.ts'
 
+/** Domain separation for leaf signatures: a session key's leaf signature can never pass as another message. */
 export const LEAF_SIG_PREFIX = Buffer.from('svc/leaf-sig/v1\n', 'utf8')
 
 /** Leaf hash of "no previous leaf" (seq 0): 32 zero bytes, hex. */

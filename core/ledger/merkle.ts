@@ -35,13 +35,3 @@ export function splitPoint(n: number): number {
 export function isPowerOfTwo(n: number): boolean {
   return n > 0 && Number.isInteger(Math.log2(n)) && 2 ** Math.log2(n) === n
 }
-
-/** Number of trailing one bits of a non-negative safe integer (how many subtrees an append completes). */
-export function trailingOnes(n: number): number {
-  let count = 0
-  while (n % 2 === 1) {
-    count++
-    n = Math.floor(n / 2)
-  }
-  return count
-}

@@ -26,7 +26,6 @@ export function rootOfSize(read: PerfectNodeReader, size: number): Buffer | unde
 
 /** Audit path (bottom-up) proving leaf `index` is in the tree of `size` leaves. Requires index < size. */
 export function inclusionPath(read: PerfectNodeReader, index: number, size: number): Buffer[] {
-  const path: Buffer[] = []
   let lo = 0
   let hi = size
   let m = index
@@ -42,8 +41,7 @@ export function inclusionPath(read: PerfectNodeReader, index: number, size: numb
       m -= k
     }
   }
-  for (let i = siblings.length - 1; i >= 0; i--) path.push(siblings[i]!)
-  return path
+  return siblings.reverse()
 }
 
 /** Consistency proof (bottom-up) between tree sizes `size1` and `size2`. Requires 0 < size1 <= size2. */

@@ -20,7 +20,7 @@ function allHashes(list: readonly Uint8Array[]): boolean {
 }
 
 /** Recomputes the root a leaf's audit path leads to, or explains why the path cannot be valid for (index, size). */
-export function rootFromInclusion(index: number, size: number, leafHash: Uint8Array, proof: readonly Uint8Array[]): Buffer | string {
+function rootFromInclusion(index: number, size: number, leafHash: Uint8Array, proof: readonly Uint8Array[]): Buffer | string {
   if (!isSafeIndex(index) || !isSafeIndex(size)) return 'index and tree size must be non-negative integers'
   if (index >= size) return `leaf index ${index} is not below tree size ${size}`
   if (leafHash.length !== HASH_SIZE) return `leaf hash must be ${HASH_SIZE} bytes`

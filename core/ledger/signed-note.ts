@@ -20,7 +20,7 @@ export function noteVerifierKey(name: string, publicKey: Uint8Array): string {
 }
 
 /** Parses a verifier key string; undefined when it is not a well-formed Ed25519 vkey. */
-export function parseVerifierKey(vkey: string): { name: string; keyId: Buffer; publicKey: Buffer } | undefined {
+function parseVerifierKey(vkey: string): { name: string; keyId: Buffer; publicKey: Buffer } | undefined {
   const first = vkey.indexOf('+')
   const second = vkey.indexOf('+', first + 1)
   if (first <= 0 || second < 0) return undefined

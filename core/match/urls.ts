@@ -22,7 +22,7 @@ export function parseCallUrl(raw: string): CallUrl | undefined {
  * Canonical host: the WHATWG http parser's form (IPv4 numbers in dotted decimal even for non-special
  * schemes such as `tcp://127.1`), no trailing dot, IPv6 without brackets, IPv4-mapped IPv6 as IPv4.
  */
-export function canonicalHost(hostname: string): string {
+function canonicalHost(hostname: string): string {
   let host = hostname.replace(/\.+$/, '').toLowerCase()
   if (host === '') return host
   try {

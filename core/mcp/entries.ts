@@ -6,10 +6,7 @@
 import { parse as parseJsonc } from 'jsonc-parser'
 import { parse as parseToml } from 'smol-toml'
 import type { McpServerEntry } from '../harness.ts'
-
-function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
-}
+import { asRecord } from '../harness-kit.ts'
 
 function strings(value: unknown): string[] | undefined {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined
@@ -18,7 +15,7 @@ function strings(value: unknown): string[] | undefined {
 function names(...maps: unknown[]): string[] | undefined {
   const out = new Set<string>()
   for (const map of maps) {
-    const r = record(map)
+    const r = asRecord(map)
     if (r) for (const key of Object.keys(r)) out.add(key)
     for (const name of strings(map) ?? []) out.add(name)
   }
@@ -31,11 +28,11 @@ function str(value: unknown): string | undefined {
 
 /** Entries of a JSON `mcpServers` map (Claude Code, Gemini CLI, Cursor shapes). */
 export function serversFromJsonMap(map: unknown, harness: string, file: string): McpServerEntry[] {
-  const servers = record(map)
+  const servers = asRecord(map)
   if (!servers) return []
   const out: McpServerEntry[] = []
   for (const [name, raw] of Object.entries(servers)) {
-    const s = record(raw)
+    const s = asRecord(raw)
     if (!s) continue
     const url = str(s.url) ?? str(s.httpUrl) ?? str(s.serverUrl)
     const declared = str(s.type)
@@ -62,11 +59,11 @@ export function serversFromJsonMap(map: unknown, harness: string, file: string):
 /** Entries of Codex `[mcp_servers.<name>]` tables. */
 export function serversFromCodexToml(text: string, file: string): McpServerEntry[] {
   const doc = parseToml(text) as Record<string, unknown>
-  const servers = record(doc.mcp_servers)
+  const servers = asRecord(doc.mcp_servers)
   if (!servers) return []
   const out: McpServerEntry[] = []
   for (const [name, raw] of Object.entries(servers)) {
-    const s = record(raw)
+    const s = asRecord(raw)
     if (!s) continue
     const url = str(s.url)
     const bearer = str(s.bearer_token_env_var)
@@ -91,7 +88,7 @@ export function serversFromCodexToml(text: string, file: string): McpServerEntry
 /** Parses JSONC text leniently (comments, trailing commas); undefined when it is not an object. */
 export function readJsonc(text: string | undefined): Record<string, unknown> | undefined {
   if (text === undefined) return undefined
-  return record(parseJsonc(text, [], { allowTrailingComma: true, disallowComments: false }))
+  return asRecord(parseJsonc(text, [], { allowTrailingComma: true, disallowComments: false }))
 }
 
 function prune(entry: McpServerEntry): McpServerEntry {

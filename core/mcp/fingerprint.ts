@@ -4,9 +4,8 @@
  * known, its tool list (name, description, input schema). Equal identities give equal fingerprints
  * whatever the key order or the harness the server was found in.
  */
-import { createHash } from 'node:crypto'
-import canonicalize from 'canonicalize'
 import type { McpServerEntry } from '../harness.ts'
+import { canonicalSha256 } from '../hash.ts'
 
 /** What identifies a server: a config entry without where it was found. */
 export interface ServerIdentity extends Omit<McpServerEntry, 'name' | 'harness' | 'file' | 'transport'> {
@@ -47,7 +46,7 @@ export function fingerprint(identity: ServerIdentity, tools?: readonly McpToolIn
     ?.map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), ...(t.inputSchema !== undefined ? { inputSchema: t.inputSchema } : {}) }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   const doc = { identity: identityOf(identity), ...(toolList ? { tools: toolList } : {}) }
-  return `sha256:${createHash('sha256').update(canonicalize(doc) ?? '').digest('hex')}`
+  return `sha256:${canonicalSha256(doc)}`
 }
 
 /** What a harness tells at call time about the server it is about to use (Gemini `mcp_context`, Cursor `url`/`command`). */

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import writeFileAtomic from 'write-file-atomic'
+import { writePrivateFile } from '../atomic-file.ts'
 import type { ServerIdentity } from './fingerprint.ts'
 
 export type PinState = 'queued' | 'pinned' | 'mismatch'
@@ -66,7 +66,7 @@ export class PinStore {
   }
 
   #save(servers: Readonly<Record<string, PinRecord>>): void {
-    writeFileAtomic.sync(this.path, `${JSON.stringify({ version: 1, servers }, null, 2)}\n`, { mode: 0o600 })
+    writePrivateFile(this.path, `${JSON.stringify({ version: 1, servers }, null, 2)}\n`)
   }
 
   list(): PinRecord[] {

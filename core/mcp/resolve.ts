@@ -2,9 +2,10 @@
  * Which MCP server a call goes to, and what it is: the entry of that name in the harness's MCP config
  * files (repo entries override user ones), cross-checked against what the harness says at run time.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { HarnessDefinition, HarnessEnv, McpServerEntry } from '../harness.ts'
+import { readText } from '../read-text.ts'
 import { identityFromRuntime, identityOf, runtimeMatches } from './fingerprint.ts'
 import type { RuntimeIdentity, ServerIdentity } from './fingerprint.ts'
 
@@ -15,14 +16,6 @@ export interface McpResolution {
   readonly from: 'config' | 'runtime' | 'name'
   /** Set when the harness is starting something other than what its config says. */
   readonly runtimeConflict?: boolean
-}
-
-export function readTextOrUndefined(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8')
-  } catch {
-    return undefined
-  }
 }
 
 /** The git root above `cwd`, or undefined. */
@@ -38,7 +31,7 @@ export function findRepoRoot(cwd: string | undefined): string | undefined {
 export function configuredServers(harnesses: readonly HarnessDefinition[], env: HarnessEnv): McpServerEntry[] {
   return harnesses.flatMap((h) => {
     try {
-      return [...h.mcpServers(env, readTextOrUndefined)]
+      return [...h.mcpServers(env, readText)]
     } catch {
       // A config the harness itself cannot read defines no server it could start.
       return []

@@ -3,10 +3,9 @@
  * at load, and validated against the kind's schema. Unknown kinds and bad values are load errors that
  * name the file, the gate and the reason.
  */
-import { createHash } from 'node:crypto'
 import { Ajv, type ValidateFunction } from 'ajv'
-import canonicalize from 'canonicalize'
 import { EngineError, ERR } from '../errors.ts'
+import { canonicalSha256 } from '../hash.ts'
 import type { CompiledLeaf, EngineHooks, LeafHook } from '../hooks.ts'
 import type { GateKind, Registries } from '../plugin.ts'
 import type { EvalContext, EvalRequest, LayerName, Mode, OnHit, SourceLoc } from '../types.ts'
@@ -101,7 +100,7 @@ export class GateCompiler {
       disabledBy: g.disabled_by as DisabledBy | undefined,
       when: when ?? {},
       evaluate,
-      fingerprint: sha256(canonicalize({ source: origin.source, gate: g }) ?? ''),
+      fingerprint: canonicalSha256({ source: origin.source, gate: g }),
       node: when ? this.#compileNode(when, id, raw.loc, 'when') : undefined,
     }
   }
@@ -177,8 +176,4 @@ export function evaluateNode(node: CompiledNode, request: EvalRequest, ctx: Eval
     case 'not':
       return evaluateNode(node.node, request, ctx) === undefined ? 'not matched' : undefined
   }
-}
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex')
 }

@@ -12,6 +12,7 @@ import type { DisabledBy } from './compile.ts'
 /** What a seal covers: the disable metadata, the gate id and the policy file it is written in (so it cannot be copied elsewhere). */
 export type DisableFacts = Omit<DisabledBy, 'seal'> & { readonly gate_id: string; readonly file: string }
 
+/** Seals and checks the `disabled_by` metadata of a false-positive replacement under the daemon's key. */
 export interface DisableSealer {
   seal(facts: DisableFacts): string
   verify(facts: DisableFacts, seal: string): boolean

@@ -4,8 +4,9 @@
  */
 import { readFileSync, statSync } from 'node:fs'
 import { EngineError, ERR } from '../errors.ts'
+import { sha256 } from '../hash.ts'
 import type { Mode, SourceLoc } from '../types.ts'
-import { type CompiledGate, type GateCompiler, sha256 } from './compile.ts'
+import type { CompiledGate, GateCompiler } from './compile.ts'
 import { parseGroupPolicy, parsePolicy, type RawGate } from './parse.ts'
 import type { PolicySource } from './sources.ts'
 
@@ -26,6 +27,7 @@ export interface FileProblem {
   readonly at: number
 }
 
+/** One tracked policy file: reloads when its stat stamp changes and keeps its last good version on error. */
 export class PolicyFile {
   readonly src: PolicySource
   good?: LoadedPolicy

@@ -11,6 +11,7 @@ import { REPO_POLICY_FILE } from './sources.ts'
 const TTL_MS = 2000
 const MAX_ENTRIES = 1024
 
+/** Repository roots of a cwd, cached for a couple of seconds per directory. */
 export class RepoRootFinder {
   readonly #cache = new Map<string, { roots: string[]; at: number }>()
 

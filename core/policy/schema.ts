@@ -4,6 +4,7 @@
  */
 import type { JsonSchema } from '../plugin.ts'
 
+/** What a gate id may look like (snake_case or dotted, as `fs.rm-root-or-home`): a letter or digit, then up to 127 of `A-Za-z0-9_.:/-`. */
 export const GATE_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$'
 
 const disabledBySchema = {
@@ -19,6 +20,7 @@ const disabledBySchema = {
   },
 } as const
 
+/** JSON Schema of one gate (its `when` leaves are checked by their gate kinds at compile). */
 export const gateSchema = {
   type: 'object',
   additionalProperties: false,
@@ -45,6 +47,7 @@ const headerProperties = {
   description: { type: 'string' },
 } as const
 
+/** JSON Schema of a policy file (daemon, registry, user and repo layers). */
 export const policyFileSchema = {
   type: 'object',
   additionalProperties: false,

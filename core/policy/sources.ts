@@ -14,6 +14,7 @@ export interface PolicySource {
   readonly kind: 'policy' | 'group'
 }
 
+/** The repo-layer policy file, looked up at each repository root of a call's cwd. */
 export const REPO_POLICY_FILE = '.svc.yaml'
 
 /** Lists the static (non-repo) policy files, in layer order, that exist or may appear. */

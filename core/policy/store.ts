@@ -6,11 +6,11 @@
  */
 import { watch, type FSWatcher } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import canonicalize from 'canonicalize'
 import type { Logger } from 'pino'
 import { EngineError, ERR } from '../errors.ts'
+import { canonicalSha256 } from '../hash.ts'
 import type { EvalContext, EvalRequest, LayerName, Mode } from '../types.ts'
-import { type CompiledGate, GateCompiler, sha256 } from './compile.ts'
+import { type CompiledGate, GateCompiler } from './compile.ts'
 import type { DisableSealer } from './disable-seal.ts'
 import { PolicyFile, type FileProblem } from './policy-file.ts'
 import { RepoRootFinder } from './repo-root.ts'
@@ -51,6 +51,7 @@ export interface PolicyStoreOptions {
   readonly log: Logger
 }
 
+/** The policy in force: loads every layer, reloads on change, and hands the engine the gates that apply to a call. */
 export class PolicyStore {
   readonly #opts: PolicyStoreOptions
   #files: PolicyFile[] = []
@@ -214,7 +215,7 @@ export class PolicyStore {
     this.#warnings = warnings
     for (const w of warnings) this.#opts.log.warn({ file: w.file, gate: w.gateId }, w.message)
     const material = this.#files.filter((f) => f.good).map((f) => ({ source: f.src.source, path: f.src.path, gates: f.good!.gates.map((g) => g.fingerprint), content: f.good!.contentHash }))
-    this.#hash = sha256(canonicalize(material) ?? '')
+    this.#hash = canonicalSha256(material)
   }
 
   // Gate ids disabled by a valid false-positive seal whose replacement is present beside it.

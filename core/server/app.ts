@@ -49,7 +49,7 @@ const problemRef = { $ref: 'Problem#' } as const
  * operator routes and 414 on routes with path parameters. A route without a query string schema refuses every query parameter instead of
  * silently ignoring it (a typo'd filter must not look like an answer to it).
  */
-export function withErrorContract(route: RouteOptions): void {
+function withErrorContract(route: RouteOptions): void {
   const schema = (route.schema ??= {}) as FastifySchema & { security?: unknown; hide?: boolean }
   if (schema.hide) return
   if (!schema.querystring) schema.querystring = { type: 'object', additionalProperties: false, properties: {} }
@@ -58,6 +58,7 @@ export function withErrorContract(route: RouteOptions): void {
   for (const status of statuses) if (!(status in response)) response[status] = problemRef
 }
 
+/** The daemon's Fastify app with every route registered, ready for `listen` (the CLI) or `inject` (tests). */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger | undefined,

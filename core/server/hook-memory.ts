@@ -18,6 +18,7 @@ const MAX_ANSWERS = 10_000
 /** Fields that describe rather than change a call (Cursor's own format adds `working_directory` = cwd). */
 const COSMETIC: ReadonlySet<string> = new Set(['description', 'timeout', 'run_in_background', 'explanation'])
 
+/** Per-app memory of the hook route: in-flight deliveries and recently given answers (see the module comment). */
 export class HookMemory {
   readonly #inFlight = new Map<string, Promise<unknown>>()
   readonly #answers = new Map<number, { readonly answer: HookAnswer; readonly at: number; readonly callHash: string }>()

@@ -25,6 +25,7 @@ export const problemSchema = {
   additionalProperties: true,
 } as const
 
+/** Answers with `problem` as an RFC 9457 problem+json body. */
 export function sendProblem(reply: FastifyReply, problem: ApiProblem): FastifyReply {
   return reply
     .code(problem.status)

@@ -11,7 +11,9 @@ import { leafSignerFor, type LeafSigner, type SqliteLedger } from '../ledger/led
 import type { SessionCertificate } from '../trust/session-cert.ts'
 import type { SessionFacts, SignerKind } from '../types.ts'
 
+/** A session's lifetime from issue (DESIGN.md §4). */
 export const DEFAULT_LIFETIME_MS = 12 * 3600_000
+/** How long a session may go without a call or heartbeat before it expires. */
 export const DEFAULT_IDLE_MS = 30 * 60_000
 
 /** Assurance order of signer kinds (weakest first), used to refuse silent downgrades of the current session. */
@@ -46,6 +48,7 @@ export interface NewSession {
   readonly seed?: Buffer
 }
 
+/** In-memory sessions by id, with the current one the hook route decides under. */
 export class SessionStore {
   readonly #sessions = new Map<string, Session>()
   readonly #idleMs: number

@@ -13,6 +13,7 @@ export interface GateStats {
 
 const FLUSH_MS = 1000
 
+/** `state.db`: the daemon mode and per-gate hit counters (counters buffered in memory, flushed periodically). */
 export class StateDb {
   readonly #db: DatabaseSync
   readonly #stats = new Map<string, { matched: number; lastHitAt?: number; dirty: boolean }>()

@@ -29,10 +29,12 @@ export function testRequest(partial: GateCase['request']): EvalRequest {
   return { sessionId: 'ses_test', source: 'test', input: {}, paths: [], urls: [], ...partial }
 }
 
+/** An evaluation context for gate tests: time 0, home `/home/tester`, overridable. */
 export function testContext(partial: Partial<EvalContext> = {}): EvalContext {
   return { now: 0, home: '/home/tester', ...partial }
 }
 
+/** Registers one test per case of a gate kind (pass, flag, bad config) with the given describe/it. */
 export function runGateCases(plugin: GateKindPlugin, cases: GateCases, { describe, it }: Suite): void {
   const kind = plugin.gateKind
   const where = { gateId: 'test-gate', loc: { file: 'test.yaml' } }

@@ -8,9 +8,10 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { SignerKind } from '../types.ts'
-import { writePrivateFile } from './atomic-file.ts'
+import { writePrivateFile } from '../atomic-file.ts'
 import { keyId } from './session-cert.ts'
 
+/** File name, in `$SVC_HOME`, of the host keys trusted to certify sessions. */
 export const TRUSTED_HOST_KEYS_FILE = 'trusted-host-keys.json'
 
 export interface TrustedKeyRecord {

@@ -9,6 +9,7 @@ import { canonicalJson } from '../ledger/jcs.ts'
 import { signNative, type SignatureVerifier, type SigningKey } from '../ledger/ed25519.ts'
 import type { SignerKind } from '../types.ts'
 
+/** Domain separation for session certificates signed by a host key. */
 export const SESSION_CERT_PREFIX = 'svc/session-cert/v1\n'
 
 /** The signed part of a session certificate (field names are the wire names). */
@@ -45,7 +46,7 @@ export function sessionIdFor(sessionPublicKey: Uint8Array): string {
 }
 
 /** Exact bytes the host key signs. */
-export function sessionCertMessage(bundle: SessionBundle): Buffer {
+function sessionCertMessage(bundle: SessionBundle): Buffer {
   return Buffer.from(SESSION_CERT_PREFIX + canonicalJson(bundle), 'utf8')
 }
 

@@ -4,6 +4,7 @@
  */
 import type { SignerKind } from '../types.ts'
 
+/** The signer tiers as the CLI's `--tier` spells them, weakest first. */
 export const TIERS = ['unattested', 'software', 'totp', 'os-keychain', 'hardware-key'] as const
 export type Tier = (typeof TIERS)[number]
 
@@ -21,6 +22,7 @@ export function parseTier(value: string): Tier {
   throw new RangeError(`unknown tier "${value}" (expected one of: ${TIERS.join(', ')})`)
 }
 
+/** The ledger's signer kind for a CLI tier (`os-keychain` → `os_keychain`). */
 export function signerKindOf(tier: Tier): SignerKind {
   return KIND_OF[tier]
 }

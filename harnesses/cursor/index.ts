@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
-import { absolutePath, asRecord, commandIsOurs, compact, defineHarness, denyText, mcpToolName, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand } from '../../core/index.ts'
+import { absolutePath, asRecord, commandIsOurs, compact, defineHarness, denyText, mcpToolName, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand, UNRESOLVED_MCP_SERVER } from '../../core/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 import { mapCursorTool } from './tools.ts'
 
@@ -20,8 +20,6 @@ const EVENTS = {
 } as const
 /** Events the installer wires; the others are served when a user wires them by hand. */
 const INSTALLED = ['preToolUse', 'beforeMCPExecution', 'postToolUse', 'postToolUseFailure'] as const
-/** Unresolved MCP server placeholder until the route matches url/command against the MCP configs. */
-export const UNRESOLVED_SERVER = '?'
 
 function hooksFile(env: HarnessEnv, scope: 'user' | 'repo'): string {
   return scope === 'user' ? join(env.home, '.cursor', 'hooks.json') : join(env.repo ?? '.', '.cursor', 'hooks.json')
@@ -71,7 +69,7 @@ function parse(event: string, payload: Readonly<Record<string, unknown>>): HookI
     const identity = compact({ tool_name: tool, url: optionalString(payload, 'url'), command: optionalString(payload, 'command') })
     return {
       kind: 'call',
-      call: { ...base, tool: mcpToolName(UNRESOLVED_SERVER, tool), input, toolUseId: optionalString(payload, 'tool_use_id') ?? derivedId(payload, [event, tool, input]), meta: { ...meta, mcp_context: identity } },
+      call: { ...base, tool: mcpToolName(UNRESOLVED_MCP_SERVER, tool), input, toolUseId: optionalString(payload, 'tool_use_id') ?? derivedId(payload, [event, tool, input]), meta: { ...meta, mcp_context: identity } },
       derivedId: optionalString(payload, 'tool_use_id') === undefined,
     }
   }

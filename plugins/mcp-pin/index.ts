@@ -17,14 +17,13 @@ import {
   runtimeIdentityOf,
   serverForRuntime,
   STAGE,
+  UNRESOLVED_MCP_SERVER,
   type EnginePlugin,
   type EvalRequest,
 } from '../../core/index.ts'
 
 /** Where the pin verdict rides on the request (always overwritten here, so a caller cannot preset it). */
 const META_KEY = 'svc_mcp_pin'
-/** Cursor's beforeMCPExecution names no server; its harness plugin uses this placeholder. */
-const UNRESOLVED = '?'
 
 interface PinFacts {
   readonly server: string
@@ -84,7 +83,7 @@ const plugin: EnginePlugin = {
           tool = request.tool.slice(`mcp__${longest}__`.length)
         }
       }
-      if (server === UNRESOLVED) server = (runtime && serverForRuntime(entries, runtime)?.name) ?? 'unconfigured'
+      if (server === UNRESOLVED_MCP_SERVER) server = (runtime && serverForRuntime(entries, runtime)?.name) ?? 'unconfigured'
       const resolved = resolveServer(entries, server, runtime)
       store ??= new PinStore(host.home)
       const check = store.check(server, fingerprint(resolved.identity), resolved.identity, request.source)

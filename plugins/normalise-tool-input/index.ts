@@ -29,9 +29,16 @@ const plugin: EnginePlugin = {
     hooks.preEvaluate.tap({ name: 'normalise:tool-input', stage: STAGE.FIRST }, (request, ctx): EvalRequest => {
       const input = request.input
       const paths = new Set<string>(request.paths)
+      // A top-level path field is met again by the walk below: resolving its symlinks (lstat per component) once is enough.
+      const spelled = new Set<string>()
+      const addPath = (raw: string): void => {
+        if (spelled.has(raw)) return
+        spelled.add(raw)
+        for (const p of pathSpellings(raw, request.cwd, ctx.home)) paths.add(p)
+      }
       for (const field of PATH_FIELDS) {
         const v = input[field]
-        if (typeof v === 'string' && v.length > 0) for (const p of pathSpellings(v, request.cwd, ctx.home)) paths.add(p)
+        if (typeof v === 'string' && v.length > 0) addPath(v)
       }
       const urls: CallUrl[] = [...request.urls]
       const addUrl = (u: CallUrl | undefined): void => {
@@ -46,12 +53,12 @@ const plugin: EnginePlugin = {
       const scanUrls = mcp !== undefined || FETCH_TOOL.test(request.tool)
       walkStrings(input, (key, value) => {
         if (key !== undefined && PATH_KEY.test(key) && value.length > 0 && !value.includes('://') && !value.includes('\n')) {
-          for (const p of pathSpellings(value, request.cwd, ctx.home)) paths.add(p)
+          addPath(value)
         }
         if (scanUrls || (key !== undefined && URL_FIELDS.includes(key.toLowerCase()))) for (const u of findUrls(value)) addUrl(u)
         // A patch handed to any tool (Codex apply_patch through /v1/gates/check, an MCP patch tool) changes its files.
         if (key !== undefined && PATCH_KEY.test(key) && !(key === 'command' && request.tool === 'Bash') && looksLikePatch(value)) {
-          for (const raw of patchedPaths(value)) for (const p of pathSpellings(raw, request.cwd, ctx.home)) paths.add(p)
+          for (const raw of patchedPaths(value)) addPath(raw)
         }
       })
       return { ...request, paths: [...paths], urls, ...(mcp ? { mcp } : {}) }

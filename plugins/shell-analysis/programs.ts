@@ -71,11 +71,6 @@ export const DOWNLOADERS: ReadonlySet<string> = new Set(['curl', 'wget', 'fetch'
 /** Programs that turn data into different bytes (decode, decompress, reverse, translate). */
 export const DECODERS: ReadonlySet<string> = new Set(['base64', 'base32', 'basenc', 'xxd', 'rev', 'tr', 'openssl', 'uudecode', 'gunzip', 'zcat', 'gzip', 'bunzip2', 'bzip2', 'bzcat', 'xz', 'unxz', 'xzcat', 'zstd', 'unzstd', 'iconv', 'od', 'certutil', 'recode'])
 
-/** Programs that run their arguments as a shell command string. */
-export const STRING_RUNNERS: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
-  ['su', ['-c', '--command']], ['watch', []], ['script', ['-c', '--command']], ['runuser', ['-c', '--command']],
-])
-
 /** Programs whose operands are data (printed or matched), never files or commands. */
 export const DATA_PROGRAMS: ReadonlySet<string> = new Set(['echo', 'printf', 'true', 'false', ':', 'test', '[', 'expr', 'let', 'read', 'yes', 'seq', 'sleep', 'alias', 'type', 'which', 'whereis', 'hash', 'help', 'man', 'info', 'export', 'declare', 'typeset', 'local', 'readonly', 'unset', 'set', 'shopt', 'exit', 'return', 'wait', 'jobs', 'kill', 'tr'])
 

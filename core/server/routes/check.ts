@@ -25,6 +25,7 @@ const checkBody = {
   },
 } as const
 
+/** Response schema of a gate check (also keeps the decision trace out of the answer). */
 export const checkResponse = {
   type: 'object',
   required: ['verdict', 'rule_id', 'reason', 'ledger_seq'],

@@ -12,9 +12,9 @@ import type { HarnessDefinition, HookAnswer } from '../../harness.ts'
 import { payloadHash } from '../../engine.ts'
 import { PLANNED_HARNESSES } from '../../install/select.ts'
 import type { LeafObject } from '../../ledger/leaf.ts'
+import type { ToolCall } from '../../types.ts'
 import { HookMemory, REPLAY_MS } from '../hook-memory.ts'
 import { toProblem } from '../problem.ts'
-
 
 /** Hook payloads can carry file content (Cursor beforeReadFile): a larger limit than other routes. */
 export const HOOK_BODY_LIMIT = 8 * 1024 * 1024
@@ -23,7 +23,8 @@ function sendNative(reply: FastifyReply, body: string): FastifyReply {
   return reply.code(200).header('x-svc-hook', '1').type('application/json').send(body)
 }
 
-export function lookupHarness(app: FastifyInstance, id: string): HarnessDefinition {
+/** The registered harness `id`; a 501 problem for a planned one, a 404 for an unknown one. */
+function lookupHarness(app: FastifyInstance, id: string): HarnessDefinition {
   const harnesses = harnessRegistry(app.engine.registry)
   const harness = harnesses.get(id)
   if (harness) return harness
@@ -43,9 +44,51 @@ function answerOf(app: FastifyInstance, leaf: LeafObject): HookAnswer {
   return { verdict: 'deny', ruleId: leaf.rule_id, reason: leaf.reason, ...(gate?.nudge ? { nudge: gate.nudge } : {}) }
 }
 
+/**
+ * Appends the outcome row of a tool use, linked to its decision leaf. A second delivery of the same
+ * outcome (after a restart too) finds it in the ledger and appends nothing.
+ */
+async function recordOutcome(app: FastifyInstance, memory: HookMemory, call: Omit<ToolCall, 'sessionId'>, outcome: 'ran' | 'tool_errored', key: string | undefined): Promise<void> {
+  const { ledger } = app.engine
+  const toolUseId = call.toolUseId ?? ''
+  if (key) await memory.settled(key)
+  const parent = ledger.latestDecision(call.source, toolUseId)
+  if (key && ledger.hasOutcomeAfter(call.source, toolUseId, parent?.seq ?? -1, outcome)) return
+  const now = Date.now()
+  const session = app.engine.sessions.current()
+  const live = session && app.engine.sessions.status(session.id, now).state === 'active' ? session : undefined
+  await app.engine.record(
+    {
+      kind: 'outcome', sessionId: session?.id ?? '', signer: live?.signer ?? 'none', source: call.source, tool: call.tool, verdict: outcome,
+      monitorMatch: false, ruleId: '', toolUseId, policyTrace: [], payloadHash: payloadHash(call), reason: '',
+      ...(parent ? { parentSeq: parent.seq } : {}), at: now,
+    },
+    live,
+  )
+}
+
+/**
+ * The answer to a pre-tool call: decided (and recorded) by the engine under the daemon's current session,
+ * unless `replayKey` names a tool use answered moments ago. A second delivery of the same tool use
+ * (another hook format of the same harness) gets the first answer without a second leaf. An allow is
+ * replayed only to the same call: a tool use id never carries an allow to other input.
+ */
+async function decidePreTool(app: FastifyInstance, memory: HookMemory, call: Omit<ToolCall, 'sessionId'>, callHash: string, replayKey: string | undefined): Promise<HookAnswer> {
+  const now = Date.now()
+  const previous = replayKey ? app.engine.ledger.latestDecision(call.source, call.toolUseId ?? '') : undefined
+  if (previous && now - previous.leaf.ts_ms <= REPLAY_MS) {
+    const sameCall = (memory.callHashOf(previous.seq, now) ?? previous.leaf.payload_hash) === callHash || previous.leaf.payload_hash === payloadHash(call)
+    if (sameCall || previous.leaf.verdict === 'deny') return memory.answer(previous.seq, now) ?? answerOf(app, previous.leaf)
+  }
+  const session = app.engine.sessions.current()
+  const result = await app.engine.check({ ...call, sessionId: session?.id ?? 'none' })
+  const answer: HookAnswer = { verdict: result.verdict, ruleId: result.rule_id, reason: result.reason, ...(result.nudge ? { nudge: result.nudge } : {}) }
+  memory.remember(result.ledger_seq, answer, callHash, now)
+  return answer
+}
+
 export default async function hookRoutes(app: FastifyInstance): Promise<void> {
   const memory = new HookMemory()
-  const { ledger } = app.engine
   app.post<{ Params: { harness: string; event: string }; Body: Record<string, unknown> }>('/v1/hooks/:harness/:event', {
     bodyLimit: HOOK_BODY_LIMIT,
     schema: {
@@ -79,47 +122,18 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
 
       if (parsed.kind === 'outcome') {
         const outcome = parsed.outcome
-        const recordOutcome = async () => {
-          if (key) await memory.settled(key)
-          const parent = ledger.latestDecision(call.source, toolUseId)
-          // A second delivery of the same outcome (after a restart too): the ledger already has it.
-          if (key && ledger.hasOutcomeAfter(call.source, toolUseId, parent?.seq ?? -1, outcome)) return
-          const now = Date.now()
-          const session = app.engine.sessions.current()
-          const live = session && app.engine.sessions.status(session.id, now).state === 'active' ? session : undefined
-          await app.engine.record(
-            {
-              kind: 'outcome', sessionId: session?.id ?? '', signer: live?.signer ?? 'none', source: call.source, tool: call.tool, verdict: outcome,
-              monitorMatch: false, ruleId: '', toolUseId, policyTrace: [], payloadHash: payloadHash(call), reason: '',
-              ...(parent ? { parentSeq: parent.seq } : {}), at: now,
-            },
-            live,
-          )
-        }
-        await (key ? memory.once(`${key}\u0000${outcome}`, recordOutcome) : recordOutcome())
+        const record = () => recordOutcome(app, memory, call, outcome, key)
+        await (key ? memory.once(`${key}\u0000${outcome}`, record) : record())
         return sendNative(reply, harness.render(event, undefined).body)
       }
 
       const callHash = HookMemory.callHash(call)
-      const decide = async (): Promise<HookAnswer> => {
-        const now = Date.now()
-        // A second delivery of the same tool use (another hook format of the same harness) gets the first
-        // answer without a second leaf. Derived ids name the call, not one use of it: never duplicates.
-        // An allow is replayed only to the same call: a tool use id never carries an allow to other input.
-        const previous = key && !parsed.derivedId ? ledger.latestDecision(call.source, toolUseId) : undefined
-        if (previous && now - previous.leaf.ts_ms <= REPLAY_MS) {
-          const sameCall = (memory.callHashOf(previous.seq, now) ?? previous.leaf.payload_hash) === callHash || previous.leaf.payload_hash === payloadHash(call)
-          if (sameCall || previous.leaf.verdict === 'deny') return memory.answer(previous.seq, now) ?? answerOf(app, previous.leaf)
-        }
-        const session = app.engine.sessions.current()
-        const result = await app.engine.check({ ...call, sessionId: session?.id ?? 'none' })
-        const answer: HookAnswer = { verdict: result.verdict, ruleId: result.rule_id, reason: result.reason, ...(result.nudge ? { nudge: result.nudge } : {}) }
-        memory.remember(result.ledger_seq, answer, callHash, now)
-        return answer
-      }
+      // Derived ids name the call, not one use of it: never duplicates, so never replayed.
+      const replayKey = parsed.derivedId ? undefined : key
+      const decide = () => decidePreTool(app, memory, call, callHash, replayKey)
       try {
         // Concurrent duplicates of the same call wait for one decision; a different call under the same id decides.
-        const answer = key && !parsed.derivedId ? (await memory.once(`${key}\u0000${callHash}`, decide)).value : await decide()
+        const answer = replayKey ? (await memory.once(`${replayKey}\u0000${callHash}`, decide)).value : await decide()
         return sendNative(reply, harness.render(event, answer).body)
       } catch (err) {
         // A pre-tool call that cannot be decided (engine failure, ledger unavailable) is never an error status:

@@ -11,4 +11,5 @@ import modeRoutes from './mode.ts'
 import ledgerRoutes from './ledger.ts'
 import sessionRoutes from './sessions.ts'
 
+/** Every route plugin of the API, in registration order; a new route file is one line here. */
 export const routes: readonly ((app: FastifyInstance) => Promise<void>)[] = [healthRoutes, modeRoutes, authRoutes, checkRoutes, gateRoutes, sessionRoutes, ledgerRoutes, hookRoutes, installRoutes, mcpRoutes]

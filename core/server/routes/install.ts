@@ -60,7 +60,7 @@ const planView = {
 const problems = { 400: { $ref: 'Problem#' }, 401: { $ref: 'Problem#' }, 409: { $ref: 'Problem#' }, 422: { $ref: 'Problem#' }, 501: { $ref: 'Problem#' } } as const
 
 /** The JSON view of a plan (file contents stay out; the diff shows them). */
-export function planJson(plan: Plan, extra: Record<string, unknown> = {}) {
+function planJson(plan: Plan, extra: Record<string, unknown> = {}) {
   return {
     kind: plan.kind,
     token: plan.token,

@@ -29,16 +29,19 @@ describe('command predicate', () => {
 
   it('reads the subcommand after global options, so message text is never a subcommand', () => {
     const v: CommandValue = { program: 'git', subcommand: 'reset', args_any: ['--hard'] }
-    expect(test(v, request({ argv: ['git', '-C', 'dir', 'reset', '--hard'] }))).toBeDefined()
+    expect(test(v, request({ argv: ['git', '-C', 'dir', 'reset', '--hard'] }))).toBe('command `git -C dir reset --hard`: argument --hard')
     expect(test(v, request({ argv: ['git', 'commit', '-m', 'reset --hard'] }))).toBeUndefined()
   })
 
   it('supports args_all, args_none, program_not, paths_except, writes_any and via_any', () => {
-    expect(test({ program: 'svc', args_all: ['false-positive', 'apply'] }, request({ argv: ['svc', 'false-positive', 'apply', 'x'] }))).toBeDefined()
+    expect(test({ program: 'svc', args_all: ['false-positive', 'apply'] }, request({ argv: ['svc', 'false-positive', 'apply', 'x'] }))).toBe('command `svc false-positive apply x`')
     expect(test({ program: 'svc', args_all: ['false-positive', 'apply'] }, request({ argv: ['svc', 'false-positive', '12'] }))).toBeUndefined()
     expect(test({ program: 'git', args_none: ['-n'] }, request({ argv: ['git', 'clean', '-n'] }))).toBeUndefined()
+    expect(test({ program: 'git', args_none: ['-n'] }, request({ argv: ['git', 'clean', '-f'] }))).toBe('command `git clean -f`')
     expect(test({ program_not: ['cat'], paths_any: ['**/.env'] }, request({ argv: ['cat', '.env'], paths: ['/p/.env'] }))).toBeUndefined()
+    expect(test({ program_not: ['cat'], paths_any: ['**/.env'] }, request({ argv: ['less', '.env'], paths: ['/p/.env'] }))).toBe('command `less .env`: path /p/.env')
     expect(test({ program_not: ['ls'], paths_any: ['~/.ssh/id_*'], paths_except: ['**/*.pub'] }, request({ argv: ['cat', 'k.pub'], paths: ['/home/dev/.ssh/id_rsa.pub'] }))).toBeUndefined()
+    expect(test({ program_not: ['ls'], paths_any: ['~/.ssh/id_*'], paths_except: ['**/*.pub'] }, request({ argv: ['cat', 'k'], paths: ['/home/dev/.ssh/id_rsa'] }))).toBe('command `cat k`: path /home/dev/.ssh/id_rsa')
     expect(test({ writes_any: ['~/.claude/*.json'] }, request({ argv: ['echo', '{}'], writes: ['/home/dev/.claude/settings.json'] }))).toContain('writes /home/dev/.claude/settings.json')
     expect(test({ reads_any: ['**/.env'] }, request({ argv: ['echo', 'X=1'], paths: ['/p/.env'], writes: ['/p/.env'] }))).toBeUndefined()
     expect(test({ reads_any: ['**/.env'] }, request({ argv: ['cp', '.env', '/tmp/e'], paths: ['/p/.env', '/tmp/e'] }))).toContain('reads /p/.env')

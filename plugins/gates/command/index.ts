@@ -8,9 +8,8 @@ import {
   bindPortGlob,
   CASE_INSENSITIVE_FS,
   compileGlob,
-  compileHomeGlobs,
   defineGateKind,
-  globRootsKey,
+  homeGlobsFor,
   namesSvcPorts,
   svcPortsKey,
   svcPortsOf,
@@ -72,18 +71,7 @@ function argGlobs(v: List | undefined): ((ctx: EvalContext) => Glob[]) | undefin
 /** Path globs with `~` bound to the governed user's home, compiled once per home. */
 function pathGlobs(v: List | undefined): ((roots: GlobRoots) => Glob[]) | undefined {
   const patterns = toList(v)
-  if (!patterns) return undefined
-  patterns.forEach((p) => compileGlob(p, { pathMode: true }))
-  const byHome = new Map<string, Glob[]>()
-  return (roots) => {
-    const key = globRootsKey(roots)
-    let compiled = byHome.get(key)
-    if (!compiled) {
-      compiled = compileHomeGlobs(patterns, roots)
-      byHome.set(key, compiled)
-    }
-    return compiled
-  }
+  return patterns ? homeGlobsFor(patterns) : undefined
 }
 
 export default defineGateKind<CommandValue>({

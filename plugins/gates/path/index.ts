@@ -2,7 +2,7 @@
  * `path`: globs over the canonical paths a call touches (file tools' paths and paths found in shell
  * commands). `~` in a pattern means the governed user's home.
  */
-import { compileGlob, compileHomeGlobs, defineGateKind, globRootsKey, type Glob, type GlobRoots } from '../../../core/index.ts'
+import { defineGateKind, homeGlobsFor } from '../../../core/index.ts'
 
 type Value = string | string[]
 
@@ -11,20 +11,8 @@ export default defineGateKind<Value>({
   description: 'Globs (`*` within a segment, `**` across segments, `~` for home) matched against canonical paths the call touches.',
   schema: { oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }] },
   compile(value) {
-    const patterns = Array.isArray(value) ? value : [value]
-    patterns.forEach((p) => compileGlob(p, { pathMode: true })) // validates every pattern at load
-
     // `~` depends on the governed user's home, which the request context carries.
-    const byHome = new Map<string, Glob[]>()
-    const globsFor = (roots: GlobRoots) => {
-      const key = globRootsKey(roots)
-      let globs = byHome.get(key)
-      if (!globs) {
-        globs = compileHomeGlobs(patterns, roots)
-        byHome.set(key, globs)
-      }
-      return globs
-    }
+    const globsFor = homeGlobsFor(Array.isArray(value) ? value : [value])
     return function pathMatches(request, ctx) {
       if (request.paths.length === 0) return undefined
       const globs = globsFor(ctx)

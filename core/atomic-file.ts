@@ -1,6 +1,7 @@
 /**
- * Atomic, permission-restricted file writes (write-file-atomic: temp file + fsync + rename), so a key or
- * trust file is either the old or the new version, never half-written, and never readable by others.
+ * Atomic, permission-restricted file writes (write-file-atomic: temp file + fsync + rename), so a key,
+ * trust, password, pin or manifest file is either the old or the new version, never half-written, and
+ * never readable by others.
  */
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'

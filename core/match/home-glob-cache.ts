@@ -1,0 +1,25 @@
+/**
+ * Path globs for gate kinds whose patterns name `~`, `$SVC_HOME` or `$SVC_POLICIES`: what those mean
+ * comes with each request's context, and binding them resolves symlinks on disk, so the bound globs are
+ * compiled on first use per distinct set of roots and kept.
+ */
+import { compileGlob, type Glob } from './glob.ts'
+import { compileHomeGlobs, globRootsKey, type GlobRoots } from './home-globs.ts'
+
+/**
+ * Checks every pattern now (a bad glob is a policy load error, not a request-time one) and returns the
+ * lookup a compiled predicate calls with its request context.
+ */
+export function homeGlobsFor(patterns: readonly string[]): (roots: GlobRoots) => Glob[] {
+  for (const pattern of patterns) compileGlob(pattern, { pathMode: true })
+  const byRoots = new Map<string, Glob[]>()
+  return function homeGlobs(roots) {
+    const key = globRootsKey(roots)
+    let globs = byRoots.get(key)
+    if (!globs) {
+      globs = compileHomeGlobs(patterns, roots)
+      byRoots.set(key, globs)
+    }
+    return globs
+  }
+}
