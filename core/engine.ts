@@ -3,12 +3,11 @@
  * guardrail (only after a local allow) → durable ledger append → answer. It never crashes and never
  * fails open on the request path: an error becomes a coded deny that is still written to the ledger.
  */
-import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import canonicalize from 'canonicalize'
 import type { Logger } from 'pino'
+import { payloadHash } from './hash.ts'
 import { assertNotLoosened, combine, refuse } from './decision.ts'
 import { EngineError } from './errors.ts'
 import { createHooks, type EngineHooks } from './hooks.ts'
@@ -211,9 +210,4 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       ledger.close()
     },
   }
-}
-
-/** sha256 over the canonical tool, input and cwd: correlates a ledger row with the payload without storing it. */
-export function payloadHash(call: Pick<ToolCall, 'tool' | 'input' | 'cwd'>): string {
-  return createHash('sha256').update(canonicalize({ tool: call.tool, input: call.input, cwd: call.cwd ?? null }) ?? '').digest('hex')
 }

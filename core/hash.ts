@@ -15,3 +15,8 @@ export function sha256(text: string): string {
 export function canonicalSha256(value: unknown): string {
   return sha256(canonicalize(value) ?? '')
 }
+
+/** SHA-256 over the canonical tool, input and cwd: correlates a ledger row with the payload without storing it. */
+export function payloadHash(call: { readonly tool: string; readonly input: Readonly<Record<string, unknown>>; readonly cwd?: string }): string {
+  return canonicalSha256({ tool: call.tool, input: call.input, cwd: call.cwd ?? null })
+}

@@ -21,7 +21,8 @@ export {
   type Registries,
 } from './plugin.ts'
 export { ApiProblem, EngineError, ERR, formatEngineError, type ProblemCode } from './errors.ts'
-export { createEngine, payloadHash, type CheckResult, type Engine, type EngineOptions } from './engine.ts'
+export { payloadHash } from './hash.ts'
+export { createEngine, type CheckResult, type Engine, type EngineOptions } from './engine.ts'
 export { combine, refuse, isStrongSigner, assertNotLoosened } from './decision.ts'
 export { compileGlob, type Glob } from './match/glob.ts'
 export { CASE_INSENSITIVE_FS, compileHomeGlobs, globRootsKey, type GlobRoots } from './match/home-globs.ts'

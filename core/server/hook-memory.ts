@@ -6,7 +6,7 @@
  *   instead of deciding (and recording) the call a second time;
  * - the exact answers given recently, by ledger seq: a leaf stores verdict, rule and reason, not the nudge.
  */
-import { payloadHash } from '../engine.ts'
+import { payloadHash } from '../hash.ts'
 import type { HookAnswer } from '../harness.ts'
 
 /**

@@ -9,7 +9,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { ApiProblem } from '../../errors.ts'
 import { harnessRegistry, HookPayloadError } from '../../harness.ts'
 import type { HarnessDefinition, HookAnswer } from '../../harness.ts'
-import { payloadHash } from '../../engine.ts'
+import { payloadHash } from '../../hash.ts'
 import { PLANNED_HARNESSES } from '../../install/select.ts'
 import type { LeafObject } from '../../ledger/leaf.ts'
 import type { ToolCall } from '../../types.ts'
@@ -127,9 +127,10 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
         return sendNative(reply, harness.render(event, undefined).body)
       }
 
-      const callHash = HookMemory.callHash(call)
-      // Derived ids name the call, not one use of it: never duplicates, so never replayed.
+      // Derived ids name the call, not one use of it: never duplicates, so never replayed (and never hashed
+      // for replay: inputs can be megabytes of file content).
       const replayKey = parsed.derivedId ? undefined : key
+      const callHash = replayKey ? HookMemory.callHash(call) : ''
       const decide = () => decidePreTool(app, memory, call, callHash, replayKey)
       try {
         // Concurrent duplicates of the same call wait for one decision; a different call under the same id decides.
