@@ -6,12 +6,22 @@
 import { compileGlob, type Glob } from './glob.ts'
 import { compileHomeGlobs, globRootsKey, type GlobRoots } from './home-globs.ts'
 
+/** The symbolic roots path globs may name (see home-globs.ts). */
+const PATH_BINDINGS = ['$SVC_HOME', '$SVC_POLICIES']
+
 /**
  * Checks every pattern now (a bad glob is a policy load error, not a request-time one) and returns the
  * lookup a compiled predicate calls with its request context.
  */
 export function homeGlobsFor(patterns: readonly string[]): (roots: GlobRoots) => Glob[] {
-  for (const pattern of patterns) compileGlob(pattern, { pathMode: true })
+  for (const pattern of patterns) {
+    // A misspelt binding would otherwise be literal text that never matches: a silent hole in a protection rule.
+    for (const [name] of pattern.matchAll(/\$\{?SVC_[A-Za-z0-9_]*/g)) {
+      const bare = name.replace('{', '')
+      if (!PATH_BINDINGS.includes(bare)) throw new Error(`unknown binding "${bare}" in path glob "${pattern}" (known: ${PATH_BINDINGS.join(', ')})`)
+    }
+    compileGlob(pattern, { pathMode: true })
+  }
   const byRoots = new Map<string, Glob[]>()
   return function homeGlobs(roots) {
     const key = globRootsKey(roots)

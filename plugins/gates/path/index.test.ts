@@ -17,7 +17,11 @@ runGateCases(
       { value: '**/.env', request: { tool: 'Read', paths: ['/repo/app/.env'] } },
       { value: '**/.env{,.*}', request: { tool: 'Read', paths: ['/repo/.env.local'] } },
     ],
-    badConfig: [{ value: '/etc/[abc', message: /unclosed "\["/ }],
+    badConfig: [
+      { value: '/etc/[abc', message: /unclosed "\["/ },
+      { value: '$SVC_HOM/**', message: /unknown binding "\$SVC_HOM"/ },
+      { value: ['~/.ssh/*', '${SVC_PORTS}/x'], message: /unknown binding "\$SVC_PORTS"/ },
+    ],
   },
   { describe, it },
 )
