@@ -56,6 +56,23 @@ export class EngineError extends Error {
   }
 }
 
+/**
+ * A domain refusal (no HTTP in sight): the caller asked for something that cannot be done, with the
+ * status and stable code it maps to. The server turns every one into a problem the same way, so
+ * modules never need a route-side translation of their own errors.
+ */
+export class RefusalError extends Error {
+  readonly status: number
+  readonly code: ProblemCode
+
+  constructor(status: number, code: ProblemCode, message: string) {
+    super(message)
+    this.name = new.target.name
+    this.status = status
+    this.code = code
+  }
+}
+
 /** An error that becomes a problem+json response with the given status and code. */
 export class ApiProblem extends Error {
   readonly status: number

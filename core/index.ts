@@ -20,7 +20,7 @@ export {
   type PluginHost,
   type Registries,
 } from './plugin.ts'
-export { ApiProblem, EngineError, ERR, formatEngineError, type ProblemCode } from './errors.ts'
+export { ApiProblem, EngineError, ERR, formatEngineError, RefusalError, type ProblemCode } from './errors.ts'
 export { payloadHash } from './hash.ts'
 export { createEngine, type CheckResult, type Engine, type EngineOptions } from './engine.ts'
 export { combine, refuse, isStrongSigner, assertNotLoosened } from './decision.ts'

@@ -4,6 +4,7 @@
  * user reviewed is exactly what gets written.
  */
 import { createPatch } from 'diff'
+import { RefusalError } from '../errors.ts'
 import type { HarnessDefinition, HarnessEnv, HarnessScope, InstallContext, InstallEntry } from '../harness.ts'
 import { sha256 } from '../hash.ts'
 import { readText } from '../read-text.ts'
@@ -45,10 +46,9 @@ export interface Plan {
 }
 
 /** A plan that can no longer be applied (files changed since it was made). */
-export class PlanConflictError extends Error {
+export class PlanConflictError extends RefusalError {
   constructor(message: string) {
-    super(message)
-    this.name = 'PlanConflictError'
+    super(409, 'conflict', message)
   }
 }
 

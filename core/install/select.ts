@@ -3,18 +3,16 @@
  * answer "not yet implemented"), or every registered harness detected for this user or repo.
  */
 import { existsSync } from 'node:fs'
+import { RefusalError } from '../errors.ts'
 import type { HarnessDefinition, HarnessEnv, HarnessScope } from '../harness.ts'
 
 /** Harness ids the installer knows of but does not implement yet (DESIGN.md §4 naming). */
 export const PLANNED_HARNESSES: readonly string[] = ['copilot-cli', 'factory', 'windsurf', 'cline', 'opencode']
 
 /** A selection that cannot be served: 501 for planned harnesses, 400 for unknown ones. */
-export class HarnessSelectionError extends Error {
-  readonly status: 400 | 501
+export class HarnessSelectionError extends RefusalError {
   constructor(status: 400 | 501, message: string) {
-    super(message)
-    this.name = 'HarnessSelectionError'
-    this.status = status
+    super(status, status === 501 ? 'not_implemented' : 'invalid_request', message)
   }
 }
 

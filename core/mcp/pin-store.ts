@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writePrivateFile } from '../atomic-file.ts'
+import { RefusalError } from '../errors.ts'
 import type { ServerIdentity } from './fingerprint.ts'
 
 export type PinState = 'queued' | 'pinned' | 'mismatch'
@@ -31,12 +32,9 @@ export interface PinCheck {
 }
 
 /** An accept that cannot happen (nothing queued, or not the fingerprint the operator reviewed). */
-export class PinAcceptError extends Error {
-  readonly status: 404 | 409
+export class PinAcceptError extends RefusalError {
   constructor(status: 404 | 409, message: string) {
-    super(message)
-    this.name = 'PinAcceptError'
-    this.status = status
+    super(status, status === 404 ? 'not_found' : 'conflict', message)
   }
 }
 

@@ -3,7 +3,7 @@
  * Never a stack trace in a body.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
-import { ApiProblem, EngineError, type ProblemCode } from '../errors.ts'
+import { ApiProblem, EngineError, RefusalError, type ProblemCode } from '../errors.ts'
 
 export const PROBLEM_TYPE_BASE = 'https://svc.dev/problems/'
 
@@ -64,6 +64,7 @@ function storageProblem(err: Error & { code?: unknown; errstr?: unknown }): ApiP
 /** Maps Fastify's own errors (validation, body limit, bad JSON), engine and storage errors, and ours to problems. */
 export function toProblem(err: FastifyError, bodyLimit?: number): ApiProblem {
   if (err instanceof ApiProblem) return err
+  if (err instanceof RefusalError) return new ApiProblem(err.status, err.code, err.message)
   if (err instanceof EngineError) return engineProblem(err)
   const storage = storageProblem(err)
   if (storage) return storage

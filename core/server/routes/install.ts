@@ -7,13 +7,13 @@
 import { homedir } from 'node:os'
 import { resolve } from 'node:path'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ApiProblem } from '../../errors.ts'
+import { ApiProblem, RefusalError } from '../../errors.ts'
 import { harnessRegistry } from '../../harness.ts'
 import type { HarnessScope } from '../../harness.ts'
 import { applyInstall, applyUninstall } from '../../install/apply.ts'
-import { PlanConflictError, planInstall, planUninstall } from '../../install/plan.ts'
+import { planInstall, planUninstall } from '../../install/plan.ts'
 import type { InstallRequest, Plan } from '../../install/plan.ts'
-import { HarnessSelectionError, selectHarnesses } from '../../install/select.ts'
+import { selectHarnesses } from '../../install/select.ts'
 import { ABSOLUTE_PATH } from './schemas.ts'
 
 interface InstallBody {
@@ -79,9 +79,7 @@ function planJson(plan: Plan, extra: Record<string, unknown> = {}) {
 
 // Installer failures are the caller's to fix (a broken config file, a schema the result would fail).
 function asProblem(err: unknown): never {
-  if (err instanceof ApiProblem) throw err
-  if (err instanceof HarnessSelectionError) throw new ApiProblem(err.status, err.status === 501 ? 'not_implemented' : 'invalid_request', err.message)
-  if (err instanceof PlanConflictError) throw new ApiProblem(409, 'conflict', err.message)
+  if (err instanceof ApiProblem || err instanceof RefusalError) throw err
   throw new ApiProblem(422, 'unprocessable', (err as Error).message)
 }
 

@@ -9,7 +9,7 @@ import { ApiProblem } from '../../errors.ts'
 import { harnessRegistry } from '../../harness.ts'
 import { fingerprint, identityOf } from '../../mcp/fingerprint.ts'
 import type { McpToolInfo, ServerIdentity } from '../../mcp/fingerprint.ts'
-import { PinAcceptError, PinStore } from '../../mcp/pin-store.ts'
+import { PinStore } from '../../mcp/pin-store.ts'
 import { configuredServers, findRepoRoot, resolveServer } from '../../mcp/resolve.ts'
 import { ABSOLUTE_PATH } from './schemas.ts'
 
@@ -138,14 +138,9 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
       response: { 200: pinView, 400: { $ref: 'Problem#' }, 401: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' }, 409: { $ref: 'Problem#' } },
     },
     handler: async (request) => {
-      try {
-        const record = store.accept(request.body.server, request.body.fingerprint)
-        request.log.warn({ server: record.server, fingerprint: record.pinned?.fingerprint }, 'MCP server pinned')
-        return view(record)
-      } catch (err) {
-        if (err instanceof PinAcceptError) throw new ApiProblem(err.status, err.status === 404 ? 'not_found' : 'conflict', err.message)
-        throw err
-      }
+      const record = store.accept(request.body.server, request.body.fingerprint)
+      request.log.warn({ server: record.server, fingerprint: record.pinned?.fingerprint }, 'MCP server pinned')
+      return view(record)
     },
   })
 }
