@@ -97,17 +97,26 @@ export function makeInstallCommand(io: CliIo): Command {
       if (harnesses.length === 0) throw new CliError(`no supported harness detected at ${opts.scope} scope; name one with --harness`)
       const req = { harnesses, scope: opts.scope, env, svcHome: svcHome(io.env, opts.home), daemonUrl: daemonUrl(io.env, opts.url), failOpen: !!opts.failOpen, transport: opts.transport }
       const plan = planInstall(req)
-      printPlan(io, plan)
-      if (plan.changes.length === 0) {
-        io.out('svc hooks are already installed; nothing to change')
-        return
-      }
-      if (opts.dryRun) return
-      if (!opts.yes && !(await confirm(io, `write these changes to ${plan.changes.length} file(s)?`))) throw new CliError('nothing written')
+      if (!(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))) return
       applyInstall(req, plan.token)
       io.out(`installed svc hooks for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
       await mintSession(io, opts)
     })
+}
+
+/**
+ * Shows a plan and decides whether to apply it: not when it changes nothing or is a dry run; otherwise
+ * only with --yes or the user's answer (a "no" is an error: nothing was written).
+ */
+async function reviewPlan(io: CliIo, plan: Plan, opts: CommonOptions, text: { unchanged: string; question: string; refused: string }): Promise<boolean> {
+  printPlan(io, plan)
+  if (plan.changes.length === 0) {
+    io.out(text.unchanged)
+    return false
+  }
+  if (opts.dryRun) return false
+  if (!opts.yes && !(await confirm(io, `${text.question} ${plan.changes.length} file(s)?`))) throw new CliError(text.refused)
+  return true
 }
 
 export function makeUninstallCommand(io: CliIo): Command {
@@ -116,13 +125,7 @@ export function makeUninstallCommand(io: CliIo): Command {
     const harnesses = opts.harness?.length ? selection(opts).harnesses : [...registered().values()]
     const req = { svcHome: svcHome(io.env, opts.home), harnesses, ...(opts.scope === 'repo' || opts.repo ? { scope: opts.scope } : {}) }
     const plan = planUninstall(req)
-    printPlan(io, plan)
-    if (plan.changes.length === 0) {
-      io.out('no svc hooks are installed; nothing to change')
-      return
-    }
-    if (opts.dryRun) return
-    if (!opts.yes && !(await confirm(io, `change ${plan.changes.length} file(s)?`))) throw new CliError('nothing changed')
+    if (!(await reviewPlan(io, plan, opts, { unchanged: 'no svc hooks are installed; nothing to change', question: 'change', refused: 'nothing changed' }))) return
     applyUninstall(req, plan.token)
     io.out(`removed svc hooks from ${plan.changes.length} file(s)`)
   })
