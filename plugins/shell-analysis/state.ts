@@ -17,12 +17,15 @@ export interface Budget {
   readonly maxNodes: number
   /** Simple commands recorded. */
   readonly maxCommands: number
-  /** Wall-clock budget for parse and walk together. */
-  readonly timeMs: number
+  /**
+   * tree-sitter progress reports allowed across all parses of one analysis: a deterministic bound on parse
+   * work (a wall clock would make the verdict depend on machine load).
+   */
+  readonly maxParseSteps: number
 }
 
 /** Limits used unless the plugin is built with overrides. */
-export const DEFAULT_BUDGET: Budget = { maxBytes: 64 * 1024, maxDepth: 6, maxNesting: 200, maxNodes: 100_000, maxCommands: 500, timeMs: 300 }
+export const DEFAULT_BUDGET: Budget = { maxBytes: 64 * 1024, maxDepth: 6, maxNesting: 200, maxNodes: 100_000, maxCommands: 500, maxParseSteps: 1024 }
 
 /** Thrown inside the walk when a limit is hit; caught once at the top of `analyzeCommand`. */
 export class BudgetExceeded extends Error {}
@@ -76,7 +79,8 @@ export interface AnalysisOptions {
 export class AnalysisState {
   readonly commands: ShellCommand[] = []
   readonly signals = new Set<string>()
-  readonly deadline: number
+  /** Parse steps spent so far (see Budget.maxParseSteps). */
+  parseSteps = 0
   readonly budget: Budget
   readonly options: AnalysisOptions
   nodes = 0
@@ -104,14 +108,12 @@ export class AnalysisState {
   constructor(options: AnalysisOptions, budget: Budget) {
     this.options = options
     this.budget = budget
-    this.deadline = performance.now() + budget.timeMs
   }
 
-  /** Counts a visited node and enforces the node and time budgets. */
+  /** Counts a visited node and enforces the node budget. */
   tick(): void {
     this.nodes++
     if (this.nodes > this.budget.maxNodes) throw new BudgetExceeded(`more than ${this.budget.maxNodes} syntax nodes`)
-    if ((this.nodes & 63) === 0 && performance.now() > this.deadline) throw new BudgetExceeded(`analysis took longer than ${this.budget.timeMs} ms`)
   }
 
   /** Runs `fn` one syntax level deeper, enforcing the nesting limit (hostile `$($($(...)))`). */

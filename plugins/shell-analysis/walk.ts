@@ -260,7 +260,8 @@ function fileRedirect(st: AnalysisState, node: SyntaxNode, scope: Scope, reads: 
     if (op === '>>' || op === '&>>') appends?.add(target)
     return undefined
   }
-  reads.push(target)
+  // A process substitution's pipe (`< <(...)`, a here-doc) is no file on disk.
+  if (!value.processSubstitution) reads.push(target)
   // `cmd < file` where the command wrote `file` (or it is a process substitution) earlier: stdin is known.
   if (op === '<') {
     const text = writtenText(st, scope, target)
