@@ -6,10 +6,13 @@
 import type { CallUrl } from '../../core/types.ts'
 import { addDownload, downloadTargets, runsDownloaded } from './downloads.ts'
 import { classifyExecuted, execString, execSubstitution, interpret, runWrittenFile, shell, shellCommandIndex, STDIN_PATHS, stdinExec } from './execution.ts'
+import { watchEnvSecrets } from './env-secrets.ts'
+import { flagUnknowns } from './unknowns.ts'
 import { contentOf, scriptText, writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
 import { packageScripts } from './package-scripts.ts'
+import { runnerOf, runnerString } from './runners.ts'
 import { patchedByCommand } from './patches.ts'
 import { expandProgramWord, lexicalPath } from './paths.ts'
 import { DOWNLOADERS, SHELLS, WRAPPERS, interpreterKey, programName } from './programs.ts'
@@ -31,10 +34,15 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   const first = inv.info[0] ?? PLAIN
   if (first.dynamic) st.signals.add('dynamic_program')
   classifyExecuted(st, first.programs)
+  watchEnvSecrets(st, inv, program)
 
   const wrapper = WRAPPERS.get(program)
   if (wrapper) return unwrap(st, inv, program)
-  const record = (extras: RecordExtras = {}): void => void recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects, extras)
+  const literal = new Set(inv.argv.filter((a, i) => /[*?[]/.test(a) && inv.info[i]?.glob === false))
+  const record = (extras: RecordExtras = {}): void => {
+    flagUnknowns(st, inv, program)
+    recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects, { literal, ...extras })
+  }
 
   if (program === 'trap' && inv.argv[1] !== undefined && inv.argv.length > 2) {
     record({ exclude: [1] })
@@ -50,8 +58,15 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     return undefined
   }
   if (program === 'cd' || program === 'pushd') {
-    const target = inv.argv.slice(1).find((a) => !a.startsWith('-')) ?? '~'
-    inv.scope.cwd = inv.info.slice(1).some((i) => i.dynamic) ? undefined : lexicalPath(target, { home: st.options.home, cwd: inv.scope.cwd })
+    const operand = inv.argv.slice(1).find((a) => !a.startsWith('-') || a === '-')
+    const previous = inv.scope.cwd
+    const oldpwd = inv.scope.vars.get('OLDPWD')
+    // `cd -` goes back to $OLDPWD; a relative target under a set CDPATH may resolve anywhere in it.
+    const target = operand === '-' ? oldpwd : (operand ?? '~')
+    const viaCdpath = inv.scope.vars.has('CDPATH') && target !== undefined && !/^\.{0,2}(\/|$)/.test(target)
+    inv.scope.cwd = target === undefined || viaCdpath || inv.info.slice(1).some((i) => i.dynamic) ? undefined : lexicalPath(target, { home: st.options.home, cwd: inv.scope.cwd })
+    if (previous !== undefined) inv.scope.vars.set('OLDPWD', previous)
+    else inv.scope.vars.delete('OLDPWD')
     record()
     return undefined
   }
@@ -80,8 +95,8 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     interpret(st, inv, program, interpreter, record)
     return staticOutput(program, inv.argv, inv.stdin?.text)
   }
-  if (program === 'su' || program === 'runuser' || program === 'script') {
-    const idx = inv.argv.findIndex((a) => a === '-c' || a === '--command')
+  if (program === 'su' || program === 'runuser' || program === 'script' || program === 'sg') {
+    const idx = inv.argv.findIndex((a) => a === '-c' || a === '--command' || /^-[a-zA-Z]*c$/.test(a))
     record({ exclude: [idx + 1] })
     if (idx > 0 && idx + 1 < inv.argv.length) execString(st, inv, inv.argv[idx + 1]!, [inv.info[idx + 1] ?? PLAIN], `${program} -c`)
     return undefined
@@ -134,6 +149,16 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     return dispatch(st, { ...inv, argv: inv.argv.slice(start), info: inv.info.slice(start), via: [...inv.via, 'coproc'] })
   }
   if (program === 'parallel') return parallel(st, inv, record)
+  const runner = argv0.includes('/') ? undefined : runnerOf(program, inv.argv)
+  if (runner?.kind === 'argv') {
+    record()
+    return dispatch(st, { ...inv, argv: inv.argv.slice(runner.start), info: inv.info.slice(runner.start), via: [...inv.via, runner.label] })
+  }
+  if (runner?.kind === 'strings') {
+    record({ exclude: [...runner.indexes] })
+    for (const i of runner.indexes) execString(st, inv, runnerString(inv.argv[i]!), [inv.info[i] ?? PLAIN], runner.label)
+    return undefined
+  }
   const patched = patchedByCommand(st, inv, program)
   if (patched !== undefined) {
     record({ paths: patched })

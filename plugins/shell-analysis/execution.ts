@@ -97,7 +97,7 @@ export function runWrittenFile(st: AnalysisState, inv: Invocation, raw: string |
 
 /** A string that is executed as shell code (`-c`, eval, su -c, watch). */
 export function execString(st: AnalysisState, inv: Invocation, text: string, infos: readonly FieldInfo[], label: string, how: NestedRun = {}): void {
-  if (infos.some((i) => i.dynamic)) st.signals.add('dynamic_exec')
+  if (infos.some((i) => i.dynamic && !shellInit(i.programs))) st.signals.add('dynamic_exec')
   for (const info of infos) classifyExecuted(st, info.programs)
   st.signals.add('nested_shell')
   st.analyzeString(text, inv.scope, [...inv.via, label], how)
@@ -119,8 +119,18 @@ export function stdinExec(st: AnalysisState, inv: Invocation, program: string, i
 
 /** Output of a process substitution is executed (`bash <(curl ...)`, `source <(...)`). */
 export function execSubstitution(st: AnalysisState, programs: readonly string[]): void {
-  st.signals.add('exec_substitution')
+  if (!shellInit(programs)) st.signals.add('exec_substitution')
   classifyExecuted(st, programs)
+}
+
+/**
+ * Tools whose output is shell setup code meant to be evaluated (`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`,
+ * `source <(kubectl completion bash)`): running it is what they are for. The commands themselves are analysed.
+ */
+const SHELL_INIT: ReadonlySet<string> = new Set(['ssh-agent', 'atuin', 'thefuck', 'pyenv', 'rbenv', 'nodenv', 'goenv', 'jenv', 'plenv', 'direnv', 'starship', 'zoxide', 'fnm', 'mise', 'rtx', 'brew', 'conda', 'mamba', 'micromamba', 'kubectl', 'helm', 'opam', 'dircolors', 'keychain', 'gpg-agent', 'luarocks', 'rustup', 'fzf', 'oh-my-posh', 'volta', 'pipx', 'register-python-argcomplete', 'minikube', 'kind', 'k3d', 'podman-machine', 'docker-machine', 'fasd', 'hub', 'gh', 'glab', 'just', 'deno', 'bun', 'pnpm', 'uv', 'poetry', 'pdm', 'rye', 'hatch', 'nix', 'asdf', 'chezmoi', 'terraform', 'aws', 'gcloud', 'az', 'doctl', 'flyctl', 'stripe', 'op', 'vault', 'consul', 'nomad'])
+
+function shellInit(programs: readonly string[]): boolean {
+  return programs.length > 0 && programs.every((p) => SHELL_INIT.has(p))
 }
 
 /** Flags download-then-execute and decode-then-execute from the programs that produced executed text. */

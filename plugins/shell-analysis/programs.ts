@@ -42,7 +42,6 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
   ['proxychains4', { valueShort: 'f', endOfOptions: true }],
   ['strace', { valueShort: 'eoOpPsSuU', endOfOptions: true }],
   ['ltrace', { valueShort: 'eoOpPsSuU', endOfOptions: true }],
-  ['flock', { valueShort: 'wEc', positionals: 1, endOfOptions: true }],
   ['runuser', { valueShort: 'ugG', endOfOptions: true }],
   ['catchsegv', { endOfOptions: true }],
   ['xargs', { valueShort: 'adEeIiLlnPs', valueLong: ['--arg-file', '--delimiter', '--eof', '--replace', '--max-lines', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'], endOfOptions: true }],

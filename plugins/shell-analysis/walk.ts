@@ -125,7 +125,8 @@ function prefixAssignment(st: AnalysisState, node: SyntaxNode, commandScope: Sco
   if (name && STARTUP_VARIABLES.has(name) && !value.dynamic) commandScope.vars.set(name, value.fields[0] ?? '')
 }
 
-const STARTUP_VARIABLES: ReadonlySet<string> = new Set(['BASH_ENV', 'ENV', 'PROMPT_COMMAND'])
+/** Variables a program acts on: shell startup files, `cd`'s search path, and the commands git runs for itself. */
+const STARTUP_VARIABLES: ReadonlySet<string> = new Set(['BASH_ENV', 'ENV', 'PROMPT_COMMAND', 'CDPATH', 'GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_PAGER', 'PAGER', 'GIT_EDITOR', 'EDITOR', 'VISUAL', 'GIT_SEQUENCE_EDITOR', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_PROXY_COMMAND', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_DIR', 'GIT_WORK_TREE', 'GIT_EXEC_PATH', 'GIT_TEMPLATE_DIR'])
 
 function assign(st: AnalysisState, node: SyntaxNode, scope: Scope): void {
   const name = node.childForFieldName('name')?.text
@@ -213,7 +214,7 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
     if (length > st.budget.maxBytes) throw new BudgetExceeded(`a command expands to more than ${st.budget.maxBytes} characters`)
     for (const f of value.fields) {
       fields.push(f)
-      info.push({ dynamic: value.dynamic, programs: value.programs, procsub: value.processSubstitution })
+      info.push({ dynamic: value.dynamic, programs: value.programs, procsub: value.processSubstitution, glob: value.glob === true })
     }
     if (value.fields.length === 0 && fields.length === 0 && value.dynamic) st.signals.add('dynamic_program')
   }
@@ -226,7 +227,10 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
   }
   const fn = fields[0] !== undefined ? scope.functions.get(fields[0]) : undefined
   if (fn && fields[0] !== undefined && !st.activeFunctions.has(fields[0])) return callFunction(st, fields[0], fn, fields.slice(1), scope)
-  const output = dispatch(st, { argv: fields, info, scope: commandScope.vars.size === scope.vars.size ? scope : commandScope, via: scope.via, stdin: input, redirects: { reads, writes } })
+  const own = commandScope.vars.size === scope.vars.size ? scope : commandScope
+  const output = dispatch(st, { argv: fields, info, scope: own, via: scope.via, stdin: input, redirects: { reads, writes } })
+  // `CDPATH=/ cd etc`: the assignment is the command's, the directory change is the shell's.
+  if (own !== scope) scope.cwd = own.cwd
   rememberWrites(st, scope, ownWrites, appends, output)
   return output
 }
