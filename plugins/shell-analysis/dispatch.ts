@@ -4,7 +4,7 @@
  * stdin of a shell) and records the command that actually runs. Returns its static output when known.
  */
 import type { CallUrl } from '../../core/types.ts'
-import { addDownload, downloadTargets, runsDownloaded } from './downloads.ts'
+import { addDownload, downloadTargets, runsDownloaded, trackDownloads } from './downloads.ts'
 import { classifyExecuted, execString, execSubstitution, interpret, runWrittenFile, shell, shellCommandIndex, STDIN_PATHS, stdinExec } from './execution.ts'
 import { watchEnvSecrets } from './env-secrets.ts'
 import { flagUnknowns } from './unknowns.ts'
@@ -178,6 +178,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     return undefined
   }
   if (DOWNLOADERS.has(program)) for (const target of downloadTargets(program, inv.argv)) addDownload(st, inv.scope, target)
+  trackDownloads(st, inv.scope, program, inv.argv, inv.redirects.writes, inv.stdin?.programs ?? [])
   if (argv0.includes('/')) {
     runsDownloaded(st, inv.scope, argv0)
     const written = writtenText(st, inv.scope, argv0)

@@ -145,8 +145,14 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
   const { argv } = inv
   let codeIndex = -1
   let scriptIndex = -1
+  const valued = VALUE_OPTIONS[key] ?? []
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i]!
+    // An option with its value in the next argument (`python3 -W ignore -c`, `node -r fs -e`, `php -d k=v -r`).
+    if (valued.includes(arg)) {
+      i++
+      continue
+    }
     const eq = arg.indexOf('=')
     if (arg.startsWith('--') && eq > 0 && options.includes(arg.slice(0, eq))) {
       codeIndex = i
@@ -163,6 +169,9 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
       break
     }
   }
+  // Whatever the options before it, every inline-code option's value is code (an unknown option with a
+  // separate value must not turn the code into a "script name").
+  if (codeIndex === -1) codeIndex = laterInlineCode(argv, options)
   if (codeIndex > 0 && codeIndex < argv.length) {
     const codeArg = argv[codeIndex]!
     const code = codeArg.startsWith('--') && codeArg.includes('=') ? codeArg.slice(codeArg.indexOf('=') + 1) : codeArg
@@ -190,6 +199,24 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
   // A program on stdin (`python3 <<EOF`) is analysed as if given inline, too.
   if (inv.stdin?.text !== undefined) interpretInline(st, inv, program, key, inv.stdin.text, PLAIN, [], `${program} <`)
   stdinExec(st, inv, program, false)
+}
+
+/** Options that take a separate value, per interpreter (the value is neither code nor a script). */
+const VALUE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  python: ['-W', '-X', '-Q'], python2: ['-W', '-X', '-Q'], python3: ['-W', '-X'], pypy: ['-W', '-X'], pypy3: ['-W', '-X'],
+  node: ['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--env-file', '--title', '--input-type', '--inspect-port', '--disable-warning'],
+  nodejs: ['-r', '--require', '--import', '--loader', '-C', '--conditions'], bun: ['-r', '--preload', '--cwd', '--env-file', '--config'],
+  perl: ['-I', '-M', '-m', '-x', '-C', '-l', '-0'], ruby: ['-r', '-I', '-C', '-E', '-x', '-K', '-F'], php: ['-d', '-c', '-z', '-n'],
+  lua: ['-l'], luajit: ['-l', '-j'], Rscript: ['--default-packages'], tsx: ['-r', '--require', '--import', '--tsconfig'],
+}
+
+/** The value index of the first inline-code option anywhere before `--` (after an operand too), or -1. */
+function laterInlineCode(argv: readonly string[], options: readonly string[]): number {
+  for (let i = 1; i < argv.length - 1; i++) {
+    if (argv[i] === '--') return -1
+    if (options.includes(argv[i]!) && /^-/.test(argv[i]!)) return i + 1
+  }
+  return -1
 }
 
 /** Analyses `text` as the interpreter's inline code (`python3 -c TEXT`), so code-level gates see it. */

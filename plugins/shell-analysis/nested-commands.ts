@@ -84,6 +84,45 @@ function vim(argv: readonly string[]): Nested | undefined {
   return undefined
 }
 
+/** vim `-c 'call system("CMD")'` / `:!CMD`: the ex command runs CMD in a shell. */
+function vimAll(argv: readonly string[]): Nested | undefined {
+  const bang = vim(argv)
+  if (bang) return bang
+  for (let i = 1; i < argv.length; i++) {
+    const m = /\bsystem(?:list)?\s*\(\s*(['"])(.*?)\1/s.exec(argv[i]!)
+    if (m && (argv[i - 1] === '-c' || argv[i - 1] === '--cmd' || argv[i]!.startsWith('+'))) return { kind: 'string', text: m[2]!, exclude: [i], label: '-c system()' }
+  }
+  return undefined
+}
+
+/**
+ * Database shells and sed that run shell commands from their own language: `sqlite3 db '.shell CMD'`,
+ * `psql -c '\! CMD'`, `mysql -e 'system CMD'`, GNU `sed 'e CMD'` (and `s/x/CMD/e`, whose command is the
+ * edited text: unknown, so flagged by the caller through an empty string).
+ */
+function metaCommand(pattern: RegExp): (argv: readonly string[]) => Nested | undefined {
+  return (argv) => {
+    for (let i = 1; i < argv.length; i++) {
+      const m = pattern.exec(argv[i]!)
+      if (m) return { kind: 'string', text: m[1]!, exclude: [i], label: 'shell escape' }
+    }
+    return undefined
+  }
+}
+
+function sed(argv: readonly string[]): Nested | undefined {
+  for (let i = 1; i < argv.length; i++) {
+    const script = argv[i]!
+    if (i > 1 && argv[i - 1] !== '-e' && argv[i - 1] !== '--expression' && argv.slice(1, i).some((a) => !a.startsWith('-'))) continue
+    for (const part of script.split(/\n|;/)) {
+      const m = /^\s*(?:\d+|\$|\/[^/]*\/)?\s*e\s+(.+)$/s.exec(part)
+      if (m) return { kind: 'string', text: m[1]!, exclude: [i], label: 'sed e' }
+      if (/^\s*(?:\d+|\$|\/[^/]*\/)?\s*(?:e\s*$|s(.).*\1.*\1[gpiImM0-9]*e)/.test(part)) return { kind: 'string', text: 'eval "$SED_PATTERN_SPACE"', exclude: [i], label: 'sed e' }
+    }
+  }
+  return undefined
+}
+
 /** Finders of nested command strings, by program. */
 export const NESTED_COMMANDS: Readonly<Record<string, (argv: readonly string[]) => Nested | undefined>> = {
   ssh,
@@ -95,12 +134,18 @@ export const NESTED_COMMANDS: Readonly<Record<string, (argv: readonly string[]) 
   pnpm: subcommandRunner(['exec', 'dlx']),
   yarn: subcommandRunner(['exec', 'dlx']),
   bun: subcommandRunner(['x']),
-  vim,
-  vi: vim,
-  nvim: vim,
-  ex: vim,
-  view: vim,
-  gvim: vim,
+  vim: vimAll,
+  vi: vimAll,
+  nvim: vimAll,
+  ex: vimAll,
+  view: vimAll,
+  gvim: vimAll,
+  sqlite3: metaCommand(/^\s*\.(?:shell|system)\s+(.+)$/s),
+  psql: metaCommand(/^\s*\\!\s*(.+)$/s),
+  mysql: metaCommand(/^\s*(?:\\!|system)\s+(.+)$/s),
+  mariadb: metaCommand(/^\s*(?:\\!|system)\s+(.+)$/s),
+  sed,
+  gsed: sed,
 }
 
 /** `read [-r] [-a] NAME...` from known input: the first line split on whitespace, the rest to the last name. */

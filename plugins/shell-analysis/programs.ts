@@ -58,7 +58,9 @@ export const INTERPRETERS: ReadonlyMap<string, readonly string[]> = new Map<stri
   ['python', ['-c']], ['python2', ['-c']], ['python3', ['-c']], ['pypy', ['-c']], ['pypy3', ['-c']],
   ['node', ['-e', '-p', '--eval', '--print']], ['nodejs', ['-e', '-p', '--eval', '--print']], ['bun', ['-e', '--eval', '-p', '--print']],
   ['deno', ['eval']], ['perl', ['-e', '-E']], ['ruby', ['-e']], ['php', ['-r']], ['lua', ['-e']], ['luajit', ['-e']],
-  ['Rscript', ['-e']], ['osascript', ['-e']], ['tclsh', []], ['awk', []], ['gawk', []], ['mawk', []], ['nawk', []], ['jshell', []], ['irb', []],
+  ['Rscript', ['-e']], ['R', ['-e']], ['osascript', ['-e']], ['tsx', ['-e', '-p', '--eval', '--print']], ['ts-node', ['-e', '-p', '--eval', '--print']],
+  ['ts-node-esm', ['-e', '-p', '--eval', '--print']], ['esno', ['-e']], ['vite-node', ['-e']], ['swift', ['-e']], ['julia', ['-e']], ['elixir', ['-e']],
+  ['pwsh-c', []], ['groovy', ['-e']], ['scala', ['-e']], ['crystal', ['eval']], ['guile', ['-c']], ['racket', ['-e']], ['sbcl', ['--eval']], ['tclsh', []], ['awk', []], ['gawk', []], ['mawk', []], ['nawk', []], ['jshell', []], ['irb', []],
 ])
 
 /** Programs whose first operand is itself program text (awk). */
