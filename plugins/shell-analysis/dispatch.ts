@@ -8,6 +8,7 @@ import { addDownload, downloadTargets, runsDownloaded, trackDownloads } from './
 import { classifyExecuted, execString, execSubstitution, interpret, runWrittenFile, shell, shellCommandIndex, STDIN_PATHS, stdinExec } from './execution.ts'
 import { watchEnvSecrets } from './env-secrets.ts'
 import { flagUnknowns } from './unknowns.ts'
+import { gitRun } from './git-run.ts'
 import { contentOf, scriptText, writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
@@ -130,6 +131,10 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     else inv.scope.vars.delete(inv.argv[2])
     record()
     return undefined
+  }
+  if (program === 'git') {
+    flagUnknowns(st, inv, program)
+    return gitRun(st, inv, { literal })
   }
   const nested = Object.hasOwn(NESTED_COMMANDS, program) ? NESTED_COMMANDS[program]!(inv.argv) : undefined
   if (nested?.kind === 'string') {

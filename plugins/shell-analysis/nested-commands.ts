@@ -10,7 +10,6 @@ export type Nested =
   | { readonly kind: 'argv'; readonly start: number; readonly exclude: number[]; readonly text: string; readonly label: string }
 
 const SSH_VALUE_OPTIONS = 'BbcDEeFIiJLlmOopQRSWw'
-const GIT_SHELL_KEYS = /^(alias\.[^=]+=!|core\.(pager|sshcommand|editor|fsmonitor|hookspath)=|sequence\.editor=|diff\.external=|gpg\.program=|credential\.helper=!)/i
 
 function ssh(argv: readonly string[]): Nested | undefined {
   let i = 1
@@ -29,15 +28,6 @@ function ssh(argv: readonly string[]): Nested | undefined {
   return { kind: 'string', text: argv.slice(commandStart).join(' '), exclude: indexes, label: 'ssh' }
 }
 
-function git(argv: readonly string[]): Nested | undefined {
-  for (let i = 1; i < argv.length - 1; i++) {
-    if (argv[i] !== '-c') continue
-    const value = argv[i + 1]!
-    const m = GIT_SHELL_KEYS.exec(value)
-    if (m) return { kind: 'string', text: value.slice(m[0].length), exclude: [i + 1], label: '-c' }
-  }
-  return undefined
-}
 
 /** Options of package runners that take a value in the next argument (`--package x`, pnpm `--filter x`). */
 const RUNNER_VALUE_OPTIONS: ReadonlySet<string> = new Set(['-p', '--package', '--filter', '-F', '--workspace', '-w', '--prefix', '-C', '--dir', '--cwd', '--registry', '--cache'])
@@ -126,7 +116,6 @@ function sed(argv: readonly string[]): Nested | undefined {
 /** Finders of nested command strings, by program. */
 export const NESTED_COMMANDS: Readonly<Record<string, (argv: readonly string[]) => Nested | undefined>> = {
   ssh,
-  git,
   npx,
   bunx: npx,
   pnpx: npx,

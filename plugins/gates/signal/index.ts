@@ -26,6 +26,8 @@ export const SIGNALS = [
   'unknown_port',
   'unknown_code',
   'unknown_keys',
+  // git pointed at code svc cannot see (core.hooksPath, include.path, --config-env).
+  'opaque_config',
 ] as const
 
 const item = { enum: SIGNALS }
