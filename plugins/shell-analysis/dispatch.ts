@@ -8,6 +8,8 @@ import { addDownload, downloadTargets, runsDownloaded, trackDownloads } from './
 import { classifyExecuted, execString, execSubstitution, interpret, runWrittenFile, shell, shellCommandIndex, STDIN_PATHS, stdinExec } from './execution.ts'
 import { watchEnvSecrets } from './env-secrets.ts'
 import { flagUnknowns } from './unknowns.ts'
+import { pathOutput } from './path-output.ts'
+import { makeRecipes } from './makefile.ts'
 import { gitRun } from './git-run.ts'
 import { contentOf, scriptText, writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
@@ -134,7 +136,8 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   }
   if (program === 'git') {
     flagUnknowns(st, inv, program)
-    return gitRun(st, inv, { literal })
+    const applied = patchedByCommand(st, inv, program)
+    return gitRun(st, inv, { literal, ...(applied ? { paths: applied } : {}) })
   }
   const nested = Object.hasOwn(NESTED_COMMANDS, program) ? NESTED_COMMANDS[program]!(inv.argv) : undefined
   if (nested?.kind === 'string') {
@@ -199,8 +202,10 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     if (disk && SHELLS.has(diskShell)) st.analyzeFile(disk.text, inv.scope, [...inv.via, argv0])
   }
   for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
+  const recipes = makeRecipes(st, inv, program)
+  if (recipes !== undefined) st.analyzeFile(recipes, inv.scope, [...inv.via, `${program} recipes`])
   record({ urls: urlsFromFiles(st, inv, program) })
-  return staticOutput(program, inv.argv, inv.stdin?.text) ?? outputOfKnownFiles(st, inv, program)
+  return staticOutput(program, inv.argv, inv.stdin?.text) ?? outputOfKnownFiles(st, inv, program) ?? pathOutput(program, inv.argv, { home: st.options.home, cwd: inv.scope.cwd })
 }
 
 /** Options whose file holds destinations: `curl -K config`, `wget -i list`, `aria2c -i list`. */
@@ -283,7 +288,7 @@ function unwrap(st: AnalysisState, inv: Invocation, program: string): string | u
     if (arg.startsWith('-') && arg.length > 1) {
       if (program === 'command' && /^-[pvV]*[vV]/.test(arg)) {
         recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects)
-        return undefined
+        return pathOutput(program, inv.argv, { home: st.options.home, cwd: inv.scope.cwd })
       }
       if (program === 'env' && (arg === '-S' || arg === '--split-string' || arg.startsWith('-S') || arg.startsWith('--split-string='))) {
         const value = arg === '-S' || arg === '--split-string' ? argv[i + 1] : arg.replace(/^(-S|--split-string=)/, '')

@@ -8,6 +8,7 @@ import { scriptText, writtenText } from './files.ts'
 import { decodesThenRuns, pathLiteralsInCode, shellStringsInCode } from './inline-code.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
 import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS, programName } from './programs.ts'
+import { lexicalPath } from './paths.ts'
 import { recordCommand, type RecordExtras } from './record.ts'
 import type { AnalysisState, NestedRun } from './state.ts'
 
@@ -183,6 +184,8 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
     return
   }
   record()
+  if (scriptIndex > 0 && (key === 'deno' || key === 'bun') && argv[scriptIndex] === 'run') scriptIndex = argv.findIndex((a, i) => i > scriptIndex && !a.startsWith('-'))
+  if (scriptIndex > 0) svcEntry(st, inv, program, scriptIndex)
   if (scriptIndex > 0) {
     const info = inv.info[scriptIndex] ?? PLAIN
     if (info.procsub) execSubstitution(st, info.programs)
@@ -199,6 +202,20 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
   // A program on stdin (`python3 <<EOF`) is analysed as if given inline, too.
   if (inv.stdin?.text !== undefined) interpretInline(st, inv, program, key, inv.stdin.text, PLAIN, [], `${program} <`)
   stdinExec(st, inv, program, false)
+}
+
+/** svc's own CLI entry points: `cli/main.ts` (any extension), `svc.sh`, `svc`. */
+const SVC_ENTRY = /(^|\/)cli\/(main|svc)\.(ts|mts|js|mjs|cjs|sh)$|(^|\/)svc(\.sh|\.ts|\.js|\.mjs)?$/
+
+/**
+ * `node cli/main.ts mode monitor`, `cd cli && node main.ts ...`, `npx tsx cli/main.ts`, `bun cli/main.ts`:
+ * svc's CLI run through an interpreter is svc, so the gates on `svc` subcommands see it under that name.
+ */
+function svcEntry(st: AnalysisState, inv: Invocation, program: string, scriptIndex: number): void {
+  const script = inv.argv[scriptIndex]!
+  const path = lexicalPath(script, { home: st.options.home, cwd: inv.scope.cwd }) ?? script
+  if (!SVC_ENTRY.test(path)) return
+  recordCommand(st, inv.scope, 'svc', ['svc', ...inv.argv.slice(scriptIndex + 1)], [...inv.via, `${program} ${script}`], inv.redirects)
 }
 
 /** Options that take a separate value, per interpreter (the value is neither code nor a script). */

@@ -3,6 +3,7 @@
  */
 import type { CallUrl, ShellCommand } from '../../core/types.ts'
 import { operandRoles } from './operand-roles.ts'
+import { treeWriteRoots } from './tree-writes.ts'
 import { pathOperands, urlOperands } from './operands.ts'
 import { canonicalPaths, intoDirectory, lexicalPath } from './paths.ts'
 import type { AnalysisState, Redirects, Scope } from './state.ts'
@@ -33,7 +34,8 @@ export function recordCommand(st: AnalysisState, scope: Scope, program: string, 
   const operands = [...all.slice(0, MAX_OPERANDS), ...intoDirectory(program, argv, all.slice(0, MAX_OPERANDS), { home: st.options.home, cwd: scope.cwd })]
   const overflow = all.slice(MAX_OPERANDS).flatMap((o) => lexicalPath(o, { home: st.options.home, cwd: scope.cwd }) ?? [])
   const written = [...roles.written].map((i) => argv[i]!).filter((a) => all.includes(a))
-  const writes = canon([...(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes), ...written, ...(extras.writes ?? [])])
+  const trees = treeWriteRoots(program, argv, { home: st.options.home, cwd: scope.cwd })
+  const writes = canon([...(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes), ...written, ...trees, ...(extras.writes ?? [])])
   const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...overflow, ...writes])
   const urls = [...urlOperands(program, argv, [...redirects.reads, ...redirects.writes]), ...(extras.urls ?? [])]
   const command: ShellCommand = {

@@ -23,7 +23,7 @@ const SUBCOMMAND_RUNNERS: Readonly<Record<string, Readonly<Record<string, number
 }
 
 /** Options of those runners that take a value in the next argument. */
-const RUNNER_VALUES: ReadonlySet<string> = new Set(['-n', '--name', '-p', '--prefix', '-e', '--environment', '--env', '--profile', '--project', '--python', '--with', '-w', '--directory', '--cwd', '--config', '--group', '--env-file', '-f', '--file', '-C', '--from', '--package', '--region', '--duration', '--account', '--vault', '-c', '--cd', '-k', '--keys'])
+const RUNNER_VALUES: ReadonlySet<string> = new Set(['-n', '--name', '-p', '--prefix', '-e', '--environment', '--env', '--profile', '--project', '--python', '--with', '-w', '--directory', '--cwd', '--config', '--group', '--env-file', '-f', '--file', '-C', '--from', '--package', '--region', '--duration', '--account', '--vault', '-c', '--cd', '-k', '--keys', '-S'])
 
 /** Plain argv runners not in WRAPPERS (their own options end at the first operand or `--`). */
 const ARGV_RUNNERS: Readonly<Record<string, number>> = {
@@ -36,7 +36,7 @@ const ARGV_RUNNERS: Readonly<Record<string, number>> = {
 
 /** Runner options whose value is argv or a shell string (`-e CMD`, `--exec CMD`, `--run STRING`). */
 const STRING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  nodemon: ['--exec', '-x'], 'nix-shell': ['--run', '--command'], flock: ['-c', '--command'], sg: ['-c'], tmux: [], screen: [],
+  nodemon: ['--exec', '-x'], 'nix-shell': ['--run', '--command'], flock: ['-c', '--command'], sg: ['-c'], tmux: [],
   watchexec: ['--shell'], xterm: ['-e'], 'gnome-terminal': ['-e', '-x', '--'], konsole: ['-e'], kitty: [], alacritty: ['-e', '--command'], lxterminal: ['-e', '--command'],
   'x-terminal-emulator': ['-e'], gdb: ['-ex', '--eval-command'], expect: ['-c'], vagrant: ['-c', '--command'], 'docker-compose': [], husky: [], 'lint-staged': [],
 }

@@ -49,9 +49,22 @@ function programOf(argv: readonly string[]): string {
   return a.slice(a.lastIndexOf('/') + 1)
 }
 
+/** Names that are protected wherever an unknown prefix puts them (`$X/.ssh` may be `~/.ssh`). */
+const SENSITIVE: ReadonlySet<string> = new Set(['.ssh', '.gnupg', '.config', '.local', '.claude', '.codex', '.gemini', '.cursor', '.svc', '.aws', '.kube', 'Documents', 'Desktop', 'Library', 'etc', 'usr', 'bin', 'var', 'home', 'Users', 'root', 'boot', 'lib', 'opt', 'srv', 'System', 'Applications', 'private', '.git'])
+
+/**
+ * An unknown prefix followed by a literal, ordinary subpath (`"$TMPDIR"/build-cache`, `${OUT:?}/dist`)
+ * names a directory of that name somewhere: it cannot be the root, the home directory or a protected one.
+ */
+function namedUnderUnknown(known: string): boolean {
+  if (!known.startsWith('/') || /[*?[\]{}~$`]/.test(known)) return false
+  const parts = known.split('/').filter((p) => p !== '')
+  return parts.length > 0 && !parts.some((p) => p === '.' || p === '..') && !SENSITIVE.has(parts[parts.length - 1]!)
+}
+
 function unknownOperand(inv: Invocation, i: number): boolean {
   const arg = inv.argv[i]!.replace(/^of=/, '')
-  if (inv.info[i]?.dynamic) return true
+  if (inv.info[i]?.dynamic) return !namedUnderUnknown(arg)
   if (/^~[-+](\/|$)/.test(arg)) return true
   // Relative to a working directory svc could not follow (`cd "$(dirname "$0")"`, `env -C "$d"`).
   return inv.scope.cwd === undefined && !arg.startsWith('/')
