@@ -7,16 +7,15 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { ApiProblem } from '../../errors.ts'
-import { harnessRegistry, HookPayloadError } from '../../harness.ts'
+import { harnessRegistry, HookPayloadError, plannedHarnesses } from '../../harness.ts'
 import type { HarnessDefinition, HookAnswer } from '../../harness.ts'
 import { payloadHash } from '../../hash.ts'
-import { PLANNED_HARNESSES } from '../../install/select.ts'
 import type { LeafObject } from '../../ledger/leaf.ts'
 import type { ToolCall } from '../../types.ts'
 import { HookMemory, REPLAY_MS } from '../hook-memory.ts'
 import { toProblem } from '../problem.ts'
 
-/** Hook payloads can carry file content (Cursor beforeReadFile): a larger limit than other routes. */
+/** Hook payloads can carry file content (file-read events): a larger limit than other routes. */
 export const HOOK_BODY_LIMIT = 8 * 1024 * 1024
 
 function sendNative(reply: FastifyReply, body: string): FastifyReply {
@@ -29,7 +28,7 @@ function lookupHarness(app: FastifyInstance, id: string): HarnessDefinition {
   const harness = harnesses.get(id)
   if (harness) return harness
   const supported = [...harnesses.keys()].join(', ') || '(none registered)'
-  if (PLANNED_HARNESSES.includes(id)) throw new ApiProblem(501, 'not_implemented', `harness "${id}" is not yet implemented; supported: ${supported}`)
+  if (plannedHarnesses(app.engine.registry).has(id)) throw new ApiProblem(501, 'not_implemented', `harness "${id}" is not yet implemented; supported: ${supported}`)
   throw new ApiProblem(404, 'not_found', `unknown harness "${id}"; supported: ${supported}`)
 }
 
@@ -93,7 +92,7 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
     bodyLimit: HOOK_BODY_LIMIT,
     schema: {
       summary: 'Harness-facing hook (native payload in, native answer out)',
-      description: 'The body is the harness’s own hook payload; unknown fields are ignored. The answer is the harness’s native JSON (possibly empty for Codex allow) with header `x-svc-hook: 1`.',
+      description: 'The body is the harness’s own hook payload; unknown fields are ignored. The answer is the harness’s native JSON (possibly empty for an allow) with header `x-svc-hook: 1`.',
       params: {
         type: 'object',
         required: ['harness', 'event'],
@@ -138,7 +137,7 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
         return sendNative(reply, harness.render(event, answer).body)
       } catch (err) {
         // A pre-tool call that cannot be decided (engine failure, ledger unavailable) is never an error status:
-        // transports that fail open on one (Claude's HTTP hook) would run the tool. It is a native deny.
+        // transports that fail open on one (native HTTP hooks) would run the tool. It is a native deny.
         const problem = toProblem(err as FastifyError)
         if (problem.status < 500) throw err
         request.log.error({ err }, 'hook decision failed; answering deny')

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { serversFromCodexToml, serversFromJsonMap } from './entries.ts'
+import { serversFromCodexToml, serversFromJsonMap } from '../../harnesses/kit/mcp-entries.ts'
 import { fingerprint, identityOf, runtimeMatches } from './fingerprint.ts'
 import { PinAcceptError, PinStore } from './pin-store.ts'
 
