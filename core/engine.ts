@@ -127,7 +127,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   }
 
   async function record(draft: LedgerDraft, session?: Session): Promise<LedgerEntry> {
-    const entry = await ledger.append(hooks.ledgerEntry.call(draft), session?.sign)
+    const entry = await ledger.append(draft, session?.sign)
     try {
       hooks.ledgerAppend.call(entry)
     } catch (err) {
@@ -205,7 +205,6 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     record,
     async close() {
       policy.close()
-      await hooks.shutdown.promise()
       state.close()
       ledger.close()
     },
