@@ -13,8 +13,7 @@ import tool from './gates/tool/index.ts'
 import url from './gates/url/index.ts'
 import installer from './installer/index.ts'
 import mcpPin from './mcp-pin/index.ts'
-import normaliseFilePaths from './normalise-file-paths/index.ts'
 import normaliseToolInput from './normalise-tool-input/index.ts'
 import shellAnalysis from './shell-analysis/index.ts'
 
-export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, normaliseFilePaths, shellAnalysis, tool, commandRegex, command, signal, path, url, jsonpath, mcp, installer, mcpPin]
+export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, shellAnalysis, tool, commandRegex, command, signal, path, url, jsonpath, mcp, installer, mcpPin]
