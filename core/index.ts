@@ -37,6 +37,7 @@ export { canonicalPath, lexicalPath, pathSpellings } from './match/paths.ts'
 export { findUrls, parseCallUrl } from './match/urls.ts'
 export { mcpToolName, UNRESOLVED_MCP_SERVER } from './match/mcp-names.ts'
 export type { CompiledGate } from './policy/compile.ts'
+export type { GateTrace, NodeTrace } from './policy/evaluate.ts'
 export type { Session } from './sessions/store.ts'
 export {
   defineHarness,
