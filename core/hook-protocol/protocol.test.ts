@@ -1,22 +1,10 @@
 /** The hook protocol without HTTP: replay window, duplicate deliveries, outcome links, the serving session. */
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createEngine, type Engine } from '../engine.ts'
+import type { Engine } from '../engine.ts'
 import type { HookInput } from '../harness.ts'
-import { defineGateKind } from '../plugin.ts'
-import { tempDir } from '../testing/ledger-fixtures.ts'
+import { testEngine } from '../testing/test-engine.ts'
 import { HookProtocol } from './protocol.ts'
 import { REPLAY_MS } from './memory.ts'
-
-// A one-leaf gate kind, so the core is tested without any plugin folder: `tool_is: Danger` matches that tool.
-const toolIs = defineGateKind<string>({
-  kind: 'tool_is',
-  description: 'test: the call is to this tool',
-  schema: { type: 'string' },
-  compile: (tool) => (request) => (request.tool === tool ? `tool ${tool}` : undefined),
-})
 
 const POLICY = `version: 1
 mode: firewall
@@ -35,12 +23,8 @@ afterEach(async () => {
 })
 
 async function engineWithSession(): Promise<Engine> {
-  const { dir, cleanup } = tempDir('svc-hook-protocol-')
-  const policiesDir = join(dir, 'policies')
-  mkdirSync(policiesDir)
-  writeFileSync(join(policiesDir, 'test.yaml'), POLICY)
-  const engine = await createEngine({ plugins: [toolIs], home: join(dir, 'home'), policiesDir, log: pino({ level: 'silent' }) })
-  cleanups.push(cleanup, () => engine.close())
+  const engine = await testEngine(POLICY)
+  cleanups.push(() => engine.close())
   engine.sessions.create({ signer: 'unattested' }, Date.now())
   return engine
 }

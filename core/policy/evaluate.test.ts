@@ -1,19 +1,7 @@
 /** The evaluator's trace is what the engine decided with: same matches, same short-circuits, every layer. */
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import pino from 'pino'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createEngine } from '../engine.ts'
-import { defineGateKind } from '../plugin.ts'
-import { tempDir } from '../testing/ledger-fixtures.ts'
+import { testEngine } from '../testing/test-engine.ts'
 import type { GateTrace } from './evaluate.ts'
-
-const toolIs = defineGateKind<string>({
-  kind: 'tool_is',
-  description: 'test: the call is to this tool',
-  schema: { type: 'string' },
-  compile: (tool) => (request) => (request.tool === tool ? `tool ${tool}` : undefined),
-})
 
 const POLICY = `version: 1
 mode: firewall
@@ -27,14 +15,8 @@ gates:
   - id: t.never
     when: { tool_is: Z }
 `
-const { dir, cleanup } = tempDir('svc-evaluate-')
-mkdirSync(join(dir, 'policies'))
-writeFileSync(join(dir, 'policies', 'test.yaml'), POLICY)
-const engine = await createEngine({ plugins: [toolIs], home: join(dir, 'home'), policiesDir: join(dir, 'policies'), log: pino({ level: 'silent' }) })
-afterAll(async () => {
-  await engine.close()
-  cleanup()
-})
+const engine = await testEngine(POLICY)
+afterAll(() => engine.close())
 
 async function traced(tool: string) {
   const trace: GateTrace[] = []
