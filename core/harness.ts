@@ -2,7 +2,7 @@
  * The harness plugin contract. A harness (a coding agent's hook system) is one folder
  * under `harnesses/<id>/` that default-exports `defineHarness({...})`. The definition is pure: it parses
  * native hook payloads into the core's ToolCall, renders native answers, names its config files and
- * describes the entries the installer adds. It never writes a file; `core/install/` does that.
+ * describes the entries the installer adds. It never writes a file; the installer plugin (`plugins/installer/`) does that.
  */
 import type { EnginePlugin, Registries } from './plugin.ts'
 import { extensionRegistry, registerOnce } from './plugin.ts'
