@@ -12,7 +12,7 @@ import { pathOutput } from './path-output.ts'
 import { makeRecipes } from './makefile.ts'
 import { gitRun } from './git-run.ts'
 import { contentOf, scriptText, writtenText } from './files.ts'
-import { PLAIN, type Invocation } from './invocation.ts'
+import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
 import { packageScripts } from './package-scripts.ts'
 import { runnerOf, runnerString } from './runners.ts'
@@ -137,6 +137,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   if (program === 'git') {
     flagUnknowns(st, inv, program)
     const applied = patchedByCommand(st, inv, program)
+    trackDownloads(st, inv.scope, program, inv.argv, inv.redirects.writes, inv.stdin?.programs ?? [])
     return gitRun(st, inv, { literal, ...(applied ? { paths: applied } : {}) })
   }
   const nested = Object.hasOwn(NESTED_COMMANDS, program) ? NESTED_COMMANDS[program]!(inv.argv) : undefined
@@ -205,7 +206,8 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   const recipes = makeRecipes(st, inv, program)
   if (recipes !== undefined) st.analyzeFile(recipes, inv.scope, [...inv.via, `${program} recipes`])
   record({ urls: urlsFromFiles(st, inv, program) })
-  return staticOutput(program, inv.argv, inv.stdin?.text) ?? outputOfKnownFiles(st, inv, program) ?? pathOutput(program, inv.argv, { home: st.options.home, cwd: inv.scope.cwd })
+  const computable = !inv.info.some((i) => i.dynamic)
+  return staticOutput(program, inv.argv, inv.stdin?.text) ?? outputOfKnownFiles(st, inv, program) ?? (computable ? pathOutput(program, inv.argv, { home: st.options.home, cwd: inv.scope.cwd }) : undefined)
 }
 
 /** Options whose file holds destinations: `curl -K config`, `wget -i list`, `aria2c -i list`. */
@@ -273,11 +275,21 @@ function unwrap(st: AnalysisState, inv: Invocation, program: string): string | u
   const info = [...inv.info]
   let i = 1
   let skipPositionals = spec.positionals ?? 0
+  let chdir: string | null | undefined
   while (i < argv.length) {
     const arg = argv[i]!
     if (arg === '--') {
       i++
       break
+    }
+    if ((program === 'env' && (arg === '-C' || arg === '--chdir' || arg.startsWith('--chdir='))) || (program === 'sudo' && (arg === '-D' || arg === '--chdir' || arg.startsWith('--chdir=')))) {
+      // `env -C DIR`, `sudo -D DIR`: the wrapped command runs in DIR (unknown when DIR is).
+      const inline = arg.startsWith('--chdir=')
+      const dir = inline ? arg.slice(8) : argv[i + 1]
+      const dynamic = (inline ? info[i] : info[i + 1])?.dynamic ?? false
+      chdir = dir === undefined || dynamic ? null : (lexicalPath(dir, { home: st.options.home, cwd: inv.scope.cwd }) ?? null)
+      i += inline ? 1 : 2
+      continue
     }
     if (program === 'env' && /^[A-Za-z_]\w*=/.test(arg)) {
       const eq = arg.indexOf('=')
@@ -288,7 +300,7 @@ function unwrap(st: AnalysisState, inv: Invocation, program: string): string | u
     if (arg.startsWith('-') && arg.length > 1) {
       if (program === 'command' && /^-[pvV]*[vV]/.test(arg)) {
         recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects)
-        return pathOutput(program, inv.argv, { home: st.options.home, cwd: inv.scope.cwd })
+        return inv.info.some((f) => f.dynamic) ? undefined : pathOutput(program, inv.argv, { home: st.options.home, cwd: inv.scope.cwd })
       }
       if (program === 'env' && (arg === '-S' || arg === '--split-string' || arg.startsWith('-S') || arg.startsWith('--split-string='))) {
         const value = arg === '-S' || arg === '--split-string' ? argv[i + 1] : arg.replace(/^(-S|--split-string=)/, '')
@@ -320,8 +332,14 @@ function unwrap(st: AnalysisState, inv: Invocation, program: string): string | u
       // `xargs -I R cmd ... R ...`: R is replaced by each input line.
       const line = inv.stdin?.text?.split('\n').find((l) => l.trim() !== '')
       if (line !== undefined) inner = inner.map((a) => a.split(replace).join(line.trim()))
+      // Unknown input: the replaced arguments are unknown.
+      else innerInfo = inner.map((a, k) => (a.includes(replace) ? UNKNOWN_INPUT : (innerInfo[k] ?? PLAIN)))
+    } else if (inv.stdin?.text === undefined) {
+      // Arguments read from input svc cannot compute: one unknown operand stands for them.
+      inner = [...inner, '$XARGS_INPUT']
+      innerInfo = [...innerInfo, UNKNOWN_INPUT]
     } else {
-      const words = inv.stdin?.text?.split(/[\s\0]+/).filter((w) => w !== '') ?? []
+      const words = inv.stdin.text.split(/[\s\0]+/).filter((w) => w !== '')
       inner = [...inner, ...words.slice(0, 64)]
       innerInfo = [...innerInfo, ...words.slice(0, 64).map(() => PLAIN)]
     }
@@ -330,8 +348,11 @@ function unwrap(st: AnalysisState, inv: Invocation, program: string): string | u
     recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects)
     return undefined
   }
-  return dispatch(st, { ...inv, argv: inner, info: innerInfo, via: [...inv.via, program], stdin: program === 'xargs' ? undefined : inv.stdin })
+  const scope = chdir === undefined ? inv.scope : { ...inv.scope, cwd: chdir ?? undefined }
+  return dispatch(st, { ...inv, scope, argv: inner, info: innerInfo, via: [...inv.via, program], stdin: program === 'xargs' ? undefined : inv.stdin })
 }
+
+const UNKNOWN_INPUT: FieldInfo = { dynamic: true, programs: [], procsub: false }
 
 /** The replace-string of `xargs -I R`, `-iR`, `--replace[=R]` (`{}` by default for -i/--replace). */
 function xargsReplaceString(options: readonly string[]): string | undefined {

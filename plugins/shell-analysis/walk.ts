@@ -32,12 +32,16 @@ function statement(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: St
       assign(st, node, scope)
       return undefined
     case 'declaration_command':
-    case 'variable_assignments':
+    case 'variable_assignments': {
+      // `declare -n r=NAME`: r is a reference; its value is NAME's (unknown when NAME is).
+      const nameref = node.children.some((c) => c?.type === 'word' && /^-[a-zA-Z]*n/.test(c.text))
       for (const child of node.namedChildren) {
-        if (child.type === 'variable_assignment') assign(st, child, scope)
+        if (child.type === 'variable_assignment' && nameref) namerefAssign(child, scope)
+        else if (child.type === 'variable_assignment') assign(st, child, scope)
         else if (child.type !== 'variable_name') walkStatement(st, child, scope)
       }
       return undefined
+    }
     case 'unset_command':
       for (const child of node.namedChildren) scope.vars.delete(child.text)
       return undefined
@@ -127,6 +131,15 @@ function prefixAssignment(st: AnalysisState, node: SyntaxNode, commandScope: Sco
 
 /** Variables a program acts on: shell startup files, `cd`'s search path, and the commands git runs for itself. */
 const STARTUP_VARIABLES: ReadonlySet<string> = new Set(['BASH_ENV', 'ENV', 'PROMPT_COMMAND', 'CDPATH', 'GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_PAGER', 'PAGER', 'GIT_EDITOR', 'EDITOR', 'VISUAL', 'GIT_SEQUENCE_EDITOR', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_PROXY_COMMAND', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_DIR', 'GIT_WORK_TREE', 'GIT_EXEC_PATH', 'GIT_TEMPLATE_DIR'])
+
+function namerefAssign(node: SyntaxNode, scope: Scope): void {
+  const name = node.childForFieldName('name')?.text
+  const target = node.childForFieldName('value')?.text.replace(/^['"]|['"]$/g, '')
+  if (!name) return
+  const value = target === undefined ? undefined : scope.vars.get(target)
+  if (value === undefined) scope.vars.delete(name)
+  else scope.vars.set(name, value)
+}
 
 function assign(st: AnalysisState, node: SyntaxNode, scope: Scope): void {
   const name = node.childForFieldName('name')?.text
