@@ -21,7 +21,7 @@ export interface AnalyzeOptions {
 }
 
 /** Script files on disk are followed this many levels (`bash a.sh` whose a.sh runs `bash b.sh`). */
-const MAX_FILE_DEPTH = 2
+const MAX_FILE_DEPTH = 3
 
 /** Analyses `raw`. Never throws for any input: limits and parser failures come back as `error`. */
 export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalysis {
@@ -37,7 +37,8 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
     return tree.rootNode
   }
   st.analyzeFile = (text, parent, via) => {
-    if ((opts.fileDepth ?? 0) >= MAX_FILE_DEPTH) return
+    // Scripts running scripts deeper than this are not followed: what they run is unknown (fail closed).
+    if ((opts.fileDepth ?? 0) >= MAX_FILE_DEPTH) return void st.signals.add('unanalysable_script')
     const nested = analyzeCommand(text, { ...opts, cwd: parent.cwd, fileDepth: (opts.fileDepth ?? 0) + 1 })
     // A script that runs but cannot be analysed is as unknown as an unanalysable command: fail closed.
     if (nested.error) return void st.signals.add('unanalysable_script')

@@ -5,11 +5,12 @@
  */
 import type { CallUrl } from '../../core/types.ts'
 import { addDownload, downloadTargets, runsDownloaded, trackDownloads } from './downloads.ts'
-import { classifyExecuted, execString, execSubstitution, interpret, runWrittenFile, shell, shellCommandIndex, STDIN_PATHS, stdinExec } from './execution.ts'
+import { classifyExecuted, execString, execSubstitution, inlineCode, interpret, runWrittenFile, shell, shellCommandIndex, STDIN_PATHS, stdinExec } from './execution.ts'
 import { watchEnvSecrets } from './env-secrets.ts'
 import { flagUnknowns } from './unknowns.ts'
 import { pathOutput } from './path-output.ts'
 import { makeRecipes } from './makefile.ts'
+import { conftestFiles } from './conftest.ts'
 import { gitRun } from './git-run.ts'
 import { contentOf, scriptText, writtenText } from './files.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
@@ -96,6 +97,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   const interpreter = interpreterKey(program)
   if (interpreter !== undefined) {
     interpret(st, inv, program, interpreter, record)
+    for (const conftest of conftestFiles(st, inv, program)) inlineCode(st, inv, conftest.text, conftest.label)
     return staticOutput(program, inv.argv, inv.stdin?.text)
   }
   if (program === 'su' || program === 'runuser' || program === 'script' || program === 'sg') {
@@ -203,6 +205,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     if (disk && SHELLS.has(diskShell)) st.analyzeFile(disk.text, inv.scope, [...inv.via, argv0])
   }
   for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
+  for (const conftest of conftestFiles(st, inv, program)) inlineCode(st, inv, conftest.text, conftest.label)
   const recipes = makeRecipes(st, inv, program)
   if (recipes !== undefined) st.analyzeFile(recipes, inv.scope, [...inv.via, `${program} recipes`])
   record({ urls: urlsFromFiles(st, inv, program) })

@@ -37,7 +37,9 @@ export function gitRun(st: AnalysisState, inv: Invocation, extras: RecordExtras)
   const at = gitSubcommandIndex(argv)
   const sub = at === -1 ? undefined : argv[at]!
   const gitDir = findGitDir(st, inv)
-  if (gitDir === undefined) return undefined
+  // A command from the config that runs git again does not re-read the same config (it was read once).
+  if (gitDir === undefined || st.gitConfigs.has(gitDir)) return undefined
+  st.gitConfigs.add(gitDir)
   const config = contentOf(st, inv.scope, join(gitDir, 'config'))
   let hooksPath = join(gitDir, 'hooks')
   for (const [key, value] of config === undefined ? [] : configEntries(config)) {

@@ -24,8 +24,8 @@ interface Pending {
  * redirection anywhere, where it refuses a here-string after another redirection (`cat > f <<< x`).
  */
 export function inlineHeredocs(text: string): string {
-  if (!text.includes('<<')) return text
-  return hereStringsAsRedirects(heredocsAsHereStrings(text))
+  if (!text.includes('<<') && !text.includes('<>')) return text
+  return hereStringsAsRedirects(text.includes('<<') ? heredocsAsHereStrings(text) : text)
 }
 
 /** Every here-document as a here-string with the same content. */
@@ -108,7 +108,10 @@ function heredocsAsHereStrings(text: string): string {
   return out
 }
 
-/** Every `<<< WORD` as `< <(printf '%s\n' WORD)` (the same bytes on stdin, WORD expanded the same way). */
+/**
+ * Every `<<< WORD` as a redirection from `printf '%s\n' WORD` (the same bytes on stdin, WORD expanded the
+ * same way), and every read-write `N<>FILE` (which tree-sitter-bash cannot parse) as `N<FILE N>>FILE`.
+ */
 function hereStringsAsRedirects(text: string): string {
   let out = ''
   let copied = 0
@@ -129,6 +132,22 @@ function hereStringsAsRedirects(text: string): string {
     }
     if (ch === '"' || ch === '`') {
       i = skipQuoted(text, i, ch)
+      continue
+    }
+    if (ch === '<' && text[i + 1] === '>' && count < MAX_HEREDOCS) {
+      let fd = i
+      while (fd > 0 && /\d/.test(text[fd - 1]!)) fd--
+      let start = i + 2
+      while (text[start] === ' ' || text[start] === '\t') start++
+      const end = wordEnd(text, start)
+      if (end > start) {
+        const n = text.slice(fd, i)
+        const word = text.slice(start, end)
+        out += `${text.slice(copied, fd)}${n}<${word} ${n}>>${word}`
+        copied = end
+        count++
+      }
+      i = Math.max(end, i + 2)
       continue
     }
     if (ch === '<' && text.startsWith('<<<', i) && count < MAX_HEREDOCS) {

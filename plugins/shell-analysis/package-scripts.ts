@@ -43,8 +43,11 @@ const LIFECYCLE_SCRIPTS: Readonly<Record<string, readonly string[]>> = {
 function lifecycleScripts(st: AnalysisState, inv: Invocation, program: string, name: string): { label: string; text: string }[] {
   const scripts = readScripts(st, inv)
   if (!scripts) return []
+  // `.npmrc` `script-shell=PROGRAM` runs every script through PROGRAM (a file an earlier call may have planted).
+  const shell = npmrcScriptShell(st, inv)
+  const viaShell = shell === undefined ? [] : [{ label: '.npmrc script-shell', text: shell }]
   const names = LIFECYCLE_SCRIPTS[name] ?? [`pre${name}`, name, `post${name}`]
-  return names.flatMap((n) => (typeof scripts[n] === 'string' ? [{ label: `${program} run ${n}`, text: scripts[n] as string }] : []))
+  return [...viaShell, ...names.flatMap((n) => (typeof scripts[n] === 'string' ? [{ label: `${program} run ${n}`, text: scripts[n] as string }] : []))]
 }
 
 function readScripts(st: AnalysisState, inv: Invocation): Record<string, unknown> | undefined {
@@ -59,6 +62,21 @@ function readScripts(st: AnalysisState, inv: Invocation): Record<string, unknown
       }
     }
     if (dirname(dir) === dir) break
+  }
+  return undefined
+}
+
+/** `script-shell` of the project's `.npmrc` (walking up) or the user's `~/.npmrc`. */
+function npmrcScriptShell(st: AnalysisState, inv: Invocation): string | undefined {
+  const files: string[] = []
+  for (let dir = inv.scope.cwd ?? st.options.cwd ?? '', n = 0; dir !== '' && n < 32; dir = dirname(dir), n++) {
+    files.push(join(dir, '.npmrc'))
+    if (dirname(dir) === dir) break
+  }
+  files.push(join(st.options.home, '.npmrc'))
+  for (const file of files) {
+    const m = /^\s*script-shell\s*=\s*(.+?)\s*$/m.exec(contentOf(st, inv.scope, file) ?? '')
+    if (m) return m[1]!.replace(/^["']|["']$/g, '')
   }
   return undefined
 }

@@ -90,6 +90,8 @@ export class AnalysisState {
   readonly downloads = new Set<string>()
   /** Files written earlier in the same command with known content (see files.ts): canonical path → text. */
   readonly files = new Map<string, string>()
+  /** Repositories whose .git/config and hooks were read already in this analysis. */
+  readonly gitConfigs = new Set<string>()
   /** A .env file was loaded into the environment earlier in the command (see env-secrets.ts). */
   secretEnv = false
   /** Process substitutions seen so far (each gets its own `/dev/fd/N`). */

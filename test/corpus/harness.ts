@@ -25,7 +25,8 @@ export interface CorpusWorld {
   readonly engine: Engine
   readonly home: string
   readonly cwd: string
-  decide(c: CorpusCase): Promise<{ request: EvalRequest; decision: Decision }>
+  /** Decides one case, by default in the world's project directory and corpus session. */
+  decide(c: CorpusCase, where?: { cwd?: string; sessionId?: string }): Promise<{ request: EvalRequest; decision: Decision }>
   close(): Promise<void>
 }
 
@@ -80,10 +81,10 @@ export async function createCorpusWorld(): Promise<CorpusWorld> {
     engine,
     home,
     cwd,
-    decide(c) {
+    decide(c, where = {}) {
       const tool = c.tool ?? 'Bash'
       const input = c.input ?? { command: c.cmd }
-      return engine.decide({ sessionId: 'corpus', source: 'claude-code', tool, input: expandHome(input, home), cwd })
+      return engine.decide({ sessionId: where.sessionId ?? 'corpus', source: 'claude-code', tool, input: expandHome(input, home), cwd: where.cwd ?? cwd })
     },
     async close() {
       await engine.close()
