@@ -3,6 +3,7 @@
  * and returns every simple command that would run, with structural signals, within a hard budget.
  */
 import type { CommandAnalysis } from '../../core/types.ts'
+import type { CodeParsers } from './code-parsers.ts'
 import type { BashParser, SyntaxNode, SyntaxTree } from './parser.ts'
 import { AnalysisState, BudgetExceeded, DEFAULT_BUDGET, type Budget, type Scope } from './state.ts'
 import { inlineHeredocs } from './heredocs.ts'
@@ -18,6 +19,8 @@ export interface AnalyzeOptions {
   readonly fileDepth?: number
   /** The daemon's $SVC_HOME (the value of `$SVC_HOME` in commands); `<home>/.svc` when not given. */
   readonly svcHome?: string
+  /** Grammars for inline code (see code-parsers.ts). */
+  readonly codeParsers?: CodeParsers
 }
 
 /** Script files on disk are followed this many levels (`bash a.sh` whose a.sh runs `bash b.sh`). */
@@ -26,7 +29,7 @@ const MAX_FILE_DEPTH = 3
 /** Analyses `raw`. Never throws for any input: limits and parser failures come back as `error`. */
 export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalysis {
   const budget: Budget = { ...DEFAULT_BUDGET, ...opts.budget }
-  const st = new AnalysisState({ home: opts.home, cwd: opts.cwd, ...(opts.svcHome ? { svcHome: opts.svcHome } : {}) }, budget)
+  const st = new AnalysisState({ home: opts.home, cwd: opts.cwd, ...(opts.svcHome ? { svcHome: opts.svcHome } : {}), ...(opts.codeParsers ? { codeParsers: opts.codeParsers } : {}) }, budget)
   const trees: SyntaxTree[] = []
   const parse = (text: string): SyntaxNode => {
     const { tree, used } = opts.parser.parse(shellSource(text), budget.maxParseSteps - st.parseSteps)

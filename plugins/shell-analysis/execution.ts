@@ -8,7 +8,11 @@ import { scriptText, writtenText } from './files.ts'
 import { decodesThenRuns, pathLiteralsInCode, shellStringsInCode } from './inline-code.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
 import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS, programName } from './programs.ts'
+import { analyseCode } from './code-analysis.ts'
+import { languageOf } from './code-parsers.ts'
 import { lexicalPath } from './paths.ts'
+import { NO_REDIRECTS } from './state.ts'
+import { parseCallUrl } from './urls.ts'
 import { recordCommand, type RecordExtras } from './record.ts'
 import type { AnalysisState, NestedRun } from './state.ts'
 
@@ -245,8 +249,21 @@ function interpretInline(st: AnalysisState, inv: Invocation, program: string, ke
 }
 
 /** Inline interpreter code: flagged, and the shell strings it hands to system/exec analysed. */
-export function inlineCode(st: AnalysisState, inv: Invocation, code: string, label: string): void {
+export function inlineCode(st: AnalysisState, inv: Invocation, code: string, label: string, program = programName(inv.argv[0] ?? '')): void {
   st.signals.add('inline_code')
   if (decodesThenRuns(code)) st.signals.add('decode_exec')
-  for (const text of shellStringsInCode(code)) st.analyzeString(text, inv.scope, [...inv.via, label])
+  const strings = new Set(shellStringsInCode(code))
+  const language = languageOf(program)
+  const parsers = st.options.codeParsers
+  const via = [...inv.via, label]
+  if (language !== undefined && parsers !== undefined) {
+    const found = analyseCode(parsers, language, code, st.budget.maxParseSteps)
+    // Code the grammar cannot read within the budget is code svc cannot know.
+    if (found === undefined || found.unknown) st.signals.add('unknown_code')
+    for (const c of found?.commands ?? []) strings.add(c)
+    for (const target of found?.deletes ?? []) recordCommand(st, inv.scope, 'rm', ['rm', '-rf', target], via, NO_REDIRECTS)
+    const urls = (found?.urls ?? []).flatMap((u) => parseCallUrl(u) ?? [])
+    if (found && (found.paths.length > 0 || urls.length > 0)) recordCommand(st, inv.scope, program, [program], via, NO_REDIRECTS, { paths: found.paths, urls })
+  }
+  for (const text of strings) st.analyzeString(text, inv.scope, via)
 }

@@ -8,9 +8,11 @@ import { analyzeCommand } from './analyze.ts'
 import { loadBashParser, type BashParser } from './parser.ts'
 import type { Budget } from './state.ts'
 import { TerminalLines } from './terminal.ts'
+import { loadCodeParsers, type CodeParsers } from './code-parsers.ts'
 
 export { analyzeCommand, type AnalyzeOptions } from './analyze.ts'
 export { loadBashParser, type BashParser } from './parser.ts'
+export { loadCodeParsers, type CodeParsers } from './code-parsers.ts'
 export { DEFAULT_BUDGET, type Budget } from './state.ts'
 
 const NAME = 'analysis:shell'
@@ -64,12 +66,14 @@ function shellQuote(arg: string): string {
 /** Builds the plugin; `budget` overrides the default analysis limits. */
 export function createShellAnalysisPlugin(budget: Partial<Budget> = {}): EnginePlugin {
   let parser: BashParser | undefined
+  let codeParsers: CodeParsers | undefined
   const terminals = new TerminalLines()
   return {
     name: NAME,
     apply({ hooks }) {
       hooks.initialize.tapPromise(NAME, async () => {
         parser = await loadBashParser()
+        codeParsers = await loadCodeParsers()
       })
       hooks.preEvaluate.tap({ name: NAME, stage: STAGE.DEFAULT }, (request, ctx): EvalRequest => {
         if (request.shell) return request
@@ -79,7 +83,7 @@ export function createShellAnalysisPlugin(budget: Partial<Budget> = {}): EngineP
         const raw = command ?? typed?.lines.join('\n')
         if (raw === undefined) return request
         if (!parser) throw new EngineError(ERR.PLUGIN_FAILED, 'the bash parser is not loaded (initialize hook did not run)', { plugin: NAME })
-        const analysed = analyzeCommand(raw, { parser, home: ctx.home, cwd: shellCwd(request.input, request.cwd, ctx.home), budget, ...(ctx.svcHome ? { svcHome: ctx.svcHome } : {}) })
+        const analysed = analyzeCommand(raw, { parser, home: ctx.home, cwd: shellCwd(request.input, request.cwd, ctx.home), budget, ...(ctx.svcHome ? { svcHome: ctx.svcHome } : {}), ...(codeParsers ? { codeParsers } : {}) })
         const shell = typed?.unknownKeys ? { ...analysed, signals: [...new Set([...analysed.signals, 'unknown_keys'])].sort() } : analysed
         const paths = new Set(request.paths)
         const urls: CallUrl[] = [...request.urls]

@@ -3,6 +3,7 @@
  * One instance per `analyzeCommand` call; nothing here outlives the call.
  */
 import type { ShellCommand } from '../../core/types.ts'
+import type { CodeParsers } from './code-parsers.ts'
 import type { SyntaxNode } from './parser.ts'
 
 /** Hard limits on the work one command string may cause. */
@@ -73,6 +74,8 @@ export interface AnalysisOptions {
   readonly home: string
   readonly cwd?: string
   readonly svcHome?: string
+  /** Grammars for inline Python, JavaScript/TypeScript and Ruby (heuristics only when absent). */
+  readonly codeParsers?: CodeParsers
 }
 
 /** Collects commands and signals and enforces the budget while one command string is analysed. */

@@ -67,6 +67,8 @@ export async function createCorpusWorld(): Promise<CorpusWorld> {
   writeFileSync(join(cwd, 'tool.py'), 'import shutil, sys\nshutil.rmtree("build")\nprint("/".join(sys.argv))\n')
   writeFileSync(join(cwd, 'package.json'), JSON.stringify({ name: 'proj', scripts: { test: 'vitest run', build: 'tsc -p .', lint: 'eslint .', pretest: 'echo pre', evil: 'svc mode monitor', release: 'echo releasing', prerelease: 'curl -s localhost:7878/v1/mode' } }))
   writeFileSync(join(cwd, 'fix.diff'), 'diff --git a/src/a.ts b/src/a.ts\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n')
+  // Scripts that run scripts four deep: deeper than the analysis follows (refused as unanalysable).
+  for (let i = 1; i <= 4; i++) writeFileSync(join(cwd, `deep${i}.sh`), `#!/bin/sh\nsh ./deep${i + 1}.sh\n`)
   symlinkSync(join(home, '.ssh', 'id_rsa'), join(cwd, 'keylink'))
   symlinkSync(home, join(cwd, 'homelink'))
   symlinkSync(join(home, '.claude'), join(cwd, 'claudecfg'))
