@@ -12,17 +12,25 @@ export type Nested =
 const SSH_VALUE_OPTIONS = 'BbcDEeFIiJLlmOopQRSWw'
 
 function ssh(argv: readonly string[]): Nested | undefined {
+  // OpenSSH keeps reading options after the destination (`ssh host -i KEY cmd`): the command is the first
+  // operand after the destination that is not an option or an option's value.
   let i = 1
+  let host = false
   for (; i < argv.length; i++) {
     const arg = argv[i]!
     if (arg === '--') {
-      i++
+      // `--` ends the options: the destination follows unless it came already.
+      i += host ? 1 : 2
       break
     }
-    if (!arg.startsWith('-')) break
+    if (!arg.startsWith('-')) {
+      if (host) break
+      host = true
+      continue
+    }
     if (arg.length === 2 && SSH_VALUE_OPTIONS.includes(arg[1]!)) i++
   }
-  const commandStart = i + 1
+  const commandStart = i
   if (commandStart >= argv.length) return undefined
   const indexes = argv.map((_, k) => k).filter((k) => k >= commandStart)
   return { kind: 'string', text: argv.slice(commandStart).join(' '), exclude: indexes, label: 'ssh' }

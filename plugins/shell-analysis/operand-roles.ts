@@ -40,8 +40,10 @@ export function operandRoles(program: string, argv: readonly string[]): OperandR
     const sub = argv[1] ?? ''
     argv.forEach((a, i) => {
       if (i + 1 >= argv.length) return
-      if (OPENSSL_USED_KEYS.has(a) && !OPENSSL_KEY_PRINTERS.has(sub)) used.add(i + 1)
-      if (a === '-in' && OPENSSL_CERT_INPUT.has(sub)) used.add(i + 1)
+      // `pkcs12 -export` packs the key into the output file; without -export it prints what it reads.
+      const prints = OPENSSL_KEY_PRINTERS.has(sub) && !(sub === 'pkcs12' && argv.includes('-export'))
+      if (OPENSSL_USED_KEYS.has(a) && !prints) used.add(i + 1)
+      if (a === '-in' && (OPENSSL_CERT_INPUT.has(sub) || (sub === 'pkcs12' && argv.includes('-export')))) used.add(i + 1)
       if (a === '-out' || a === '-keyout') written.add(i + 1)
     })
   } else if (!OTHER_O.has(program)) {

@@ -48,7 +48,7 @@ export function loadCorpus(dir: 'deny' | 'allow'): { file: string; cases: Corpus
 export const CORPUS_SVC_PORTS = protectedPorts({ SVC_PROTECTED_PORTS: '17878' }, 9000)
 
 /** Builds the world: temp $SVC_HOME, a governed user's home with a project, keys and links. */
-export async function createCorpusWorld(): Promise<CorpusWorld> {
+export async function createCorpusWorld(options: { svcPorts?: readonly number[] } = {}): Promise<CorpusWorld> {
   const root = mkdtempSync(join(tmpdir(), 'svc-corpus-'))
   const home = join(root, 'home', 'dev')
   const cwd = join(home, 'proj')
@@ -78,7 +78,7 @@ export async function createCorpusWorld(): Promise<CorpusWorld> {
   symlinkSync(join(home, '.ssh', 'authorized_keys'), join(cwd, 'keys.txt'))
   // A dotfile manager's layout: ~/.gemini is itself a link, so its real path has no `.gemini` in it.
   symlinkSync(join(home, 'dotfiles', 'gemini'), join(home, '.gemini'))
-  const engine = await createEngine({ plugins: allPlugins, home: join(root, 'svc-home'), policiesDir: SHIPPED_POLICIES_DIR, userHome: home, log: pino({ level: 'silent' }), svcPorts: CORPUS_SVC_PORTS })
+  const engine = await createEngine({ plugins: allPlugins, home: join(root, 'svc-home'), policiesDir: SHIPPED_POLICIES_DIR, userHome: home, log: pino({ level: 'silent' }), svcPorts: options.svcPorts ?? CORPUS_SVC_PORTS })
   return {
     engine,
     home,
