@@ -7,7 +7,8 @@ import { forgetWrite, processSubstitutionFile, rememberWrite, writtenText } from
 import type { SyntaxNode } from './parser.ts'
 import { addRedirects, recordCommand } from './record.ts'
 import { BudgetExceeded, NO_REDIRECTS, type AnalysisState, type Redirects, type Scope, type Stdin } from './state.ts'
-import { evaluateString, evaluateWord, type WordContext } from './words.ts'
+import { STARTUP_VARIABLES } from './programs.ts'
+import { evaluateString, evaluateWord, groupWords, type WordContext } from './words.ts'
 
 const WRITE_OPS: ReadonlySet<string> = new Set(['>', '>>', '&>', '&>>', '>|', '<>'])
 const STDOUT_PATHS: ReadonlySet<string> = new Set(['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1'])
@@ -129,8 +130,6 @@ function prefixAssignment(st: AnalysisState, node: SyntaxNode, commandScope: Sco
   if (name && STARTUP_VARIABLES.has(name) && !value.dynamic) commandScope.vars.set(name, value.fields[0] ?? '')
 }
 
-/** Variables a program acts on: shell startup files, `cd`'s search path, and the commands git runs for itself. */
-const STARTUP_VARIABLES: ReadonlySet<string> = new Set(['BASH_ENV', 'ENV', 'PROMPT_COMMAND', 'CDPATH', 'GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_PAGER', 'PAGER', 'GIT_EDITOR', 'EDITOR', 'VISUAL', 'GIT_SEQUENCE_EDITOR', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_PROXY_COMMAND', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_DIR', 'GIT_WORK_TREE', 'GIT_EXEC_PATH', 'GIT_TEMPLATE_DIR'])
 
 function namerefAssign(node: SyntaxNode, scope: Scope): void {
   const name = node.childForFieldName('name')?.text
@@ -176,17 +175,6 @@ function assignArray(st: AnalysisState, name: string, array: SyntaxNode, scope: 
   scope.vars.set(name, elements[0] ?? '')
   scope.vars.set(`${name}[@]`, elements.join(' '))
   elements.forEach((e, i) => scope.vars.set(`${name}[${i}]`, e))
-}
-
-/** Groups adjacent nodes into shell words (`$"x"` and some concatenations arrive as siblings). */
-function groupWords(nodes: readonly SyntaxNode[]): SyntaxNode[][] {
-  const words: SyntaxNode[][] = []
-  for (const node of nodes) {
-    const last = words[words.length - 1]
-    if (last && last[last.length - 1]!.endIndex === node.startIndex) last.push(node)
-    else words.push([node])
-  }
-  return words
 }
 
 function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: Stdin | undefined, outer: Redirects): string | undefined {

@@ -361,3 +361,14 @@ function sequence(from: string, to: string): string[] {
   }
   return out
 }
+
+/** Groups adjacent nodes into shell words (`$"x"` and some concatenations arrive as siblings). */
+export function groupWords(nodes: readonly SyntaxNode[]): SyntaxNode[][] {
+  const words: SyntaxNode[][] = []
+  for (const node of nodes) {
+    const last = words[words.length - 1]
+    if (last && last[last.length - 1]!.endIndex === node.startIndex) last.push(node)
+    else words.push([node])
+  }
+  return words
+}

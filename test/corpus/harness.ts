@@ -70,6 +70,9 @@ export async function createCorpusWorld(options: { svcPorts?: readonly number[] 
   // Scripts that run scripts four deep: deeper than the analysis follows (refused as unanalysable).
   for (let i = 1; i <= 4; i++) writeFileSync(join(cwd, `deep${i}.sh`), `#!/bin/sh\nsh ./deep${i + 1}.sh\n`)
   symlinkSync(join(home, '.ssh', 'id_rsa'), join(cwd, 'keylink'))
+  // A symlink loop: a named path through it must still get a verdict, not an engine error.
+  symlinkSync(join(cwd, 'loopb'), join(cwd, 'loopa'))
+  symlinkSync(join(cwd, 'loopa'), join(cwd, 'loopb'))
   symlinkSync(home, join(cwd, 'homelink'))
   symlinkSync(join(home, '.claude'), join(cwd, 'claudecfg'))
   symlinkSync('/', join(cwd, 'rootlink'))
