@@ -54,20 +54,9 @@ function heredocsAsHereStrings(text: string): string {
   }
   while (i < text.length) {
     const ch = text[i]!
-    if (ch === '\\') {
-      i += 2
-      continue
-    }
-    if (ch === "'") {
-      // `$'...'` honours backslash escapes; plain single quotes do not.
-      const ansi = text[i - 1] === '$'
-      i++
-      while (i < text.length && text[i] !== "'") i += ansi && text[i] === '\\' ? 2 : 1
-      i++
-      continue
-    }
-    if (ch === '"' || ch === '`') {
-      i = skipQuoted(text, i, ch)
+    const quoted = pastQuoting(text, i)
+    if (quoted !== undefined) {
+      i = quoted
       continue
     }
     if (ch === '#' && (i === 0 || /[\s;&|(]/.test(text[i - 1]!))) {
@@ -119,19 +108,9 @@ function hereStringsAsRedirects(text: string): string {
   let count = 0
   while (i < text.length) {
     const ch = text[i]!
-    if (ch === '\\') {
-      i += 2
-      continue
-    }
-    if (ch === "'") {
-      const ansi = text[i - 1] === '$'
-      i++
-      while (i < text.length && text[i] !== "'") i += ansi && text[i] === '\\' ? 2 : 1
-      i++
-      continue
-    }
-    if (ch === '"' || ch === '`') {
-      i = skipQuoted(text, i, ch)
+    const quoted = pastQuoting(text, i)
+    if (quoted !== undefined) {
+      i = quoted
       continue
     }
     if (ch === '<' && text[i + 1] === '>' && count < MAX_HEREDOCS) {
@@ -202,6 +181,19 @@ function closeBracket(text: string, open: number): number {
     }
   }
   return i
+}
+
+/** When a backslash escape or a quoted span starts at `i`: the index just past it. */
+function pastQuoting(text: string, i: number): number | undefined {
+  const ch = text[i]
+  if (ch === '\\') return i + 2
+  if (ch === '"' || ch === '`') return skipQuoted(text, i, ch)
+  if (ch !== "'") return undefined
+  // `$'...'` honours backslash escapes; plain single quotes do not.
+  const ansi = text[i - 1] === '$'
+  let j = i + 1
+  while (j < text.length && text[j] !== "'") j += ansi && text[j] === '\\' ? 2 : 1
+  return j + 1
 }
 
 /** Index just past the closing quote of a `"..."` or `` `...` `` span starting at `start`. */
