@@ -18,6 +18,24 @@ const LOOPBACK = /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:[^@/\s]*@)?(?:localhost|127(?:\
 export function flagUnknowns(st: AnalysisState, inv: Invocation, program: string): void {
   if (destroys(program, inv.argv) && targets(inv).some((i) => unknownOperand(inv, i))) st.signals.add('unknown_target')
   if (NETWORK_CLIENTS.has(program) && aimsAtUnknownLoopbackPort(inv)) st.signals.add('unknown_port')
+  if (treeDestination(program, inv.argv).some((i) => unknownOperand(inv, i))) st.signals.add('unknown_target')
+}
+
+/**
+ * argv indexes of where a tree lands: `tar -C DIR`, `unzip -d DIR`, `7z -oDIR`, the last operand of a recursive
+ * `cp`/`rsync`, `git -C DIR` (a repository svc cannot locate). A tree extracted into a directory svc cannot
+ * compute may land in the home directory or a harness config directory.
+ */
+function treeDestination(program: string, argv: readonly string[]): number[] {
+  const valueOf = (flags: readonly string[]): number[] => argv.flatMap((a, i) => (flags.includes(argv[i - 1] ?? '') ? [i] : []))
+  if (program === 'tar' || program === 'gtar' || program === 'bsdtar') return valueOf(['-C', '--directory'])
+  if (program === 'unzip') return valueOf(['-d'])
+  if (program === '7z' || program === '7za') return argv.flatMap((a, i) => (/^-o/.test(a) ? [i] : []))
+  if ((program === 'cp' || program === 'rsync') && argv.some((a) => /^-[a-zA-Z]*[rRa]/.test(a) || a === '--recursive' || a === '--archive')) {
+    const operands = argv.flatMap((a, i) => (i > 0 && !a.startsWith('-') ? [i] : []))
+    return operands.length >= 2 ? [operands[operands.length - 1]!] : []
+  }
+  return []
 }
 
 function destroys(program: string, argv: readonly string[]): boolean {
@@ -63,7 +81,7 @@ function namedUnderUnknown(known: string): boolean {
 }
 
 function unknownOperand(inv: Invocation, i: number): boolean {
-  const arg = inv.argv[i]!.replace(/^of=/, '')
+  const arg = inv.argv[i]!.replace(/^of=|^-o/, '')
   if (inv.info[i]?.dynamic) return !namedUnderUnknown(arg)
   if (/^~[-+](\/|$)/.test(arg)) return true
   // Relative to a working directory svc could not follow (`cd "$(dirname "$0")"`, `env -C "$d"`).
