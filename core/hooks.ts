@@ -4,6 +4,7 @@
  */
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook, SyncWaterfallHook } from 'tapable'
 import { EngineError, ERR } from './errors.ts'
+import type { GuardrailRound, GuardrailVerdict } from './guardrail/round.ts'
 import type { Decision, EvalContext, EvalRequest, LedgerDraft, LedgerEntry } from './types.ts'
 
 /** Named tap stages (lower runs first). */
@@ -17,14 +18,6 @@ export interface CompiledLeaf {
 }
 /** A compiled leaf predicate: a description of what matched, or undefined when it did not. */
 export type PredicateTest = (request: EvalRequest, ctx: EvalContext) => string | undefined
-
-/** A guardrail's opinion after a local allow. `abstain` is never an allow or a deny. */
-export interface GuardrailVerdict {
-  readonly provider: string
-  readonly effect: 'deny' | 'allow' | 'abstain'
-  readonly reason: string
-  readonly data?: Readonly<Record<string, unknown>>
-}
 
 /** The `evaluate` hook of one leaf kind: the first tap to return a description decides the leaf. */
 export type LeafHook = SyncBailHook<[CompiledLeaf, EvalRequest, EvalContext], string | undefined>
@@ -40,12 +33,16 @@ export function createHooks() {
     evaluate: new HookMap<LeafHook>((kind: string) => new SyncBailHook(['leaf', 'request', 'ctx'], `evaluate:${kind}`)),
     /** Refine the combined local decision; the core rejects any tap that loosens it. */
     postLocal: new AsyncSeriesWaterfallHook<[Decision, EvalRequest, EvalContext]>(['decision', 'request', 'ctx']),
-    /** External classifiers after a local allow, cheapest first; the first deny wins. */
-    guardrail: new AsyncSeriesBailHook<[EvalRequest, Decision, EvalContext], GuardrailVerdict | undefined>(['request', 'decision', 'ctx']),
+    /**
+     * External classifiers after a local allow (never after a local deny), cheapest first. Each tap records a
+     * verdict per evaluator it ran in `round.verdicts` and returns only a deny, which stops the hook; tap it
+     * through `defineGuardrailProvider`, which turns every failure into a traced abstention.
+     */
+    guardrail: new AsyncSeriesBailHook<[GuardrailRound], GuardrailVerdict | undefined>(['round']),
     /** Last chance to add fields to a ledger draft before it is hashed and signed. */
     ledgerEntry: new SyncWaterfallHook<[LedgerDraft]>(['draft']),
-    /** Observers of durable entries (counters, insights); their throws are logged, never fatal. */
-    ledgerAppend: new SyncHook<[LedgerEntry]>(['entry']),
+    /** Observers of durable entries (counters, insights, guardrail traces), with the decision it records; their throws are logged, never fatal. */
+    ledgerAppend: new SyncHook<[LedgerEntry, Decision | undefined]>(['entry', 'decision']),
     shutdown: new AsyncSeriesHook<[]>([]),
   })
   attributeErrors(hooks)

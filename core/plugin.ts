@@ -6,6 +6,7 @@
 import type { Logger } from 'pino'
 import { EngineError, ERR } from './errors.ts'
 import { STAGE, type EngineHooks, type PredicateTest } from './hooks.ts'
+import type { CompiledEvaluator } from './guardrail/evaluator.ts'
 import type { SourceLoc } from './types.ts'
 
 /** A unit of engine behaviour: registered once by name, its `apply` taps hooks and fills registries. */
@@ -27,6 +28,8 @@ export interface PluginHost {
   readonly log: Logger
   /** `$SVC_HOME`, for plugins that keep state there (e.g. MCP pins); touch it only from hooks, never in `apply`. */
   readonly home: string
+  /** The environment the engine started with (e.g. `<PROVIDER>_API_KEY`, read once in `apply`, held in memory only). */
+  readonly env: Readonly<Record<string, string | undefined>>
 }
 
 /** A JSON Schema object (validated with ajv at policy load). */
@@ -49,11 +52,20 @@ export interface GateKind<V = unknown> {
   compile(value: V, where: GateWhere): PredicateTest
 }
 
+/** Where an evaluator entry sits: its gate and the YAML place of any value inside it (for line:col errors). */
+export interface EvaluatorWhere {
+  readonly gateId: string
+  /** Place of a value under this entry, e.g. `['on_threshold', 0, 'severity']`. */
+  loc(path: readonly (string | number)[]): SourceLoc
+}
+
 /** A guardrail evaluator kind usable in a gate's `evaluate` list (e.g. `llm_guardrail`). */
 export interface EvaluatorKind {
   readonly kind: string
   readonly description: string
   readonly schema: JsonSchema
+  /** Compiles one schema-valid entry at load; throws EngineError(GATE_CONFIG_INVALID) with the entry's line:col. */
+  compile(value: unknown, where: EvaluatorWhere): CompiledEvaluator
 }
 
 /** Map-backed registries, one set per engine. */
