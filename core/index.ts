@@ -8,6 +8,7 @@ export { STAGE, createHooks, type EngineHooks, type CompiledLeaf, type Predicate
 export { guardrailCatalog, type CatalogEntry, type CatalogKind } from './guardrail/catalog.ts'
 export { DEFAULT_MAX_LATENCY_MS, llmGuardrailEvaluator, type CompiledEvaluator } from './guardrail/evaluator.ts'
 export {
+  composeText,
   createProviderRuntime,
   defineGuardrailProvider,
   envPrefix,

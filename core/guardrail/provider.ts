@@ -235,3 +235,9 @@ function displayUrl(raw: string): string {
     return '(invalid URL)'
   }
 }
+
+/** The prompt text followed by one `field: value` line per context field (what text-only vendors classify). */
+export function composeText(input: ProviderInput): string {
+  if (input.context.length === 0) return input.text
+  return `${input.text}\n\n${input.context.map((c) => `${c.field}: ${c.value}`).join('\n')}`
+}
