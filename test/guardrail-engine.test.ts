@@ -9,7 +9,10 @@ import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SHIPPED_POLICIES_DIR } from '../cli/paths.ts'
 import { allPlugins } from '../cli/plugins.ts'
-import { createEngine, defineGuardrailProvider, EngineError, type EnginePlugin, type Engine } from '../core/index.ts'
+import { createEngine, createProviderRuntime, defineGuardrailProvider, EngineError, type EnginePlugin, type Engine } from '../core/index.ts'
+import azurePlugin from '../guardrail-providers/azure-content-safety/index.ts'
+import llamaPlugin from '../guardrail-providers/llama-guard/index.ts'
+import openaiPlugin from '../guardrail-providers/openai-moderation/index.ts'
 import { tempDir } from './helpers/daemon.ts'
 
 const log = pino({ level: 'silent' })
@@ -134,6 +137,21 @@ describe('guardrail seam', () => {
   })
 })
 
+describe('provider configuration', () => {
+  it('reads base URLs with defaults, needs a key only where the vendor does, and names what is missing', async () => {
+    const openai = createProviderRuntime(openaiPlugin.provider, { OPENAI_API_KEY: 'k' })
+    expect(openai).toMatchObject({ configured: true, baseUrl: 'https://api.openai.com/v1', credentialEnv: 'OPENAI_API_KEY' })
+    expect(createProviderRuntime(openaiPlugin.provider, {}).configured).toBe(false)
+    expect(createProviderRuntime(llamaPlugin.provider, {})).toMatchObject({ configured: true, baseUrl: 'http://127.0.0.1:11434/v1' })
+    const azure = createProviderRuntime(azurePlugin.provider, { AZURE_CONTENT_SAFETY_API_KEY: 'k' })
+    expect(azure.configured).toBe(false)
+    const result = await azure.test(azure.models[0]!, 'x', 1000)
+    expect(result).toMatchObject({ reachable: false, abstained: { kind: 'not_configured', detail: expect.stringMatching(/set AZURE_CONTENT_SAFETY_BASE_URL/) } })
+    const shown = createProviderRuntime(openaiPlugin.provider, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'https://user:pw@proxy.example/v1?token=t' })
+    expect(shown.baseUrl).toBe('https://proxy.example/v1')
+  })
+})
+
 describe('llm_guardrail parsing', () => {
   const load = (policy: string) => build([], policy).then(() => undefined, (err: unknown) => err as EngineError)
 
@@ -163,8 +181,11 @@ gates:
     const when = await load(gate(['openai/omni-moderation-latest']).replace('match:', 'when:'))
     expect(when!.message).toMatch(/selects its calls with `match`/)
     expect(when!.loc).toMatchObject({ line: 4, col: 11 })
-    const onHit = await load(gate(['openai/omni-moderation-latest']).replace('    match:', '    on_hit: deny\n    match:'))
-    expect(onHit!.message).toMatch(/`on_hit` has no meaning on a guardrail gate/)
+    for (const [key, value] of [['on_hit', 'deny'], ['require_strong', 'true'], ['nudge', 'hi']]) {
+      const err = await load(gate(['openai/omni-moderation-latest']).replace('    match:', `    ${key}: ${value}\n    match:`))
+      expect(err!.message).toMatch(new RegExp(`\`${key}\` has no meaning on a guardrail gate`))
+      expect(err!.loc).toMatchObject({ line: 4 })
+    }
   })
 
   it('parses compound durations and a prompt field path; refuses a prompt field outside input', async () => {
@@ -172,5 +193,7 @@ gates:
     expect(ok).toBeUndefined()
     const bad = await load(gate(['openai/omni-moderation-latest']).replace('input.command', 'session.id'))
     expect(bad!.message).toMatch(/prompt_field must match pattern/)
+    const slow = await load(gate(['openai/omni-moderation-latest'], ', max_latency: 31s'))
+    expect(slow!.message).toMatch(/max_latency: must be above 0 and at most 30s/)
   })
 })

@@ -27,7 +27,7 @@ gates:
         on_threshold:
           - { category: any, severity: ">= high", action: deny }
         cache_ttl: 1m
-        max_latency: 1s
+        max_latency: 2s
   - id: guard.write
     match: { tool: Write }
     evaluate:
@@ -35,14 +35,14 @@ gates:
         model: llama-guard/llama-guard3:8b
         prompt_field: input.content
         on_threshold: [{ category: indiscriminate_weapons, severity: "= critical", action: deny }]
-        max_latency: 1s
+        max_latency: 2s
       - kind: llm_guardrail
         model: azure-content-safety/text-analyze-8
         prompt_field: input.content
         on_threshold:
           - { category: violence, severity: ">= critical", action: deny }
           - { category: any, severity: ">= medium", action: monitor }
-        max_latency: 1s
+        max_latency: 2s
       - kind: llm_guardrail
         model: azure-content-safety/blocklists
         prompt_field: input.content
@@ -158,9 +158,11 @@ describe('guardrails over HTTP', () => {
     ['TRUNC', 'malformed_answer', /cut off|not JSON/],
     ['DROP', 'provider_error', /unreachable|cut off/],
     ['SLOW', 'timeout', /max_latency/],
-  ])('abstains on %s (%s): the local allow stands, the trace says why', async (word, kind, why) => {
+  ])('abstains on %s (%s): the local allow stands, the trace says why, the log says so', async (word, kind, why) => {
+    const logged = logLines.length
     const res = await bash(`echo ${word} VIOLENT`)
     expect(res.body.verdict).toBe('allow')
+    expect(logLines.slice(logged).map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ msg: 'guardrail abstained', mode: 'firewall', abstained: expect.objectContaining({ kind }) }))
     const t = await trace(res.body.ledger_seq)
     expect(t.guardrail.verdict).toBe('abstain')
     expect(t.guardrail.evaluators[0]).toMatchObject({ effect: 'abstain', abstained: true, abstain_kind: kind })
@@ -181,6 +183,14 @@ describe('guardrails over HTTP', () => {
     expect(azure.requests.at(-1)!.headers['ocp-apim-subscription-key']).toBe(KEYS.AZURE_CONTENT_SAFETY_API_KEY)
     expect(azure.requests.at(-1)!.path).toBe('/contentsafety/text:analyze?api-version=2024-09-01')
     expect(llama.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEYS.LLAMA_GUARD_API_KEY}`)
+  })
+
+  it('abstains when the call lacks the prompt field', async () => {
+    const res = await req('POST', '/v1/gates/check', { session_id: session, source: 'test', tool: 'Write', input: { file_path: '/tmp/svc-guardrail-test/empty.txt' } })
+    expect(res.body.verdict).toBe('allow')
+    const t = await trace(res.body.ledger_seq)
+    expect(t.guardrail.evaluators.map((e: { abstain_kind: string }) => e.abstain_kind)).toEqual(['missing_field', 'missing_field', 'unsupported_entry'])
+    expect(t.guardrail.evaluators[0].why).toMatch(/no input\.content/)
   })
 
   it('Llama Guard S9 is critical on the 8B entry (= critical denies); later evaluators are skipped', async () => {
@@ -213,6 +223,12 @@ describe('guardrails over HTTP', () => {
       expect(t.guardrail.verdict).toBe('deny')
       expect(t.final).toMatchObject({ verdict: 'allow', ledger_verdict: 'monitor_alert', rule_id: '', decided_by: 'guardrail' })
       expect((await leaf(res.body.ledger_seq)).stage).toBe('guardrail')
+      // A local deny that monitor mode lets through is still a local deny: no provider hears of it.
+      const before = openai.requests.length
+      const local = await bash('rm -rf /')
+      expect(local.body.verdict).toBe('allow')
+      expect(openai.requests.length).toBe(before)
+      expect((await trace(local.body.ledger_seq)).guardrail).toMatchObject({ verdict: 'not_run' })
       const logged = logLines.length
       const abstained = await bash('echo JUNK in monitor mode')
       expect(abstained.body.verdict).toBe('allow')

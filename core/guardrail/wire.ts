@@ -49,8 +49,9 @@ export function createWire(baseUrl: string, headers: Readonly<Record<string, str
         })
       } catch (err) {
         if (signal.aborted) throw new GuardrailFailure('timeout', 'no answer within max_latency', false)
-        const cause = (err as { cause?: { code?: string } }).cause?.code
-        throw new GuardrailFailure('provider_error', `provider unreachable${cause ? ` (${cause})` : ''}`, false)
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause
+        if (/redirect/i.test(cause?.message ?? '')) throw new GuardrailFailure('provider_error', 'provider answered with a redirect, which is refused (a credential never follows one)')
+        throw new GuardrailFailure('provider_error', `provider unreachable${cause?.code ? ` (${cause.code})` : ''}`, false)
       }
       if (!res.ok) {
         await res.body?.cancel().catch(() => {})

@@ -33,7 +33,8 @@ type Suite = { describe(name: string, fn: () => void): void; it(name: string, fn
 
 /** A credential the kit hands the provider; it must never come back. */
 export const KIT_SECRET = 'kit-secret-7c1e0f9a-do-not-leak'
-const TIMEOUT_MS = 150
+// Generous: a loaded test machine must not turn a prompt answer into a timeout.
+const TIMEOUT_MS = 1000
 
 /** Registers one test per recorded answer, per malformed answer and per standard failure kind. */
 export function runProviderCases(plugin: GuardrailProviderPlugin, cases: ProviderCases, { describe, it }: Suite): void {
@@ -100,6 +101,7 @@ export function runProviderCases(plugin: GuardrailProviderPlugin, cases: Provide
       ['a JSON answer of the wrong shape', { json: { unexpected: true } }, ['malformed_answer']],
       ['an answer slower than max_latency', { ...(first.answer as object), delayMs: TIMEOUT_MS * 4 } as VendorReply, ['timeout']],
       ['a dropped connection', { drop: true }, ['provider_error']],
+      ['a redirect (the credential must not follow it)', { json: {}, status: 307, headers: { location: 'http://127.0.0.1:9/elsewhere' } }, ['provider_error']],
     ]
     for (const [name, reply, kinds] of failures) {
       it(`abstains on ${name}`, async () => abstains((await call(reply, model)).result, kinds))

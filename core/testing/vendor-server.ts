@@ -7,8 +7,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 export type VendorReply =
-  /** A JSON answer (status 200 unless given). */
-  | { readonly json: unknown; readonly status?: number; readonly delayMs?: number }
+  /** A JSON answer (status 200 unless given), with extra headers (e.g. a redirect's `location`). */
+  | { readonly json: unknown; readonly status?: number; readonly delayMs?: number; readonly headers?: Readonly<Record<string, string>> }
   /** A raw body, e.g. not JSON at all. */
   | { readonly text: string; readonly status?: number; readonly delayMs?: number }
   /** Announces the full length, sends only the first `sendBytes` bytes of `text`, then drops the connection. */
@@ -60,7 +60,7 @@ export async function startVendorServer(answer: (request: VendorRequest) => Vend
       const text = 'json' in r ? JSON.stringify(r.json) : r.text
       const send = () => {
         if (res.destroyed) return
-        res.writeHead(r.status ?? 200, { 'content-type': 'application/json' })
+        res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...('headers' in r ? r.headers : {}) })
         res.end(text)
       }
       if (!r.delayMs) return send()

@@ -5,7 +5,7 @@
  */
 import { startVendorServer, type VendorReply, type VendorRequest, type VendorServer } from '../../core/testing/vendor-server.ts'
 
-export const SLOW_MS = 3000
+export const SLOW_MS = 4000
 
 function failure(text: string, ok: unknown): VendorReply | undefined {
   if (text.includes('E500')) return { json: { error: { message: 'internal error' } }, status: 500 }
