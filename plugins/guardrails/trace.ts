@@ -81,17 +81,26 @@ export function traceOf(entry: LedgerEntry, decision: Decision & { guardrail: Gu
   }
 }
 
-/** The trace of a decision no guardrail took part in, rebuilt from its ledger leaf (local = final). */
+/**
+ * The trace of a decision with no stored guardrail trace, rebuilt from its ledger leaf: no guardrail took
+ * part (local = final), or, if the leaf says a guardrail decided, its per-evaluator rows were not recorded.
+ */
 export function localOnlyTrace(entry: LedgerEntry, enabled: boolean): GuardrailTrace {
   const verdict = entry.verdict === 'deny' ? 'deny' : 'allow'
-  const view = { verdict, ledger_verdict: entry.verdict, rule_id: entry.ruleId, reason: entry.reason }
+  const final = { verdict, ledger_verdict: entry.verdict, rule_id: entry.ruleId, reason: entry.reason }
+  const base = { seq: entry.seq, at: entry.at, source: entry.source, tool: entry.tool }
+  if (entry.stage === 'guardrail') {
+    return {
+      ...base,
+      local: { verdict: 'allow', ledger_verdict: 'allow', rule_id: '', reason: 'allowed by local policy (details not recorded)' },
+      guardrail: { verdict: entry.verdict === 'deny' ? 'deny' : 'monitor', ran: true, enabled, why: 'the per-evaluator trace was not recorded', evaluators: [] },
+      final: { ...final, decided_by: 'guardrail' },
+    }
+  }
   const localDeny = entry.verdict === 'deny' || (entry.verdict === 'monitor_alert' && entry.ruleId !== '')
   return {
-    seq: entry.seq,
-    at: entry.at,
-    source: entry.source,
-    tool: entry.tool,
-    local: view,
+    ...base,
+    local: final,
     guardrail: {
       verdict: 'not_run',
       ran: false,
@@ -99,6 +108,6 @@ export function localOnlyTrace(entry: LedgerEntry, enabled: boolean): GuardrailT
       why: localDeny ? 'local policy did not allow the call; guardrails run only after a local allow' : 'no guardrail gate matched the call',
       evaluators: [],
     },
-    final: { ...view, decided_by: entry.ruleId === '' && entry.verdict === 'deny' ? 'core' : 'local' },
+    final: { ...final, decided_by: entry.ruleId === '' && entry.verdict === 'deny' ? 'core' : 'local' },
   }
 }
