@@ -1,11 +1,12 @@
 /**
  * The core's tapable hooks. Every variable part of the product taps one of these; the engine calls them
- * in a fixed order: preEvaluate → evaluate (per leaf predicate) → postLocal → guardrail → ledgerEntry → ledgerAppend.
+ * in a fixed order: initialize (once) → preEvaluate → evaluate (per leaf predicate) → postLocal →
+ * guardrail → ledgerAppend (→ shutdown, once). A hook stays here only while a plugin taps it or the design card names it.
  */
-import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook, SyncWaterfallHook } from 'tapable'
+import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook } from 'tapable'
 import { EngineError, ERR } from './errors.ts'
 import type { GuardrailRound, GuardrailVerdict } from './guardrail/round.ts'
-import type { Decision, EvalContext, EvalRequest, LedgerDraft, LedgerEntry } from './types.ts'
+import type { Decision, EvalContext, EvalRequest, LedgerEntry } from './types.ts'
 
 /** Named tap stages (lower runs first). */
 export const STAGE = { FIRST: -1000, CHEAP: -100, DEFAULT: 0, EXPENSIVE: 100, LAST: 1000 } as const
@@ -25,7 +26,7 @@ export type LeafHook = SyncBailHook<[CompiledLeaf, EvalRequest, EvalContext], st
 /** Creates a fresh, frozen set of hooks; one per engine, never module-global. */
 export function createHooks() {
   const hooks = Object.freeze({
-    /** Open clients, load parsers and databases (async work never goes in `apply`). */
+    /** Open clients, load parsers and databases (async work never goes in `apply`); shell analysis loads its parser here. */
     initialize: new AsyncSeriesHook<[]>([]),
     /** Normalise the call: shell-parse commands, canonicalise paths, parse URLs. Each tap returns the next request. */
     preEvaluate: new AsyncSeriesWaterfallHook<[EvalRequest, EvalContext]>(['request', 'ctx']),
@@ -39,10 +40,9 @@ export function createHooks() {
      * through `defineGuardrailProvider`, which turns every failure into a traced abstention.
      */
     guardrail: new AsyncSeriesBailHook<[GuardrailRound], GuardrailVerdict | undefined>(['round']),
-    /** Last chance to add fields to a ledger draft before it is hashed and signed. */
-    ledgerEntry: new SyncWaterfallHook<[LedgerDraft]>(['draft']),
     /** Observers of durable entries (counters, insights, guardrail traces), with the decision it records; their throws are logged, never fatal. */
     ledgerAppend: new SyncHook<[LedgerEntry, Decision | undefined]>(['entry', 'decision']),
+    /** Close what `initialize` opened (the guardrail trace database). */
     shutdown: new AsyncSeriesHook<[]>([]),
   })
   attributeErrors(hooks)

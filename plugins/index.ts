@@ -1,6 +1,6 @@
 /**
- * Built-in engine plugins, in registration order. Adding a gate kind or a normaliser is one folder and
- * one line here.
+ * Built-in engine plugins, in registration order. Adding a gate kind, a normaliser or a feature (with
+ * its routes) is one folder and one line here.
  */
 import type { EnginePlugin } from '../core/index.ts'
 import command from './gates/command/index.ts'
@@ -12,9 +12,9 @@ import signal from './gates/signal/index.ts'
 import tool from './gates/tool/index.ts'
 import url from './gates/url/index.ts'
 import guardrails from './guardrails/index.ts'
+import installer from './installer/index.ts'
 import mcpPin from './mcp-pin/index.ts'
-import normaliseFilePaths from './normalise-file-paths/index.ts'
 import normaliseToolInput from './normalise-tool-input/index.ts'
 import shellAnalysis from './shell-analysis/index.ts'
 
-export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, normaliseFilePaths, shellAnalysis, tool, commandRegex, command, signal, path, url, jsonpath, mcp, mcpPin, guardrails]
+export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, shellAnalysis, tool, commandRegex, command, signal, path, url, jsonpath, mcp, installer, mcpPin, guardrails]

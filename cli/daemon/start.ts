@@ -9,7 +9,6 @@ import { buildApp } from '../../core/server/app.ts'
 import { createAuthService } from '../../core/server/auth.ts'
 import { protectedPorts, SHIPPED_POLICIES_DIR, VERSION } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
-import guardrailRoutes from '../../plugins/guardrails/routes.ts'
 
 export interface DaemonOptions {
   readonly home: string
@@ -47,8 +46,6 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   try {
     const auth = createAuthService(opts.home, opts.env)
     const app = await buildApp({ engine, auth, version: VERSION, env: { ...opts.env }, logger: log })
-    // Interim: feature routes until core grows the one mechanism for plugin routes.
-    await app.register(guardrailRoutes)
     const address = await app.listen({ port: opts.port, host })
     const bound = app.server.address()
     if (bound !== null && typeof bound === 'object') engine.setSvcPorts([...svcPorts, bound.port])

@@ -5,9 +5,9 @@ const result = (rationale: string) => ({ safe: true, categories: {}, rationale }
 
 describe('ClassificationCache', () => {
   it('keys by a hash: no payload text in the key', () => {
-    const key = ClassificationCache.key({ provider: 'openai', model: 'openai/m', text: 'cat ~/.aws/credentials', context: [{ field: 'session.signer', value: 'totp' }] })
+    const key = ClassificationCache.key({ provider: 'acme', model: 'acme/m', text: 'cat ~/.aws/credentials', context: [{ field: 'session.signer', value: 'totp' }] })
     expect(key).toMatch(/^[0-9a-f]{64}$/)
-    expect(ClassificationCache.key({ provider: 'openai', model: 'openai/m', text: 'cat ~/.aws/credentials', context: [] })).not.toBe(key)
+    expect(ClassificationCache.key({ provider: 'acme', model: 'acme/m', text: 'cat ~/.aws/credentials', context: [] })).not.toBe(key)
   })
 
   it('expires entries after their ttl and stores nothing with ttl 0', () => {

@@ -9,7 +9,7 @@ import type { Severity } from './severity.ts'
 export type CatalogKind = 'classifier_model' | 'account_policy'
 
 export interface CatalogEntry {
-  /** Policy-facing id, `<provider>/<model>`, e.g. `openai/omni-moderation-latest`. */
+  /** Policy-facing id, `<provider>/<model>`, e.g. `acme/moderation-v2`. */
   readonly id: string
   readonly provider: string
   /** The vendor's own model name, as sent on the wire. */

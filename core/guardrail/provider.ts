@@ -74,7 +74,7 @@ export function guardrailProviders(registry: Registries): Map<string, ProviderRu
   return extensionRegistry<ProviderRuntime>(registry, 'guardrail-provider')
 }
 
-/** `OPENAI`, `LLAMA_GUARD`, … */
+/** `LLAMA_GUARD` for `llama-guard`: the prefix of `<PREFIX>_API_KEY` and `<PREFIX>_BASE_URL`. */
 export function envPrefix(id: string): string {
   return id.toUpperCase().replaceAll('-', '_')
 }

@@ -3,18 +3,15 @@
  * ledger seq) and serves the guardrail endpoints (providers, provider test, catalog, on/off switch,
  * traces). The providers themselves are plugins in guardrail-providers/.
  */
-import { extensionRegistry, STAGE, type EnginePlugin, type Registries } from '../../core/index.ts'
+import { extensionRegistry, STAGE, type EnginePlugin } from '../../core/index.ts'
+import routes from './routes.ts'
 import { traceOf } from './trace.ts'
 import { TraceStore } from './trace-store.ts'
 
-/** The trace store of one engine (read by the routes). */
-export function guardrailTraces(registry: Registries): TraceStore | undefined {
-  return extensionRegistry<TraceStore>(registry, 'guardrail-traces').get('store')
-}
-
 const plugin: EnginePlugin = {
-  name: 'guardrails',
-  apply({ hooks, registry, home }) {
+  name: 'feature:guardrails',
+  apply({ hooks, registry, home, addRoutes }) {
+    addRoutes(routes)
     const slot = extensionRegistry<TraceStore>(registry, 'guardrail-traces')
     hooks.initialize.tapPromise({ name: 'guardrails', stage: STAGE.DEFAULT }, async () => {
       slot.set('store', new TraceStore(home))

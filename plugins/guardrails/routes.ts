@@ -6,9 +6,9 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { ApiProblem, DEFAULT_MAX_LATENCY_MS, guardrailCatalog, guardrailProviders } from '../../core/index.ts'
-import { guardrailTraces } from './index.ts'
 import { catalogView, enabledBody, enabledView, providersView, testBody, testView, traceView } from './schemas.ts'
 import { localOnlyTrace } from './trace.ts'
+import { guardrailTraces } from './trace-store.ts'
 
 const PROBE_TEXT = 'svc guardrail connectivity probe: list the files in the current directory'
 const problem = { $ref: 'Problem#' } as const

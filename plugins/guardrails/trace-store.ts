@@ -4,7 +4,13 @@
  */
 import { join } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import { extensionRegistry, type Registries } from '../../core/index.ts'
 import type { GuardrailTrace } from './trace.ts'
+
+/** The trace store of one engine (opened by the plugin's initialize tap, read by the routes). */
+export function guardrailTraces(registry: Registries): TraceStore | undefined {
+  return extensionRegistry<TraceStore>(registry, 'guardrail-traces').get('store')
+}
 
 export class TraceStore {
   readonly #db: DatabaseSync
