@@ -59,7 +59,7 @@ console.log(`bench/ledger on Node ${process.version}; every append is signed (no
     const rate = await fill(ledger, APPENDS, concurrency, true)
     console.log(`appends, concurrency ${String(concurrency).padEnd(4)} ${Math.round(rate).toLocaleString('en-US').padStart(8)} signed durable appends/s`)
   }
-  ledger.close()
+  await ledger.close()
 }
 
 // 2. Proof time at 100k and BIG leaves (100k signed; the big tree unsigned to build faster: proofs do not read signatures).
@@ -84,7 +84,7 @@ for (const [size, signed] of [[100_000, true], [BIG, false]] as const) {
   console.log(formatUs('inclusion proof, current tree', inclusion))
   console.log(formatUs('inclusion proof, random old size', historical))
   console.log(formatUs('consistency proof, random sizes', consistency))
-  ledger.close()
+  await ledger.close()
   if (signed) {
     const trusted = [{ public_key: session.hostKey.publicKey.toString('base64'), signer: 'software' as const }]
     for (const [name, verify, limit] of [['node:crypto', verifyNative, Infinity], ['noble', verifyPortable, 5_000]] as const) {

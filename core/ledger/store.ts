@@ -29,6 +29,12 @@ export interface CheckpointRow {
   readonly createdMs: number
 }
 
+/** One leaf and the perfect-subtree nodes its append completes. */
+export interface LeafWrite {
+  readonly leaf: LeafRow
+  readonly nodes: readonly CompletedNode[]
+}
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
 CREATE TABLE IF NOT EXISTS leaves (
@@ -63,10 +69,10 @@ export class LedgerStore {
   readonly #latestDecision: StatementSync
   readonly #outcomeAfter: StatementSync
 
-  constructor(path: string, options: { readOnly?: boolean } = {}) {
+  constructor(path: string, options: { readOnly?: boolean; busyTimeoutMs?: number } = {}) {
     this.db = new DatabaseSync(path, { readOnly: options.readOnly ?? false })
     if (!options.readOnly) {
-      this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;')
+      this.db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000};`)
       this.db.exec(SCHEMA + appendOnlyTriggers())
     }
     this.#insertLeaf = this.db.prepare(
@@ -85,14 +91,15 @@ export class LedgerStore {
     )
   }
 
-  /** Writes a batch of leaves and their completed nodes in one durable transaction (group commit). */
-  commitBatch(batch: readonly { leaf: LeafRow; nodes: readonly CompletedNode[] }[]): void {
+  /** Writes a batch of leaves, their completed nodes and checkpoints in one durable transaction (group commit). */
+  commitBatch(batch: readonly LeafWrite[], checkpoints: readonly CheckpointRow[] = []): void {
     this.db.exec('BEGIN IMMEDIATE')
     try {
       for (const { leaf, nodes } of batch) {
         this.#insertLeaf.run(leaf.seq, leaf.body, leaf.leafHash, leaf.sig, leaf.sessionId, leaf.verdict, leaf.tool, leaf.ruleId, leaf.tsMs)
         for (const n of nodes) this.#insertNode.run(n.level, n.idx, n.hash)
       }
+      for (const c of checkpoints) this.#insertCheckpoint.run(c.treeSize, c.root, c.note, c.signerKid, c.createdMs)
       this.db.exec('COMMIT')
     } catch (err) {
       if (this.db.isTransaction) this.db.exec('ROLLBACK')

@@ -1,0 +1,83 @@
+/**
+ * How the ledger reaches its write connection: a worker thread (the daemon: commits and their fsync run off
+ * the event loop) or, for `:memory:` databases that a thread cannot share, the caller's own connection.
+ */
+import { once } from 'node:events'
+import { Worker } from 'node:worker_threads'
+import type { CheckpointLogEntry } from './checkpoint-log.ts'
+import type { CheckpointRow, LeafWrite, LedgerStore } from './store.ts'
+import { commitRequest, type WriterInit, type WriterReply, type WriterRequest } from './writer-worker.ts'
+
+export interface WriteBatch {
+  readonly leaves: readonly LeafWrite[]
+  readonly checkpoints: readonly CheckpointRow[]
+  readonly logEntries: readonly CheckpointLogEntry[]
+}
+
+export interface LedgerWriter {
+  /** Commits a batch durably; never rejects (a failure is a reply with ok: false). */
+  commit(batch: WriteBatch): Promise<WriterReply>
+  close(): Promise<void>
+}
+
+/** Writes on a dedicated thread with its own connection. */
+export class ThreadWriter implements LedgerWriter {
+  readonly #worker: Worker
+  readonly #waiting = new Map<number, (reply: WriterReply) => void>()
+  #nextId = 1
+  #dead?: string
+
+  constructor(init: WriterInit) {
+    this.#worker = new Worker(new URL('./writer-worker.ts', import.meta.url), { workerData: { svcLedgerWriter: init } })
+    this.#worker.unref()
+    this.#worker.on('message', (reply: WriterReply) => {
+      const resolve = this.#waiting.get(reply.id)
+      this.#waiting.delete(reply.id)
+      if (this.#waiting.size === 0) this.#worker.unref()
+      resolve?.(reply)
+    })
+    this.#worker.on('error', (err) => this.#fail(`ledger writer thread failed: ${err.message}`))
+    this.#worker.on('exit', (code) => this.#fail(`ledger writer thread exited (code ${code})`))
+  }
+
+  commit(batch: WriteBatch): Promise<WriterReply> {
+    if (this.#dead) return Promise.resolve({ id: 0, ok: false, message: this.#dead, permanent: true })
+    const id = this.#nextId++
+    // Referenced while a commit is in flight, so a process does not exit before its leaf is acknowledged.
+    this.#worker.ref()
+    return new Promise((resolve) => {
+      this.#waiting.set(id, resolve)
+      this.#worker.postMessage({ id, ...batch } satisfies WriterRequest)
+    })
+  }
+
+  #fail(message: string): void {
+    if (this.#dead) return
+    this.#dead = message
+    for (const resolve of this.#waiting.values()) resolve({ id: 0, ok: false, message, permanent: true })
+    this.#waiting.clear()
+  }
+
+  async close(): Promise<void> {
+    if (this.#dead) return
+    const exited = once(this.#worker, 'exit')
+    this.#worker.postMessage('close')
+    await exited
+  }
+}
+
+/** Writes synchronously on the given connection (in-memory databases only). */
+export class InlineWriter implements LedgerWriter {
+  readonly #store: LedgerStore
+  #nextId = 1
+
+  constructor(store: LedgerStore) {
+    this.#store = store
+  }
+
+  commit(batch: WriteBatch): Promise<WriterReply> {
+    return Promise.resolve(commitRequest(this.#store, { id: this.#nextId++, ...batch }, undefined, () => {}))
+  }
+
+  async close(): Promise<void> {}
+}
