@@ -61,6 +61,7 @@ export class ThreadWriter implements LedgerWriter {
   async close(): Promise<void> {
     if (this.#dead) return
     const exited = once(this.#worker, 'exit')
+    this.#worker.ref()
     this.#worker.postMessage('close')
     await exited
   }
