@@ -57,8 +57,8 @@ function parseEntry(line: string): CheckpointLogEntry | undefined {
 }
 
 /** Every entry of the log, plus the line numbers (1-based) that are not entries. Absent file: no entries. */
-export function readCheckpointLog(path: string): { entries: CheckpointLogEntry[]; badLines: number[]; exists: boolean } {
-  if (!existsSync(path)) return { entries: [], badLines: [], exists: false }
+export function readCheckpointLog(path: string): { entries: CheckpointLogEntry[]; badLines: number[]; exists: boolean; lines: number } {
+  if (!existsSync(path)) return { entries: [], badLines: [], exists: false, lines: 0 }
   const entries: CheckpointLogEntry[] = []
   const badLines: number[] = []
   const lines = readFileSync(path, 'utf8').split('\n')
@@ -68,7 +68,7 @@ export function readCheckpointLog(path: string): { entries: CheckpointLogEntry[]
     if (e) entries.push(e)
     else badLines.push(i + 1)
   })
-  return { entries, badLines, exists: true }
+  return { entries, badLines, exists: true, lines: lines.length }
 }
 
 const TAIL_BYTES = 256 * 1024

@@ -55,6 +55,8 @@ export interface LedgerOptions {
   readonly daemon?: LedgerGuardOptions
   /** How long a commit waits for a lock held by another process before it fails (default 1000 ms). */
   readonly busyTimeoutMs?: number
+  /** `inline` commits on the caller's thread (the pre-thread behaviour; kept for bench/ledger's comparison). */
+  readonly writer?: 'thread' | 'inline'
 }
 
 interface Pending {
@@ -123,7 +125,7 @@ export class SqliteLedger {
       this.#pendingPrev = this.#committedPrev
       const latest = this.store.latestCheckpoint()
       if (latest) this.#lastCheckpoint = latest
-      this.#writer = opts.path === ':memory:'
+      this.#writer = opts.path === ':memory:' || opts.writer === 'inline'
         ? new InlineWriter(this.store)
         : new ThreadWriter({ path: opts.path, checkpointLog: this.checkpointLog, busyTimeoutMs: opts.busyTimeoutMs ?? 1000 })
     } catch (err) {
