@@ -4,7 +4,7 @@
  * together with checkpoint rows, a deleted or emptied ledger.db, a deleted $SVC_HOME (before a start and while
  * running), a full disk and a locked database.
  */
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -17,6 +17,9 @@ import { hashLeaf } from '../core/ledger/merkle.ts'
 import { tempDir } from './helpers/daemon.ts'
 import { startDaemonProcess, type DaemonProcess } from './helpers/daemon-process.ts'
 import { runCli } from './helpers/run-cli.ts'
+
+// Each case starts one to three real daemons and runs the real CLI: allow for a busy machine.
+vi.setConfig({ testTimeout: 180_000 })
 
 const roots: string[] = []
 afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })))
