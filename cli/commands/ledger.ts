@@ -58,14 +58,14 @@ async function verify(io: CliIo, opts: VerifyOpts): Promise<void> {
     report = verifyLedger({ ...source, log: checkpointLogInput(opts.checkpointLog), trustedHostKeys: trusted, verify: opts.portable ? verifyPortable : verifyNative })
   } else {
     const log = checkpointLogInput(opts.checkpointLog ?? join(dbPath, '..', 'checkpoints.log'))
-    report = await verifyLedgerDatabase({ path: dbPath, trustedHostKeys: trusted, verifier: opts.portable ? 'portable' : 'native', log, threads: opts.threads })
+    report = await verifyLedgerDatabase({ path: dbPath, trustedHostKeys: trusted, verifier: opts.portable ? 'portable' : 'fast', log, threads: opts.threads })
   }
   const seconds = (performance.now() - started) / 1000
   if (opts.json) io.out(JSON.stringify({ ...report, seconds }, null, 2))
   else {
     const c = report.counts
     io.out(`ledger ${opts.file ?? dbPath}: ${report.treeSize} leaves, root ${report.root}`)
-    io.out(`signed ${c.signed}, unsigned ${c.unsigned}, sessions ${c.sessions}, checkpoints ${c.checkpoints} (+${c.logged} in checkpoints.log); ${seconds.toFixed(2)} s, ${Math.round(report.treeSize / Math.max(seconds, 1e-9))} leaves/s (${opts.portable ? 'noble' : 'node:crypto'})`)
+    io.out(`signed ${c.signed}, unsigned ${c.unsigned}, sessions ${c.sessions}, checkpoints ${c.checkpoints} (+${c.logged} in checkpoints.log); ${seconds.toFixed(2)} s, ${Math.round(report.treeSize / Math.max(seconds, 1e-9))} leaves/s (${opts.portable ? 'noble' : 'libsodium'})`)
     if (report.uncovered) {
       const { from, to } = report.uncovered
       io.out(`not covered by a signed checkpoint: seq ${from}..${to} (${to - from + 1} leaves; they could be cut off without a trace)`)

@@ -62,7 +62,7 @@ export async function verifyLedgerDatabase(opts: DatabaseVerifyOptions): Promise
   const store = new LedgerStore(opts.path, { readOnly: true })
   try {
     const problems = new ProblemList()
-    const verifierName = opts.verifier ?? 'native'
+    const verifierName = opts.verifier ?? 'fast'
     const verify = await verifierFor(verifierName)
     const { count, maxSeq } = store.extent()
     const treeSize = maxSeq + 1
