@@ -21,7 +21,7 @@ import { consistencyPath, inclusionPath, rootOfSize } from './proof-build.ts'
 import { checkpointText, noteVerifierKey, signNote } from './signed-note.ts'
 import { LedgerStore, type CheckpointRow, type LeafRow, type LeafWrite } from './store.ts'
 import { InlineWriter, ThreadWriter, type LedgerWriter } from './writer.ts'
-import type { WriterReply } from './writer-worker.ts'
+import { fileIdentity, type WriterReply } from './writer-worker.ts'
 
 /**
  * Signs a leaf for its session: returns the Ed25519 signature over `"svc/leaf-sig/v1\n" ‖ leafHash`
@@ -127,7 +127,7 @@ export class SqliteLedger {
       if (latest) this.#lastCheckpoint = latest
       this.#writer = opts.path === ':memory:' || opts.writer === 'inline'
         ? new InlineWriter(this.store)
-        : new ThreadWriter({ path: opts.path, checkpointLog: this.checkpointLog, busyTimeoutMs: opts.busyTimeoutMs ?? 1000 })
+        : new ThreadWriter({ path: opts.path, checkpointLog: this.checkpointLog, busyTimeoutMs: opts.busyTimeoutMs ?? 1000, file: fileIdentity(opts.path) })
     } catch (err) {
       this.store.close()
       throw err

@@ -15,6 +15,19 @@ export interface WriterInit {
   readonly path: string
   readonly checkpointLog?: string
   readonly busyTimeoutMs: number
+  /** Identity of the file when the ledger was opened (the writer thread starts at the first commit). */
+  readonly file: FileIdentity
+}
+
+export interface FileIdentity {
+  readonly dev: number
+  readonly ino: number
+}
+
+/** The identity of the file at `path` now. */
+export function fileIdentity(path: string): FileIdentity {
+  const { dev, ino } = statSync(path)
+  return { dev, ino }
 }
 
 export interface WriterRequest {
@@ -50,9 +63,8 @@ export function commitRequest(store: LedgerStore, req: WriterRequest, checkpoint
   return { id: req.id, ok: true }
 }
 
-/** A check that `path` is still the file first seen there (same device and inode). */
-export function sameFileGuard(path: string): () => void {
-  const first = statSync(path)
+/** A check that `path` is still the file `first` (same device and inode). */
+export function sameFileGuard(path: string, first: FileIdentity): () => void {
   return () => {
     let now
     try {
@@ -68,7 +80,7 @@ if (parentPort && (workerData as { svcLedgerWriter?: WriterInit } | undefined)?.
   const init = (workerData as { svcLedgerWriter: WriterInit }).svcLedgerWriter
   const port = parentPort
   const store = new LedgerStore(init.path, { busyTimeoutMs: init.busyTimeoutMs })
-  const assertFile = sameFileGuard(init.path)
+  const assertFile = sameFileGuard(init.path, init.file)
   port.on('message', (req: WriterRequest | 'close') => {
     if (req === 'close') {
       store.close()

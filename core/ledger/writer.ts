@@ -20,34 +20,42 @@ export interface LedgerWriter {
   close(): Promise<void>
 }
 
-/** Writes on a dedicated thread with its own connection. */
+/** Writes on a dedicated thread with its own connection, started at the first commit (read-only users never pay for it). */
 export class ThreadWriter implements LedgerWriter {
-  readonly #worker: Worker
+  readonly #init: WriterInit
+  #worker?: Worker
   readonly #waiting = new Map<number, (reply: WriterReply) => void>()
   #nextId = 1
   #dead?: string
 
   constructor(init: WriterInit) {
-    this.#worker = new Worker(new URL('./writer-worker.ts', import.meta.url), { workerData: { svcLedgerWriter: init } })
-    this.#worker.unref()
-    this.#worker.on('message', (reply: WriterReply) => {
+    this.#init = init
+  }
+
+  #thread(): Worker {
+    if (this.#worker) return this.#worker
+    const worker = new Worker(new URL('./writer-worker.ts', import.meta.url), { workerData: { svcLedgerWriter: this.#init } })
+    worker.on('message', (reply: WriterReply) => {
       const resolve = this.#waiting.get(reply.id)
       this.#waiting.delete(reply.id)
-      if (this.#waiting.size === 0) this.#worker.unref()
+      if (this.#waiting.size === 0) worker.unref()
       resolve?.(reply)
     })
-    this.#worker.on('error', (err) => this.#fail(`ledger writer thread failed: ${err.message}`))
-    this.#worker.on('exit', (code) => this.#fail(`ledger writer thread exited (code ${code})`))
+    worker.on('error', (err) => this.#fail(`ledger writer thread failed: ${err.message}`))
+    worker.on('exit', (code) => this.#fail(`ledger writer thread exited (code ${code})`))
+    this.#worker = worker
+    return worker
   }
 
   commit(batch: WriteBatch): Promise<WriterReply> {
     if (this.#dead) return Promise.resolve({ id: 0, ok: false, message: this.#dead, permanent: true })
     const id = this.#nextId++
+    const worker = this.#thread()
     // Referenced while a commit is in flight, so a process does not exit before its leaf is acknowledged.
-    this.#worker.ref()
+    worker.ref()
     return new Promise((resolve) => {
       this.#waiting.set(id, resolve)
-      this.#worker.postMessage({ id, ...batch } satisfies WriterRequest)
+      worker.postMessage({ id, ...batch } satisfies WriterRequest)
     })
   }
 
@@ -59,10 +67,11 @@ export class ThreadWriter implements LedgerWriter {
   }
 
   async close(): Promise<void> {
-    if (this.#dead) return
-    const exited = once(this.#worker, 'exit')
-    this.#worker.ref()
-    this.#worker.postMessage('close')
+    const worker = this.#worker
+    if (this.#dead || !worker) return
+    const exited = once(worker, 'exit')
+    worker.ref()
+    worker.postMessage('close')
     await exited
   }
 }
