@@ -34,7 +34,11 @@ export class ThreadWriter implements LedgerWriter {
 
   #thread(): Worker {
     if (this.#worker) return this.#worker
-    const worker = new Worker(new URL('./writer-worker.ts', import.meta.url), { workerData: { svcLedgerWriter: this.#init } })
+    // Small heap: the thread only moves rows into SQLite, so it should add little to the daemon's RSS.
+    const worker = new Worker(new URL('./writer-worker.ts', import.meta.url), {
+      workerData: { svcLedgerWriter: this.#init },
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 4 },
+    })
     worker.on('message', (reply: WriterReply) => {
       const resolve = this.#waiting.get(reply.id)
       this.#waiting.delete(reply.id)
