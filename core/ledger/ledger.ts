@@ -127,7 +127,7 @@ export class SqliteLedger {
       if (latest) this.#lastCheckpoint = latest
       this.#writer = opts.path === ':memory:' || opts.writer === 'inline'
         ? new InlineWriter(this.store)
-        : new ThreadWriter({ path: opts.path, checkpointLog: this.checkpointLog, busyTimeoutMs: opts.busyTimeoutMs ?? 1000, file: fileIdentity(opts.path) })
+        : new ThreadWriter({ path: opts.path, checkpointLog: this.checkpointLog, busyTimeoutMs: opts.busyTimeoutMs ?? 1000, file: fileIdentity(opts.path) }, opts.daemon !== undefined)
     } catch (err) {
       this.store.close()
       throw err

@@ -20,7 +20,7 @@ export interface LedgerWriter {
   close(): Promise<void>
 }
 
-/** Writes on a dedicated thread with its own connection, started at the first commit (read-only users never pay for it). */
+/** Writes on a dedicated thread with its own connection (tools that only read, like `svc explain`, never start it). */
 export class ThreadWriter implements LedgerWriter {
   readonly #init: WriterInit
   #worker?: Worker
@@ -28,8 +28,10 @@ export class ThreadWriter implements LedgerWriter {
   #nextId = 1
   #dead?: string
 
-  constructor(init: WriterInit) {
+  /** `eager` starts the thread now (a daemon: ready before its first append); otherwise at the first commit. */
+  constructor(init: WriterInit, eager = false) {
     this.#init = init
+    if (eager) this.#thread().unref()
   }
 
   #thread(): Worker {
