@@ -97,7 +97,7 @@ describe('unsigned leaves', () => {
   })
 
   it.each([
-    ['a signed deny rewritten into an unsigned allow', { verdict: 'allow', rule_id: '', reason: 'ok' }, /unsigned decision leaf with verdict allow: only refusals and outcome rows may be unsigned/],
+    ['a signed deny rewritten into an unsigned allow', { verdict: 'allow', rule_id: '', reason: 'ok' }, /unsigned decision leaf with verdict allow: only refusals, outcome rows and control records may be unsigned/],
     ['a signed deny re-recorded unsigned while its session could sign', {}, /unsigned refusal for session ses_\w+, whose certificate was valid/],
   ])('%s fails verification, even with every checkpoint removed', async (_what, change, message) => {
     const p = await recorded()

@@ -53,7 +53,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const ledger = new SqliteLedger({ path: join(opts.home, 'ledger.db'), daemon: { marker: ledgerMarkerPath(opts.env, opts.home), allowNew: opts.newLedger } })
   let engine: Engine
   try {
-    engine = await createEngine({ plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts, ledger })
+    engine = await createEngine({ plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts, env: opts.env, ledger })
   } catch (err) {
     await ledger.close()
     throw err

@@ -46,7 +46,7 @@ describe('signer "none"', () => {
   it.each(['allow', 'monitor_alert'] as const)('never for a %s, whatever the session', async (verdict) => {
     const { ledger, s } = await withSession()
     await ledger.append(unsigned('ses_unknown', verdict))
-    expect(problems(ledger, s)).toEqual([`seq 2: unsigned decision leaf with verdict ${verdict}: only refusals and outcome rows may be unsigned (signer none)`])
+    expect(problems(ledger, s)).toEqual([`seq 2: unsigned decision leaf with verdict ${verdict}: only refusals, outcome rows and control records may be unsigned (signer none)`])
     await ledger.close()
   })
 

@@ -6,8 +6,8 @@
  * Which leaves may be unsigned (the rule `unsignedLeafProblem` enforces):
  * - `signer: "unattested"`: only leaves of a session whose own creation leaf says unattested, while it lasts
  *   (not rotated out, no daemon start since). Such a session has no key: its leaves are unsigned by design.
- * - `signer: "none"`: only leaves that allow nothing — a `deny` decision or an outcome row (`ran`,
- *   `tool_errored`), or the ledger's own `ledger_created` / `ledger_opened` leaves — and only when the session
+ * - `signer: "none"`: only leaves that allow nothing — a `deny` decision, an outcome row (`ran`,
+ *   `tool_errored`), a control record (an operator's switch, authorised outside the ledger), or the ledger's own `ledger_created` / `ledger_opened` leaves — and only when the session
  *   could not sign at that point: unknown to the ledger, past its certificate's expiry, rotated out, from before a
  *   daemon start (session keys live in memory only), or idle for the daemon's idle window since it last signed.
  * Anything else unsigned fails: without a key nobody can turn a signed leaf into an unsigned allow, and a
@@ -128,8 +128,9 @@ export function unsignedLeafProblem(table: SessionTable, leaf: LeafObject, seq: 
     return live ? undefined : `unattested leaf of session ${leaf.session_id} after it ended (rotated out or from before a daemon start)`
   }
   if (leaf.type === 'ledger') return leaf.session_id === '' ? undefined : 'ledger event leaf names a session'
-  const allowsNothing = (leaf.type === 'decision' && leaf.verdict === 'deny') || leaf.type === 'outcome'
-  if (!allowsNothing) return `unsigned ${leaf.type} leaf with verdict ${leaf.verdict}: only refusals and outcome rows may be unsigned (signer none)`
+  // Control leaves (an operator's guardrail switch, authorised outside the ledger) are records, not verdicts.
+  const allowsNothing = (leaf.type === 'decision' && leaf.verdict === 'deny') || leaf.type === 'outcome' || (leaf.type as string) === 'control'
+  if (!allowsNothing) return `unsigned ${leaf.type} leaf with verdict ${leaf.verdict}: only refusals, outcome rows and control records may be unsigned (signer none)`
   if (!live || fact.signer === 'unattested' || leaf.ts_ms > fact.notAfter) return undefined
   return { seq, sessionId: leaf.session_id, ts: leaf.ts_ms, ...(lastSigned === undefined ? {} : { localLastSigned: lastSigned }) }
 }
