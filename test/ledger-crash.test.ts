@@ -2,13 +2,16 @@
  * Durability under SIGKILL: a daemon killed in the middle of a write load restarts with every acknowledged
  * seq present, and the whole ledger (hashes, chain, signatures, session certificate) still verifies.
  */
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { rmSync } from 'node:fs'
 import { unlockHostKey } from '../cli/signer/long-lived-key.ts'
 import { mintSession } from '../cli/signer/mint.ts'
 import { tempDir } from './helpers/daemon.ts'
 import { startDaemonProcess } from './helpers/daemon-process.ts'
 import { runCli } from './helpers/run-cli.ts'
+
+// Two real daemons, a write load and the real CLI: allow for a busy machine.
+vi.setConfig({ testTimeout: 180_000 })
 
 const home = tempDir('svc-crash-')
 const env = { PATH: process.env.PATH, HOME: home, SVC_HOME: home, SVC_ALLOW_SOFTWARE_SIGNER: '1', SVC_ADMIN_PASSWORD: 'correct horse battery', SVC_LOG_LEVEL: 'info' }
