@@ -6,12 +6,12 @@ import { Command, CommanderError } from 'commander'
 import { EngineError, formatEngineError } from '../core/index.ts'
 import { commandFactories } from './commands/index.ts'
 import { CliError, processIo, type CliIo } from './io.ts'
-import { VERSION } from './paths.ts'
+import { versionLine } from './version.ts'
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('svc')
     .description('svc — local agent policy control plane')
-    .version(VERSION)
+    .version(versionLine(), '-V, --version', 'print the version and the commit it was built from')
   for (const make of commandFactories) program.addCommand(make(io))
   // Sub-commands added with addCommand do not inherit these settings; every level must throw, not exit.
   const configure = (cmd: Command): void => {

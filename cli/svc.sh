@@ -16,7 +16,7 @@ done
 root=$(cd "$(dirname "$self")/.." && pwd -P)
 
 node_ok() { # $1: a node binary; true when it runs and is >= 22.18
-  "$1" -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 18) ? 0 : 1)' 2>/dev/null
+  [ "$("$1" -p 'const [a, b] = process.versions.node.split(".").map(Number); a > 22 || (a === 22 && b >= 18) ? "ok" : "old"' 2>/dev/null)" = ok ]
 }
 
 if [ -n "$SVC_NODE" ]; then
