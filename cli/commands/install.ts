@@ -10,7 +10,7 @@ import { Command, Option } from 'commander'
 import { applyInstall, applyUninstall, HarnessSelectionError, planInstall, planUninstall, selectHarnesses, type HarnessDefinition, type Plan } from '../../core/index.ts'
 import { harnessPlugins } from '../../harnesses/index.ts'
 import { CliError, type CliIo } from '../io.ts'
-import { mintOnDaemon } from '../signer/mint-flow.ts'
+import { mintOnDaemon, totpSecrets } from '../signer/mint-flow.ts'
 import { daemonUrl, svcHome } from '../paths.ts'
 import { addTierOptions } from './session.ts'
 
@@ -49,8 +49,9 @@ async function confirm(io: CliIo, question: string): Promise<boolean> {
   return /^y(es)?$/i.test((await io.readStdin()).split(/\r?\n/)[0]?.trim() ?? '')
 }
 
-function checkTier(opts: CommonOptions): void {
-  if (opts.tier === 'totp' && (!opts.code || !/^\d{6}$/.test(opts.code) || !opts.passphrase)) throw new CliError('--tier totp needs --code <6 digits> and --passphrase')
+/** Asks for the TOTP secrets before anything is written, so a missing code changes nothing. */
+async function checkTier(io: CliIo, opts: CommonOptions): Promise<void> {
+  if (opts.tier === 'totp') Object.assign(opts, await totpSecrets(io, opts))
 }
 
 function selection(opts: CommonOptions) {
@@ -91,7 +92,7 @@ export function makeInstallCommand(io: CliIo): Command {
     .option('--fail-open', 'let tool calls through when the daemon is down (default: fail closed)')
     .addOption(new Option('--transport <kind>', 'command shim, or Claude Code’s native HTTP hook (fails open)').choices(['command', 'http']).default('command'))
     .action(async (opts: CommonOptions & { failOpen?: boolean; transport: 'command' | 'http' }) => {
-      checkTier(opts)
+      await checkTier(io, opts)
       const { env, harnesses, skipped } = selection(opts)
       for (const s of skipped) io.err(`skipped ${s.harness}: ${s.reason}`)
       if (harnesses.length === 0) throw new CliError(`no supported harness detected at ${opts.scope} scope; name one with --harness`)
@@ -121,7 +122,7 @@ async function reviewPlan(io: CliIo, plan: Plan, opts: CommonOptions, text: { un
 
 export function makeUninstallCommand(io: CliIo): Command {
   return baseCommand('uninstall', 'remove every hook entry svc wrote (and nothing else)').action(async (opts: CommonOptions) => {
-    checkTier(opts)
+    await checkTier(io, opts)
     const harnesses = opts.harness?.length ? selection(opts).harnesses : [...registered().values()]
     const req = { svcHome: svcHome(io.env, opts.home), harnesses, ...(opts.scope === 'repo' || opts.repo ? { scope: opts.scope } : {}) }
     const plan = planUninstall(req)

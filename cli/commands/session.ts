@@ -13,8 +13,8 @@ export function addTierOptions(cmd: Command, defaultTier?: string): Command {
   const tier = new Option('--tier <tier>', 'signer tier').choices(TIERS)
   return cmd
     .addOption(defaultTier ? tier.default(defaultTier) : tier.makeOptionMandatory())
-    .option('--code <TOTP_CODE>', '6-digit TOTP code (tier totp)')
-    .option('--passphrase <PASSPHRASE>', 'passphrase of the sealed TOTP key (tier totp)')
+    .option('--code <TOTP_CODE>', '6-digit TOTP code (tier totp; prompted for, or read from stdin, when omitted)')
+    .option('--passphrase <PASSPHRASE>', 'passphrase of the sealed TOTP key (tier totp; prompted for, or read from stdin, when omitted)')
 }
 
 interface MintOpts {

@@ -3,7 +3,8 @@
  * Outside a container it binds 127.0.0.1 only and refuses any other address unless explicitly forced.
  */
 import type { FastifyInstance } from 'fastify'
-import pino, { type Logger } from 'pino'
+import type { Logger } from 'pino'
+import { daemonLogger } from './log.ts'
 import { createEngine, type Engine } from '../../core/index.ts'
 import { buildApp } from '../../core/server/app.ts'
 import { createAuthService } from '../../core/server/auth.ts'
@@ -39,7 +40,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   if (!LOOPBACK.has(host) && !inContainer(opts.env) && !opts.allowNonLoopback) {
     throw new Error(`refusing to listen on ${host}: the API is loopback-only outside a container (pass --allow-non-loopback to force it)`)
   }
-  const log = opts.log ?? pino({ name: 'svc', level: opts.env.SVC_LOG_LEVEL ?? 'info' })
+  const log = opts.log ?? daemonLogger(opts.env)
   // Bound before the first request; with --port 0 the real port is added once listen() has picked it.
   const svcPorts = protectedPorts(opts.env, opts.port)
   const engine = await createEngine({ plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts })
