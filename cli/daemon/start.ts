@@ -2,10 +2,13 @@
  * Starts the daemon: engine with every plugin, auth, the HTTP API on loopback, graceful shutdown.
  * Outside a container it binds 127.0.0.1 only and refuses any other address unless explicitly forced.
  */
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { daemonLogger } from './log.ts'
 import { createEngine, type Engine } from '../../core/index.ts'
+import { parseDuration } from '../../core/duration.ts'
+import { SessionStore } from '../../core/sessions/store.ts'
 import { buildApp } from '../../core/server/app.ts'
 import { createAuthService } from '../../core/server/auth.ts'
 import { protectedPorts, SHIPPED_POLICIES_DIR, VERSION } from '../paths.ts'
@@ -35,6 +38,17 @@ export function inContainer(env: NodeJS.ProcessEnv): boolean {
   return env.SVC_IN_CONTAINER === '1'
 }
 
+/** A duration setting from the environment (`30m`, `90s`, `1500ms`); a malformed one stops the daemon. */
+function durationEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  try {
+    return parseDuration(raw)
+  } catch (err) {
+    throw new Error(`${name}=${raw}: ${(err as Error).message}`)
+  }
+}
+
 export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const host = opts.host ?? (inContainer(opts.env) ? '0.0.0.0' : '127.0.0.1')
   if (!LOOPBACK.has(host) && !inContainer(opts.env) && !opts.allowNonLoopback) {
@@ -43,7 +57,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const log = opts.log ?? daemonLogger(opts.env)
   // Bound before the first request; with --port 0 the real port is added once listen() has picked it.
   const svcPorts = protectedPorts(opts.env, opts.port)
-  const engine = await createEngine({ plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts })
+  const sessions = new SessionStore({
+    idleMs: durationEnv(opts.env, 'SVC_SESSION_IDLE'),
+    renewalGraceMs: durationEnv(opts.env, 'SVC_RENEWAL_WAIT'),
+    renewerMemoPath: join(opts.home, 'renewer.json'),
+  })
+  const engine = await createEngine({ sessions, plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts })
   try {
     const auth = createAuthService(opts.home, opts.env)
     const app = await buildApp({ engine, auth, version: VERSION, env: { ...opts.env }, logger: log })

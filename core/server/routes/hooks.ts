@@ -12,6 +12,7 @@ import type { HarnessDefinition, HookAnswer } from '../../harness.ts'
 import { payloadHash } from '../../hash.ts'
 import { PLANNED_HARNESSES } from '../../install/select.ts'
 import type { LeafObject } from '../../ledger/leaf.ts'
+import type { Session } from '../../sessions/store.ts'
 import type { ToolCall } from '../../types.ts'
 import { HookMemory, REPLAY_MS } from '../hook-memory.ts'
 import { toProblem } from '../problem.ts'
@@ -68,6 +69,18 @@ async function recordOutcome(app: FastifyInstance, memory: HookMemory, call: Omi
 }
 
 /**
+ * The session a pre-tool call is decided under: the current one. When it is missing (a restarted daemon) or
+ * expired, the renewer (`svc agent`) is woken and the call waits a bounded moment for the new session, so it
+ * is not denied only because the renewal had not happened yet. Without a renewer it decides at once.
+ */
+async function hookSession(app: FastifyInstance, now: number): Promise<Session | undefined> {
+  const { sessions } = app.engine
+  const current = sessions.current()
+  if (current && sessions.status(current.id, now).state === 'active') return current
+  return (await sessions.renewal.awaitRenewal(now, current?.signer)) ? sessions.current() : current
+}
+
+/**
  * The answer to a pre-tool call: decided (and recorded) by the engine under the daemon's current session,
  * unless `replayKey` names a tool use answered moments ago. A second delivery of the same tool use
  * (another hook format of the same harness) gets the first answer without a second leaf. An allow is
@@ -80,7 +93,7 @@ async function decidePreTool(app: FastifyInstance, memory: HookMemory, call: Omi
     const sameCall = (memory.callHashOf(previous.seq, now) ?? previous.leaf.payload_hash) === callHash || previous.leaf.payload_hash === payloadHash(call)
     if (sameCall || previous.leaf.verdict === 'deny') return memory.answer(previous.seq, now) ?? answerOf(app, previous.leaf)
   }
-  const session = app.engine.sessions.current()
+  const session = await hookSession(app, now)
   const result = await app.engine.check({ ...call, sessionId: session?.id ?? 'none' })
   const answer: HookAnswer = { verdict: result.verdict, ruleId: result.rule_id, reason: result.reason, ...(result.nudge ? { nudge: result.nudge } : {}) }
   memory.remember(result.ledger_seq, answer, callHash, now)
