@@ -9,6 +9,8 @@ export interface RequestOptions {
   readonly body?: unknown
   readonly token?: string
   readonly timeoutMs?: number
+  /** Aborts the request early (a long poll when the caller stops). */
+  readonly signal?: AbortSignal
 }
 
 export async function callDaemon<T>(baseUrl: string, path: string, opts: RequestOptions = {}): Promise<T> {
@@ -18,7 +20,7 @@ export async function callDaemon<T>(baseUrl: string, path: string, opts: Request
       method: opts.method ?? (opts.body === undefined ? 'GET' : 'POST'),
       headers: { ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }), ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) },
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-      signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
+      signal: opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs ?? 10_000)]) : AbortSignal.timeout(opts.timeoutMs ?? 10_000),
     })
   } catch (err) {
     throw new CliError(`cannot reach the svc daemon at ${baseUrl} (${(err as Error).message}); start it with \`svc daemon\` or set --url / SVC_URL`)

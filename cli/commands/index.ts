@@ -16,6 +16,7 @@ export interface CommandEntry {
 export const commands: readonly CommandEntry[] = [
   { name: 'daemon', summary: 'run the svc daemon in the foreground (API on 127.0.0.1)', load: async () => (await import('./daemon.ts')).makeDaemonCommand },
   { name: 'session', summary: 'mint and rotate ledger sessions', load: async () => (await import('./session.ts')).makeSessionCommand },
+  { name: 'agent', summary: 'keep a session minted on the daemon: renew it after restarts, idle expiry and before its lifetime ends', load: async () => (await import('./agent.ts')).makeAgentCommand },
   { name: 'signer', summary: 'manage the long-lived host signing key', load: async () => (await import('./signer.ts')).makeSignerCommand },
   { name: 'ledger', summary: 'inspect and verify the signed Merkle ledger', load: async () => (await import('./ledger.ts')).makeLedgerCommand },
   { name: 'mode', summary: 'show or set the daemon mode', load: async () => (await import('./mode.ts')).makeModeCommand },
