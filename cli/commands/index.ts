@@ -15,7 +15,7 @@ export interface CommandEntry {
 
 export const commands: readonly CommandEntry[] = [
   { name: 'daemon', summary: 'run the svc daemon in the foreground (API on 127.0.0.1)', load: async () => (await import('./daemon.ts')).makeDaemonCommand },
-  { name: 'session', summary: 'mint and rotate ledger sessions', load: async () => (await import('./session.ts')).makeSessionCommand },
+  { name: 'session', summary: 'mint, rotate and list ledger sessions', load: async () => (await import('./session.ts')).makeSessionCommand },
   { name: 'agent', summary: 'keep a session minted on the daemon: renew it after restarts, idle expiry and before its lifetime ends', load: async () => (await import('./agent.ts')).makeAgentCommand },
   { name: 'signer', summary: 'manage the long-lived host signing key', load: async () => (await import('./signer.ts')).makeSignerCommand },
   { name: 'ledger', summary: 'inspect and verify the signed Merkle ledger', load: async () => (await import('./ledger.ts')).makeLedgerCommand },
@@ -23,6 +23,7 @@ export const commands: readonly CommandEntry[] = [
   { name: 'auth', summary: 'operator authentication', load: async () => (await import('./auth.ts')).makeAuthCommand },
   { name: 'install', summary: 'install svc hooks into harness configs (shows the diff, asks first)', load: async () => (await import('./install.ts')).makeInstallCommand },
   { name: 'uninstall', summary: 'remove every hook entry svc wrote (and nothing else)', load: async () => (await import('./install.ts')).makeUninstallCommand },
+  { name: 'service', summary: 'run the daemon (and the session renewer) as a per-user service: systemd on Linux, launchd on macOS', load: async () => (await import('./service.ts')).makeServiceCommand },
   { name: 'mcp', summary: 'MCP server pinning', load: async () => (await import('./mcp.ts')).makeMcpCommand },
   { name: 'explain', summary: 'show how a tool call is analysed and decided, through the same engine path as the daemon', load: async () => (await import('./explain.ts')).makeExplainCommand },
 ]

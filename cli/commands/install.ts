@@ -74,21 +74,22 @@ async function mintSession(io: CliIo, opts: CommonOptions): Promise<void> {
   }
 }
 
+/** The options install and uninstall share: which harness configs, and how to confirm. */
 function baseCommand(name: string, description: string): Command {
-  const cmd = new Command(name)
+  return new Command(name)
     .description(description)
     .option('--harness <id...>', 'harness ids (default: every detected one): claude-code, codex, gemini, cursor')
     .addOption(new Option('--scope <scope>', 'user-level configs or one repository').choices(['user', 'repo']).default('user'))
     .option('--repo <dir>', 'repository root for --scope repo (default: current directory)')
     .option('--dry-run', 'show the diff and change nothing')
     .option('--yes', 'do not ask before writing (for scripts)')
-    .option('--url <url>', 'daemon base URL written into the hooks (default $SVC_URL or http://127.0.0.1:7878)')
     .option('--home <dir>', 'svc home for the shim and install manifest ($SVC_HOME, default ~/.svc)')
-  return addTierOptions(cmd, 'unattested')
 }
 
 export function makeInstallCommand(io: CliIo): Command {
-  return baseCommand('install', 'install svc hooks into harness configs (shows the diff, asks first)')
+  const cmd = baseCommand('install', 'install svc hooks into harness configs (shows the diff, asks first)')
+    .option('--url <url>', 'daemon base URL written into the hooks (default $SVC_URL or http://127.0.0.1:7878)')
+  return addTierOptions(cmd, 'unattested')
     .option('--fail-open', 'let tool calls through when the daemon is down (default: fail closed)')
     .addOption(new Option('--transport <kind>', 'command shim, or Claude Code’s native HTTP hook (fails open)').choices(['command', 'http']).default('command'))
     .action(async (opts: CommonOptions & { failOpen?: boolean; transport: 'command' | 'http' }) => {
@@ -122,7 +123,6 @@ async function reviewPlan(io: CliIo, plan: Plan, opts: CommonOptions, text: { un
 
 export function makeUninstallCommand(io: CliIo): Command {
   return baseCommand('uninstall', 'remove every hook entry svc wrote (and nothing else)').action(async (opts: CommonOptions) => {
-    await checkTier(io, opts)
     const harnesses = opts.harness?.length ? selection(opts).harnesses : [...registered().values()]
     const req = { svcHome: svcHome(io.env, opts.home), harnesses, ...(opts.scope === 'repo' || opts.repo ? { scope: opts.scope } : {}) }
     const plan = planUninstall(req)
