@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander'
 import { TIERS } from '../../core/trust/tiers.ts'
 import { trustFilePath } from '../../core/trust/host-keys.ts'
+import { trustLine } from '../daemon/trust-env.ts'
 import { durationOption } from '../duration-option.ts'
 import { askNewSecret, banner, CliError, type CliIo } from '../io.ts'
 import { svcHome } from '../paths.ts'
@@ -66,5 +67,13 @@ export function makeSignerCommand(io: CliIo): Command {
       throw err
     }
   })
-  return signer.addCommand(cmd)
+  const exportTrust = new Command('export-trust')
+    .description('print this host’s active public keys as the SVC_TRUSTED_HOST_KEYS value a container daemon needs (docker run -e SVC_TRUSTED_HOST_KEYS="$(svc signer export-trust)")')
+    .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
+    .action((opts: { home?: string }) => {
+      const line = trustLine(svcHome(io.env, opts.home))
+      if (!line) throw new CliError('this host has no enrolled key yet: run `svc signer enroll --tier <tier>` first')
+      io.out(line)
+    })
+  return signer.addCommand(cmd).addCommand(exportTrust)
 }

@@ -2,10 +2,12 @@
  * Starts the daemon: engine with every plugin, auth, the HTTP API on loopback, graceful shutdown.
  * Outside a container it binds 127.0.0.1 only and refuses any other address unless explicitly forced.
  */
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { daemonLogger } from './log.ts'
+import { trustKeysFromEnv } from './trust-env.ts'
 import { createEngine, type Engine } from '../../core/index.ts'
 import { parseDuration } from '../../core/duration.ts'
 import { SessionStore } from '../../core/sessions/store.ts'
@@ -55,6 +57,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     throw new Error(`refusing to listen on ${host}: the API is loopback-only outside a container (pass --allow-non-loopback to force it)`)
   }
   const log = opts.log ?? daemonLogger(opts.env)
+  mkdirSync(opts.home, { recursive: true, mode: 0o700 })
+  const trusted = trustKeysFromEnv(opts.home, opts.env)
+  if (trusted > 0) log.info({ added: trusted }, 'trusted host keys from SVC_TRUSTED_HOST_KEYS')
   // Bound before the first request; with --port 0 the real port is added once listen() has picked it.
   const svcPorts = protectedPorts(opts.env, opts.port)
   const sessions = new SessionStore({
