@@ -4,7 +4,7 @@
  */
 import type { EnginePlugin } from '../core/index.ts'
 import { guardrailPlugins } from '../guardrail-providers/index.ts'
-import { harnessPlugins } from '../harnesses/index.ts'
+import { harnessFamily } from '../harnesses/index.ts'
 import { builtinPlugins } from '../plugins/index.ts'
 
-export const allPlugins: readonly EnginePlugin[] = [...builtinPlugins, ...harnessPlugins, ...guardrailPlugins]
+export const allPlugins: readonly EnginePlugin[] = [...builtinPlugins, ...harnessFamily, ...guardrailPlugins]

@@ -13,7 +13,8 @@ import { EngineError } from './errors.ts'
 import { createHooks, type EngineHooks } from './hooks.ts'
 import { SqliteLedger, type Ledger } from './ledger/ledger.ts'
 import { applyPlugins, createRegistries, type EnginePlugin, type Registries } from './plugin.ts'
-import { evaluateNode, GateCompiler } from './policy/compile.ts'
+import { GateCompiler } from './policy/compile.ts'
+import { evaluateNode, type GateTrace, type NodeTrace } from './policy/evaluate.ts'
 import { openDisableSealer, type DisableSealer } from './policy/disable-seal.ts'
 import { PolicyStore } from './policy/store.ts'
 import { expiredSessionReason } from './sessions/renewal.ts'
@@ -69,8 +70,11 @@ export interface Engine {
   setSvcPorts(ports: readonly number[]): void
   /** The context every gate sees for a call now: the only place it is built, so `svc explain` sees the daemon's. */
   evalContext(session?: Session): EvalContext
-  /** Normalises a call and decides it without touching the ledger or counters (used by `svc explain`). */
-  decide(call: ToolCall, session?: Session): Promise<{ request: EvalRequest; decision: Decision }>
+  /**
+   * Normalises a call and decides it without touching the ledger or counters. With `trace`, every gate it
+   * evaluates is appended there with what each node of its `when` did (`svc explain` prints exactly that).
+   */
+  decide(call: ToolCall, session?: Session, trace?: GateTrace[]): Promise<{ request: EvalRequest; decision: Decision }>
   /** Decides a call and records it durably; the verdict is returned only after the leaf is on disk. */
   check(call: ToolCall): Promise<CheckResult>
   /** Appends a non-decision entry (outcome row, session event) signed by the given session. */
@@ -97,7 +101,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   let svcPorts = svcPortSet(opts.svcPorts)
   const evalContext = (session?: Session): EvalContext => ({ now: Date.now(), session, home: userHome, svcHome: opts.home, policiesDir: opts.policiesDir, svcPorts })
 
-  async function decide(call: ToolCall, session?: Session): Promise<{ request: EvalRequest; decision: Decision }> {
+  async function decide(call: ToolCall, session?: Session, trace?: GateTrace[]): Promise<{ request: EvalRequest; decision: Decision }> {
     const ctx = evalContext(session)
     const request = await hooks.preEvaluate.promise({ ...call, paths: [], urls: [] }, ctx)
     if (request.shell?.error) {
@@ -108,7 +112,9 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     const hits: GateHit[] = []
     for (const { layer, gates } of policy.gatesFor(request, ctx)) {
       for (const gate of gates) {
-        const matched = evaluateNode(gate.node!, request, ctx)
+        const nodes: NodeTrace[] | undefined = trace ? [] : undefined
+        const matched = evaluateNode(gate.node!, request, ctx, nodes)
+        if (nodes) trace!.push({ layer, gate, ...(matched !== undefined ? { matched } : {}), node: nodes[0]! })
         if (matched === undefined) continue
         hits.push({ gateId: gate.id, layer, source: gate.source, onHit: gate.onHit, requireStrong: gate.requireStrong, nudge: gate.nudge, reason: gate.description ?? `matched ${matched}` })
       }
@@ -128,7 +134,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   }
 
   async function record(draft: LedgerDraft, session?: Session): Promise<LedgerEntry> {
-    const entry = await ledger.append(hooks.ledgerEntry.call(draft), session?.sign)
+    const entry = await ledger.append(draft, session?.sign)
     try {
       hooks.ledgerAppend.call(entry)
     } catch (err) {
@@ -206,7 +212,6 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     record,
     async close() {
       policy.close()
-      await hooks.shutdown.promise()
       state.close()
       ledger.close()
     },

@@ -1,8 +1,8 @@
 /**
- * The harness plugin contract. A harness (Claude Code, Codex CLI, Gemini CLI, Cursor, ...) is one folder
+ * The harness plugin contract. A harness (a coding agent's hook system) is one folder
  * under `harnesses/<id>/` that default-exports `defineHarness({...})`. The definition is pure: it parses
  * native hook payloads into the core's ToolCall, renders native answers, names its config files and
- * describes the entries the installer adds. It never writes a file; `core/install/` does that.
+ * describes the entries the installer adds. It never writes a file; the installer plugin (`plugins/installer/`) does that.
  */
 import type { EnginePlugin, Registries } from './plugin.ts'
 import { extensionRegistry, registerOnce } from './plugin.ts'
@@ -20,7 +20,7 @@ export interface HarnessEnv {
   readonly home: string
   /** Repository root for repo scope (and for repo-level MCP configs). */
   readonly repo?: string
-  /** Environment variables that relocate configs (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, ...). */
+  /** Environment variables that relocate configs (a harness's `*_CONFIG_DIR`, `*_HOME`, ...). */
   readonly env: Readonly<Record<string, string | undefined>>
 }
 
@@ -46,7 +46,7 @@ export interface InstallContext extends HarnessEnv {
   readonly installId: string
   /** Installed fail-open: the shim lets calls through when the daemon is down. */
   readonly failOpen: boolean
-  /** `http` uses a native HTTP hook where the harness has one (Claude Code); it fails open. */
+  /** `http` uses a native HTTP hook where the harness has one; it fails open. */
   readonly transport: 'command' | 'http'
   /** Current parsed content of a config file (comments stripped), or undefined when absent/unparsable. */
   readonly readConfig: (path: string) => unknown
@@ -158,6 +158,22 @@ export interface HarnessPlugin extends EnginePlugin {
 /** The harness extension registry of an engine. */
 export function harnessRegistry(registry: Registries): Map<string, HarnessDefinition> {
   return extensionRegistry<HarnessDefinition>(registry, 'harness')
+}
+
+/** Ids of harnesses announced but not implemented yet: asking for one is a 501, not a 404 or 400. */
+export function plannedHarnesses(registry: Registries): ReadonlySet<string> {
+  return new Set(extensionRegistry<true>(registry, 'harness-planned').keys())
+}
+
+/** An engine plugin that records the planned harness ids (data owned by `harnesses/`). */
+export function definePlannedHarnesses(ids: readonly string[]): EnginePlugin {
+  const name = 'harness:planned'
+  return {
+    name,
+    apply({ registry }) {
+      for (const id of ids) registerOnce(extensionRegistry<true>(registry, 'harness-planned'), id, true, name)
+    },
+  }
 }
 
 /** Turns a harness definition into an engine plugin that registers it under its id. */

@@ -1,10 +1,11 @@
 /**
  * The core's tapable hooks. Every variable part of the product taps one of these; the engine calls them
- * in a fixed order: preEvaluate → evaluate (per leaf predicate) → postLocal → guardrail → ledgerEntry → ledgerAppend.
+ * in a fixed order: initialize (once) → preEvaluate → evaluate (per leaf predicate) → postLocal →
+ * guardrail → ledgerAppend. A hook stays here only while a plugin taps it or the design card names it.
  */
-import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook, SyncWaterfallHook } from 'tapable'
+import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook } from 'tapable'
 import { EngineError, ERR } from './errors.ts'
-import type { Decision, EvalContext, EvalRequest, LedgerDraft, LedgerEntry } from './types.ts'
+import type { Decision, EvalContext, EvalRequest, LedgerEntry } from './types.ts'
 
 /** Named tap stages (lower runs first). */
 export const STAGE = { FIRST: -1000, CHEAP: -100, DEFAULT: 0, EXPENSIVE: 100, LAST: 1000 } as const
@@ -32,7 +33,7 @@ export type LeafHook = SyncBailHook<[CompiledLeaf, EvalRequest, EvalContext], st
 /** Creates a fresh, frozen set of hooks; one per engine, never module-global. */
 export function createHooks() {
   const hooks = Object.freeze({
-    /** Open clients, load parsers and databases (async work never goes in `apply`). */
+    /** Open clients, load parsers and databases (async work never goes in `apply`); shell analysis loads its parser here. */
     initialize: new AsyncSeriesHook<[]>([]),
     /** Normalise the call: shell-parse commands, canonicalise paths, parse URLs. Each tap returns the next request. */
     preEvaluate: new AsyncSeriesWaterfallHook<[EvalRequest, EvalContext]>(['request', 'ctx']),
@@ -42,11 +43,8 @@ export function createHooks() {
     postLocal: new AsyncSeriesWaterfallHook<[Decision, EvalRequest, EvalContext]>(['decision', 'request', 'ctx']),
     /** External classifiers after a local allow, cheapest first; the first deny wins. */
     guardrail: new AsyncSeriesBailHook<[EvalRequest, Decision, EvalContext], GuardrailVerdict | undefined>(['request', 'decision', 'ctx']),
-    /** Last chance to add fields to a ledger draft before it is hashed and signed. */
-    ledgerEntry: new SyncWaterfallHook<[LedgerDraft]>(['draft']),
     /** Observers of durable entries (counters, insights); their throws are logged, never fatal. */
     ledgerAppend: new SyncHook<[LedgerEntry]>(['entry']),
-    shutdown: new AsyncSeriesHook<[]>([]),
   })
   attributeErrors(hooks)
   return hooks

@@ -13,6 +13,7 @@ export {
   registerOnce,
   type EnginePlugin,
   type EvaluatorKind,
+  type FeatureRoutes,
   type GateKind,
   type GateKindPlugin,
   type GateWhere,
@@ -21,7 +22,9 @@ export {
   type Registries,
 } from './plugin.ts'
 export { ApiProblem, EngineError, ERR, formatEngineError, RefusalError, type ProblemCode } from './errors.ts'
-export { payloadHash } from './hash.ts'
+export { canonicalSha256, payloadHash, sha256 } from './hash.ts'
+export { writePrivateFile } from './atomic-file.ts'
+export { readText } from './read-text.ts'
 export { createEngine, type CheckResult, type Engine, type EngineOptions } from './engine.ts'
 export { combine, refuse, isStrongSigner, assertNotLoosened } from './decision.ts'
 export { compileGlob, type Glob } from './match/glob.ts'
@@ -32,12 +35,16 @@ export { looksLikePatch, patchedPaths, patchTargets, type PatchChange } from './
 export { compileSafeRegex, type SafeRegex } from './match/regex.ts'
 export { canonicalPath, lexicalPath, pathSpellings } from './match/paths.ts'
 export { findUrls, parseCallUrl } from './match/urls.ts'
+export { mcpToolName, UNRESOLVED_MCP_SERVER } from './match/mcp-names.ts'
 export type { CompiledGate } from './policy/compile.ts'
+export type { GateTrace, NodeTrace } from './policy/evaluate.ts'
 export type { Session } from './sessions/store.ts'
 export {
   defineHarness,
+  definePlannedHarnesses,
   denyText,
   harnessRegistry,
+  plannedHarnesses,
   HookPayloadError,
   type ConfigLocation,
   type HarnessDefinition,
@@ -53,28 +60,4 @@ export {
   type McpServerEntry,
   type NativeResponse,
 } from './harness.ts'
-export {
-  absolutePath,
-  asRecord,
-  commandIsOurs,
-  compact,
-  groupIsOurs,
-  INSTALL_HEADER,
-  INSTALL_MARKER,
-  mcpToolName,
-  objectField,
-  optionalString,
-  parseClaudeStyle,
-  requireString,
-  shimCommand,
-  UNRESOLVED_MCP_SERVER,
-  withFilePath,
-  type ToolMapper,
-} from './harness-kit.ts'
-export { readJsonc, serversFromCodexToml, serversFromJsonMap } from './mcp/entries.ts'
-export { fingerprint, identityOf, runtimeIdentityOf, type RuntimeIdentity, type ServerIdentity } from './mcp/fingerprint.ts'
-export { PinAcceptError, PinStore, type PinCheck, type PinRecord } from './mcp/pin-store.ts'
-export { configuredServers, findRepoRoot, resolveServer, serverForRuntime } from './mcp/resolve.ts'
-export { applyInstall, applyUninstall, installShim, type ApplyResult } from './install/apply.ts'
-export { PlanConflictError, planInstall, planUninstall, type FileChange, type InstallRequest, type Plan, type UninstallRequest } from './install/plan.ts'
-export { HarnessSelectionError, PLANNED_HARNESSES, selectHarnesses } from './install/select.ts'
+export { ABSOLUTE_PATH } from './server/routes/schemas.ts'

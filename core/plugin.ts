@@ -3,6 +3,7 @@
  * definitions (synchronously). Everything that varies — gate kinds, guardrail providers, harnesses,
  * normalisers — is a plugin listed once at startup.
  */
+import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { EngineError, ERR } from './errors.ts'
 import { STAGE, type EngineHooks, type PredicateTest } from './hooks.ts'
@@ -10,7 +11,7 @@ import type { SourceLoc } from './types.ts'
 
 /** A unit of engine behaviour: registered once by name, its `apply` taps hooks and fills registries. */
 export interface EnginePlugin {
-  /** Namespaced, e.g. `gate:command_regex`, `normalise:tool-input`, `harness:claude-code`. */
+  /** Namespaced, e.g. `gate:command_regex`, `normalise:tool-input`, `harness:<id>`. */
   readonly name: string
   /** Names of plugins that must be registered too (checked before any `apply`). */
   readonly dependsOn?: readonly string[]
@@ -20,6 +21,14 @@ export interface EnginePlugin {
 /** Hook view handed to plugins: they may tap, never call. */
 export type TapOnly<H> = { readonly [K in keyof H]: H[K] extends { promise: unknown } | { call: unknown } ? Omit<H[K], 'call' | 'callAsync' | 'promise'> : H[K] }
 
+/**
+ * A feature's HTTP routes: a Fastify plugin function. `buildApp` registers it encapsulated (no
+ * fastify-plugin), after the core routes and in plugin order, so it sees the `engine`, `auth` and `env`
+ * decorations and gets the problem+json error contract and the OpenAPI document like every core route,
+ * while its own hooks and decorations stay inside it.
+ */
+export type FeatureRoutes = (app: FastifyInstance) => Promise<void>
+
 /** What a plugin's `apply` receives: the engine's hooks, registries, a logger bound to it and `$SVC_HOME`. */
 export interface PluginHost {
   readonly hooks: TapOnly<EngineHooks>
@@ -27,6 +36,8 @@ export interface PluginHost {
   readonly log: Logger
   /** `$SVC_HOME`, for plugins that keep state there (e.g. MCP pins); touch it only from hooks, never in `apply`. */
   readonly home: string
+  /** Brings this plugin's HTTP routes to the daemon (at most once per plugin; see FeatureRoutes). */
+  addRoutes(routes: FeatureRoutes): void
 }
 
 /** A JSON Schema object (validated with ajv at policy load). */
@@ -60,13 +71,15 @@ export interface EvaluatorKind {
 export interface Registries {
   readonly gateKinds: Map<string, GateKind>
   readonly evaluatorKinds: Map<string, EvaluatorKind>
+  /** Feature routes by plugin name, in registration order (filled through `PluginHost.addRoutes`). */
+  readonly routes: Map<string, FeatureRoutes>
   /** Extension registries owned by other plugin families (harnesses, providers), keyed by family. */
   readonly extensions: Map<string, Map<string, unknown>>
 }
 
 /** Empty registries for one engine (never module-global, so each test builds its own). */
 export function createRegistries(): Registries {
-  return { gateKinds: new Map(), evaluatorKinds: new Map(), extensions: new Map() }
+  return { gateKinds: new Map(), evaluatorKinds: new Map(), routes: new Map(), extensions: new Map() }
 }
 
 /** Registers `value` under `key` in a map, refusing duplicates (one implementation per name). */
@@ -105,7 +118,7 @@ export function defineGateKind<V>(definition: GateKind<V>): GateKindPlugin {
 }
 
 /** Checks names and dependencies, then applies every plugin in order. */
-export function applyPlugins(plugins: readonly EnginePlugin[], host: PluginHost): void {
+export function applyPlugins(plugins: readonly EnginePlugin[], host: Omit<PluginHost, 'addRoutes'>): void {
   const names = new Set<string>()
   for (const plugin of plugins) {
     if (names.has(plugin.name)) throw new EngineError(ERR.PLUGIN_DUPLICATE, `plugin "${plugin.name}" is registered twice`, { plugin: plugin.name })
@@ -116,5 +129,8 @@ export function applyPlugins(plugins: readonly EnginePlugin[], host: PluginHost)
       if (!names.has(dep)) throw new EngineError(ERR.PLUGIN_MISSING_DEP, `plugin "${plugin.name}" needs "${dep}", which is not registered`, { plugin: plugin.name })
     }
   }
-  for (const plugin of plugins) plugin.apply({ ...host, log: host.log.child({ plugin: plugin.name }) })
+  for (const plugin of plugins) {
+    const addRoutes = (routes: FeatureRoutes): void => registerOnce(host.registry.routes, plugin.name, routes, plugin.name)
+    plugin.apply({ ...host, log: host.log.child({ plugin: plugin.name }), addRoutes })
+  }
 }

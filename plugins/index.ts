@@ -1,6 +1,6 @@
 /**
- * Built-in engine plugins, in registration order. Adding a gate kind or a normaliser is one folder and
- * one line here.
+ * Built-in engine plugins, in registration order. Adding a gate kind, a normaliser or a feature (with
+ * its routes) is one folder and one line here.
  */
 import type { EnginePlugin } from '../core/index.ts'
 import command from './gates/command/index.ts'
@@ -11,9 +11,9 @@ import path from './gates/path/index.ts'
 import signal from './gates/signal/index.ts'
 import tool from './gates/tool/index.ts'
 import url from './gates/url/index.ts'
+import installer from './installer/index.ts'
 import mcpPin from './mcp-pin/index.ts'
-import normaliseFilePaths from './normalise-file-paths/index.ts'
 import normaliseToolInput from './normalise-tool-input/index.ts'
 import shellAnalysis from './shell-analysis/index.ts'
 
-export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, normaliseFilePaths, shellAnalysis, tool, commandRegex, command, signal, path, url, jsonpath, mcp, mcpPin]
+export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, shellAnalysis, tool, commandRegex, command, signal, path, url, jsonpath, mcp, installer, mcpPin]

@@ -1,12 +1,14 @@
 /**
- * Import direction (STYLE.md §2.1): cli → {plugins, harnesses, guardrail-providers} → core/index.ts → core/*.
- * The core never imports those folders, plugins reach the core only through core/index.ts (types through
- * core/types.ts), and plugin folders never import each other.
+ * Import direction (STYLE.md §2.1, docs/architecture.md): cli → {plugins, harnesses, guardrail-providers}
+ * → core/index.ts → core/*. The core never imports those folders and names no harness, plugins reach the
+ * core only through core/index.ts (types through core/types.ts), and plugin folders never import each
+ * other (harness folders may share harnesses/kit/, which is not a plugin).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../cli/paths.ts'
+import { harnessPlugins, PLANNED_HARNESSES } from '../harnesses/index.ts'
 
 function sources(dir: string): string[] {
   const out: string[] = []
@@ -71,13 +73,15 @@ describe('architecture', () => {
   it('plugin folders never import each other (only a family index.ts lists them)', () => {
     // One plugin is one folder: plugins/<name>/ or plugins/gates/<kind>/.
     const folder = (rel: string) => rel.split('/').slice(0, rel.startsWith('plugins/gates/') ? 3 : 2).join('/')
+    // Shared, non-plugin helper folders a family's plugins may import (they register nothing).
+    const shared = new Set(['harnesses/kit'])
     for (const family of ['plugins', 'harnesses', 'guardrail-providers']) {
       for (const file of checked(family)) {
         const from = relative(PROJECT_ROOT, file)
         if (from.endsWith('.test.ts') || from === `${family}/index.ts`) continue
         for (const spec of imports(file)) {
           const rel = relative(PROJECT_ROOT, resolve(dirname(file), spec))
-          if (top(resolve(dirname(file), spec)) === 'core') continue
+          if (top(resolve(dirname(file), spec)) === 'core' || shared.has(folder(rel))) continue
           expect(folder(rel), `${from} imports ${rel}`).toBe(folder(from))
         }
       }
@@ -92,5 +96,28 @@ describe('architecture', () => {
         expect(lines, relative(PROJECT_ROOT, file)).toBeLessThanOrEqual(400)
       }
     }
+  })
+
+  it('core names no harness: only harness folders know a harness (wire formats, config files, ids)', () => {
+    // Registered harnesses by id and by the first word of their name; planned ids too ("factory" is left
+    // out: it is also an ordinary word, e.g. tapable's HookMap factory).
+    const names = new Set<string>()
+    for (const { harness } of harnessPlugins) {
+      names.add(harness.id)
+      names.add(harness.displayName.split(/\s+/)[0]!)
+    }
+    for (const id of PLANNED_HARNESSES) if (id !== 'factory') names.add(id)
+    const pattern = new RegExp(`\\b(${[...names].map((n) => n.replace(/[-]/g, '\\-')).join('|')})\\b`, 'i')
+    const offenders: string[] = []
+    for (const file of checked('core')) {
+      if (file.endsWith('.test.ts')) continue
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (pattern.test(line)) offenders.push(`${relative(PROJECT_ROOT, file)}:${i + 1}: ${line.trim()}`)
+        })
+    }
+    expect(names.size).toBeGreaterThan(4)
+    expect(offenders).toEqual([])
   })
 })

@@ -13,7 +13,7 @@ import { PROJECT_ROOT } from '../../cli/paths.ts'
 import { formatUs, summarise } from '../lib/stats.ts'
 
 const N = Number(process.env.BENCH_N ?? 200)
-const SHIM = join(PROJECT_ROOT, 'core/install/svc-hook.sh')
+const SHIM = join(PROJECT_ROOT, 'plugins/installer/svc-hook.sh')
 
 function startDaemon(home: string, port: number): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {

@@ -7,7 +7,7 @@
 import { homedir } from 'node:os'
 import { Command } from 'commander'
 import pino from 'pino'
-import { createEngine, type Decision, type EvalRequest, type LayerName } from '../../core/index.ts'
+import { createEngine, type Decision, type EvalRequest, type GateTrace, type LayerName } from '../../core/index.ts'
 import { explainNode } from '../explain/trace.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { daemonPort, protectedPorts, SHIPPED_POLICIES_DIR, svcHome } from '../paths.ts'
@@ -55,16 +55,11 @@ export function makeExplainCommand(io: CliIo): Command {
       const engine = await createEngine({ plugins: allPlugins, home, policiesDir: SHIPPED_POLICIES_DIR, userHome, log: pino({ level: 'silent' }), svcPorts })
       try {
         const call = { sessionId: 'explain', source: 'explain', tool: opts.tool, input, cwd: opts.cwd }
-        const { request, decision } = await engine.decide(call)
+        // The engine records every gate it evaluates; explain only prints that trace (it never evaluates itself).
+        const trace: GateTrace[] = []
+        const { request, decision } = await engine.decide(call, undefined, trace)
         const ctx = engine.evalContext()
-        const gates: GateLine[] = []
-        for (const { layer, gates: layerGates } of engine.policy.gatesFor(request, ctx)) {
-          for (const gate of layerGates) {
-            if (!gate.node) continue
-            const r = explainNode(gate.node, request, ctx)
-            gates.push({ layer, source: gate.source, id: gate.id, on_hit: gate.onHit, matched: r.matched !== undefined, why: r.why })
-          }
-        }
+        const gates: GateLine[] = trace.map(({ layer, gate, matched, node }) => ({ layer, source: gate.source, id: gate.id, on_hit: gate.onHit, matched: matched !== undefined, why: explainNode(node).why }))
         if (opts.json) io.out(JSON.stringify({ mode: engine.mode(), svc_ports: ctx.svcPorts, request: summary(request), gates, decision: verdictOf(decision) }, null, 2))
         else io.out(render(engine.mode(), request, gates, decision, ctx.svcPorts))
       } finally {

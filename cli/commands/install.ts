@@ -7,8 +7,11 @@ import { createInterface } from 'node:readline/promises'
 import { homedir } from 'node:os'
 import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
-import { applyInstall, applyUninstall, HarnessSelectionError, planInstall, planUninstall, selectHarnesses, type HarnessDefinition, type Plan } from '../../core/index.ts'
-import { harnessPlugins } from '../../harnesses/index.ts'
+import type { HarnessDefinition } from '../../core/index.ts'
+import { harnessPlugins, PLANNED_HARNESSES } from '../../harnesses/index.ts'
+import { applyInstall, applyUninstall } from '../../plugins/installer/apply.ts'
+import { planInstall, planUninstall, type Plan } from '../../plugins/installer/plan.ts'
+import { HarnessSelectionError, selectHarnesses } from '../../plugins/installer/select.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { mintOnDaemon, totpSecrets } from '../signer/mint-flow.ts'
 import { daemonUrl, svcHome } from '../paths.ts'
@@ -57,7 +60,7 @@ async function checkTier(io: CliIo, opts: CommonOptions): Promise<void> {
 function selection(opts: CommonOptions) {
   const env = { home: homedir(), ...(opts.repo || opts.scope === 'repo' ? { repo: resolve(opts.repo ?? '.') } : {}), env: {} }
   try {
-    return { env, ...selectHarnesses(registered(), opts.harness, env, opts.scope) }
+    return { env, ...selectHarnesses(registered(), new Set(PLANNED_HARNESSES), opts.harness, env, opts.scope) }
   } catch (err) {
     if (err instanceof HarnessSelectionError) throw new CliError(err.message)
     throw err

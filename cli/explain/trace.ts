@@ -1,10 +1,9 @@
 /**
- * Explains one gate's `when` block against a normalised request: which leaves held, which did not, and
- * so why the gate matched or not. Uses the same compiled leaves and hooks as the engine.
+ * Explains one gate's `when` block from the engine's own trace (`Engine.decide(…, trace)`): which leaves
+ * held, which did not, and so why the gate matched or not. Nothing is evaluated here, so the explanation
+ * is exactly what the daemon's evaluator did.
  */
-import type { CompiledGate, EvalContext, EvalRequest } from '../../core/index.ts'
-
-type Node = NonNullable<CompiledGate['node']>
+import type { NodeTrace } from '../../core/index.ts'
 
 /** The outcome of one `when` node and the reason. */
 export interface NodeExplanation {
@@ -14,33 +13,26 @@ export interface NodeExplanation {
   readonly why: string
 }
 
-/** Evaluates `node` like the engine and says why. */
-export function explainNode(node: Node, request: EvalRequest, ctx: EvalContext): NodeExplanation {
+/** Says why a traced node held or not. */
+export function explainNode(node: NodeTrace): NodeExplanation {
   switch (node.op) {
-    case 'leaf': {
-      const matched = node.hook.call(node.leaf, request, ctx) ?? undefined
-      return matched === undefined ? { why: `${node.leaf.kind}: no match` } : { matched, why: `${node.leaf.kind}: ${matched}` }
-    }
+    case 'leaf':
+      return node.matched === undefined ? { why: `${node.kind}: no match` } : { matched: node.matched, why: `${node.kind}: ${node.matched}` }
     case 'all': {
-      const parts: string[] = []
-      for (const child of node.nodes) {
-        const r = explainNode(child, request, ctx)
-        if (r.matched === undefined) return { why: `all: ${r.why}` }
-        parts.push(r.matched)
-      }
+      // The evaluator stops at the first child that does not hold: it is the last one traced.
+      const miss = node.children.find((c) => c.matched === undefined)
+      if (miss) return { why: `all: ${explainNode(miss).why}` }
+      const parts = node.children.map((c) => c.matched!)
       return { matched: parts.join('; '), why: parts.join('; ') }
     }
     case 'any': {
-      const misses: string[] = []
-      for (const child of node.nodes) {
-        const r = explainNode(child, request, ctx)
-        if (r.matched !== undefined) return r
-        misses.push(r.why)
-      }
+      const hit = node.children.find((c) => c.matched !== undefined)
+      if (hit) return explainNode(hit)
+      const misses = node.children.map((c) => explainNode(c).why)
       return { why: `any: none of ${misses.length} alternatives held (${summarise(misses)})` }
     }
     case 'not': {
-      const r = explainNode(node.node, request, ctx)
+      const r = explainNode(node.children[0]!)
       return r.matched === undefined ? { matched: 'not matched', why: `not: ${r.why}` } : { why: `not: excluded, ${r.why}` }
     }
   }

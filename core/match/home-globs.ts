@@ -1,7 +1,7 @@
 /**
  * Path globs bound to one governed user's home: `~` expanded, and each pattern's literal directory
- * prefix also matched through its symlink target. A dotfile manager makes `~/.gemini` a link to
- * `~/dotfiles/gemini`; a write to `~/dotfiles/gemini/settings.json` is a write to `~/.gemini/settings.json`
+ * prefix also matched through its symlink target. A dotfile manager makes `~/.agent` a link to
+ * `~/dotfiles/agent`; a write to `~/dotfiles/agent/settings.json` is a write to `~/.agent/settings.json`
  * and must match that glob. Patterns that start with `**` and a slash are also tried at the home (`~/X/...`).
  * On case-insensitive file systems (macOS, Windows) the globs ignore case: `.SVC.yaml` is `.svc.yaml` there.
  */

@@ -1,13 +1,13 @@
 /**
- * Files a patch changes, from its text: Codex `apply_patch` envelopes (`*** Update File: x`, `*** Move to:`)
- * and unified diffs (`--- a/x`, `+++ b/x`, `diff --git a/x b/y`, `rename to x`). Shared by the Codex
- * harness, the tool-input normaliser (any tool whose input carries a patch) and the shell analysis
+ * Files a patch changes, from its text: `apply_patch` envelopes (`*** Update File: x`, `*** Move to:`)
+ * and unified diffs (`--- a/x`, `+++ b/x`, `diff --git a/x b/y`, `rename to x`). Shared by harness
+ * folders whose tools take patches, the tool-input normaliser (any tool whose input carries a patch) and the shell analysis
  * (`apply_patch <<EOF`, `git apply`, `patch`), so a policy file changed by a patch is seen by every route.
  */
 
 export type PatchChange = 'Add' | 'Update' | 'Delete' | 'Move'
 
-/** Codex's parser trims marker lines, so leading and trailing blanks are allowed here too. */
+/** The reference apply_patch parser trims marker lines, so leading and trailing blanks are allowed here too. */
 const ENVELOPE_LINE = /^[ \t]*\*\*\* (Add|Update|Delete) File: (.+?)[ \t\r]*$/gm
 const MOVE_LINE = /^[ \t]*\*\*\* Move to: (.+?)[ \t\r]*$/gm
 const DIFF_FILE = /^(?:\+\+\+|---) (?:"((?:[^"\\]|\\.)*)"|([^\t\r\n]+?))(?:\t.*)?\r?$/gm
@@ -23,7 +23,7 @@ export function patchTargets(patch: string): { kind: PatchChange; path: string }
   return out.slice(0, MAX_TARGETS)
 }
 
-/** True when `text` holds a Codex patch envelope or a unified diff. */
+/** True when `text` holds an apply_patch envelope or a unified diff. */
 export function looksLikePatch(text: string): boolean {
   return /\*\*\* (Begin Patch|Add File: |Update File: |Delete File: )/.test(text) || /^(\+\+\+|---) \S/m.test(text) && /^@@ /m.test(text) || /^diff --git /m.test(text)
 }

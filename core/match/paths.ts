@@ -22,8 +22,8 @@ export function canonicalPath(raw: string, cwd: string | undefined, home: string
 
 /**
  * Both spellings gates should match: the lexical path and, when a symlink lies on the way, its target.
- * (A link into `~/.ssh` must look like `~/.ssh`; a `~/.claude` that is itself a link, as dotfile managers
- * make it, must still look like `~/.claude`.)
+ * (A link into `~/.ssh` must look like `~/.ssh`; a harness config dir such as `~/.agent` that is itself a link, as
+ * dotfile managers make it, must still look like `~/.agent`.)
  */
 export function pathSpellings(raw: string, cwd: string | undefined, home: string): string[] {
   const lexical = lexicalPath(raw, cwd, home)

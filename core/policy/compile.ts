@@ -8,7 +8,7 @@ import { EngineError, ERR } from '../errors.ts'
 import { canonicalSha256 } from '../hash.ts'
 import type { CompiledLeaf, EngineHooks, LeafHook } from '../hooks.ts'
 import type { GateKind, Registries } from '../plugin.ts'
-import type { EvalContext, EvalRequest, LayerName, Mode, OnHit, SourceLoc } from '../types.ts'
+import type { LayerName, Mode, OnHit, SourceLoc } from '../types.ts'
 import type { RawGate } from './parse.ts'
 
 /** A `when` tree node, ready to run. */
@@ -150,30 +150,5 @@ export class GateCompiler {
       const where = err?.instancePath ? `${path}${err.instancePath.replaceAll('/', '.')}` : path
       throw new EngineError(ERR.GATE_CONFIG_INVALID, `gate "${gateId}": ${where} ${err?.message ?? 'is invalid'}`, { loc })
     }
-  }
-}
-
-/** Runs a compiled node; returns what matched, or undefined. */
-export function evaluateNode(node: CompiledNode, request: EvalRequest, ctx: EvalContext): string | undefined {
-  switch (node.op) {
-    case 'leaf':
-      return node.hook.call(node.leaf, request, ctx) ?? undefined
-    case 'all': {
-      const parts: string[] = []
-      for (const child of node.nodes) {
-        const hit = evaluateNode(child, request, ctx)
-        if (hit === undefined) return undefined
-        parts.push(hit)
-      }
-      return parts.join('; ')
-    }
-    case 'any':
-      for (const child of node.nodes) {
-        const hit = evaluateNode(child, request, ctx)
-        if (hit !== undefined) return hit
-      }
-      return undefined
-    case 'not':
-      return evaluateNode(node.node, request, ctx) === undefined ? 'not matched' : undefined
   }
 }

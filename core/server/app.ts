@@ -87,5 +87,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   })
   await app.register(decorations, opts)
   for (const route of routes) await app.register(route)
+  // Feature plugins' routes (PluginHost.addRoutes): encapsulated children of the root, so they inherit the
+  // decorations, the problem handlers and the onRoute error contract above, and keep their own hooks to themselves.
+  for (const featureRoutes of opts.engine.registry.routes.values()) await app.register(featureRoutes)
   return app
 }

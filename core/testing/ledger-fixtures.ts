@@ -51,7 +51,7 @@ export function decisionDraft(sessionId: string, signer: SignerKind | 'none', i:
     kind: 'decision',
     sessionId,
     signer,
-    source: 'claude-code',
+    source: 'test-harness',
     tool: 'Bash',
     verdict: i % 3 === 0 ? 'deny' : 'allow',
     monitorMatch: false,

@@ -4,7 +4,8 @@
  */
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { asRecord, defineHarness, denyText, groupIsOurs, INSTALL_HEADER, parseClaudeStyle, readJsonc, serversFromJsonMap, shimCommand } from '../../core/index.ts'
+import { defineHarness, denyText } from '../../core/index.ts'
+import { asRecord, groupIsOurs, INSTALL_HEADER, parseClaudeStyle, readJsonc, serversFromJsonMap, shimCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 
 const ID = 'claude-code'

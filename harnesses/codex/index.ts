@@ -6,7 +6,8 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse as parseToml } from 'smol-toml'
-import { asRecord, defineHarness, denyText, groupIsOurs, parseClaudeStyle, serversFromCodexToml, shimCommand } from '../../core/index.ts'
+import { defineHarness, denyText } from '../../core/index.ts'
+import { asRecord, groupIsOurs, parseClaudeStyle, serversFromCodexToml, shimCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 import { mapCodexTool } from './tools.ts'
 

@@ -2,7 +2,8 @@
  * Codex tool names onto the policy's tools: `Bash` stays, `apply_patch` becomes `Edit` (or `Write` when it
  * only adds files) with the touched paths, `spawn_agent` becomes `Agent`; MCP names are already `mcp__s__t`.
  */
-import { absolutePath, patchTargets } from '../../core/index.ts'
+import { patchTargets } from '../../core/index.ts'
+import { absolutePath } from '../kit/index.ts'
 
 function quoteWord(word: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`

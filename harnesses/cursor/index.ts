@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
-import { absolutePath, asRecord, commandIsOurs, compact, defineHarness, denyText, mcpToolName, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand, UNRESOLVED_MCP_SERVER } from '../../core/index.ts'
+import { defineHarness, denyText, mcpToolName, UNRESOLVED_MCP_SERVER } from '../../core/index.ts'
+import { absolutePath, asRecord, commandIsOurs, compact, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 import { mapCursorTool } from './tools.ts'
 

@@ -2,7 +2,7 @@
  * Cursor tool names onto the policy's tools: `Shell` → `Bash`, `Read`/`Write` stay, `Edit`/`StrReplace`/
  * `MultiEdit` → `Edit`, `Task` → `Agent`, with path-like input keys as an absolute `file_path`.
  */
-import { absolutePath } from '../../core/index.ts'
+import { absolutePath } from '../kit/index.ts'
 
 const RENAMES: Readonly<Record<string, string>> = {
   Shell: 'Bash',

@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { asRecord, compact, defineHarness, denyText, groupIsOurs, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand } from '../../core/index.ts'
+import { defineHarness, denyText } from '../../core/index.ts'
+import { asRecord, compact, groupIsOurs, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 import { mapGeminiTool } from './tools.ts'
 

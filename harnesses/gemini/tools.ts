@@ -3,7 +3,8 @@
  * `run_shell_command` → `Bash`, `read_file`/`read_many_files` → `Read`, `write_file` → `Write`,
  * `replace` → `Edit` (all with an absolute `file_path`), MCP `mcp_<server>_<tool>` → `mcp__<server>__<tool>`.
  */
-import { absolutePath, mcpToolName } from '../../core/index.ts'
+import { mcpToolName } from '../../core/index.ts'
+import { absolutePath } from '../kit/index.ts'
 
 const RENAMES: Readonly<Record<string, string>> = {
   run_shell_command: 'Bash',

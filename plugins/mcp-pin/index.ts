@@ -3,24 +3,14 @@
  * files of the calling harness, cross-checked with runtime facts such as Gemini `mcp_context` or Cursor's
  * url/command), fingerprints it and checks the pin store (first sighting queues it). The `mcp_pin` leaf
  * predicate then matches unpinned or changed servers, so the built-in gate `mcp.unpinned-server` denies
- * them through the normal policy path (modes, trace, nudge, ledger).
+ * them through the normal policy path (modes, trace, nudge, ledger). Its routes (routes.ts) check and
+ * accept pins over HTTP.
  */
-import {
-  configuredServers,
-  defineGateKind,
-  fingerprint,
-  findRepoRoot,
-  harnessRegistry,
-  mcpToolName,
-  PinStore,
-  resolveServer,
-  runtimeIdentityOf,
-  serverForRuntime,
-  STAGE,
-  UNRESOLVED_MCP_SERVER,
-  type EnginePlugin,
-  type EvalRequest,
-} from '../../core/index.ts'
+import { defineGateKind, harnessRegistry, mcpToolName, STAGE, UNRESOLVED_MCP_SERVER, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
+import { fingerprint, runtimeIdentityOf } from './fingerprint.ts'
+import { PinStore } from './pin-store.ts'
+import { configuredServers, findRepoRoot, resolveServer, serverForRuntime } from './resolve.ts'
+import mcpRoutes from './routes.ts'
 
 /** Where the pin verdict rides on the request (always overwritten here, so a caller cannot preset it). */
 const META_KEY = 'svc_mcp_pin'
@@ -61,6 +51,7 @@ const plugin: EnginePlugin = {
   dependsOn: ['normalise:tool-input'],
   apply(host) {
     gate.apply(host)
+    host.addRoutes(mcpRoutes)
     const harnesses = harnessRegistry(host.registry)
     let store: PinStore | undefined
     host.hooks.preEvaluate.tap({ name: 'mcp-pin', stage: STAGE.DEFAULT }, (request, ctx): EvalRequest => {

@@ -6,6 +6,9 @@
  * input is walked (bounded): a string under a path-like key (`path`, `destination`, `files[]`, ...) is a
  * path, and in fetch-like tools and MCP tools every URL in any string is a destination (Gemini's
  * `web_fetch` takes its URLs inside a `prompt`).
+ *
+ * This is the only pass that turns tool-input strings into canonical paths (lexical, `~`, symlinks); harness
+ * folders only map their fields onto the policy's vocabulary, and shell commands are analysed separately.
  */
 import { findUrls, looksLikePatch, parseCallUrl, patchedPaths, pathSpellings, STAGE, type CallUrl, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
 
@@ -36,6 +39,8 @@ const plugin: EnginePlugin = {
         spelled.add(raw)
         for (const p of pathSpellings(raw, request.cwd, ctx.home)) paths.add(p)
       }
+      // Top-level path fields first and unconditionally: the walk below is bounded, and a payload must not
+      // hide its real target behind hundreds of earlier strings.
       for (const field of PATH_FIELDS) {
         const v = input[field]
         if (typeof v === 'string' && v.length > 0) addPath(v)

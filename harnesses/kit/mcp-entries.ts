@@ -5,8 +5,8 @@
  */
 import { parse as parseJsonc } from 'jsonc-parser'
 import { parse as parseToml } from 'smol-toml'
-import type { McpServerEntry } from '../harness.ts'
-import { asRecord } from '../harness-kit.ts'
+import type { McpServerEntry } from '../../core/index.ts'
+import { asRecord } from './payload.ts'
 
 function strings(value: unknown): string[] | undefined {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined

@@ -3,11 +3,7 @@
  * answer "not yet implemented"), or every registered harness detected for this user or repo.
  */
 import { existsSync } from 'node:fs'
-import { RefusalError } from '../errors.ts'
-import type { HarnessDefinition, HarnessEnv, HarnessScope } from '../harness.ts'
-
-/** Harness ids the installer knows of but does not implement yet (DESIGN.md §4 naming). */
-export const PLANNED_HARNESSES: readonly string[] = ['copilot-cli', 'factory', 'windsurf', 'cline', 'opencode']
+import { type HarnessDefinition, type HarnessEnv, type HarnessScope, RefusalError } from '../../core/index.ts'
 
 /** A selection that cannot be served: 501 for planned harnesses, 400 for unknown ones. */
 export class HarnessSelectionError extends RefusalError {
@@ -26,14 +22,20 @@ export interface Selection {
  * The harnesses to install for `ids`, or every registered harness `detect` finds in `scope` when none are
  * named; throws HarnessSelectionError (400 unknown, 501 planned) for a name it cannot serve.
  */
-export function selectHarnesses(registered: ReadonlyMap<string, HarnessDefinition>, ids: readonly string[] | undefined, env: HarnessEnv, scope: HarnessScope): Selection {
+export function selectHarnesses(
+  registered: ReadonlyMap<string, HarnessDefinition>,
+  planned: ReadonlySet<string>,
+  ids: readonly string[] | undefined,
+  env: HarnessEnv,
+  scope: HarnessScope,
+): Selection {
   const supported = [...registered.keys()].join(', ')
   if (ids && ids.length > 0) {
     const out: HarnessDefinition[] = []
     for (const id of new Set(ids)) {
       const harness = registered.get(id)
       if (harness) out.push(harness)
-      else if (PLANNED_HARNESSES.includes(id)) throw new HarnessSelectionError(501, `harness "${id}" is not yet implemented; supported: ${supported}`)
+      else if (planned.has(id)) throw new HarnessSelectionError(501, `harness "${id}" is not yet implemented; supported: ${supported}`)
       else throw new HarnessSelectionError(400, `unknown harness "${id}"; supported: ${supported}`)
     }
     return { harnesses: out, skipped: [] }

@@ -4,8 +4,7 @@
  * known, its tool list (name, description, input schema). Equal identities give equal fingerprints
  * whatever the key order or the harness the server was found in.
  */
-import type { McpServerEntry } from '../harness.ts'
-import { canonicalSha256 } from '../hash.ts'
+import { canonicalSha256, type McpServerEntry } from '../../core/index.ts'
 
 /** What identifies a server: a config entry without where it was found. */
 export interface ServerIdentity extends Omit<McpServerEntry, 'name' | 'harness' | 'file' | 'transport'> {

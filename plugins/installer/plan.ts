@@ -4,10 +4,7 @@
  * user reviewed is exactly what gets written.
  */
 import { createPatch } from 'diff'
-import { RefusalError } from '../errors.ts'
-import type { HarnessDefinition, HarnessEnv, HarnessScope, InstallContext, InstallEntry } from '../harness.ts'
-import { sha256 } from '../hash.ts'
-import { readText } from '../read-text.ts'
+import { type HarnessDefinition, type HarnessEnv, type HarnessScope, type InstallContext, type InstallEntry, readText, RefusalError, sha256 } from '../../core/index.ts'
 import { appendToArray, indexOfEqual, parseJsoncStrict, removeAt, valueAt } from './jsonc-edit.ts'
 import { backupPath, readManifest } from './manifest.ts'
 import type { ManifestEntry, ManifestFile } from './manifest.ts'

@@ -7,14 +7,11 @@
 import { homedir } from 'node:os'
 import { resolve } from 'node:path'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ApiProblem, RefusalError } from '../../errors.ts'
-import { harnessRegistry } from '../../harness.ts'
-import type { HarnessScope } from '../../harness.ts'
-import { applyInstall, applyUninstall } from '../../install/apply.ts'
-import { planInstall, planUninstall } from '../../install/plan.ts'
-import type { InstallRequest, Plan } from '../../install/plan.ts'
-import { selectHarnesses } from '../../install/select.ts'
-import { ABSOLUTE_PATH } from './schemas.ts'
+import { ABSOLUTE_PATH, ApiProblem, harnessRegistry, plannedHarnesses, type HarnessScope, RefusalError } from '../../core/index.ts'
+import { applyInstall, applyUninstall } from './apply.ts'
+import { planInstall, planUninstall } from './plan.ts'
+import type { InstallRequest, Plan } from './plan.ts'
+import { selectHarnesses } from './select.ts'
 
 interface InstallBody {
   harnesses?: string[]
@@ -92,7 +89,7 @@ export default async function installRoutes(app: FastifyInstance): Promise<void>
     const scope = b.scope ?? 'user'
     if (scope === 'repo' && !b.repo) throw new ApiProblem(400, 'invalid_request', 'scope "repo" needs "repo": the repository root to install into')
     const env = { home: userHome, ...(b.repo ? { repo: resolve(b.repo) } : {}), env: {} }
-    const selection = selectHarnesses(registered(), b.harnesses, env, scope)
+    const selection = selectHarnesses(registered(), plannedHarnesses(app.engine.registry), b.harnesses, env, scope)
     if (selection.harnesses.length === 0) throw new ApiProblem(422, 'unprocessable', `no supported harness detected at ${scope} scope; name one with "harnesses"`)
     const host = request.headers.host ?? ''
     const daemonUrl = b.daemon_url ?? (/^(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(host) ? `http://${host}` : 'http://127.0.0.1:7878')
@@ -145,7 +142,7 @@ export default async function installRoutes(app: FastifyInstance): Promise<void>
       try {
         const b = request.body
         const all = registered()
-        const harnesses = b.harnesses?.length ? selectHarnesses(all, b.harnesses, { home: userHome, env: {} }, b.scope ?? 'user').harnesses : [...all.values()]
+        const harnesses = b.harnesses?.length ? selectHarnesses(all, plannedHarnesses(app.engine.registry), b.harnesses, { home: userHome, env: {} }, b.scope ?? 'user').harnesses : [...all.values()]
         const req = { svcHome: app.engine.home, harnesses, ...(b.scope ? { scope: b.scope } : {}) }
         const plan = planUninstall(req)
         if (b.dry_run) return planJson(plan, { applied: false })

@@ -5,8 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { writePrivateFile } from '../atomic-file.ts'
-import { RefusalError } from '../errors.ts'
+import { RefusalError, writePrivateFile } from '../../core/index.ts'
 import type { ServerIdentity } from './fingerprint.ts'
 
 export type PinState = 'queued' | 'pinned' | 'mismatch'

@@ -11,11 +11,11 @@ import type { HookAnswer } from '../harness.ts'
 
 /**
  * How long an answer is replayed to a duplicate delivery. Short on purpose: duplicates arrive within
- * milliseconds, while a later identical call (Gemini ids are derived from the call) must be decided again.
+ * milliseconds, while a later identical call (a harness without tool use ids gets ids derived from the call) must be decided again.
  */
 export const REPLAY_MS = 10_000
 const MAX_ANSWERS = 10_000
-/** Fields that describe rather than change a call (Cursor's own format adds `working_directory` = cwd). */
+/** Fields that describe rather than change a call (some formats echo the cwd as `working_directory`). */
 const COSMETIC: ReadonlySet<string> = new Set(['description', 'timeout', 'run_in_background', 'explanation'])
 
 /** Per-app memory of the hook route: in-flight deliveries and recently given answers (see the module comment). */

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { serversFromCodexToml, serversFromJsonMap } from './entries.ts'
+// Entries as the harness kit reads them from configs (a test-only import: the plugin gets them via the harness registry).
+import { serversFromJsonMap } from '../../harnesses/kit/mcp-entries.ts'
 import { fingerprint, identityOf, runtimeMatches } from './fingerprint.ts'
 import { PinAcceptError, PinStore } from './pin-store.ts'
 
@@ -22,11 +23,6 @@ describe('MCP fingerprints', () => {
     const [c] = serversFromJsonMap({ gh: { command: 'npx', args: ['-y', 'gh-evil'], env: { TOKEN: 'one', A: 'x' } } }, 'cursor', '/a')
     expect(fingerprint(c!)).not.toBe(fingerprint(a!))
     expect(fingerprint(a!, [{ name: 't', description: 'd' }])).not.toBe(fingerprint(a!))
-  })
-
-  it('reads Codex [mcp_servers] tables with env and header names', () => {
-    const [s] = serversFromCodexToml('[mcp_servers.docs]\nurl = "https://x.example/mcp"\nbearer_token_env_var = "DOCS"\nhttp_headers = { "X-Team" = "a" }\n', '/c')
-    expect(s).toMatchObject({ name: 'docs', transport: 'http', url: 'https://x.example/mcp', headerNames: ['Authorization', 'X-Team'] })
   })
 
   it('checks runtime facts against the configured identity (command alone or the whole line)', () => {

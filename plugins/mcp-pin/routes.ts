@@ -5,13 +5,11 @@
  */
 import { homedir } from 'node:os'
 import type { FastifyInstance } from 'fastify'
-import { ApiProblem } from '../../errors.ts'
-import { harnessRegistry } from '../../harness.ts'
-import { fingerprint, identityOf } from '../../mcp/fingerprint.ts'
-import type { McpToolInfo, ServerIdentity } from '../../mcp/fingerprint.ts'
-import { PinStore } from '../../mcp/pin-store.ts'
-import { configuredServers, findRepoRoot, resolveServer } from '../../mcp/resolve.ts'
-import { ABSOLUTE_PATH } from './schemas.ts'
+import { ABSOLUTE_PATH, ApiProblem, harnessRegistry } from '../../core/index.ts'
+import { fingerprint, identityOf } from './fingerprint.ts'
+import type { McpToolInfo, ServerIdentity } from './fingerprint.ts'
+import { PinStore } from './pin-store.ts'
+import { configuredServers, findRepoRoot, resolveServer } from './resolve.ts'
 
 interface CheckBody {
   server: string

@@ -5,9 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { writePrivateFile } from '../atomic-file.ts'
-import type { HarnessScope } from '../harness.ts'
-import { sha256 } from '../hash.ts'
+import { type HarnessScope, sha256, writePrivateFile } from '../../core/index.ts'
 
 /** One entry we wrote into a file. */
 export type ManifestEntry =

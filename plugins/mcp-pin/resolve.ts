@@ -4,8 +4,7 @@
  */
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import type { HarnessDefinition, HarnessEnv, McpServerEntry } from '../harness.ts'
-import { readText } from '../read-text.ts'
+import { type HarnessDefinition, type HarnessEnv, type McpServerEntry, readText } from '../../core/index.ts'
 import { identityFromRuntime, identityOf, runtimeMatches } from './fingerprint.ts'
 import type { RuntimeIdentity, ServerIdentity } from './fingerprint.ts'
 

@@ -1,0 +1,8 @@
+/**
+ * The harness kit: wire-format helpers shared by several harness folders. It is not a plugin and registers
+ * nothing; harness folders import it, the core never does (only harness folders know a harness's format).
+ */
+export { parseClaudeStyle, type ToolMapper } from './claude-style.ts'
+export { commandIsOurs, groupIsOurs, INSTALL_HEADER, INSTALL_MARKER, shimCommand } from './install-entries.ts'
+export { readJsonc, serversFromCodexToml, serversFromJsonMap } from './mcp-entries.ts'
+export { absolutePath, asRecord, compact, objectField, optionalString, requireString, withFilePath } from './payload.ts'
