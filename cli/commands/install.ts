@@ -9,7 +9,7 @@ import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
 import type { HarnessDefinition } from '../../core/index.ts'
 import { harnessPlugins, PLANNED_HARNESSES } from '../../harnesses/index.ts'
-import { applyInstall, applyUninstall } from '../../plugins/installer/apply.ts'
+import { applyInstall, applyUninstall, installShim, shimPath, shimState } from '../../plugins/installer/apply.ts'
 import { planInstall, planUninstall, type Plan } from '../../plugins/installer/plan.ts'
 import { HarnessSelectionError, selectHarnesses } from '../../plugins/installer/select.ts'
 import { CliError, type CliIo } from '../io.ts'
@@ -102,6 +102,15 @@ export function makeInstallCommand(io: CliIo): Command {
       if (harnesses.length === 0) throw new CliError(`no supported harness detected at ${opts.scope} scope; name one with --harness`)
       const req = { harnesses, scope: opts.scope, env, svcHome: svcHome(io.env, opts.home), daemonUrl: daemonUrl(io.env, opts.url), failOpen: !!opts.failOpen, transport: opts.transport }
       const plan = planInstall(req)
+      // Entries in place but the shim they run is missing or from another version: refresh it (no config changes).
+      const shim = shimState(req.svcHome)
+      if (plan.changes.length === 0 && shim !== 'current') {
+        printPlan(io, plan)
+        if (opts.dryRun) return io.out(`would refresh the ${shim} shim ${shimPath(req.svcHome)}`)
+        installShim(req.svcHome)
+        io.out(`refreshed the ${shim} shim ${shimPath(req.svcHome)}; the hook entries were already current`)
+        return mintSession(io, opts)
+      }
       if (!(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))) return
       applyInstall(req, plan.token)
       io.out(`installed svc hooks for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
