@@ -14,6 +14,8 @@ export interface CommandEntry {
 }
 
 export const commands: readonly CommandEntry[] = [
+  { name: 'status', summary: 'show whether protection is in force: daemon, mode, session and renewal, hooks, shim, policy, ledger (exit 1 when not)', load: async () => (await import('./status.ts')).makeStatusCommand },
+  { name: 'doctor', summary: 'check everything status checks and offer fixes (a stale shim, removed hook entries, a changed daemon URL, an invalid harness config)', load: async () => (await import('./doctor.ts')).makeDoctorCommand },
   { name: 'daemon', summary: 'run the svc daemon in the foreground (API on 127.0.0.1)', load: async () => (await import('./daemon.ts')).makeDaemonCommand },
   { name: 'session', summary: 'mint, rotate and list ledger sessions', load: async () => (await import('./session.ts')).makeSessionCommand },
   { name: 'agent', summary: 'keep a session minted on the daemon: renew it after restarts, idle expiry and before its lifetime ends', load: async () => (await import('./agent.ts')).makeAgentCommand },

@@ -4,13 +4,14 @@
  * any other token that no longer matches the files on disk is a PlanConflictError (409 at the API).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import { readText, sha256 } from '../../core/index.ts'
 import { backupPath, readManifest, writeManifest } from './manifest.ts'
 import type { Manifest, ManifestEntry, ManifestFile } from './manifest.ts'
 import { indexOfEqual } from './jsonc-edit.ts'
 import { PlanConflictError, planInstall, planUninstall } from './plan.ts'
+import { SHIM_SOURCE, shimPath } from './shim.ts'
 import type { InstallRequest, Plan, UninstallRequest } from './plan.ts'
 
 export interface ApplyResult {
@@ -19,20 +20,7 @@ export interface ApplyResult {
   readonly plan: Plan
 }
 
-const SHIM_SOURCE = new URL('./svc-hook.sh', import.meta.url)
 const MAX_TOKENS = 64
-
-/** Where the installed shim lives. */
-export function shimPath(svcHome: string): string {
-  return join(svcHome, 'bin', 'svc-hook')
-}
-
-/** Whether the installed shim is this version's (`stale`: an older or edited copy; `missing`: none). */
-export function shimState(svcHome: string): 'current' | 'stale' | 'missing' {
-  const installed = readText(shimPath(svcHome))
-  if (installed === undefined) return 'missing'
-  return installed === readFileSync(SHIM_SOURCE, 'utf8') ? 'current' : 'stale'
-}
 
 /** Installs (or refreshes) the POSIX shim as `$SVC_HOME/bin/svc-hook`. */
 export function installShim(svcHome: string): string {
