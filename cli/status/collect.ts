@@ -6,6 +6,7 @@
  * status must answer in well under a second.
  */
 import { readFileSync, statSync } from 'node:fs'
+import { Agent, get as httpGet } from 'node:http'
 import { join } from 'node:path'
 import type { Manifest } from '../../plugins/installer/manifest.ts'
 import { indexOfEqual } from '../../plugins/installer/jsonc-edit.ts'
@@ -55,11 +56,27 @@ export interface StatusReport {
 }
 
 const RENEWER_LIVE_MS = 60_000
+const agent = new Agent({ keepAlive: true })
 
-async function getJson<T>(url: string, timeoutMs = 2_000): Promise<T> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) })
-  if (!res.ok) throw new Error(`HTTP ${res.status}`)
-  return (await res.json()) as T
+/** GET JSON with node:http: loading fetch (undici) costs more than everything else status does. */
+function getJson<T>(url: string, timeoutMs = 2_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, { timeout: timeoutMs, agent }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (body += chunk))
+      res.on('end', () => {
+        if ((res.statusCode ?? 0) >= 400) return reject(new Error(`HTTP ${res.statusCode}`))
+        try {
+          resolve(JSON.parse(body) as T)
+        } catch {
+          reject(new Error(`${url} answered with a body that is not JSON`))
+        }
+      })
+    })
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)))
+    req.on('error', reject)
+  })
 }
 
 function readManifest(home: string): Manifest | undefined {
@@ -112,7 +129,7 @@ export async function collectStatus(url: string, home: string): Promise<StatusRe
     const health = await getJson<{ version: string }>(`${url}/v1/health`)
     daemon = { reachable: true, version: health.version }
   } catch (err) {
-    daemon = { reachable: false, error: (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message }
+    daemon = { reachable: false, error: (err as Error).message }
     problems.push({ what: `the daemon at ${url} is not reachable (${daemon.error})`, hint: 'start it: `svc service install` (runs at login, restarts on failure) or `svc daemon`; another URL: --url or SVC_URL' })
   }
   if (daemon.reachable) {
@@ -152,6 +169,7 @@ export async function collectStatus(url: string, home: string): Promise<StatusRe
     }
   }
 
+  agent.destroy()
   const hooks = installedHooks(home)
   const shim = shimState(home)
   if (hooks.length === 0) problems.push({ what: 'no harness has svc hooks installed', hint: 'run `svc install` (shows the diff first)' })
