@@ -4,11 +4,12 @@
  * `systemctl` (unavailable → files written, a warning saying what to run), another a `systemctl` on PATH that
  * records its calls (what would be loaded and started). launchd is checked by content only (no macOS here).
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { serviceFiles, type ServiceSpec } from '../cli/service/units.ts'
 import { tempDir } from './helpers/daemon.ts'
+import { fakeProgram } from './helpers/fake-bin.ts'
 import { runCli } from './helpers/run-cli.ts'
 
 const dirs: string[] = []
@@ -81,12 +82,9 @@ describe('svc service install → status → uninstall (real CLI, throwaway HOME
   it('with systemctl answering: daemon-reload, enable --now both units, then disable --now on uninstall', async () => {
     const home = tempDir('svc-service-')
     dirs.push(home)
-    const bin = join(home, 'bin')
-    mkdirSync(bin)
     const calls = join(home, 'systemctl.calls')
-    writeFileSync(join(bin, 'systemctl'), `#!/bin/sh\necho "$*" >> '${calls}'\ncase "$*" in *is-active*) echo active ;; esac\n`)
-    chmodSync(join(bin, 'systemctl'), 0o755)
-    const env = { HOME: home, SVC_HOME: join(home, '.svc'), PATH: `${bin}:${process.env.PATH}` }
+    const PATH = fakeProgram(home, 'systemctl', `echo "$*" >> '${calls}'\ncase "$*" in *is-active*) echo active ;; esac\n`)
+    const env = { HOME: home, SVC_HOME: join(home, '.svc'), PATH }
     const installed = await runCli(['service', 'install', '--agent', 'software'], env)
     expect(installed.code, installed.stderr).toBe(0)
     expect(installed.stdout).toContain('loaded svc-daemon.service, svc-agent.service; logs: journalctl --user -u svc-daemon.service')

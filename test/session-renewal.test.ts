@@ -5,13 +5,14 @@
  * denies with exactly what to type and notifies (a fake notify-send records the notification).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { generateSync } from 'otplib'
 import { afterEach, describe, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../cli/paths.ts'
 import { SessionStore } from '../core/sessions/store.ts'
 import { tempDir } from './helpers/daemon.ts'
+import { fakeProgram } from './helpers/fake-bin.ts'
 import { runCli } from './helpers/run-cli.ts'
 import { waitFor } from './helpers/wait.ts'
 
@@ -102,12 +103,9 @@ describe('svc agent renews the daemon session', () => {
   it('a TOTP session that expires is not renewed silently: hooks deny with what to type, and the user is notified', async () => {
     const home = tempDir('svc-renew-')
     homes.push(home)
-    const bin = join(home, 'fake-bin')
-    mkdirSync(bin)
     const notes = join(home, 'notifications.txt')
-    writeFileSync(join(bin, 'notify-send'), `#!/bin/sh\nprintf '%s|' "$@" >> '${notes}'\necho >> '${notes}'\n`)
-    chmodSync(join(bin, 'notify-send'), 0o755)
-    const env = { SVC_HOME: home, HOME: home, SVC_SESSION_IDLE: '1s', PATH: `${bin}:${process.env.PATH}` }
+    const PATH = fakeProgram(home, 'notify-send', `printf '%s|' "$@" >> '${notes}'\necho >> '${notes}'\n`)
+    const env = { SVC_HOME: home, HOME: home, SVC_SESSION_IDLE: '1s', PATH }
     const daemon = await startDaemon(home, port(), env)
     const enrolled = await runCli(['signer', 'enroll', '--tier', 'totp', '--passphrase', 'long enough passphrase'], env)
     const secret = new URL(/otpauth:\/\/\S+/.exec(enrolled.stdout)![0]).searchParams.get('secret')!
