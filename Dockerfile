@@ -30,7 +30,7 @@ RUN if [ -n "$SVC_COMMIT" ]; then printf '{"commit":"%s"}\n' "$SVC_COMMIT" > cli
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
-# 7878: API. 7879: web dashboard (DESIGN.md §4). Publish both on the host's loopback only.
+# 7878: API. 7879: web dashboard (README "Container"). Publish both on the host's loopback only.
 EXPOSE 7878 7879
 
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:7878/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"

@@ -1,7 +1,7 @@
 /**
  * Sessions the daemon knows. A session binds ledger entries to a signer kind; its key (when it has one)
  * lives in memory only, as a native KeyObject, and never touches disk. Lifetime and idle expiry follow
- * DESIGN.md §4 (12h from issue, 30 min idle, extended by heartbeat); a rotated session ends at once.
+ * docs/architecture.md (12h from issue, 30 min idle, extended by heartbeat); a rotated session ends at once.
  * Once a session is expired its signer refuses to sign, so the next append fails.
  */
 import { randomBytes } from 'node:crypto'
@@ -12,7 +12,7 @@ import type { SessionCertificate } from '../trust/session-cert.ts'
 import { SessionRenewal } from './renewal.ts'
 import type { SessionFacts, SignerKind } from '../types.ts'
 
-/** A session's lifetime from issue (DESIGN.md §4). */
+/** A session's lifetime from issue (docs/architecture.md). */
 export const DEFAULT_LIFETIME_MS = 12 * 3600_000
 /** How long a session may go without a call or heartbeat before it expires. */
 export const DEFAULT_IDLE_MS = 30 * 60_000
