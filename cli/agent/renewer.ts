@@ -53,6 +53,8 @@ export interface RenewerOptions {
 
 const RANK: Readonly<Record<SignerKind, number>> = { unattested: 0, software: 1, totp: 2, os_keychain: 3, hardware_key: 4 }
 const LONG_POLL_MS = 25_000
+/** Pause before looking again when renewing is not possible right now (a refusal, a code needed). */
+const RETRY_MS = 5_000
 const DEFAULT_LIFETIME_MS = 12 * 3_600_000
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -115,14 +117,18 @@ export async function runRenewer(io: CliIo, opts: RenewerOptions): Promise<void>
       waitMs = need.recheckMs
       continue
     }
-    waitMs = 5_000 // until something changes, look again every few seconds
+    // Cases only a person can fix: tell once, then look again every few seconds (the daemon answers at once
+    // while it has no usable session, so without the pause this would spin).
+    waitMs = 0
     if (s && RANK[s.signer] > RANK[kind]) {
       tell(`stronger:${s.session_id}`, `the ${s.signer} session needs you`, `${need.why}; this agent holds a weaker ${kind} key and never replaces a stronger signer: run \`svc session rotate --id ${s.session_id} --tier ${s.signer.replace('_', '-')}\``)
+      await sleep(RETRY_MS, opts.signal)
       continue
     }
     if (opts.tier === 'totp' && !io.interactive) {
       const id = s?.session_id
       tell(`totp:${id ?? instance}`, 'TOTP session needs a code', `${need.why}; type \`${id ? `svc session rotate --id ${id}` : 'svc session create'} --tier totp\` (it asks for the passphrase and a current code)`)
+      await sleep(RETRY_MS, opts.signal)
       continue
     }
     try {
@@ -136,6 +142,7 @@ export async function runRenewer(io: CliIo, opts: RenewerOptions): Promise<void>
     } catch (err) {
       tell(`mint:${(err as Error).message}`, 'cannot renew the session', (err as Error).message)
       if (err instanceof CliError && err.exitCode === 2) throw err
+      await sleep(RETRY_MS, opts.signal)
     }
   }
 }
