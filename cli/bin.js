@@ -10,10 +10,11 @@ import { fileURLToPath } from 'node:url'
 
 // V8's compile cache also keeps stripped TypeScript: a warm start skips the stripper entirely (~150 ms on these
 // machines). It lives under $SVC_HOME, which the self-protection gates keep agents out of: a cache in a shared
-// temp directory would be code another process could plant. Only once the home exists: `svc --help` or
-// `svc install --dry-run` must not create it.
+// temp directory would be code another process could plant. Only once the home exists (`svc --help` or
+// `svc install --dry-run` must not create it), and not for the daemon: it starts rarely and lives long, and
+// writing a cold cache would only slow its start.
 const home = process.env.SVC_HOME || join(homedir(), '.svc')
-if (existsSync(home)) module.enableCompileCache?.(join(home, 'cache', 'node-compile'))
+if (existsSync(home) && process.argv[2] !== 'daemon') module.enableCompileCache?.(join(home, 'cache', 'node-compile'))
 
 const root = new URL('../', import.meta.url).href
 
