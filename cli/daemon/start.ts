@@ -13,6 +13,8 @@ import { parseDuration } from '../../core/duration.ts'
 import { SessionStore } from '../../core/sessions/store.ts'
 import { buildApp } from '../../core/server/app.ts'
 import { createAuthService } from '../../core/server/auth.ts'
+import { SqliteLedger } from '../../core/ledger/ledger.ts'
+import { ledgerMarkerPath } from '../../core/ledger/ledger-guard.ts'
 import { protectedPorts, SHIPPED_POLICIES_DIR, VERSION } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
 
@@ -24,6 +26,8 @@ export interface DaemonOptions {
   readonly env: NodeJS.ProcessEnv
   readonly log?: Logger
   readonly policiesDir?: string
+  /** `--new-ledger`: start a new ledger where evidence says one existed (its first leaf names what it replaces). */
+  readonly newLedger?: boolean
 }
 
 export interface RunningDaemon {
@@ -67,7 +71,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     renewalGraceMs: durationEnv(opts.env, 'SVC_RENEWAL_WAIT'),
     renewerMemoPath: join(opts.home, 'renewer.json'),
   })
-  const engine = await createEngine({ sessions, plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts })
+  // A daemon refuses a ledger.db that disagrees with the evidence outside it (see core/ledger/ledger-guard.ts).
+  const ledger = new SqliteLedger({ path: join(opts.home, 'ledger.db'), daemon: { marker: ledgerMarkerPath(opts.env, opts.home), allowNew: opts.newLedger } })
+  let engine: Engine
+  try {
+    engine = await createEngine({ sessions, plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts, env: opts.env, ledger })
+  } catch (err) {
+    await ledger.close()
+    throw err
+  }
   try {
     const auth = createAuthService(opts.home, opts.env)
     const app = await buildApp({ engine, auth, version: VERSION, env: { ...opts.env }, logger: log })
