@@ -215,7 +215,10 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
         const current = sessions.current()
         return current !== undefined && sessions.status(current.id, Date.now()).state === 'active'
       }
-      const waitMs = Math.min(30_000, Number(request.query.wait_ms ?? 0))
+      // The wait also ends when the current session expires (idle or lifetime), so the renewer learns of it at once.
+      const current0 = sessions.current()
+      const untilExpiry = current0 ? sessions.idleDeadline(current0) - Date.now() + 50 : 0
+      const waitMs = Math.min(30_000, Number(request.query.wait_ms ?? 0), Math.max(0, untilExpiry))
       if (waitMs > 0 && usable() && !renewal.demanded()) {
         // Ends early when the client goes away; a closing daemon releases every waiter (preClose below).
         let onClose = (): void => undefined
