@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parsePortList, svcPortSet } from '../core/index.ts'
+import { parsePortList, svcPortSet } from '../core/match/svc-ports.ts'
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 export const SHIPPED_POLICIES_DIR = join(PROJECT_ROOT, 'policies')

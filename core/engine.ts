@@ -18,6 +18,7 @@ import { GateCompiler } from './policy/compile.ts'
 import { evaluateNode, type GateTrace, type NodeTrace } from './policy/evaluate.ts'
 import { openDisableSealer, type DisableSealer } from './policy/disable-seal.ts'
 import { PolicyStore } from './policy/store.ts'
+import { expiredSessionReason } from './sessions/renewal.ts'
 import { SessionStore, type Session } from './sessions/store.ts'
 import { svcPortSet } from './match/svc-ports.ts'
 import { gateKey, StateDb } from './state/state-db.ts'
@@ -165,7 +166,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     if (status.state === 'unknown') {
       decision = refuse(`unknown session "${call.sessionId}": mint one with \`svc session create\``)
     } else if (status.state === 'expired') {
-      decision = refuse(`session ${call.sessionId} has expired: run \`svc session rotate --id ${call.sessionId}\``)
+      decision = refuse(expiredSessionReason(call.sessionId, status.session.signer))
     } else {
       sessions.touch(call.sessionId, now)
       try {

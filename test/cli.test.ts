@@ -53,7 +53,9 @@ describe('svc daemon', () => {
     const res = await svc(['session', 'create', '--tier', 'unattested', '--url', url])
     expect(res.code).toBe(0)
     expect(res.stderr).toContain('UNATTESTED — LEDGER NOT SIGNED')
-    expect(res.stderr).toContain('\x1b[1;37;41m')
+    expect(res.stderr, 'no ANSI codes when stderr is not a terminal').not.toContain('\x1b[')
+    const coloured = await svc(['session', 'create', '--tier', 'unattested', '--url', url], { FORCE_COLOR: '1' })
+    expect(coloured.stderr).toContain('\x1b[1;37;41m UNATTESTED — LEDGER NOT SIGNED')
     expect(JSON.parse(res.stdout)).toMatchObject({ session_id: expect.stringMatching(/^ses_/), signer: 'unattested' })
   })
 

@@ -31,7 +31,7 @@ describe('svc session create / rotate', () => {
     expect(await treeSize()).toBe(0)
     const ok = await runCli(['session', 'create', '--tier', 'software', '--user-id', 'bob'], { ...env, SVC_ALLOW_SOFTWARE_SIGNER: '1' })
     expect(ok.code).toBe(0)
-    expect(ok.stderr).toContain('\u001b[1;37;41m DEV — SOFTWARE SIGNER \u001b[0m')
+    expect(ok.stderr).toContain('*** DEV — SOFTWARE SIGNER ***')
     const minted = JSON.parse(ok.stdout)
     expect(minted).toMatchObject({ signer: 'software', user_id: 'bob', state: 'active' })
     const rotated = await runCli(['session', 'rotate', '--id', minted.session_id, '--tier', 'software'], { ...env, SVC_ALLOW_SOFTWARE_SIGNER: '1' })

@@ -25,8 +25,8 @@ function acceptCommand(io: CliIo): Command {
     .option('--password-stdin', 'read the operator password from stdin')
     .action(async (server: string, opts: { fingerprint?: string; url?: string; passwordStdin?: boolean }) => {
       const url = daemonUrl(io.env, opts.url)
-      const password = opts.passwordStdin ? (await io.readStdin()).split(/\r?\n/)[0] : undefined
-      const token = await operatorToken(url, io.env, password)
+      const password = opts.passwordStdin ? await io.ask('operator password: ', { hidden: true }) : undefined
+      const token = await operatorToken(url, io, password)
       const res = await callDaemon<PinView>(url, '/v1/mcp/pin/accept', { body: { server, ...(opts.fingerprint ? { fingerprint: opts.fingerprint } : {}) }, token })
       io.out(`pinned ${res.server} at ${res.pinned_fingerprint}`)
     })

@@ -8,7 +8,6 @@ import { callDaemon } from '../http.ts'
 import { banner, CliError, type CliIo } from '../io.ts'
 import { unlockHostKey } from './long-lived-key.ts'
 import { mintSession } from './mint.ts'
-import { readHidden } from './prompt.ts'
 import { SignerError } from './signer-error.ts'
 
 export interface MintFlowOptions {
@@ -32,6 +31,19 @@ export interface MintedSession {
   readonly [key: string]: unknown
 }
 
+/**
+ * The TOTP tier's passphrase and code: given as options, else typed at hidden prompts, else piped on stdin
+ * (passphrase line, then code line). Missing either is a usage error before anything changes.
+ */
+export async function totpSecrets(io: CliIo, given: { code?: string; passphrase?: string }): Promise<{ code: string; passphrase: string }> {
+  const passphrase = given.passphrase ?? (await io.ask('TOTP signer passphrase: ', { hidden: true }))
+  const code = given.code ?? (await io.ask('6-digit TOTP code: ', { hidden: true }))
+  if (!passphrase || !code || !/^\d{6}$/.test(code.trim())) {
+    throw new CliError('--tier totp needs the signer passphrase and a current 6-digit code: type them at the prompts, pipe them on stdin (passphrase line, then code line), or pass --passphrase and --code', 2)
+  }
+  return { code: code.trim(), passphrase }
+}
+
 /** Mints a session on the daemon at `baseUrl`; throws CliError (nothing minted) on any refusal. */
 export async function mintOnDaemon(io: CliIo, opts: MintFlowOptions): Promise<MintedSession> {
   let tier
@@ -42,11 +54,7 @@ export async function mintOnDaemon(io: CliIo, opts: MintFlowOptions): Promise<Mi
   }
   const kind = signerKindOf(tier)
   if (kind === 'unattested' || kind === 'software' || kind === 'totp') io.err(banner(kind))
-  let { code, passphrase } = opts
-  if (tier === 'totp') {
-    passphrase ??= await readHidden('TOTP signer passphrase: ')
-    code ??= await readHidden('6-digit TOTP code: ')
-  }
+  const { code, passphrase } = tier === 'totp' ? await totpSecrets(io, opts) : opts
   let body
   try {
     const host = unlockHostKey(tier, { home: opts.home, env: io.env, code, passphrase })

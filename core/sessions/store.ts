@@ -1,7 +1,7 @@
 /**
  * Sessions the daemon knows. A session binds ledger entries to a signer kind; its key (when it has one)
  * lives in memory only, as a native KeyObject, and never touches disk. Lifetime and idle expiry follow
- * DESIGN.md §4 (12h from issue, 30 min idle, extended by heartbeat); a rotated session ends at once.
+ * docs/architecture.md (12h from issue, 30 min idle, extended by heartbeat); a rotated session ends at once.
  * Once a session is expired its signer refuses to sign, so the next append fails.
  */
 import { randomBytes } from 'node:crypto'
@@ -9,9 +9,10 @@ import { EngineError, ERR } from '../errors.ts'
 import { signingKeyFromSeed } from '../ledger/ed25519.ts'
 import { leafSignerFor, type LeafSigner, type SqliteLedger } from '../ledger/ledger.ts'
 import type { SessionCertificate } from '../trust/session-cert.ts'
+import { SessionRenewal } from './renewal.ts'
 import type { SessionFacts, SignerKind } from '../types.ts'
 
-/** A session's lifetime from issue (DESIGN.md §4). */
+/** A session's lifetime from issue (docs/architecture.md). */
 export const DEFAULT_LIFETIME_MS = 12 * 3600_000
 /** How long a session may go without a call or heartbeat before it expires. */
 export const DEFAULT_IDLE_MS = 30 * 60_000
@@ -53,9 +54,17 @@ export class SessionStore {
   readonly #sessions = new Map<string, Session>()
   readonly #idleMs: number
   #currentId?: string
+  /** Where hooks wait for, and the renewer (`svc agent`) learns of, a session to re-mint. */
+  readonly renewal: SessionRenewal
 
-  constructor(opts: { idleMs?: number } = {}) {
+  constructor(opts: { idleMs?: number; renewalGraceMs?: number; renewerMemoPath?: string } = {}) {
     this.#idleMs = opts.idleMs ?? DEFAULT_IDLE_MS
+    this.renewal = new SessionRenewal({ graceMs: opts.renewalGraceMs, memoPath: opts.renewerMemoPath })
+  }
+
+  /** The idle expiry this store applies. */
+  get idleMs(): number {
+    return this.#idleMs
   }
 
   /** Registers a session; with a certificate, the session id, validity and key come from it. */
@@ -94,6 +103,7 @@ export class SessionStore {
     }
     this.#sessions.set(id, session)
     if (this.#mayBecomeCurrent(session, now)) this.#currentId = id
+    this.renewal.changed()
     return session
   }
 

@@ -180,6 +180,68 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
     },
   })
 
+  app.addHook('preClose', async () => sessions.renewal.release())
+
+  app.get<{ Querystring: { wait_ms?: string; renewer?: string } }>('/v1/sessions/current', {
+    schema: {
+      summary: 'The session harness hooks use, for the renewer (`svc agent`) and `svc status`',
+      description:
+        'With `renewer`, the caller announces itself as the renewer of that tier; with `wait_ms`, the answer is held (long poll, at most 30 s) until a hook needs a session, a session is created, or the wait ends. It comes at once when there is no active current session.',
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { wait_ms: { type: 'string', pattern: '^[0-9]{1,5}$' }, renewer: { type: 'string', pattern: '^[a-z-]{1,32}$' } },
+      },
+      response: {
+        200: {
+          type: 'object',
+          required: ['instance_id', 'now', 'state', 'renewal_wanted', 'idle_timeout_ms'],
+          properties: {
+            instance_id: { type: 'string' },
+            now: { type: 'string' },
+            state: { type: 'string', enum: ['active', 'expired', 'none'] },
+            session: sessionView,
+            renewal_wanted: { type: 'boolean' },
+            idle_timeout_ms: { type: 'integer' },
+            renewer: { type: 'object', properties: { tier: { type: 'string' }, seen_at: { type: 'string' } } },
+          },
+        },
+      },
+    },
+    handler: async (request, reply) => {
+      const { renewal } = sessions
+      if (request.query.renewer) renewal.seen(request.query.renewer, Date.now())
+      const usable = () => {
+        const current = sessions.current()
+        return current !== undefined && sessions.status(current.id, Date.now()).state === 'active'
+      }
+      // The wait also ends when the current session expires (idle or lifetime), so the renewer learns of it at once.
+      const current0 = sessions.current()
+      const untilExpiry = current0 ? sessions.idleDeadline(current0) - Date.now() + 50 : 0
+      const waitMs = Math.min(30_000, Number(request.query.wait_ms ?? 0), Math.max(0, untilExpiry))
+      if (waitMs > 0 && usable() && !renewal.demanded()) {
+        // Ends early when the client goes away; a closing daemon releases every waiter (preClose below).
+        let onClose = (): void => undefined
+        const gone = new Promise<void>((resolve) => reply.raw.once('close', (onClose = resolve)))
+        await Promise.race([renewal.wait(waitMs), gone])
+        reply.raw.off('close', onClose)
+        if (request.query.renewer) renewal.seen(request.query.renewer, Date.now())
+      }
+      const now = Date.now()
+      const current = sessions.current()
+      const info = renewal.renewer()
+      return {
+        instance_id: renewal.instanceId,
+        now: iso(now),
+        state: current ? sessions.status(current.id, now).state : 'none',
+        ...(current ? { session: view(current, now) } : {}),
+        renewal_wanted: renewal.demanded() || !usable(),
+        idle_timeout_ms: sessions.idleMs,
+        ...(info ? { renewer: { tier: info.tier, seen_at: iso(info.seenAt) } } : {}),
+      }
+    },
+  })
+
   app.post<{ Body: { session_id: string } }>('/v1/sessions/heartbeat', {
     schema: {
       summary: 'Keep a session alive (resets its idle timer; never extends its lifetime)',
