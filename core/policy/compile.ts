@@ -7,7 +7,8 @@ import { Ajv, type ValidateFunction } from 'ajv'
 import { EngineError, ERR } from '../errors.ts'
 import { canonicalSha256 } from '../hash.ts'
 import type { CompiledLeaf, EngineHooks, LeafHook } from '../hooks.ts'
-import type { GateKind, Registries } from '../plugin.ts'
+import type { GateKind, IndexKeys, Registries } from '../plugin.ts'
+import { nodeKeys } from './gate-index.ts'
 import type { LayerName, Mode, OnHit, SourceLoc } from '../types.ts'
 import type { RawGate } from './parse.ts'
 
@@ -45,6 +46,8 @@ export interface CompiledGate {
   readonly fingerprint: string
   /** Absent for a bare disable marker (a `disabled: true` entry with no match block). */
   readonly node?: CompiledNode
+  /** What a call needs for this gate to match (see gate-index.ts); absent when its `when` cannot say. */
+  readonly keys?: IndexKeys
 }
 
 export interface GateOrigin {
@@ -88,6 +91,8 @@ export class GateCompiler {
         throw new EngineError(ERR.GATE_UNKNOWN_KIND, `gate "${id}": evaluator kind "${kind}" is not yet implemented (no guardrail plugin registers it)`, { loc: raw.loc })
       }
     }
+    const node = when ? this.#compileNode(when, id, raw.loc, 'when') : undefined
+    const keys = node ? nodeKeys(node) : undefined
     return {
       id,
       description: g.description as string | undefined,
@@ -101,7 +106,8 @@ export class GateCompiler {
       when: when ?? {},
       evaluate,
       fingerprint: canonicalSha256({ source: origin.source, gate: g }),
-      node: when ? this.#compileNode(when, id, raw.loc, 'when') : undefined,
+      node,
+      ...(keys ? { keys } : {}),
     }
   }
 
@@ -136,7 +142,8 @@ export class GateCompiler {
       if (cause instanceof EngineError) throw cause
       throw new EngineError(ERR.GATE_CONFIG_INVALID, `gate "${gateId}": ${path}: ${(cause as Error).message}`, { cause, loc })
     }
-    return { op: 'leaf', leaf: { kind: key, test }, hook: this.#hooks.evaluate.for(key) }
+    const keys = kind.index?.(value)
+    return { op: 'leaf', leaf: { kind: key, test, ...(keys ? { keys } : {}) }, hook: this.#hooks.evaluate.for(key) }
   }
 
   #validate(kind: GateKind, value: unknown, gateId: string, loc: SourceLoc, path: string): void {

@@ -9,7 +9,7 @@ import pino from 'pino'
 import { parse } from 'yaml'
 import { protectedPorts, SHIPPED_POLICIES_DIR } from '../../cli/paths.ts'
 import { allPlugins } from '../../cli/plugins.ts'
-import { createEngine, type Decision, type Engine, type EvalRequest } from '../../core/index.ts'
+import { createEngine, type Decision, type Engine, type EvalRequest, type GateTrace } from '../../core/index.ts'
 
 /** One corpus case: a shell command (Bash tool) or any tool call, and the gate expected to deny it. */
 export interface CorpusCase {
@@ -25,7 +25,8 @@ export interface CorpusWorld {
   readonly engine: Engine
   readonly home: string
   readonly cwd: string
-  decide(c: CorpusCase): Promise<{ request: EvalRequest; decision: Decision }>
+  /** With `trace`, the engine runs (and traces) every gate instead of the indexed candidates. */
+  decide(c: CorpusCase, trace?: GateTrace[]): Promise<{ request: EvalRequest; decision: Decision }>
   close(): Promise<void>
 }
 
@@ -80,10 +81,10 @@ export async function createCorpusWorld(): Promise<CorpusWorld> {
     engine,
     home,
     cwd,
-    decide(c) {
+    decide(c, trace) {
       const tool = c.tool ?? 'Bash'
       const input = c.input ?? { command: c.cmd }
-      return engine.decide({ sessionId: 'corpus', source: 'claude-code', tool, input: expandHome(input, home), cwd })
+      return engine.decide({ sessionId: 'corpus', source: 'claude-code', tool, input: expandHome(input, home), cwd }, undefined, trace)
     },
     async close() {
       await engine.close()
