@@ -9,6 +9,7 @@ import { canonicalSha256 } from '../hash.ts'
 import type { CompiledLeaf, EngineHooks, LeafHook } from '../hooks.ts'
 import type { GateKind, IndexKeys, Registries } from '../plugin.ts'
 import { nodeKeys } from './gate-index.ts'
+import { drain, type Steps } from './steps.ts'
 import type { LayerName, Mode, OnHit, SourceLoc } from '../types.ts'
 import type { RawGate } from './parse.ts'
 
@@ -69,13 +70,21 @@ export class GateCompiler {
   }
 
   compileAll(gates: readonly RawGate[], origin: GateOrigin): CompiledGate[] {
+    return drain(this.compileSteps(gates, origin))
+  }
+
+  /** compileAll as steps: yields after every gate, so a big file can compile between requests (steps.ts). */
+  *compileSteps(gates: readonly RawGate[], origin: GateOrigin): Steps<CompiledGate[]> {
     const seen = new Set<string>()
-    return gates.map((raw) => {
+    const out: CompiledGate[] = []
+    for (const raw of gates) {
       const id = raw.value.id as string
       if (seen.has(id)) throw new EngineError(ERR.POLICY_INVALID, `gate "${id}" is defined twice in this file`, { loc: raw.loc })
       seen.add(id)
-      return this.compile(raw, origin)
-    })
+      out.push(this.compile(raw, origin))
+      yield
+    }
+    return out
   }
 
   compile(raw: RawGate, origin: GateOrigin): CompiledGate {

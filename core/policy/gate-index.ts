@@ -11,7 +11,7 @@ import type { CompiledGate, CompiledNode } from './compile.ts'
 
 /**
  * What a call needs for `node` to hold, or undefined when it cannot be said: a leaf's hint; for `all`
- * the narrowest child's (each child is necessary); for `any` the union of every child's (all must say).
+ * the most selective child's (each child is necessary); for `any` the union of every child's (all must say).
  */
 export function nodeKeys(node: CompiledNode): IndexKeys | undefined {
   switch (node.op) {
@@ -21,7 +21,7 @@ export function nodeKeys(node: CompiledNode): IndexKeys | undefined {
       let best: IndexKeys | undefined
       for (const child of node.nodes) {
         const keys = nodeKeys(child)
-        if (keys && (!best || size(keys) < size(best))) best = keys
+        if (keys && (!best || cost(keys) < cost(best))) best = keys
       }
       return best
     }
@@ -41,7 +41,8 @@ export function nodeKeys(node: CompiledNode): IndexKeys | undefined {
   }
 }
 
-const size = (k: IndexKeys): number => (k.tools?.length ?? 0) + (k.programs?.length ?? 0)
+// A few tool names (Bash, Read, ...) cover most calls while programs are many: prefer program keys.
+const cost = (k: IndexKeys): number => (k.tools?.length ?? 0) * 100 + (k.programs?.length ?? 0)
 
 /** One layer's gates, indexed; `candidates` keeps policy order. */
 export class GateIndex {

@@ -14,6 +14,7 @@ import { type CompiledGate, GateCompiler } from './compile.ts'
 import type { DisableSealer } from './disable-seal.ts'
 import { PolicyFile, type FileProblem, type LoadedPolicy } from './policy-file.ts'
 import { RepoRootFinder } from './repo-root.ts'
+import { drain, runYielding, type Steps } from './steps.ts'
 import { repoSource, staticSources } from './sources.ts'
 
 /** The gates one layer contributes to a call. */
@@ -78,6 +79,8 @@ export class PolicyStore {
   #watchers: FSWatcher[] = []
   #timer?: NodeJS.Timeout
   #debounce?: NodeJS.Timeout
+  #running?: Promise<boolean>
+  #again = false
 
   constructor(opts: PolicyStoreOptions) {
     this.#opts = opts
@@ -92,12 +95,40 @@ export class PolicyStore {
 
   /** Re-stats every static file and recompiles what changed. Returns true when the policy in force changed. */
   refresh(now: number): boolean {
+    return drain(this.#refreshSteps(now))
+  }
+
+  /**
+   * refresh off the request path: compiles in slices between requests (a 10,000-gate file does not stop
+   * the daemon answering; the policy in force answers until the new one swaps in). Calls made while one
+   * runs are folded into one more run after it.
+   */
+  refreshInBackground(): Promise<boolean> {
+    if (this.#running) {
+      this.#again = true
+      return this.#running
+    }
+    const run = async (): Promise<boolean> => {
+      let changed = false
+      do {
+        this.#again = false
+        changed = (await runYielding(this.#refreshSteps(Date.now()))) || changed
+      } while (this.#again)
+      return changed
+    }
+    this.#running = run().finally(() => {
+      this.#running = undefined
+    })
+    return this.#running
+  }
+
+  *#refreshSteps(now: number): Steps<boolean> {
     const known = new Map(this.#files.map((f) => [f.src.path, f]))
     const files = staticSources(this.#opts.policiesDir, this.#opts.home).map((src) => known.get(src.path) ?? new PolicyFile(src))
     let changed = files.length !== this.#files.length
     for (const file of files) {
       const hadProblem = file.problem?.message
-      if (file.refresh(this.#opts.compiler, now)) changed = true
+      if (yield* file.refreshSteps(this.#opts.compiler, now)) changed = true
       if (file.problem && file.problem.message !== hadProblem) {
         this.#opts.log.error({ file: file.src.path, loc: file.problem.loc, code: file.problem.code }, `policy file rejected, last good version stays in force: ${file.problem.message}`)
       }
@@ -141,11 +172,10 @@ export class PolicyStore {
   }
 
   #safeRefresh(): void {
-    try {
-      if (this.refresh(Date.now())) this.#opts.log.info({ policy_hash: this.#hash }, 'policy reloaded')
-    } catch (err) {
-      this.#opts.log.error({ err }, 'policy refresh failed')
-    }
+    this.refreshInBackground().then(
+      (changed) => changed && this.#opts.log.info({ policy_hash: this.#hash }, 'policy reloaded'),
+      (err: unknown) => this.#opts.log.error({ err }, 'policy refresh failed'),
+    )
   }
 
   /** Gates that apply to one call, in layer order, disabled gates removed. */
