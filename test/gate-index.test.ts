@@ -20,7 +20,7 @@ describe('gate index over the corpus', () => {
   })
   afterAll(() => world?.close())
 
-  it('decides every corpus case exactly as running every gate does', async () => {
+  it('decides every corpus case exactly as running every gate does', { timeout: 180_000 }, async () => {
     const cases = [...loadCorpus('deny'), ...loadCorpus('allow')].flatMap((f) => f.cases)
     expect(cases.length).toBeGreaterThan(500)
     let skipped = 0

@@ -7,6 +7,8 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { join } from 'node:path'
 import pino from 'pino'
 import { SHIPPED_POLICIES_DIR } from '../../cli/paths.ts'
@@ -16,7 +18,7 @@ import { mixedCalls } from '../lib/calls.ts'
 import { formatUs, mib, summarise } from '../lib/stats.ts'
 
 const GATES = Number(process.env.BENCH_GATES ?? 10_000)
-const CALLS = 4000
+const CALLS = 2000
 
 /** Gates as an organisation's generated rule set looks: per-program command rules, per-tool rules, a few globs. */
 function bigPolicy(n: number): string {
@@ -72,15 +74,22 @@ const t0 = performance.now()
 const loading = live.policy.refreshInBackground()
 let done = false
 void loading.then(() => (done = true))
+// Requests arrive from the network: each decision starts on a new turn of the event loop, so a load that
+// blocked the loop would show as a long gap (the event-loop delay) and as slow decisions.
+const lag = monitorEventLoopDelay({ resolution: 5 })
+lag.enable()
 const during: number[] = []
 for (let i = 0; !done; i++) {
+  await nextTurn()
   const t = process.hrtime.bigint()
   await live.decide(calls[i % calls.length]!, session)
   during.push(Number(process.hrtime.bigint() - t))
 }
+lag.disable()
 const loadMs = performance.now() - t0
 if (live.policy.hash === before || live.policy.allGates().length < GATES) throw new Error('the big policy did not swap in')
 console.log(`live reload of ${GATES} gates: ${loadMs.toFixed(0)} ms; ${during.length} decisions answered meanwhile`)
 console.log(formatUs('decide while loading', summarise(during)))
+console.log(`event-loop delay while loading: p99 ${(lag.percentile(99) / 1e6).toFixed(1)} ms, max ${(lag.max / 1e6).toFixed(1)} ms`)
 await live.close()
 rmSync(small.home, { recursive: true, force: true })
