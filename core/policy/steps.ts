@@ -20,40 +20,40 @@ export function* runJob<T>(job: Job<T>): Generator<Job | undefined, T, unknown> 
   return (yield job) as T
 }
 
+/** What a job gave back to the step that handed it over: its result, or what it threw. */
+type Outcome = { readonly value: unknown } | { readonly error: unknown }
+const NOTHING: Outcome = { value: undefined }
+
+const advance = <T>(steps: Steps<T>, o: Outcome) => ('error' in o ? steps.throw(o.error) : steps.next(o.value))
+
+function settle(run: () => unknown): Outcome {
+  try {
+    return { value: run() }
+  } catch (error) {
+    return { error }
+  }
+}
+
 /** Runs every step at once, jobs inline. */
 export function drain<T>(steps: Steps<T>): T {
-  let input: unknown
-  let failure: { error: unknown } | undefined
-  for (;;) {
-    const r = failure ? steps.throw(failure.error) : steps.next(input)
-    failure = undefined
-    input = undefined
+  for (let o = NOTHING; ; ) {
+    const r = advance(steps, o)
     if (r.done) return r.value
-    if (!r.value) continue
-    try {
-      input = r.value.run()
-    } catch (error) {
-      failure = { error }
-    }
+    const job = r.value
+    o = job ? settle(() => job.run()) : NOTHING
   }
 }
 
 /** Runs the steps, yielding to the event loop after each slice of about `sliceMs`; jobs run off-thread when they can. */
 export async function runYielding<T>(steps: Steps<T>, sliceMs = 4): Promise<T> {
   let sliceStart = performance.now()
-  let input: unknown
-  let failure: { error: unknown } | undefined
-  for (;;) {
-    const r = failure ? steps.throw(failure.error) : steps.next(input)
-    failure = undefined
-    input = undefined
+  for (let o = NOTHING; ; ) {
+    const r = advance(steps, o)
     if (r.done) return r.value
-    if (r.value) {
-      try {
-        input = r.value.runAsync ? await r.value.runAsync() : r.value.run()
-      } catch (error) {
-        failure = { error }
-      }
+    const job = r.value
+    o = NOTHING
+    if (job) {
+      o = job.runAsync ? await job.runAsync().then((value) => ({ value }), (error: unknown) => ({ error })) : settle(() => job.run())
       sliceStart = performance.now()
     } else if (performance.now() - sliceStart >= sliceMs) {
       await nextTurn()
