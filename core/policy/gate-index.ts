@@ -49,6 +49,9 @@ export class GateIndex {
   readonly gates: readonly CompiledGate[]
   readonly #always: number[] = []
   #alwaysGates: readonly CompiledGate[] = []
+  /** Dedupe marks for `candidates` (an epoch per call instead of a fresh Set). */
+  #seen?: Uint32Array
+  #epoch = 0
   readonly #byTool = new Map<string, number[]>()
   readonly #byProgram = new Map<string, number[]>()
 
@@ -65,7 +68,7 @@ export class GateIndex {
   /** The gates that can match `request`, in policy order (a superset of those that do). */
   candidates(request: EvalRequest): readonly CompiledGate[] {
     if (this.#always.length === this.gates.length) return this.gates
-    const lists: number[][] = [this.#always]
+    const lists: number[][] = []
     const byTool = this.#byTool.get(request.tool)
     if (byTool) lists.push(byTool)
     if (this.#byProgram.size > 0) {
@@ -74,10 +77,24 @@ export class GateIndex {
         if (list && !lists.includes(list)) lists.push(list)
       }
     }
-    if (lists.length === 1) return this.#alwaysGates
-    const picked = new Set<number>()
-    for (const list of lists) for (const i of list) picked.add(i)
-    return [...picked].sort((a, b) => a - b).map((i) => this.gates[i]!)
+    if (lists.length === 0) return this.#alwaysGates
+    // Each list is in policy order; a gate in two lists (tool and program keys) is taken once.
+    const seen = (this.#seen ??= new Uint32Array(this.gates.length))
+    if (this.#epoch === 0xffffffff) {
+      seen.fill(0)
+      this.#epoch = 0
+    }
+    const epoch = ++this.#epoch
+    const picked = [...this.#always]
+    for (const list of lists) {
+      for (const i of list) {
+        if (seen[i] === epoch) continue
+        seen[i] = epoch
+        picked.push(i)
+      }
+    }
+    picked.sort((a, b) => a - b)
+    return picked.map((i) => this.gates[i]!)
   }
 }
 
