@@ -6,7 +6,7 @@
  */
 import { isMainThread, parentPort, Worker } from 'node:worker_threads'
 import { EngineError, ERR } from '../errors.ts'
-import { parseGroupPolicy, parsePolicy, type ParsedGroupPolicy, type ParsedPolicy } from './parse.ts'
+import { parseGroupPolicy, parsePolicy, type ParsedGroupPolicy, type ParsedPolicy, type RawGate } from './parse.ts'
 
 export type ParseKind = 'policy' | 'group'
 type Parsed<K extends ParseKind> = K extends 'policy' ? ParsedPolicy : ParsedGroupPolicy
@@ -65,10 +65,19 @@ if (!isMainThread && parentPort) {
   const port = parentPort
   port.on('message', (job: Job) => {
     try {
-      port.postMessage({ id: job.id, parsed: parseInline(job.kind, job.text, job.file) } satisfies Reply)
+      port.postMessage({ id: job.id, parsed: cloneable(parseInline(job.kind, job.text, job.file)) } satisfies Reply)
     } catch (cause) {
       const err = cause instanceof EngineError ? cause : new EngineError(ERR.POLICY_INVALID, (cause as Error).message, { loc: { file: job.file } })
       port.postMessage({ id: job.id, error: { code: err.code, message: err.message, loc: err.loc } } satisfies Reply)
     }
   })
+}
+
+// `locate` (a value's exact place inside a gate) closes over the YAML document and cannot cross threads: a
+// big file's load errors inside a gate then name the gate's own line, which RawGate allows.
+function cloneable(parsed: ParsedPolicy | ParsedGroupPolicy): ParsedPolicy | ParsedGroupPolicy {
+  const strip = (gates: readonly RawGate[]): RawGate[] => gates.map(({ value, loc }) => ({ value, loc }))
+  if ('gates' in parsed) return { ...parsed, gates: strip(parsed.gates) }
+  const map = (m: ReadonlyMap<string, readonly RawGate[]>) => new Map([...m].map(([k, v]) => [k, strip(v)]))
+  return { ...parsed, groups: map(parsed.groups), users: map(parsed.users) }
 }
