@@ -30,7 +30,9 @@ describe('gate index over the corpus', () => {
       const indexed = await world.decide(c)
       const label = c.cmd ?? JSON.stringify(c.input)
       expect(indexed.decision.hits, label).toEqual(everyGate.decision.hits)
-      expect([indexed.decision.verdict, indexed.decision.ruleId, indexed.decision.reason], label).toEqual([everyGate.decision.verdict, everyGate.decision.ruleId, everyGate.decision.reason])
+      expect([indexed.decision.verdict, indexed.decision.ruleId], label).toEqual([everyGate.decision.verdict, everyGate.decision.ruleId])
+      // An analysis refusal (no gate runs) names which of its time or size budgets ran out, which can differ between two runs.
+      if (!everyGate.request.shell?.error) expect(indexed.decision.reason, label).toBe(everyGate.decision.reason)
       expect(full.filter((t) => t.matched !== undefined).map((t) => t.gate.id), label).toEqual(everyGate.decision.hits.map((h) => h.gateId))
       const candidates = world.engine.policy.gatesFor(indexed.request, world.engine.evalContext()).reduce((n, l) => n + new GateIndex(l.gates).candidates(indexed.request).length, 0)
       skipped += full.length - candidates
