@@ -25,8 +25,8 @@ describe('gate index over the corpus', () => {
     expect(cases.length).toBeGreaterThan(500)
     let skipped = 0
     for (const c of cases) {
-      const full: Parameters<CorpusWorld['decide']>[1] = []
-      const everyGate = await world.decide(c, full)
+      const full: NonNullable<Parameters<CorpusWorld['decide']>[2]> = []
+      const everyGate = await world.decide(c, {}, full)
       const indexed = await world.decide(c)
       const label = c.cmd ?? JSON.stringify(c.input)
       expect(indexed.decision.hits, label).toEqual(everyGate.decision.hits)
