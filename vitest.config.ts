@@ -14,8 +14,8 @@ export default defineConfig({
     pool: 'forks',
     // Every core: files run side by side (each test builds its own temp homes, engines and ports).
     maxWorkers: Math.max(2, availableParallelism()),
-    // Workers are reused across files: a file's module state (engines, caches) is its own temp dirs, never
-    // process-global settings, so reusing a worker skips ~1.4 s of startup per file.
-    isolate: false,
+    // Each file gets a fresh module graph: some plugins keep per-process state (shell-analysis's terminal
+    // line buffers), so reusing workers across files (isolate: false) made results depend on file order.
+    isolate: true,
   },
 })
