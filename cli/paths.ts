@@ -12,7 +12,12 @@ export const VERSION: string = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'pack
 
 /** `$SVC_HOME`, else `~/.svc`. */
 export function svcHome(env: NodeJS.ProcessEnv, flag?: string): string {
-  return resolve(flag ?? env.SVC_HOME ?? join(homedir(), '.svc'))
+  return resolve(flag ?? env.SVC_HOME ?? join(userHomeOf(env), '.svc'))
+}
+
+/** The user's home as the command's environment says (`$HOME`; os.homedir() reads the process's own). */
+export function userHomeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME || homedir()
 }
 
 /** The daemon's base URL for client commands: `--url`, else `SVC_URL`, else loopback:7878. */

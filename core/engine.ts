@@ -15,6 +15,7 @@ import { createHooks, type EngineHooks } from './hooks.ts'
 import { SqliteLedger, type Ledger } from './ledger/ledger.ts'
 import { applyPlugins, createRegistries, type EnginePlugin, type Registries } from './plugin.ts'
 import { GateCompiler } from './policy/compile.ts'
+import { indexOf } from './policy/gate-index.ts'
 import { evaluateNode, type GateTrace, type NodeTrace } from './policy/evaluate.ts'
 import { openDisableSealer, type DisableSealer } from './policy/disable-seal.ts'
 import { PolicyStore } from './policy/store.ts'
@@ -124,8 +125,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     }
     const hits: GateHit[] = []
     const evaluators: GateEvaluator[] = []
-    for (const { layer, gates } of policy.gatesFor(request, ctx)) {
-      for (const gate of gates) {
+    for (const { layer, gates, exclude } of policy.gatesFor(request, ctx)) {
+      // Only the gates that can match run; a trace (svc explain) runs and shows every gate.
+      for (const gate of trace ? gates : indexOf(gates).candidates(request)) {
+        if (exclude?.has(gate.id)) continue
         const nodes: NodeTrace[] | undefined = trace ? [] : undefined
         const matched = evaluateNode(gate.node!, request, ctx, nodes)
         if (nodes) trace!.push({ layer, gate, ...(matched !== undefined ? { matched } : {}), node: nodes[0]! })

@@ -6,6 +6,7 @@
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook } from 'tapable'
 import { EngineError, ERR } from './errors.ts'
 import type { GuardrailRound, GuardrailVerdict } from './guardrail/round.ts'
+import type { IndexKeys } from './plugin.ts'
 import type { Decision, EvalContext, EvalRequest, LedgerEntry } from './types.ts'
 
 /** Named tap stages (lower runs first). */
@@ -16,6 +17,8 @@ export interface CompiledLeaf {
   readonly kind: string
   /** Returns a short description of what matched, or undefined when the leaf does not hold. */
   readonly test: PredicateTest
+  /** What a call needs for this leaf to hold (the kind's index hint), when the kind can say. */
+  readonly keys?: IndexKeys
 }
 /** A compiled leaf predicate: a description of what matched, or undefined when it did not. */
 export type PredicateTest = (request: EvalRequest, ctx: EvalContext) => string | undefined

@@ -36,6 +36,7 @@ export {
   type GateKind,
   type GateKindPlugin,
   type GateWhere,
+  type IndexKeys,
   type JsonSchema,
   type PluginHost,
   type Registries,
@@ -46,7 +47,7 @@ export { writePrivateFile } from './atomic-file.ts'
 export { readText } from './read-text.ts'
 export { createEngine, type CheckResult, type Engine, type EngineOptions } from './engine.ts'
 export { combine, refuse, isStrongSigner, assertNotLoosened } from './decision.ts'
-export { compileGlob, type Glob } from './match/glob.ts'
+export { compileGlob, isLiteralGlob, type Glob } from './match/glob.ts'
 export { CASE_INSENSITIVE_FS, compileHomeGlobs, globRootsKey, type GlobRoots } from './match/home-globs.ts'
 export { assertKnownPortBindings, bindPortGlob, DEFAULT_SVC_PORTS, namesSvcPorts, parsePortList, SVC_PORTS, svcPortSet, svcPortsKey, svcPortsOf } from './match/svc-ports.ts'
 export { homeGlobsFor } from './match/home-glob-cache.ts'

@@ -1,21 +1,9 @@
-/** `svc install` / `svc uninstall` / `svc mcp` as real child processes against temp HOME trees. */
-import { execFile } from 'node:child_process'
+/** `svc install` / `svc uninstall` / `svc mcp` (the real CLI, in-process) against temp HOME trees and a real daemon. */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PROJECT_ROOT } from '../cli/paths.ts'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
-
-const SVC = join(PROJECT_ROOT, 'cli', 'svc.sh')
-
-function svc(args: string[], env: Record<string, string>, input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(SVC, args, { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
-    })
-    child.stdin!.end(input)
-  })
-}
+import { runCli as svc } from './helpers/run-cli.ts'
 
 let daemon: TestDaemon
 let home: string

@@ -85,7 +85,7 @@ describe('POST /v1/hooks/{harness}/{event}', () => {
     const cursorBody = { ...fixture('cursor', 'pre-tool-use'), tool_use_id: 't-dup' }
     const first = await hook('cursor', 'preToolUse', cursorBody)
     const afterFirst = daemon.engine.ledger.size()
-    const second = await hook('claude-code', 'PreToolUse', { ...fixture('claude-code', 'cursor-third-party'), tool_use_id: 't-dup' })
+    const second = await hook('claude-code', 'PreToolUse', { ...fixture('claude-code', 'pre-tool-use.cursor-third-party'), tool_use_id: 't-dup' })
     expect(daemon.engine.ledger.size()).toBe(afterFirst)
     expect(JSON.parse(first.text).permission).toBe('deny')
     expect(JSON.parse(second.text).hookSpecificOutput.permissionDecision).toBe('deny')
@@ -100,7 +100,7 @@ describe('POST /v1/hooks/{harness}/{event}', () => {
     const cursorBody = { ...fixture('cursor', 'pre-tool-use'), tool_input: { command: 'git status', working_directory: '/home/u/app' }, tool_use_id: 't-allow-dup' }
     expect((await hook('cursor', 'preToolUse', cursorBody)).text).toBe('{"permission":"allow"}')
     const size = daemon.engine.ledger.size()
-    const claudeBody = { ...fixture('claude-code', 'cursor-third-party'), tool_input: { command: 'git status' }, tool_use_id: 't-allow-dup' }
+    const claudeBody = { ...fixture('claude-code', 'pre-tool-use.cursor-third-party'), tool_input: { command: 'git status' }, tool_use_id: 't-allow-dup' }
     expect((await hook('claude-code', 'PreToolUse', claudeBody)).text).toBe('{}')
     expect(daemon.engine.ledger.size()).toBe(size)
   })

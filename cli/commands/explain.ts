@@ -4,13 +4,12 @@
  * why it matched or not, and the final verdict. Runs the daemon's engine path in-process; no daemon needed,
  * and nothing is written to the ledger.
  */
-import { homedir } from 'node:os'
 import { Command } from 'commander'
 import pino from 'pino'
 import { createEngine, type Decision, type EvalRequest, type GateTrace, type LayerName } from '../../core/index.ts'
 import { explainNode } from '../explain/trace.ts'
 import { CliError, type CliIo } from '../io.ts'
-import { daemonPort, protectedPorts, SHIPPED_POLICIES_DIR, svcHome } from '../paths.ts'
+import { daemonPort, protectedPorts, SHIPPED_POLICIES_DIR, svcHome, userHomeOf } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
 
 interface Options {
@@ -43,7 +42,7 @@ export function makeExplainCommand(io: CliIo): Command {
     .option('--json', 'print the explanation as JSON')
     .action(async (command: string | undefined, opts: Options) => {
       const input = parseInput(command, opts)
-      const userHome = io.env.SVC_USER_HOME ?? homedir()
+      const userHome = io.env.SVC_USER_HOME ?? userHomeOf(io.env)
       const home = svcHome(io.env, opts.home)
       // `$SVC_PORTS` as a daemon would bind it: the port clients reach it on (SVC_URL or 7878), plus SVC_PROTECTED_PORTS.
       let svcPorts: readonly number[]

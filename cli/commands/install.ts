@@ -4,7 +4,6 @@
  * harness configs even when the daemon runs in a container.
  */
 import { createInterface } from 'node:readline/promises'
-import { homedir } from 'node:os'
 import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
 import type { HarnessDefinition } from '../../core/index.ts'
@@ -15,7 +14,7 @@ import { planInstall, planUninstall, type Plan } from '../../plugins/installer/p
 import { HarnessSelectionError, selectHarnesses } from '../../plugins/installer/select.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { mintOnDaemon, totpSecrets } from '../signer/mint-flow.ts'
-import { daemonUrl, svcHome } from '../paths.ts'
+import { daemonUrl, svcHome, userHomeOf } from '../paths.ts'
 import { addTierOptions } from './session.ts'
 
 interface CommonOptions {
@@ -58,8 +57,8 @@ async function checkTier(io: CliIo, opts: CommonOptions): Promise<void> {
   if (opts.tier === 'totp') Object.assign(opts, await totpSecrets(io, opts))
 }
 
-function selection(opts: CommonOptions) {
-  const env = { home: homedir(), ...(opts.repo || opts.scope === 'repo' ? { repo: resolve(opts.repo ?? '.') } : {}), env: {} }
+function selection(io: CliIo, opts: CommonOptions) {
+  const env = { home: userHomeOf(io.env), ...(opts.repo || opts.scope === 'repo' ? { repo: resolve(opts.repo ?? '.') } : {}), env: {} }
   try {
     return { env, ...selectHarnesses(registered(), new Set(PLANNED_HARNESSES), opts.harness, env, opts.scope) }
   } catch (err) {
@@ -98,7 +97,7 @@ export function makeInstallCommand(io: CliIo): Command {
     .addOption(new Option('--transport <kind>', 'command shim, or Claude Code’s native HTTP hook (fails open)').choices(['command', 'http']).default('command'))
     .action(async (opts: CommonOptions & { failOpen?: boolean; transport: 'command' | 'http' }) => {
       await checkTier(io, opts)
-      const { env, harnesses, skipped } = selection(opts)
+      const { env, harnesses, skipped } = selection(io, opts)
       for (const s of skipped) io.err(`skipped ${s.harness}: ${s.reason}`)
       if (harnesses.length === 0) throw new CliError(`no supported harness detected at ${opts.scope} scope; name one with --harness`)
       const req = { harnesses, scope: opts.scope, env, svcHome: svcHome(io.env, opts.home), daemonUrl: daemonUrl(io.env, opts.url), failOpen: !!opts.failOpen, transport: opts.transport }
@@ -136,7 +135,7 @@ async function reviewPlan(io: CliIo, plan: Plan, opts: CommonOptions, text: { un
 
 export function makeUninstallCommand(io: CliIo): Command {
   return baseCommand('uninstall', 'remove every hook entry svc wrote (and nothing else)').action(async (opts: CommonOptions) => {
-    const harnesses = opts.harness?.length ? selection(opts).harnesses : [...registered().values()]
+    const harnesses = opts.harness?.length ? selection(io, opts).harnesses : [...registered().values()]
     const req = { svcHome: svcHome(io.env, opts.home), harnesses, ...(opts.scope === 'repo' || opts.repo ? { scope: opts.scope } : {}) }
     const plan = planUninstall(req)
     if (!(await reviewPlan(io, plan, opts, { unchanged: 'no svc hooks are installed; nothing to change', question: 'change', refused: 'nothing changed' }))) return
