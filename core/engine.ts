@@ -20,7 +20,8 @@ import { PolicyStore } from './policy/store.ts'
 import { SessionStore, type Session } from './sessions/store.ts'
 import { svcPortSet } from './match/svc-ports.ts'
 import { gateKey, StateDb } from './state/state-db.ts'
-import type { Decision, EvalContext, EvalRequest, GateHit, LedgerDraft, LedgerEntry, Mode, ToolCall } from './types.ts'
+import { latestLedgerMode, sealMode, startMode } from './state/mode-record.ts'
+import type { Decision, EvalContext, EvalRequest, GateHit, LedgerDraft, LedgerEntry, Mode, OperatorEventVerdict, ToolCall } from './types.ts'
 
 export interface EngineOptions {
   readonly plugins: readonly EnginePlugin[]
@@ -62,7 +63,8 @@ export interface Engine {
   readonly home: string
   readonly log: Logger
   mode(): Mode
-  setMode(mode: Mode): void
+  /** Changes the mode: a `mode_changed` operator leaf first (who, from, to), then the sealed state row. */
+  setMode(mode: Mode, who: string): Promise<LedgerEntry>
   /** What `$SVC_PORTS` is bound to now. */
   svcPorts(): readonly number[]
   /** Rebinds `$SVC_PORTS` (the daemon does once it knows the port it listens on); the defaults are always kept. */
@@ -78,6 +80,11 @@ export interface Engine {
   check(call: ToolCall): Promise<CheckResult>
   /** Appends a non-decision entry (outcome row, session event) signed by the given session. */
   record(draft: LedgerDraft, session?: Session): Promise<LedgerEntry>
+  /**
+   * Ledgers something that changed what the gate does (mode, pins, hooks, policy): an `operator` leaf with
+   * `facts` (who and what), signed by the current session while it is active.
+   */
+  recordEvent(verdict: OperatorEventVerdict, facts: Readonly<Record<string, string>>, reason: string): Promise<LedgerEntry>
   close(): Promise<void>
 }
 
@@ -89,14 +96,24 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   applyPlugins(opts.plugins, { hooks, registry, log: opts.log, home: opts.home })
   await hooks.initialize.promise()
   const sealer = openDisableSealer(opts.home)
-  const policy = new PolicyStore({ policiesDir: opts.policiesDir, home: opts.home, compiler: new GateCompiler(registry, hooks), sealer, log: opts.log.child({ part: 'policy' }) })
+  const onReload = (hash: string, previous: string) => {
+    recordEvent('policy_reloaded', { policy_hash: hash, previous_policy_hash: previous }, `policy reloaded: ${previous} -> ${hash}`).catch((err: unknown) => opts.log.error({ err }, 'could not ledger a policy reload'))
+  }
+  const policy = new PolicyStore({ policiesDir: opts.policiesDir, home: opts.home, compiler: new GateCompiler(registry, hooks), sealer, log: opts.log.child({ part: 'policy' }), onReload })
   policy.load(Date.now())
-  if (opts.watch) policy.watch()
   const ledger = opts.ledger ?? new SqliteLedger(join(opts.home, 'ledger.db'))
   const sessions = opts.sessions ?? new SessionStore()
-  const state = new StateDb(join(opts.home, 'state.db'))
+  const state = new StateDb(join(opts.home, 'state.db'), (err) => opts.log.error({ err }, 'state.db: gate counters could not be saved; retrying every second'))
   const userHome = opts.userHome ?? homedir()
-  let mode = state.getMode()
+  let mode: Mode
+  try {
+    mode = startMode(state.modeRow(), latestLedgerMode(ledger), sealer, join(opts.home, 'state.db'))
+  } catch (err) {
+    state.close()
+    ledger.close()
+    throw err
+  }
+  if (opts.watch) policy.watch()
   let svcPorts = svcPortSet(opts.svcPorts)
   const evalContext = (session?: Session): EvalContext => ({ now: Date.now(), session, home: userHome, svcHome: opts.home, policiesDir: opts.policiesDir, svcPorts })
 
@@ -130,6 +147,18 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         ? { ...refined, verdict: 'deny', ledgerVerdict: 'deny', ruleId: '', reason, nudge: undefined, stage: 'guardrail' }
         : { ...refined, ledgerVerdict: 'monitor_alert', monitorMatch: true, reason: `monitored (daemon is in monitor mode): ${reason}`, stage: 'guardrail' }
     return { request, decision }
+  }
+
+  async function recordEvent(verdict: OperatorEventVerdict, facts: Readonly<Record<string, string>>, reason: string): Promise<LedgerEntry> {
+    const current = sessions.current()
+    const session = current && sessions.status(current.id, Date.now()).state === 'active' ? current : undefined
+    return record(
+      {
+        kind: 'operator', sessionId: session?.id ?? '', signer: session?.signer ?? 'none', source: 'svc', tool: '', verdict, monitorMatch: false,
+        ruleId: '', toolUseId: '', policyTrace: [], payloadHash: '', reason, at: Date.now(), facts,
+      },
+      session,
+    )
   }
 
   async function record(draft: LedgerDraft, session?: Session): Promise<LedgerEntry> {
@@ -179,6 +208,8 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         payloadHash: payloadHash(call),
         reason: decision.reason,
         at: now,
+        policyHash: policy.hash,
+        mode,
       },
       session,
     )
@@ -197,9 +228,12 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     home: opts.home,
     log: opts.log,
     mode: () => mode,
-    setMode(next) {
-      state.setMode(next)
+    async setMode(next, who) {
+      const previous = mode
+      const entry = await recordEvent('mode_changed', { who, from: previous, to: next }, `daemon mode ${previous} -> ${next} by ${who}`)
       mode = next
+      state.setModeRow(sealMode(sealer, next, entry.seq))
+      return entry
     },
     svcPorts: () => svcPorts,
     setSvcPorts(ports) {
@@ -209,6 +243,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     decide,
     check,
     record,
+    recordEvent,
     async close() {
       policy.close()
       state.close()

@@ -9,8 +9,11 @@ export type Verdict = 'allow' | 'deny'
 /** Daemon-level (outer) mode; `firewall` is the default. */
 export type Mode = 'monitor' | 'firewall'
 
-/** Ledger verdict labels: decisions, plus outcome child rows and session events. */
-export type LedgerVerdict = 'allow' | 'deny' | 'monitor_alert' | 'ran' | 'tool_errored' | 'session_created' | 'session_rotated' | 'session_expired'
+/** Ledger verdict labels: decisions, plus outcome child rows, session events and operator events. */
+export type LedgerVerdict = 'allow' | 'deny' | 'monitor_alert' | 'ran' | 'tool_errored' | 'session_created' | 'session_rotated' | 'session_expired' | OperatorEventVerdict
+
+/** What changed what the gate does (leaf type `operator`): who did it and what it was are in the leaf's `facts`. */
+export type OperatorEventVerdict = 'mode_changed' | 'mcp_pin_accepted' | 'hooks_installed' | 'hooks_uninstalled' | 'policy_reloaded'
 
 /** Signer kinds as recorded in the ledger and the API (CLI `--tier` uses the kebab-case spelling). */
 export type SignerKind = 'unattested' | 'software' | 'totp' | 'os_keychain' | 'hardware_key'
@@ -148,7 +151,7 @@ export interface Decision {
 
 /** What the core asks the ledger to append; the ledger adds seq, hashes and signature. */
 export interface LedgerDraft {
-  readonly kind: 'decision' | 'outcome' | 'session'
+  readonly kind: 'decision' | 'outcome' | 'session' | 'operator'
   readonly sessionId: string
   readonly signer: SignerKind | 'none'
   readonly source: string
@@ -162,6 +165,11 @@ export interface LedgerDraft {
   readonly reason: string
   readonly parentSeq?: number
   readonly at: number
+  /** Decision leaves: the hash of the policy and the daemon mode that decided. */
+  readonly policyHash?: string
+  readonly mode?: Mode
+  /** Operator events: who, and what changed (e.g. `from`/`to` of a mode change). */
+  readonly facts?: Readonly<Record<string, string>>
 }
 
 /** An appended, durable ledger entry. */

@@ -3,7 +3,7 @@
  * rule_id, tool_use_id, policy_trace, payload hash, previous leaf hash) plus the session id, and for session
  * events the session certificate. The session key signs `"svc/leaf-sig/v1\n" ‖ leaf_hash`.
  */
-import type { LayerTrace, LedgerDraft, LedgerEntry, LedgerVerdict, SignerKind } from '../types.ts'
+import type { LayerTrace, LedgerDraft, LedgerEntry, LedgerVerdict, Mode, SignerKind } from '../types.ts'
 import type { SessionCertificate } from '../trust/session-cert.ts'
 
 /** Domain separation for leaf signatures: a session key's leaf signature can never pass as another message. */
@@ -35,6 +35,9 @@ export interface LeafObject {
   readonly reason: string
   readonly parent_seq?: number
   readonly certificate?: SessionCertificate
+  readonly policy_hash?: string
+  readonly mode?: Mode
+  readonly facts?: Readonly<Record<string, string>>
 }
 
 /** Builds the leaf object for `draft` at `seq`, chained to the previous leaf hash (hex). */
@@ -58,6 +61,9 @@ export function leafObject(draft: LeafDraft, seq: number, prevLeafHash: string):
     reason: draft.reason,
     ...(draft.parentSeq === undefined ? {} : { parent_seq: draft.parentSeq }),
     ...(draft.certificate === undefined ? {} : { certificate: draft.certificate }),
+    ...(draft.policyHash === undefined ? {} : { policy_hash: draft.policyHash }),
+    ...(draft.mode === undefined ? {} : { mode: draft.mode }),
+    ...(draft.facts === undefined ? {} : { facts: { ...draft.facts } }),
   }
 }
 
@@ -82,6 +88,9 @@ export function entryFromLeaf(leaf: LeafObject, leafHash: Buffer, sig: Buffer | 
     payloadHash: leaf.payload_hash,
     reason: leaf.reason,
     ...(leaf.parent_seq === undefined ? {} : { parentSeq: leaf.parent_seq }),
+    ...(leaf.policy_hash === undefined ? {} : { policyHash: leaf.policy_hash }),
+    ...(leaf.mode === undefined ? {} : { mode: leaf.mode }),
+    ...(leaf.facts === undefined ? {} : { facts: leaf.facts }),
     at: leaf.ts_ms,
     seq: leaf.seq,
     leafHash: leafHash.toString('hex'),

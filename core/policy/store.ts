@@ -49,6 +49,8 @@ export interface PolicyStoreOptions {
   readonly compiler: GateCompiler
   readonly sealer: DisableSealer
   readonly log: Logger
+  /** Called after a reload changed the policy in force (the engine ledgers it with both hashes). */
+  readonly onReload?: (hash: string, previousHash: string) => void
 }
 
 /** The policy in force: loads every layer, reloads on change, and hands the engine the gates that apply to a call. */
@@ -128,7 +130,11 @@ export class PolicyStore {
 
   #safeRefresh(): void {
     try {
-      if (this.refresh(Date.now())) this.#opts.log.info({ policy_hash: this.#hash }, 'policy reloaded')
+      const previous = this.#hash
+      if (this.refresh(Date.now())) {
+        this.#opts.log.info({ policy_hash: this.#hash }, 'policy reloaded')
+        if (this.#hash !== previous) this.#opts.onReload?.(this.#hash, previous)
+      }
     } catch (err) {
       this.#opts.log.error({ err }, 'policy refresh failed')
     }
