@@ -230,9 +230,15 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     mode: () => mode,
     async setMode(next, who) {
       const previous = mode
+      // A change whose sealed row could not be written would refuse the next start: check first.
+      state.assertWritable()
       const entry = await recordEvent('mode_changed', { who, from: previous, to: next }, `daemon mode ${previous} -> ${next} by ${who}`)
       mode = next
-      state.setModeRow(sealMode(sealer, next, entry.seq))
+      try {
+        state.setModeRow(sealMode(sealer, next, entry.seq))
+      } catch (err) {
+        opts.log.error({ err, mode: next, seq: entry.seq }, 'mode changed and ledgered, but state.db could not store it: the next start will refuse until the row is fixed')
+      }
       return entry
     },
     svcPorts: () => svcPorts,

@@ -49,6 +49,12 @@ export class StateDb {
     return { mode, ...(typeof sealed.seq === 'number' ? { seq: sealed.seq } : {}), ...(typeof sealed.seal === 'string' ? { seal: sealed.seal } : {}) }
   }
 
+  /** Throws (storage unavailable) unless state.db can take a write now: checked before a mode change is ledgered. */
+  assertWritable(): void {
+    this.#db.exec('BEGIN IMMEDIATE')
+    this.#db.exec('ROLLBACK')
+  }
+
   setModeRow(row: ModeRow): void {
     const upsert = this.#db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
     this.#db.exec('BEGIN IMMEDIATE')
