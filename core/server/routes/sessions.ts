@@ -189,11 +189,11 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
             created_at: iso(r.bundle.issued_at_ms), expires_at: iso(r.bundle.expires_at_ms), ledger_seq: r.ledgerSeq, current: false,
           },
         }))
-      // Newest first by (creation time, id); the cursor is the key of the last session on the page.
+      // Newest first by (creation time, id); a page token is the key of the last session of its page.
       const key = (s: { at: number; view: { session_id: string } }) => `${String(s.at).padStart(15, '0')}.${s.view.session_id}`
       const all = [...live, ...past].sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0))
-      const cursor = request.query.cursor
-      const from = cursor === undefined ? all : all.filter((s) => key(s) < `${cursor.split('.')[0]!.padStart(15, '0')}.${cursor.split('.')[1]}`)
+      const after = request.query.cursor?.split('.')
+      const from = after === undefined ? all : all.filter((s) => key(s) < `${after[0]!.padStart(15, '0')}.${after[1]}`)
       const page = from.slice(0, limit)
       const last = page.at(-1)
       return { sessions: page.map((s) => s.view), next_cursor: from.length > limit && last ? `${last.at}.${last.view.session_id}` : null }
