@@ -35,7 +35,7 @@ describe('operator login', () => {
     expect(blocked.status).toBe(429)
     const wait = Number(blocked.headers.get('retry-after'))
     expect(wait).toBeGreaterThanOrEqual(1)
-    expect((await blocked.json()).detail).toMatch(/too many failed logins from this client: wait \d+s/)
+    expect(((await blocked.json()) as { detail: string }).detail).toMatch(/too many failed logins from this client: wait \d+s/)
     await new Promise((r) => setTimeout(r, wait * 1000 + 100))
     expect((await login(PASSWORD)).status).toBe(200)
     expect((await login('wrong password!')).status).toBe(401)
