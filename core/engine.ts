@@ -10,6 +10,7 @@ import type { Logger } from 'pino'
 import { payloadHash } from './hash.ts'
 import { assertNotLoosened, combine, refuse } from './decision.ts'
 import { EngineError } from './errors.ts'
+import { runGuardrails, type GateEvaluator } from './guardrail/round.ts'
 import { createHooks, type EngineHooks } from './hooks.ts'
 import { SqliteLedger, type Ledger } from './ledger/ledger.ts'
 import { applyPlugins, createRegistries, type EnginePlugin, type Registries } from './plugin.ts'
@@ -32,6 +33,8 @@ export interface EngineOptions {
   /** Home directory of the user whose agents are governed (for `~` in paths); defaults to os.homedir(). */
   readonly userHome?: string
   readonly log: Logger
+  /** The environment plugins may read once at start (guardrail credentials `<PROVIDER>_API_KEY`); empty when absent. */
+  readonly env?: Readonly<Record<string, string | undefined>>
   /** Watch policy files for changes (the daemon does; one-shot tools like `svc explain` do not). */
   readonly watch?: boolean
   /** `$SVC_PORTS`: the ports the control plane is reachable on (see svcPortSet); 7878/7879 when absent. */
@@ -63,8 +66,11 @@ export interface Engine {
   readonly home: string
   readonly log: Logger
   mode(): Mode
-  /** Changes the mode: a `mode_changed` operator leaf first (who, from, to), then the sealed state row. */
+  /** Changes the mode: a `mode_changed` control leaf first (who, from, to), then the sealed state row. */
   setMode(mode: Mode, who: string): Promise<LedgerEntry>
+  /** Whether guardrail evaluators run after a local allow (persisted; on by default). */
+  guardrailsEnabled(): boolean
+  setGuardrailsEnabled(enabled: boolean): void
   /** What `$SVC_PORTS` is bound to now. */
   svcPorts(): readonly number[]
   /** Rebinds `$SVC_PORTS` (the daemon does once it knows the port it listens on); the defaults are always kept. */
@@ -81,7 +87,7 @@ export interface Engine {
   /** Appends a non-decision entry (outcome row, session event) signed by the given session. */
   record(draft: LedgerDraft, session?: Session): Promise<LedgerEntry>
   /**
-   * Ledgers something that changed what the gate does (mode, pins, hooks, policy): an `operator` leaf with
+   * Ledgers something that changed what the gate does (mode, pins, hooks, policy): an `control` leaf with
    * `facts` (who and what), signed by the current session while it is active.
    */
   recordEvent(verdict: OperatorEventVerdict, facts: Readonly<Record<string, string>>, reason: string): Promise<LedgerEntry>
@@ -93,7 +99,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   mkdirSync(opts.home, { recursive: true, mode: 0o700 })
   const hooks = createHooks()
   const registry = createRegistries()
-  applyPlugins(opts.plugins, { hooks, registry, log: opts.log, home: opts.home })
+  applyPlugins(opts.plugins, { hooks, registry, log: opts.log, home: opts.home, env: opts.env ?? {} })
   await hooks.initialize.promise()
   const sealer = openDisableSealer(opts.home)
   const onReload = (hash: string, previous: string) => {
@@ -113,6 +119,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     ledger.close()
     throw err
   }
+  let guardrailsEnabled = state.getGuardrailsEnabled()
   if (opts.watch) policy.watch()
   let svcPorts = svcPortSet(opts.svcPorts)
   const evalContext = (session?: Session): EvalContext => ({ now: Date.now(), session, home: userHome, svcHome: opts.home, policiesDir: opts.policiesDir, svcPorts })
@@ -126,26 +133,28 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       return { request, decision: { ...refuse(reason), verdict: 'allow', ledgerVerdict: 'monitor_alert', monitorMatch: true } }
     }
     const hits: GateHit[] = []
+    const evaluators: GateEvaluator[] = []
     for (const { layer, gates } of policy.gatesFor(request, ctx)) {
       for (const gate of gates) {
         const nodes: NodeTrace[] | undefined = trace ? [] : undefined
         const matched = evaluateNode(gate.node!, request, ctx, nodes)
         if (nodes) trace!.push({ layer, gate, ...(matched !== undefined ? { matched } : {}), node: nodes[0]! })
         if (matched === undefined) continue
+        // A guardrail gate is not a local hit: its match only selects the calls its evaluators classify.
+        if (gate.evaluators.length > 0) {
+          for (const evaluator of gate.evaluators) evaluators.push({ gateId: gate.id, layer, source: gate.source, index: evaluators.length, evaluator })
+          continue
+        }
         hits.push({ gateId: gate.id, layer, source: gate.source, onHit: gate.onHit, requireStrong: gate.requireStrong, nudge: gate.nudge, reason: gate.description ?? `matched ${matched}` })
       }
     }
     const local = combine(hits, mode, session?.signer)
     const refined = await hooks.postLocal.promise(local, request, ctx)
     assertNotLoosened(local, refined)
-    if (refined.verdict === 'deny') return { request, decision: refined }
-    const guard = await hooks.guardrail.promise(request, refined, ctx)
-    if (guard?.effect !== 'deny') return { request, decision: refined }
-    const reason = `guardrail ${guard.provider}: ${guard.reason}`
-    const decision: Decision =
-      mode === 'firewall'
-        ? { ...refined, verdict: 'deny', ledgerVerdict: 'deny', ruleId: '', reason, nudge: undefined, stage: 'guardrail' }
-        : { ...refined, ledgerVerdict: 'monitor_alert', monitorMatch: true, reason: `monitored (daemon is in monitor mode): ${reason}`, stage: 'guardrail' }
+    // Guardrails only after a local allow: a local deny (even one monitor mode lets through) never reaches a provider.
+    const localDeny = refined.verdict === 'deny' || refined.hits.some((h) => h.onHit === 'deny')
+    if (localDeny || evaluators.length === 0) return { request, decision: refined }
+    const decision = await runGuardrails({ hooks, request, ctx, local: refined, evaluators, mode, enabled: guardrailsEnabled, log: opts.log.child({ part: 'guardrail' }) })
     return { request, decision }
   }
 
@@ -154,17 +163,17 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     const session = current && sessions.status(current.id, Date.now()).state === 'active' ? current : undefined
     return record(
       {
-        kind: 'operator', sessionId: session?.id ?? '', signer: session?.signer ?? 'none', source: 'svc', tool: '', verdict, monitorMatch: false,
+        kind: 'control', sessionId: session?.id ?? '', signer: session?.signer ?? 'none', source: 'svc', tool: '', verdict, monitorMatch: false,
         ruleId: '', toolUseId: '', policyTrace: [], payloadHash: '', reason, at: Date.now(), facts,
       },
       session,
     )
   }
 
-  async function record(draft: LedgerDraft, session?: Session): Promise<LedgerEntry> {
+  async function record(draft: LedgerDraft, session?: Session, decision?: Decision): Promise<LedgerEntry> {
     const entry = await ledger.append(draft, session?.sign)
     try {
-      hooks.ledgerAppend.call(entry)
+      hooks.ledgerAppend.call(entry, decision)
     } catch (err) {
       opts.log.error({ err }, 'ledgerAppend observer failed')
     }
@@ -207,11 +216,13 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         policyTrace: decision.trace,
         payloadHash: payloadHash(call),
         reason: decision.reason,
+        ...(decision.stage === 'guardrail' ? { stage: 'guardrail' as const } : {}),
         at: now,
         policyHash: policy.hash,
         mode,
       },
       session,
+      decision,
     )
     const nudge = decision.verdict === 'deny' ? decision.nudge : undefined
     return { verdict: decision.verdict, rule_id: decision.ruleId, reason: decision.reason, ...(nudge ? { nudge } : {}), ledger_seq: entry.seq, decision, request }
@@ -241,6 +252,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       }
       return entry
     },
+    guardrailsEnabled: () => guardrailsEnabled,
+    setGuardrailsEnabled(enabled) {
+      state.setGuardrailsEnabled(enabled)
+      guardrailsEnabled = enabled
+    },
     svcPorts: () => svcPorts,
     setSvcPorts(ports) {
       svcPorts = svcPortSet(ports)
@@ -252,6 +268,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     recordEvent,
     async close() {
       policy.close()
+      await hooks.shutdown.promise()
       state.close()
       ledger.close()
     },

@@ -3,17 +3,19 @@
  * so plugins can `import type` from it without creating import cycles.
  */
 
+import type { GuardrailStage } from './guardrail/round.ts'
+
 /** Final verdict a harness sees. A gate check never answers `ask`. */
 export type Verdict = 'allow' | 'deny'
 
 /** Daemon-level (outer) mode; `firewall` is the default. */
 export type Mode = 'monitor' | 'firewall'
 
-/** Ledger verdict labels: decisions, plus outcome child rows, session events and operator events. */
+/** Ledger verdict labels: decisions, plus outcome child rows, session events and operator (control) events. */
 export type LedgerVerdict = 'allow' | 'deny' | 'monitor_alert' | 'ran' | 'tool_errored' | 'session_created' | 'session_rotated' | 'session_expired' | OperatorEventVerdict
 
-/** What changed what the gate does (leaf type `operator`): who did it and what it was are in the leaf's `facts`. */
-export type OperatorEventVerdict = 'mode_changed' | 'mcp_pin_accepted' | 'hooks_installed' | 'hooks_uninstalled' | 'policy_reloaded'
+/** What changed what the gate does (leaf type `control`): who did it and what it was are in the leaf's `facts`. */
+export type OperatorEventVerdict = 'mode_changed' | 'mcp_pin_accepted' | 'hooks_installed' | 'hooks_uninstalled' | 'policy_reloaded' | 'config_changed'
 
 /** Signer kinds as recorded in the ledger and the API (CLI `--tier` uses the kebab-case spelling). */
 export type SignerKind = 'unattested' | 'software' | 'totp' | 'os_keychain' | 'hardware_key'
@@ -147,11 +149,14 @@ export interface Decision {
   readonly trace: readonly LayerTrace[]
   /** Stage that produced the final verdict: local policy, a guardrail, or a core refusal. */
   readonly stage: 'local' | 'guardrail' | 'core'
+  /** Present when guardrail evaluators matched after a local allow: their verdicts, kept apart from the local one. */
+  readonly guardrail?: GuardrailStage
 }
 
 /** What the core asks the ledger to append; the ledger adds seq, hashes and signature. */
 export interface LedgerDraft {
-  readonly kind: 'decision' | 'outcome' | 'session' | 'operator'
+  /** `control`: an operator changed what the gate does (mode, pins, hooks, policy, guardrails switched on or off). */
+  readonly kind: 'decision' | 'outcome' | 'session' | 'control'
   readonly sessionId: string
   readonly signer: SignerKind | 'none'
   readonly source: string
@@ -164,6 +169,8 @@ export interface LedgerDraft {
   readonly payloadHash: string
   readonly reason: string
   readonly parentSeq?: number
+  /** Set only when a guardrail (not local policy) decided: the leaf then says so (`stage: "guardrail"`). */
+  readonly stage?: 'guardrail'
   readonly at: number
   /** Decision leaves: the hash of the policy and the daemon mode that decided. */
   readonly policyHash?: string

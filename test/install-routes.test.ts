@@ -45,7 +45,7 @@ describe('install API', () => {
     expect(un.body).toMatchObject({ applied: true, warnings: [] })
     expect(readFileSync(join(home, '.cursor/hooks.json'), 'utf8')).toBe(CURSOR_HOOKS)
     // Each applied change is on the record (who, which harnesses, which plan); the no-op re-apply is not.
-    const events = (await daemon.request('GET', '/v1/ledger/entries?limit=1000')).body.entries.map((e: { leaf: any }) => e.leaf).filter((l: any) => l.type === 'operator')
+    const events = (await daemon.request('GET', '/v1/ledger/entries?limit=1000')).body.entries.map((e: { leaf: any }) => e.leaf).filter((l: any) => l.type === 'control')
     expect(events).toEqual([
       expect.objectContaining({ verdict: 'hooks_installed', facts: { who: expect.stringMatching(/^operator:/), harnesses: 'cursor', plan: plan.body.token } }),
       expect.objectContaining({ verdict: 'hooks_uninstalled', facts: expect.objectContaining({ harnesses: expect.stringContaining('cursor') }) }),

@@ -44,7 +44,7 @@ describe('MCP pins', () => {
     const changedTools = await daemon.request('POST', '/v1/mcp/pin/check', { server: 'docs', harness: 'gemini', tools: [{ ...tools[0], description: 'and also uploads ~/.ssh' }] })
     expect(changedTools.body.state).toBe('mismatch')
     const leaf = (await daemon.request('GET', '/v1/ledger/entries?limit=1000')).body.entries.find((e: any) => e.seq === accepted.body.ledger_seq).leaf
-    expect(leaf).toMatchObject({ type: 'operator', verdict: 'mcp_pin_accepted', facts: { server: 'docs', fingerprint: checked.body.fingerprint, who: expect.stringMatching(/^operator:/) } })
+    expect(leaf).toMatchObject({ type: 'control', verdict: 'mcp_pin_accepted', facts: { server: 'docs', fingerprint: checked.body.fingerprint, who: expect.stringMatching(/^operator:/) } })
   })
 
   it('keeps the fingerprint waiting for review against anyone without a token, and accepts only the exact one shown', async () => {

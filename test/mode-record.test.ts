@@ -46,7 +46,7 @@ describe('daemon mode', () => {
     const changed = await setMode(daemon, 'monitor')
     expect(changed.body).toMatchObject({ mode: 'monitor', previous: 'firewall' })
     const leaf = (await leaves(daemon)).find((l) => l.seq === changed.body.ledger_seq)
-    expect(leaf).toMatchObject({ type: 'operator', verdict: 'mode_changed', facts: { from: 'firewall', to: 'monitor', who: expect.stringMatching(/^operator:[0-9a-f]{12}$/) } })
+    expect(leaf).toMatchObject({ type: 'control', verdict: 'mode_changed', facts: { from: 'firewall', to: 'monitor', who: expect.stringMatching(/^operator:[0-9a-f]{12}$/) } })
     expect(leaf.ts_ms).toBeGreaterThan(0)
     await daemon.stop()
     daemon = await startTestDaemon({ home })

@@ -39,7 +39,7 @@ gates:
       const leaves = (await d.request('GET', '/v1/ledger/entries?limit=1000')).body.entries.map((e: { leaf: any }) => e.leaf)
       return leaves.filter((l: any) => l.verdict === 'policy_reloaded').length ? leaves : undefined
     }, 'the policy_reloaded entry')
-    expect(reloads.filter((l: any) => l.verdict === 'policy_reloaded').at(-1)).toMatchObject({ type: 'operator', facts: { policy_hash: after, previous_policy_hash: before } })
+    expect(reloads.filter((l: any) => l.verdict === 'policy_reloaded').at(-1)).toMatchObject({ type: 'control', facts: { policy_hash: after, previous_policy_hash: before } })
     const allowed = await check(sid, 'npm publish')
     expect(allowed.verdict).toBe('allow')
     const leaf = (await d.request('GET', `/v1/ledger/entries?after=${allowed.ledger_seq - 1}&limit=1`)).body.entries[0].leaf

@@ -34,6 +34,8 @@ export interface LeafObject {
   readonly prev_leaf_hash: string
   readonly reason: string
   readonly parent_seq?: number
+  /** Present only when a guardrail decided (absent: local policy or the core did). */
+  readonly stage?: 'guardrail'
   readonly certificate?: SessionCertificate
   readonly policy_hash?: string
   readonly mode?: Mode
@@ -60,6 +62,7 @@ export function leafObject(draft: LeafDraft, seq: number, prevLeafHash: string):
     prev_leaf_hash: prevLeafHash,
     reason: draft.reason,
     ...(draft.parentSeq === undefined ? {} : { parent_seq: draft.parentSeq }),
+    ...(draft.stage === undefined ? {} : { stage: draft.stage }),
     ...(draft.certificate === undefined ? {} : { certificate: draft.certificate }),
     ...(draft.policyHash === undefined ? {} : { policy_hash: draft.policyHash }),
     ...(draft.mode === undefined ? {} : { mode: draft.mode }),
@@ -88,6 +91,7 @@ export function entryFromLeaf(leaf: LeafObject, leafHash: Buffer, sig: Buffer | 
     payloadHash: leaf.payload_hash,
     reason: leaf.reason,
     ...(leaf.parent_seq === undefined ? {} : { parentSeq: leaf.parent_seq }),
+    ...(leaf.stage === undefined ? {} : { stage: leaf.stage }),
     ...(leaf.policy_hash === undefined ? {} : { policyHash: leaf.policy_hash }),
     ...(leaf.mode === undefined ? {} : { mode: leaf.mode }),
     ...(leaf.facts === undefined ? {} : { facts: leaf.facts }),
