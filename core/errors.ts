@@ -35,6 +35,8 @@ export type ProblemCode =
   | 'no_session'
   | 'not_implemented'
   | 'unavailable'
+  | 'too_many_requests'
+  | 'browser_refused'
   | 'internal'
 
 /** Thrown by the core and plugins when they cannot do their job (a verdict is never an error). */
@@ -100,6 +102,7 @@ const PROBLEM_TITLES: Record<number, string> = {
   414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   501: 'Not Implemented',
   503: 'Service Unavailable',

@@ -20,7 +20,8 @@ afterAll(async () => {
 })
 
 describe('svc install / uninstall', () => {
-  const env = () => ({ HOME: home, SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url })
+  // The session `svc install` mints is unattested by default, which needs operator rights.
+  const env = () => ({ HOME: home, SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery' })
 
   it('--dry-run shows the diff and writes nothing', async () => {
     const res = await svc(['install', '--dry-run'], env())
@@ -69,6 +70,7 @@ describe('svc mcp', () => {
     const denied = await svc(['mcp', 'pin', 'accept', 'docs'], { SVC_URL: daemon.url })
     expect(denied.stderr).toContain('this needs operator rights')
     const ok = await svc(['mcp', 'pin', 'accept', 'docs'], { SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery' })
-    expect(ok.stdout).toMatch(/^pinned docs at sha256:[0-9a-f]{64}/)
+    expect(ok.stdout).toMatch(/^accepting docs at (sha256:[0-9a-f]{64}) \(from api\); identity: \{"transport":"http"/)
+    expect(ok.stdout).toMatch(/^pinned docs at sha256:[0-9a-f]{64}/m)
   })
 })

@@ -44,7 +44,10 @@ describe('svc daemon', () => {
   })
 
   it('svc session create --tier unattested prints the red banner and a session id', async () => {
-    const res = await svc(['session', 'create', '--tier', 'unattested', '--url', url])
+    // An unattested session signs nothing: minting one needs operator rights.
+    const anonymous = await svc(['session', 'create', '--tier', 'unattested', '--url', url])
+    expect(anonymous).toMatchObject({ code: 1, stderr: expect.stringMatching(/unattested session signs nothing, so creating one needs operator rights/) })
+    const res = await svc(['session', 'create', '--tier', 'unattested', '--url', url], { SVC_ADMIN_PASSWORD: 'operator-password' })
     expect(res.code).toBe(0)
     expect(res.stderr).toContain('UNATTESTED — LEDGER NOT SIGNED')
     expect(res.stderr, 'no ANSI codes when stderr is not a terminal').not.toContain('\x1b[')

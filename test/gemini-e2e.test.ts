@@ -45,7 +45,7 @@ beforeAll(async () => {
   writeFileSync(join(home, '.gemini/settings.json'), SETTINGS)
   daemon = await startTestDaemon({ env: { SVC_USER_HOME: home } })
   model = await startFakeGemini()
-  const install = await run(join(ROOT, 'cli/svc.sh'), ['install', '--harness', 'gemini', '--yes'], { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url })
+  const install = await run(join(ROOT, 'cli/svc.sh'), ['install', '--harness', 'gemini', '--yes'], { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery' })
   expect(install.out).toContain('installed svc hooks for gemini')
   expect(install.out).toContain('UNATTESTED — LEDGER NOT SIGNED')
   expect(install.code).toBe(0)

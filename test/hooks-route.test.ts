@@ -125,8 +125,9 @@ describe('POST /v1/hooks/{harness}/{event}', () => {
     const list = await daemon.request('GET', '/v1/mcp/pins')
     expect(list.body.servers).toEqual([expect.objectContaining({ server: 'github', state: 'queued' })])
     expect(JSON.stringify(list.body)).not.toContain('s3cret')
-    expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github' })).status).toBe(401)
-    expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github' }, { authorization: `Bearer ${token}` })).body).toMatchObject({ server: 'github', state: 'pinned' })
+    const shown = list.body.servers[0].pending_fingerprint
+    expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github', fingerprint: shown })).status).toBe(401)
+    expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github', fingerprint: shown }, { authorization: `Bearer ${token}` })).body).toMatchObject({ server: 'github', state: 'pinned' })
     expect((await hook('gemini', 'BeforeTool', body)).text).toBe('{}')
     // The harness starts something else than the pinned server: mismatch.
     const changed = { ...body, mcp_context: { ...body.mcp_context, args: ['-y', '@evil/server-github'] } }

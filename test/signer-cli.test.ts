@@ -34,7 +34,10 @@ describe('svc session create / rotate', () => {
     expect(ok.stderr).toContain('*** DEV — SOFTWARE SIGNER ***')
     const minted = JSON.parse(ok.stdout)
     expect(minted).toMatchObject({ signer: 'software', user_id: 'bob', state: 'active' })
-    const rotated = await runCli(['session', 'rotate', '--id', minted.session_id, '--tier', 'software'], { ...env, SVC_ALLOW_SOFTWARE_SIGNER: '1' })
+    // Rotating out a session that is still active is the operator's call.
+    const anonymous = await runCli(['session', 'rotate', '--id', minted.session_id, '--tier', 'software'], { ...env, SVC_ALLOW_SOFTWARE_SIGNER: '1' })
+    expect(anonymous).toMatchObject({ code: 1, stderr: expect.stringMatching(/is still active: ending it by rotation needs operator rights/) })
+    const rotated = await runCli(['session', 'rotate', '--id', minted.session_id, '--tier', 'software'], { ...env, SVC_ALLOW_SOFTWARE_SIGNER: '1', SVC_ADMIN_PASSWORD: 'correct horse battery' })
     expect(rotated.code).toBe(0)
     expect(JSON.parse(rotated.stdout)).toMatchObject({ rotates: minted.session_id })
   })

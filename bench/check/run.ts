@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { PROJECT_ROOT } from '../../cli/paths.ts'
+import { BENCH_PASSWORD, unattestedSession } from '../lib/operator.ts'
 import { mib } from '../lib/stats.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
@@ -38,14 +39,14 @@ const home = mkdtempSync(join(tmpdir(), 'svc-bench-check-'))
 const port = 20000 + Math.floor(Math.random() * 20000)
 const PROF_DIR = process.env.BENCH_CPU_PROF
 const profArgs = PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROF_DIR] : []
-const daemon = await startChild([...profArgs, 'cli/main.ts', 'daemon', '--port', String(port), '--home', home], { SVC_ALLOW_UNATTESTED: '1', SVC_LOG_LEVEL: 'info' }, /"address":"(http:[^"]+)"/)
+const daemon = await startChild([...profArgs, 'cli/main.ts', 'daemon', '--port', String(port), '--home', home], { SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: BENCH_PASSWORD, SVC_LOG_LEVEL: 'info' }, /"address":"(http:[^"]+)"/)
 const echo = await startChild(['bench/check/echo-server.ts'], {}, /(http:\S+)/)
 try {
   const base = daemon.line
   await new Promise((r) => setTimeout(r, 1000))
   const idleKb = rssKbOf(daemon.child.pid!)
-  const session = (await (await fetch(`${base}/v1/sessions/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signer: 'unattested' }) })).json()) as { session_id: string }
-  const body = (command: string) => JSON.stringify({ session_id: session.session_id, source: 'claude-code', tool: 'Bash', input: { command }, cwd: '/tmp' })
+  const session = await unattestedSession(base)
+  const body = (command: string) => JSON.stringify({ session_id: session, source: 'claude-code', tool: 'Bash', input: { command }, cwd: '/tmp' })
   const bodies = [body('git status'), body('npm test'), body('rm -rf ~'), body('git commit -m "wip"')]
   await load(`${echo.line}/echo`, bodies, 1) // warm-up (JIT) for both servers
   await load(`${base}/v1/gates/check`, bodies, 1)

@@ -4,7 +4,7 @@
  * bundle, post it to the daemon. Signer refusals become CliErrors with the signer's own message.
  */
 import { parseTier, signerKindOf } from '../../core/trust/tiers.ts'
-import { callDaemon } from '../http.ts'
+import { callDaemon, operatorToken } from '../http.ts'
 import { banner, CliError, type CliIo } from '../io.ts'
 import { unlockHostKey } from './long-lived-key.ts'
 import { mintSession } from './mint.ts'
@@ -63,5 +63,9 @@ export async function mintOnDaemon(io: CliIo, opts: MintFlowOptions): Promise<Mi
     if (err instanceof SignerError) throw new CliError(err.message)
     throw err
   }
-  return callDaemon<MintedSession>(opts.baseUrl, '/v1/sessions/create', { body })
+  // An unattested session, or a rotation that may end an active one, needs operator rights: send a token
+  // when the environment provides one (SVC_TOKEN, SVC_ADMIN_PASSWORD) and let the daemon refuse otherwise.
+  const needsOperator = kind === 'unattested' || opts.rotates !== undefined
+  const token = needsOperator && (io.env.SVC_TOKEN || io.env.SVC_ADMIN_PASSWORD) ? await operatorToken(opts.baseUrl, io) : undefined
+  return callDaemon<MintedSession>(opts.baseUrl, '/v1/sessions/create', { body, ...(token ? { token } : {}) })
 }

@@ -2,9 +2,10 @@
  * One policy file as the store tracks it: its last good compiled form, its current error (if any),
  * and a stat stamp so unchanged files are never re-read.
  */
-import { readFileSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { EngineError, ERR } from '../errors.ts'
 import { sha256 } from '../hash.ts'
+import { readRegularFile } from '../regular-file.ts'
 import type { Mode, SourceLoc } from '../types.ts'
 import type { CompiledGate, GateCompiler } from './compile.ts'
 import type { RawGate } from './parse.ts'
@@ -72,7 +73,7 @@ export class PolicyFile {
       return had
     }
     try {
-      const text = readFileSync(this.src.path, 'utf8')
+      const text = readRegularFile(this.src.path)
       const contentHash = sha256(text)
       if (this.good?.contentHash === contentHash) {
         this.problem = undefined

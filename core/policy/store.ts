@@ -61,6 +61,8 @@ export interface PolicyStoreOptions {
   readonly compiler: GateCompiler
   readonly sealer: DisableSealer
   readonly log: Logger
+  /** Called after a reload changed the policy in force (the engine ledgers it with both hashes). */
+  readonly onReload?: (hash: string, previousHash: string) => void
 }
 
 /** The policy in force: loads every layer, reloads on change, and hands the engine the gates that apply to a call. */
@@ -172,8 +174,13 @@ export class PolicyStore {
   }
 
   #safeRefresh(): void {
+    const previous = this.#hash
     this.refreshInBackground().then(
-      (changed) => changed && this.#opts.log.info({ policy_hash: this.#hash }, 'policy reloaded'),
+      (changed) => {
+        if (!changed) return
+        this.#opts.log.info({ policy_hash: this.#hash }, 'policy reloaded')
+        if (this.#hash !== previous) this.#opts.onReload?.(this.#hash, previous)
+      },
       (err: unknown) => this.#opts.log.error({ err }, 'policy refresh failed'),
     )
   }

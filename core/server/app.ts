@@ -7,6 +7,7 @@ import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import type { Engine } from '../engine.ts'
 import type { AuthService } from './auth.ts'
+import { installBrowserGuard } from './browser-guard.ts'
 import { installProblemHandlers, MAX_PARAM_LENGTH, problemSchema, sendProblem, toProblem } from './problem.ts'
 import { routes } from './routes/index.ts'
 
@@ -72,6 +73,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
   })
   installProblemHandlers(app)
+  installBrowserGuard(app, opts.env)
   // JSON only: a text/plain body is a 415, not a string the schema then calls "not an object".
   app.removeContentTypeParser('text/plain')
   app.addSchema(problemSchema)

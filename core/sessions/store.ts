@@ -56,6 +56,8 @@ export class SessionStore {
   #currentId?: string
   /** Where hooks wait for, and the renewer (`svc agent`) learns of, a session to re-mint. */
   readonly renewal: SessionRenewal
+  /** For a session that became current: the one it took over from (restored if it is discarded). */
+  readonly #tookOverFrom = new Map<string, string | undefined>()
 
   constructor(opts: { idleMs?: number; renewalGraceMs?: number; renewerMemoPath?: string } = {}) {
     this.#idleMs = opts.idleMs ?? DEFAULT_IDLE_MS
@@ -102,9 +104,29 @@ export class SessionStore {
       ...(bundle?.rotates ? { rotates: bundle.rotates } : {}),
     }
     this.#sessions.set(id, session)
-    if (this.#mayBecomeCurrent(session, now)) this.#currentId = id
+    if (this.#mayBecomeCurrent(session, now)) {
+      this.#tookOverFrom.set(id, this.#currentId)
+      this.#currentId = id
+    }
     this.renewal.changed()
     return session
+  }
+
+  /**
+   * Removes a session whose creation could not be recorded, as if it had never been created: it is
+   * unknown from now on and the session it took over from is current again.
+   */
+  discard(id: string): void {
+    if (!this.#sessions.delete(id)) return
+    if (this.#currentId === id) this.#currentId = this.#tookOverFrom.get(id)
+    this.#tookOverFrom.delete(id)
+  }
+
+  /** Sessions that can still sign and decide (not ended, not expired), optionally of one signer kind. */
+  activeCount(now: number, signer?: SignerKind): number {
+    let n = 0
+    for (const s of this.#sessions.values()) if ((signer === undefined || s.signer === signer) && this.status(s.id, now).state === 'active') n++
+    return n
   }
 
   /**
