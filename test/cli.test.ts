@@ -51,7 +51,7 @@ describe('svc daemon', () => {
     expect(res.code).toBe(0)
     expect(res.stderr).toContain('UNATTESTED — LEDGER NOT SIGNED')
     expect(res.stderr, 'no ANSI codes when stderr is not a terminal').not.toContain('\x1b[')
-    const coloured = await svc(['session', 'create', '--tier', 'unattested', '--url', url], { FORCE_COLOR: '1' })
+    const coloured = await svc(['session', 'create', '--tier', 'unattested', '--url', url], { FORCE_COLOR: '1', SVC_ADMIN_PASSWORD: 'operator-password' })
     expect(coloured.stderr).toContain('\x1b[1;37;41m UNATTESTED — LEDGER NOT SIGNED')
     expect(JSON.parse(res.stdout)).toMatchObject({ session_id: expect.stringMatching(/^ses_/), signer: 'unattested' })
   })

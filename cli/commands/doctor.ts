@@ -5,7 +5,6 @@
  * that call an old daemon URL (the same reviewed-plan machinery as `svc install`, applied atomically).
  */
 import { readFileSync } from 'node:fs'
-import { homedir } from 'node:os'
 import { Command } from 'commander'
 import type { HarnessDefinition } from '../../core/index.ts'
 import { harnessPlugins } from '../../harnesses/index.ts'
@@ -14,7 +13,7 @@ import { parseJsoncStrict } from '../../plugins/installer/jsonc-edit.ts'
 import { planInstall } from '../../plugins/installer/plan.ts'
 import { schemaProblems } from '../../plugins/installer/validate.ts'
 import { CliError, type CliIo } from '../io.ts'
-import { daemonUrl, svcHome } from '../paths.ts'
+import { daemonUrl, svcHome, userHomeOf } from '../paths.ts'
 import { collectStatus, type HarnessHooks, type Problem, type StatusReport } from '../status/collect.ts'
 import { renderStatus } from './status.ts'
 
@@ -44,7 +43,7 @@ export function schemaDrift(hooks: readonly HarnessHooks[], userHome: string): P
 }
 
 /** Applies the fixes `problems` offer; returns one line per fix done. */
-function applyFixes(problems: readonly Problem[], report: StatusReport): string[] {
+function applyFixes(problems: readonly Problem[], report: StatusReport, userHome: string): string[] {
   const done: string[] = []
   if (problems.some((p) => p.fix?.kind === 'refresh-shim')) {
     installShim(report.home)
@@ -56,7 +55,7 @@ function applyFixes(problems: readonly Problem[], report: StatusReport): string[
     const harnesses = reinstall.map((id) => defs.get(id)).filter((h): h is HarnessDefinition => h !== undefined)
     const installed = report.hooks.filter((h) => reinstall.includes(h.harness))
     const req = {
-      harnesses, scope: 'user' as const, env: { home: homedir(), env: {} }, svcHome: report.home, daemonUrl: report.url,
+      harnesses, scope: 'user' as const, env: { home: userHome, env: {} }, svcHome: report.home, daemonUrl: report.url,
       failOpen: false, transport: installed.some((h) => h.usesShim) || installed.length === 0 ? ('command' as const) : ('http' as const),
     }
     const plan = planInstall(req)
@@ -77,11 +76,11 @@ export function makeDoctorCommand(io: CliIo): Command {
       const home = svcHome(io.env, opts.home)
       const check = async () => {
         const report = await collectStatus(url, home)
-        return { report, problems: [...report.problems, ...schemaDrift(report.hooks, homedir())] }
+        return { report, problems: [...report.problems, ...schemaDrift(report.hooks, userHomeOf(io.env))] }
       }
       let { report, problems } = await check()
       if (opts.fix && problems.some((p) => p.fix)) {
-        for (const line of applyFixes(problems, report)) io.out(`fixed: ${line}`)
+        for (const line of applyFixes(problems, report, userHomeOf(io.env))) io.out(`fixed: ${line}`)
         ;({ report, problems } = await check())
       }
       io.out(renderStatus({ ...report, problems: [] }).replace(/\nprotection: .*$/s, ''))

@@ -4,7 +4,7 @@ import { TIERS } from '../../core/trust/tiers.ts'
 import { trustFilePath } from '../../core/trust/host-keys.ts'
 import { trustLine } from '../daemon/trust-env.ts'
 import { durationOption } from '../duration-option.ts'
-import { askNewSecret, banner, CliError, type CliIo } from '../io.ts'
+import { askNewSecret, banner, CliError, stderrColour, type CliIo } from '../io.ts'
 import { svcHome } from '../paths.ts'
 import { enrollOsKeychain } from '../signer/os-keychain.ts'
 import { SignerError } from '../signer/signer-error.ts'
@@ -25,7 +25,7 @@ async function enroll(io: CliIo, opts: EnrollOpts): Promise<void> {
   const home = svcHome(io.env, opts.home)
   switch (opts.tier) {
     case 'totp': {
-      io.err(banner('totp'))
+      io.err(banner('totp', stderrColour(io.env)))
       const passphrase = opts.passphrase ?? (await askNewSecret(io, 'passphrase sealing the TOTP key'))
       const { uri, publicKey } = enrollTotp(home, passphrase ?? '', { ttlMs })
       io.out(`TOTP signer enrolled. Scan the code or add the URI to your authenticator app (shown once):\n${terminalQr(uri)}\n${uri}`)
@@ -39,7 +39,7 @@ async function enroll(io: CliIo, opts: EnrollOpts): Promise<void> {
       return
     }
     case 'software': {
-      io.err(banner('software'))
+      io.err(banner('software', stderrColour(io.env)))
       const key = loadSoftwareKey(home, io.env)
       io.out(`software signer ready; host public key ${key.publicKey.toString('base64')} (trusted for signer software)`)
       return

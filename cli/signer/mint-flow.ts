@@ -5,7 +5,7 @@
  */
 import { parseTier, signerKindOf } from '../../core/trust/tiers.ts'
 import { callDaemon, operatorToken } from '../http.ts'
-import { banner, CliError, type CliIo } from '../io.ts'
+import { banner, CliError, stderrColour, type CliIo } from '../io.ts'
 import { unlockHostKey } from './long-lived-key.ts'
 import { mintSession } from './mint.ts'
 import { SignerError } from './signer-error.ts'
@@ -53,7 +53,7 @@ export async function mintOnDaemon(io: CliIo, opts: MintFlowOptions): Promise<Mi
     throw new CliError((err as Error).message, 2)
   }
   const kind = signerKindOf(tier)
-  if (kind === 'unattested' || kind === 'software' || kind === 'totp') io.err(banner(kind))
+  if (kind === 'unattested' || kind === 'software' || kind === 'totp') io.err(banner(kind, stderrColour(io.env)))
   const { code, passphrase } = tier === 'totp' ? await totpSecrets(io, opts) : opts
   let body
   try {
