@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
-import { payloadHash } from './hash.ts'
+import { callPayload, payloadHash } from './hash.ts'
 import { assertNotLoosened, combine, refuse } from './decision.ts'
 import { EngineError } from './errors.ts'
 import { createHooks, type EngineHooks } from './hooks.ts'
@@ -20,7 +20,7 @@ import { PolicyStore } from './policy/store.ts'
 import { SessionStore, type Session } from './sessions/store.ts'
 import { svcPortSet } from './match/svc-ports.ts'
 import { gateKey, StateDb } from './state/state-db.ts'
-import type { Decision, EvalContext, EvalRequest, GateHit, LedgerDraft, LedgerEntry, Mode, ToolCall } from './types.ts'
+import type { CallPayload, Decision, EvalContext, EvalRequest, GateHit, LedgerDraft, LedgerEntry, Mode, ToolCall } from './types.ts'
 
 export interface EngineOptions {
   readonly plugins: readonly EnginePlugin[]
@@ -76,8 +76,8 @@ export interface Engine {
   decide(call: ToolCall, session?: Session, trace?: GateTrace[]): Promise<{ request: EvalRequest; decision: Decision }>
   /** Decides a call and records it durably; the verdict is returned only after the leaf is on disk. */
   check(call: ToolCall): Promise<CheckResult>
-  /** Appends a non-decision entry (outcome row, session event) signed by the given session. */
-  record(draft: LedgerDraft, session?: Session): Promise<LedgerEntry>
+  /** Appends an entry signed by the given session; `payload` is the exact call a decision leaf commits to (handed to observers). */
+  record(draft: LedgerDraft, session?: Session, payload?: CallPayload): Promise<LedgerEntry>
   close(): Promise<void>
 }
 
@@ -132,10 +132,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     return { request, decision }
   }
 
-  async function record(draft: LedgerDraft, session?: Session): Promise<LedgerEntry> {
+  async function record(draft: LedgerDraft, session?: Session, payload?: CallPayload): Promise<LedgerEntry> {
     const entry = await ledger.append(draft, session?.sign)
     try {
-      hooks.ledgerAppend.call(entry)
+      hooks.ledgerAppend.call(entry, payload)
     } catch (err) {
       opts.log.error({ err }, 'ledgerAppend observer failed')
     }
@@ -164,6 +164,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     }
     for (const hit of decision.hits) state.recordHit(gateKey(hit.source, hit.gateId), now)
     const session = status.state === 'active' ? status.session : undefined
+    const payload = callPayload(call)
     const entry = await record(
       {
         kind: 'decision',
@@ -181,6 +182,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         at: now,
       },
       session,
+      payload,
     )
     const nudge = decision.verdict === 'deny' ? decision.nudge : undefined
     return { verdict: decision.verdict, rule_id: decision.ruleId, reason: decision.reason, ...(nudge ? { nudge } : {}), ledger_seq: entry.seq, decision, request }

@@ -5,7 +5,7 @@
  */
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook } from 'tapable'
 import { EngineError, ERR } from './errors.ts'
-import type { Decision, EvalContext, EvalRequest, LedgerEntry } from './types.ts'
+import type { CallPayload, Decision, EvalContext, EvalRequest, LedgerEntry } from './types.ts'
 
 /** Named tap stages (lower runs first). */
 export const STAGE = { FIRST: -1000, CHEAP: -100, DEFAULT: 0, EXPENSIVE: 100, LAST: 1000 } as const
@@ -43,8 +43,8 @@ export function createHooks() {
     postLocal: new AsyncSeriesWaterfallHook<[Decision, EvalRequest, EvalContext]>(['decision', 'request', 'ctx']),
     /** External classifiers after a local allow, cheapest first; the first deny wins. */
     guardrail: new AsyncSeriesBailHook<[EvalRequest, Decision, EvalContext], GuardrailVerdict | undefined>(['request', 'decision', 'ctx']),
-    /** Observers of durable entries (counters, insights); their throws are logged, never fatal. */
-    ledgerAppend: new SyncHook<[LedgerEntry]>(['entry']),
+    /** Observers of durable entries (counters, payload history); a decision carries its exact call. Throws are logged, never fatal. */
+    ledgerAppend: new SyncHook<[LedgerEntry, CallPayload | undefined]>(['entry', 'payload']),
   })
   attributeErrors(hooks)
   return hooks

@@ -10,7 +10,17 @@ export type Verdict = 'allow' | 'deny'
 export type Mode = 'monitor' | 'firewall'
 
 /** Ledger verdict labels: decisions, plus outcome child rows and session events. */
-export type LedgerVerdict = 'allow' | 'deny' | 'monitor_alert' | 'ran' | 'tool_errored' | 'session_created' | 'session_rotated' | 'session_expired'
+export type LedgerVerdict =
+  | 'allow'
+  | 'deny'
+  | 'monitor_alert'
+  | 'ran'
+  | 'tool_errored'
+  | 'session_created'
+  | 'session_rotated'
+  | 'session_expired'
+  | 'false_positive_applied'
+  | 'false_positive_reverted'
 
 /** Signer kinds as recorded in the ledger and the API (CLI `--tier` uses the kebab-case spelling). */
 export type SignerKind = 'unattested' | 'software' | 'totp' | 'os_keychain' | 'hardware_key'
@@ -148,7 +158,7 @@ export interface Decision {
 
 /** What the core asks the ledger to append; the ledger adds seq, hashes and signature. */
 export interface LedgerDraft {
-  readonly kind: 'decision' | 'outcome' | 'session'
+  readonly kind: 'decision' | 'outcome' | 'session' | 'policy'
   readonly sessionId: string
   readonly signer: SignerKind | 'none'
   readonly source: string
@@ -162,6 +172,13 @@ export interface LedgerDraft {
   readonly reason: string
   readonly parentSeq?: number
   readonly at: number
+}
+
+/** The exact call a decision leaf commits to through its `payload_hash` (see `payloadHash`). */
+export interface CallPayload {
+  readonly tool: string
+  readonly input: Readonly<Record<string, unknown>>
+  readonly cwd: string | null
 }
 
 /** An appended, durable ledger entry. */
