@@ -41,6 +41,7 @@ export function gateView(gate: CompiledGate, disabled: boolean, home: string) {
     layer: gate.layer,
     mode: gate.policyMode,
     on_hit: gate.onHit,
+    require_strong: gate.requireStrong,
     disabled,
     when: gate.when,
     evaluators: gate.evaluate.map((e) => ({ kind: String(e.kind), ...(typeof e.model === 'string' ? { model: e.model } : {}) })),
