@@ -29,6 +29,7 @@ export function planEdit(engine: Engine, target: TargetFile, original: CompiledG
   if (!doc.has('gates') || !isSeq(doc.get('gates', true))) doc.set('gates', doc.createNode([]))
   const gates = doc.get('gates', true)
   if (!isSeq(gates)) throw refusal(422, 'target_invalid', `${target.path}: gates is not a list`)
+  gates.flow = false
   const unsealed = { event_seq: facts.eventSeq, at: facts.at, replacement_id: String(replacement.id), note: facts.note }
   const seal = engine.sealer.seal({ gate_id: original.id, file: target.path, ...unsealed })
   const disabledBy: DisabledBy = { ...unsealed, seal }
