@@ -5,6 +5,7 @@
  * apply and a revert in the ledger, `svc log` finding the deny by rule and time; and every spec failure
  * condition leaving every policy file byte-identical.
  */
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -180,5 +181,55 @@ describe('false-positive loop', { timeout: 120_000 }, () => {
     expect(snapshot()).toEqual(before)
     // And apply needs operator rights.
     expect((await d.request('POST', '/v1/false-positives/apply', { bundle, replacement_yaml: good, policy_hash: bundle.policy_hash })).status).toBe(401)
+  })
+
+  it('lets an agent draft and validate but never apply; rules-patch drafts a registry rule fix without committing', async () => {
+    const rule = join(d.home, 'registry', 'team-rules')
+    mkdirSync(rule, { recursive: true })
+    writeFileSync(join(rule, 'rule.yaml'), 'version: 1\ngates:\n  - id: team.no-make-deploy\n    when: { command: { program: make, args_any: [deploy, deploy-*] } }\n')
+    writeFileSync(join(rule, 'fixtures.yaml'), 'fixtures:\n  - command: make deploy-prod\n    expect: deny\n    rule: team.no-make-deploy\n')
+    d.engine.policy.refresh(Date.now())
+    const denied = await check('make deploy-docs')
+    expect(denied.body).toMatchObject({ verdict: 'deny', rule_id: 'team.no-make-deploy' })
+    // What the skill runs is allowed to an agent; apply is not.
+    for (const [command, verdict] of [[`svc false-positive ${denied.body.ledger_seq} --out /tmp/case`, 'allow'], ['svc false-positive validate /tmp/case', 'allow'], ['svc false-positive apply /tmp/case --yes', 'deny']] as const) {
+      expect((await check(command)).body.verdict, command).toBe(verdict)
+    }
+    const dir = join(tempDir(), 'case')
+    const agentEnv = { SVC_URL: d.url, HOME: tempDir() }
+    expect((await runCli(['false-positive', String(denied.body.ledger_seq), '--target', 'user', '--out', dir], agentEnv)).code).toBe(0)
+    const validated = await runCli(['false-positive', 'validate', dir], agentEnv)
+    expect(validated.stderr).toBe('')
+    expect(validated.stdout).toContain('validated: team.no-make-deploy.fp-')
+    expect((await runCli(['false-positive', 'apply', dir, '--yes'], agentEnv)).stderr).toContain('needs operator rights')
+
+    const missing = await runCli(['false-positive', 'rules-patch', dir, '--rules-repo', join(tempDir(), 'nope')], env)
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain('does not exist')
+    const checkout = tempDir('svc-rules-')
+    const git = (...args: string[]) => execFileSync('git', ['-C', checkout, '-c', 'user.email=t@e', '-c', 'user.name=t', ...args], { encoding: 'utf8' })
+    git('init', '-q')
+    mkdirSync(join(checkout, 'team-rules'))
+    writeFileSync(join(checkout, 'team-rules', 'rule.yaml'), readFileSync(join(rule, 'rule.yaml')))
+    git('add', '.')
+    git('commit', '-qm', 'rules')
+    writeFileSync(join(checkout, 'dirty.txt'), 'x')
+    const dirty = await runCli(['false-positive', 'rules-patch', dir, '--rules-repo', checkout], env)
+    expect(dirty.code).toBe(1)
+    expect(dirty.stderr).toContain('uncommitted changes')
+    execFileSync('rm', [join(checkout, 'dirty.txt')])
+    const patched = await runCli(['false-positive', 'rules-patch', dir, '--rules-repo', checkout], env)
+    expect(patched.stderr).toBe('')
+    expect(patched.code).toBe(0)
+    expect(readFileSync(join(checkout, 'team-rules', 'rule.yaml'), 'utf8')).toContain('command_regex: ^make deploy-docs$')
+    expect(readFileSync(join(checkout, 'team-rules', 'README.md'), 'utf8')).toContain(`False positive at seq ${denied.body.ledger_seq}`)
+    const fixtures = readFileSync(join(checkout, 'team-rules', 'fixtures.yaml'), 'utf8')
+    expect(fixtures).toContain('expect: allow')
+    expect(fixtures).toContain('make deploy-prod')
+    expect(existsSync(join(checkout, 'team-rules', 'reports', `fp-${denied.body.ledger_seq}.json`))).toBe(true)
+    expect(git('log', '--oneline').trim().split('\n')).toHaveLength(1)
+    const portable = await runCli(['false-positive', 'rules-patch', dir], env)
+    expect(portable.stdout).toContain('portable report bundle')
+    expect(existsSync(join(dir, 'upstream-report', 'team-rules', 'rule.yaml'))).toBe(true)
   })
 })

@@ -91,6 +91,24 @@ describe('svc explain for harnesses and scripts', () => {
   }, 60_000)
 })
 
+describe('the false-positive skill', () => {
+  it('prints the harness-neutral text and installs the Claude Code skill, also through svc install --with-skill', async () => {
+    const printed = await svc(['false-positive', 'skill'])
+    expect(printed.stdout).toContain('svc false-positive validate')
+    expect(printed.stdout).not.toContain('---\nname:')
+    const root = tempDir()
+    expect((await svc(['false-positive', 'skill', '--install', root])).code).toBe(0)
+    const skill = readFileSync(join(root, '.claude', 'skills', 'svc-false-positive', 'SKILL.md'), 'utf8')
+    expect(skill).toMatch(/^---\nname: svc-false-positive\ndescription: .+\n---\n/)
+    expect(skill).toContain(printed.stdout.trim())
+    const repo = tempDir()
+    mkdirSync(join(repo, '.git'))
+    const installed = await svc(['install', '--harness', 'claude-code', '--scope', 'repo', '--repo', repo, '--yes', '--with-skill', '--url', 'http://127.0.0.1:9'])
+    expect(installed.stdout).toContain(`false-positive skill: ${join(repo, '.claude', 'skills', 'svc-false-positive', 'SKILL.md')}`)
+    expect(readFileSync(join(repo, '.claude', 'skills', 'svc-false-positive', 'SKILL.md'), 'utf8')).toBe(skill)
+  }, 60_000)
+})
+
 describe('redaction', () => {
   it('is deterministic and removes tokens in URLs, Authorization headers, known keys, secret assignments, key blocks and home prefixes', () => {
     const text = [

@@ -9,6 +9,7 @@ import { Command, Option } from 'commander'
 import { fixturesOf, parseFixtures } from '../../plugins/rule-lifecycle/fixtures.ts'
 import { readCaseDir, writeCaseDir, type BundleView } from '../false-positive/case-dir.ts'
 import { writeRulesPatch } from '../false-positive/rules-patch.ts'
+import { installClaudeSkill, skillMarkdown } from '../false-positive/skill.ts'
 import { callDaemon, operatorToken } from '../http.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { daemonUrl } from '../paths.ts'
@@ -72,17 +73,35 @@ async function confirm(io: CliIo, question: string): Promise<boolean> {
   return /^y(es)?$/i.test((await io.readStdin()).split('\n')[0]!.trim())
 }
 
-async function applyCase(io: CliIo, dir: string, opts: { yes?: boolean; url?: string; note?: string; target?: string }): Promise<void> {
+interface CaseRequestOpts {
+  url?: string
+  note?: string
+  target?: string
+}
+
+/** The validate/apply body of a case directory, and the daemon it was made on. */
+function caseRequest(env: NodeJS.ProcessEnv, dir: string, opts: CaseRequestOpts) {
   const c = readCaseDir(resolve(dir))
-  const url = daemonUrl(io.env, opts.url ?? c.meta.daemon_url)
-  const token = await operatorToken(url, io.env)
+  // Never the URL written in the case directory: it is untrusted text, and the operator password goes there.
+  const url = daemonUrl(env, opts.url)
   const examples = c.fixtures ? parseFixtures(c.fixtures, `${dir}/fixtures.yaml`).filter((f) => f.expect !== 'allow') : []
   const body = { bundle: c.bundle, replacement_yaml: c.draft, target: opts.target ?? c.meta.target, examples, ...(opts.note ? { note: opts.note } : {}) }
+  return { c, url, body }
+}
+
+async function validate(io: CliIo, url: string, body: object): Promise<Validation> {
   const v = await callDaemon<Validation>(url, '/v1/false-positives/validate', { body })
   io.out(`validated: ${v.replacement_id} replaces ${v.gate_id}; it does not match the event at seq ${v.seq} and still blocks ${v.examples_checked} malicious example(s)${v.examples_skipped ? ` (${v.examples_skipped} skipped: the gate does not match them on this machine)` : ''}`)
   if (v.still_denied_by.length > 0) io.out(`note: the call would still be denied by ${v.still_denied_by.join(', ')}`)
   io.out(`target ${v.target.choice}: ${v.target.path}`)
   io.out(v.diff)
+  return v
+}
+
+async function applyCase(io: CliIo, dir: string, opts: CaseRequestOpts & { yes?: boolean }): Promise<void> {
+  const { c, url, body } = caseRequest(io.env, dir, opts)
+  const token = await operatorToken(url, io.env)
+  const v = await validate(io, url, body)
   if (!opts.yes && !(await confirm(io, `apply this change to ${v.target.path}? [y/N] `))) throw new CliError('not applied: not confirmed (pass --yes to apply without asking)')
   const applied = await callDaemon<Validation>(url, '/v1/false-positives/apply', { body: { ...body, policy_hash: c.bundle.policy_hash }, token })
   io.out(`applied: ${applied.gate_id} disabled and ${applied.replacement_id} added in ${applied.target.path} (ledger seq ${applied.apply_seq})`)
@@ -114,6 +133,18 @@ export function makeFalsePositiveCommand(io: CliIo): Command {
       .action((dir: string, opts: { yes?: boolean; url?: string; note?: string; target?: string }) => applyCase(io, dir, opts)),
   )
   cmd.addCommand(
+    new Command('validate')
+      .description('check the case directory\'s replacement without changing anything (no operator rights needed; what an agent\'s skill runs)')
+      .argument('<case-dir>', 'directory written by `svc false-positive <seq> --out`')
+      .addOption(new Option('--target <target>', 'override the case\'s target').choices(['auto', 'repo', 'user']))
+      .addOption(urlOption())
+      .action(async (dir: string, opts: CaseRequestOpts) => {
+        const { url, body } = caseRequest(io.env, dir, opts)
+        await validate(io, url, body)
+        io.out(`valid. Applying is for the user: \`svc false-positive apply ${dir}\``)
+      }),
+  )
+  cmd.addCommand(
     new Command('revert')
       .description('restore the policy file a false-positive apply changed (operator)')
       .argument('<apply-seq>', 'ledger seq of the apply (printed by `apply`)')
@@ -123,6 +154,16 @@ export function makeFalsePositiveCommand(io: CliIo): Command {
         const token = await operatorToken(url, io.env)
         const r = await callDaemon<{ revert_seq: number; path: string; gate_id: string }>(url, '/v1/false-positives/revert', { body: { apply_seq: parseSeq(seqText) }, token })
         io.out(`reverted: ${r.gate_id} is active again in ${r.path} (ledger seq ${r.revert_seq})`)
+      }),
+  )
+  cmd.addCommand(
+    new Command('skill')
+      .description('print the harness-neutral agent skill, or install it for Claude Code')
+      .option('--install <root>', 'install .claude/skills/svc-false-positive/SKILL.md under this home or repository')
+      .action((opts: { install?: string }) => {
+        if (!opts.install) return io.out(skillMarkdown())
+        const r = installClaudeSkill(resolve(opts.install))
+        io.out(`false-positive skill: ${r.path}${r.changed ? '' : ' (already installed)'}`)
       }),
   )
   cmd.addCommand(

@@ -12,6 +12,7 @@ import { harnessPlugins, PLANNED_HARNESSES } from '../../harnesses/index.ts'
 import { applyInstall, applyUninstall } from '../../plugins/installer/apply.ts'
 import { planInstall, planUninstall, type Plan } from '../../plugins/installer/plan.ts'
 import { HarnessSelectionError, selectHarnesses } from '../../plugins/installer/select.ts'
+import { installClaudeSkill } from '../false-positive/skill.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { mintOnDaemon } from '../signer/mint-flow.ts'
 import { daemonUrl, svcHome } from '../paths.ts'
@@ -92,8 +93,9 @@ function baseCommand(name: string, description: string): Command {
 export function makeInstallCommand(io: CliIo): Command {
   return baseCommand('install', 'install svc hooks into harness configs (shows the diff, asks first)')
     .option('--fail-open', 'let tool calls through when the daemon is down (default: fail closed)')
+    .option('--with-skill', 'also install the false-positive skill for Claude Code (.claude/skills/svc-false-positive)')
     .addOption(new Option('--transport <kind>', 'command shim, or Claude Code’s native HTTP hook (fails open)').choices(['command', 'http']).default('command'))
-    .action(async (opts: CommonOptions & { failOpen?: boolean; transport: 'command' | 'http' }) => {
+    .action(async (opts: CommonOptions & { failOpen?: boolean; withSkill?: boolean; transport: 'command' | 'http' }) => {
       checkTier(opts)
       const { env, harnesses, skipped } = selection(opts)
       for (const s of skipped) io.err(`skipped ${s.harness}: ${s.reason}`)
@@ -103,6 +105,10 @@ export function makeInstallCommand(io: CliIo): Command {
       if (!(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))) return
       applyInstall(req, plan.token)
       io.out(`installed svc hooks for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
+      if (opts.withSkill && harnesses.some((h) => h.id === 'claude-code')) {
+        const skill = installClaudeSkill(opts.scope === 'repo' ? env.repo! : env.home)
+        io.out(`false-positive skill: ${skill.path}${skill.changed ? '' : ' (already installed)'}`)
+      }
       await mintSession(io, opts)
     })
 }

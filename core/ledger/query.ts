@@ -16,8 +16,8 @@ export interface LeafFilter {
 }
 
 export interface LeafPage {
-  /** Ascending: seq > cursor. Descending: seq < cursor (undefined: from the newest). */
-  readonly cursor?: number
+  /** Ascending: seq > from. Descending: seq < from (undefined: from the newest). */
+  readonly from?: number
   readonly order: 'asc' | 'desc'
   readonly limit: number
   /** Only leaves below this seq are committed. */
@@ -56,9 +56,9 @@ export function queryLeaves(db: DatabaseSync, filter: LeafFilter, page: LeafPage
     where.push('ts_ms <= ?')
     args.push(filter.untilMs)
   }
-  if (page.cursor !== undefined) {
+  if (page.from !== undefined) {
     where.push(page.order === 'asc' ? 'seq > ?' : 'seq < ?')
-    args.push(page.cursor)
+    args.push(page.from)
   }
   const sql = `SELECT seq, body, leaf_hash, sig FROM leaves WHERE ${where.join(' AND ')} ORDER BY seq ${page.order === 'asc' ? 'ASC' : 'DESC'} LIMIT ?`
   const rows = db.prepare(sql).all(...args, page.limit) as { seq: number; body: string; leaf_hash: Uint8Array; sig: Uint8Array | null }[]

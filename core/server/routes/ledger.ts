@@ -209,8 +209,8 @@ export default async function ledgerRoutes(app: FastifyInstance): Promise<void> 
       if (order === 'desc' && q.after !== undefined) throw new ApiProblem(400, 'invalid_request', '`after` pages ascending lists: use `before` with order=desc')
       const limit = Math.min(q.limit === undefined ? 100 : Number(q.limit), 1000)
       const filter = { verdicts: q.verdict?.split(','), rule: q.rule, session: q.session, source: q.harness, tool: q.tool, sinceMs: timeParam(q.since, 'since'), untilMs: timeParam(q.until, 'until') }
-      const cursor = order === 'asc' ? (q.after === undefined ? -1 : Number(q.after)) : q.before === undefined ? undefined : Number(q.before)
-      const rows = queryLeaves(ledger.store.db, filter, { cursor, order, limit, size: ledger.size() })
+      const from = order === 'asc' ? (q.after === undefined ? -1 : Number(q.after)) : q.before === undefined ? undefined : Number(q.before)
+      const rows = queryLeaves(ledger.store.db, filter, { from, order, limit, size: ledger.size() })
       const entries = rows.map((r) => ({ seq: r.seq, leaf: JSON.parse(r.body) as unknown, leaf_hash: r.leafHash.toString('hex'), signature: r.sig ? b64(r.sig) : null }))
       const last = rows.length === limit ? rows.at(-1)!.seq : null
       return { entries, next_after: order === 'asc' ? last : null, next_before: order === 'desc' ? last : null, tree_size: ledger.size() }
