@@ -152,3 +152,45 @@ describe('stored calls', () => {
     }
   }, 60_000)
 })
+
+describe('payload retention on the daemon', () => {
+  it('answers 410 for a case whose call is past retention (only the hash remains)', async () => {
+    const d = await startTestDaemon({ env: { SVC_PAYLOAD_RETENTION: '0' } })
+    try {
+      const sid = await d.session()
+      const denied = await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command: 'git reset --hard' } })
+      const res = await d.request('GET', `/v1/false-positives/cases/${denied.body.ledger_seq}`)
+      expect(res.status).toBe(410)
+      expect(res.body).toMatchObject({ code: 'gone', reason: 'payload_expired' })
+    } finally {
+      await d.stop()
+    }
+  }, 60_000)
+
+  it('applies a replacement to the user policy through a sealed marker for a built-in gate, visible in the policy view', async () => {
+    const d = await startTestDaemon()
+    try {
+      const sid = await d.session()
+      const token = (await d.request('POST', '/v1/auth/login', { password: 'correct horse battery' })).body.token
+      const denied = await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command: 'git clean -fdx build' }, cwd: tempDir() })
+      expect(denied.body.rule_id).toBe('git.clean-force')
+      const bundle = (await d.request('GET', `/v1/false-positives/cases/${denied.body.ledger_seq}`)).body
+      const replacement = `id: user.clean-force-but-build\nwhen: { all: [ ${JSON.stringify(bundle.matched_gate.when)}, { not: { command_regex: '^git clean -fdx build$' } } ] }\n`
+      const applied = await d.request('POST', '/v1/false-positives/apply', { bundle, replacement_yaml: replacement, policy_hash: bundle.policy_hash }, { authorization: `Bearer ${token}` })
+      expect(applied.status).toBe(201)
+      expect(applied.body.target).toMatchObject({ choice: 'auto', layer: 'user', path: join(d.home, 'user-policy.yaml') })
+      expect((await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command: 'git clean -fdx build' }, cwd: tempDir() })).body.verdict).toBe('allow')
+      expect((await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command: 'git clean -fdx' }, cwd: tempDir() })).body).toMatchObject({ verdict: 'deny', rule_id: 'user.clean-force-but-build' })
+      const view = (await d.request('GET', '/v1/policy/view')).body
+      expect(view.gates).toContainEqual(expect.objectContaining({ id: 'git.clean-force', source: 'daemon', disabled: true }))
+      expect(view.gates).toContainEqual(expect.objectContaining({ id: 'git.clean-force', source: 'user', disabled: true, disabled_by: expect.objectContaining({ replacement_id: 'user.clean-force-but-build' }) }))
+      expect(view.warnings).toEqual([])
+      // A second apply for the same gate is refused: it is already replaced.
+      const again = await d.request('POST', '/v1/false-positives/validate', { bundle, replacement_yaml: replacement.replace('user.clean-force-but-build', 'user.other') })
+      expect(again.body).toMatchObject({ status: 409, reason: 'already_replaced' })
+    } finally {
+      await d.stop()
+    }
+  }, 60_000)
+})
+
