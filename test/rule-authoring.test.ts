@@ -3,6 +3,7 @@
  * pack; a failing fixture gives a diff and a non-zero exit), `svc policy lint`, `svc explain --harness` and
  * `--exit-code`, the one redaction function, and `svc ledger verify` checking every stored call.
  */
+import { spawn } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import { join } from 'node:path'
@@ -10,9 +11,10 @@ import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { main } from '../cli/main.ts'
 import type { CliIo } from '../cli/io.ts'
-import { SHIPPED_POLICIES_DIR } from '../cli/paths.ts'
+import { PROJECT_ROOT, SHIPPED_POLICIES_DIR } from '../cli/paths.ts'
 import { redactText, redactValue } from '../plugins/rule-lifecycle/redact.ts'
 import { startTestDaemon, tempDir } from './helpers/daemon.ts'
+import { waitFor } from './helpers/wait.ts'
 
 async function svc(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = ''
@@ -189,6 +191,25 @@ describe('payload retention on the daemon', () => {
       const again = await d.request('POST', '/v1/false-positives/validate', { bundle, replacement_yaml: replacement.replace('user.clean-force-but-build', 'user.other') })
       expect(again.body).toMatchObject({ status: 409, reason: 'already_replaced' })
     } finally {
+      await d.stop()
+    }
+  }, 60_000)
+
+  it('svc log --follow streams new decisions as they are recorded', async () => {
+    const d = await startTestDaemon()
+    const child = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['log', '--follow', '--json', '--verdict', 'deny'], { env: { PATH: process.env.PATH, HOME: tempDir(), SVC_URL: d.url } })
+    try {
+      let out = ''
+      child.stdout.on('data', (b: Buffer) => (out += b))
+      const sid = await d.session()
+      await waitFor(async () => {
+        await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command: 'git push --force' } })
+        return out.includes('git.force-push')
+      }, 'svc log --follow to print the deny', 40_000)
+      const row = JSON.parse(out.trim().split('\n')[0]!)
+      expect(row).toMatchObject({ verdict: 'deny', harness: 'codex', tool: 'Bash', rule_id: 'git.force-push', input: { command: 'git push --force' } })
+    } finally {
+      child.kill()
       await d.stop()
     }
   }, 60_000)
