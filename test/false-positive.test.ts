@@ -164,10 +164,18 @@ describe('false-positive loop', { timeout: 120_000 }, () => {
         return apply({ bundle: b, policy_hash: b.policy_hash })
       }, 422, 'target_not_found'],
     ]
+    cases.push(['target repo policy cannot be written', async () => {
+      const other = tempDir('svc-fp-repo-')
+      mkdirSync(join(other, '.git'))
+      mkdirSync(join(other, '.svc.yaml'))
+      const out = await check('git reset --hard HEAD~2', other)
+      const b = (await d.request('GET', `/v1/false-positives/cases/${out.body.ledger_seq}`)).body
+      return apply({ bundle: b, policy_hash: b.policy_hash })
+    }, 422, 'target_unwritable'])
     for (const [what, run, status, reason] of cases) {
       const before = snapshot()
       const res = await run()
-      expect({ what, status: res.status, reason: res.body.reason }).toEqual({ what, status, reason })
+      expect({ what, status: res.status, reason: res.body.reason }, JSON.stringify(res.body)).toEqual({ what, status, reason })
       expect(snapshot(), what).toEqual(before)
     }
     // The matched rule is no longer in the live policy.

@@ -31,7 +31,11 @@ export async function applyCase(engine: Engine, v: Validated, policyHash: string
   const current = existsSync(v.edit.path) ? readFileSync(v.edit.path, 'utf8') : null
   if (current !== v.edit.before) throw refusal(409, 'stale_policy', `${v.edit.path} changed while the apply was prepared; try again`)
   const session = activeSession(engine)
-  writePolicy(v.edit.path, v.edit.after)
+  try {
+    writePolicy(v.edit.path, v.edit.after)
+  } catch (err) {
+    throw refusal(422, 'target_unwritable', `the target policy file ${v.edit.path} cannot be written (${(err as Error).message}); nothing changed`)
+  }
   let entry: LedgerEntry
   try {
     entry = await record(engine, session, 'false_positive_applied', v.c.gate.id, v.c.leaf.seq, `false positive at seq ${v.c.leaf.seq}: gate ${v.c.gate.id} disabled in ${v.edit.path}, replaced by ${v.replacement.gate.id}`, {

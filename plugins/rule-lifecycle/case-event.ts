@@ -4,7 +4,7 @@
  * (from the payload store, checked against the leaf's payload_hash), and the policy hash the case was made
  * under. Every failure is an ApiProblem carrying a stable `reason`.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { ApiProblem, canonicalSha256, sha256, type CallPayload, type CompiledGate, type Engine, type PolicyFile } from '../../core/index.ts'
 import type { PayloadStore } from './payload-store.ts'
 
@@ -84,6 +84,6 @@ export function caseEvent(engine: Engine, payloads: PayloadStore, seq: number, n
  */
 export function casePolicyHash(engine: Engine, repo: PolicyFile | undefined): string {
   const path = repo?.src.path
-  const bytes = path && existsSync(path) ? sha256(readFileSync(path, 'utf8')) : null
+  const bytes = !path || !existsSync(path) ? null : statSync(path).isFile() ? sha256(readFileSync(path, 'utf8')) : 'not a regular file'
   return canonicalSha256({ policy: engine.policy.hash, repo: path ? { path, sha256: bytes } : null })
 }

@@ -4,7 +4,7 @@
  * from a file svc must not edit (shipped packs, registry rules, another layer's file) is disabled through
  * the target file by a sealed marker; a repo gate can only be replaced in its own repo file.
  */
-import { accessSync, constants, existsSync } from 'node:fs'
+import { accessSync, constants, existsSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { CompiledGate, Engine, LayerName, Mode } from '../../core/index.ts'
 import { refusal } from './case-event.ts'
@@ -36,7 +36,9 @@ export function resolveTarget(engine: Engine, choice: TargetChoice, cwd: string 
     throw refusal(422, 'target_mismatch', `gate "${gate.id}" lives in ${gate.loc.file}; a repo gate can only be replaced in its own repo file (target repo)`)
   }
   try {
-    accessSync(existsSync(target.path) ? target.path : dirname(target.path), constants.W_OK)
+    const exists = existsSync(target.path)
+    if (exists && !statSync(target.path).isFile()) throw new Error('not a regular file')
+    accessSync(exists ? target.path : dirname(target.path), constants.W_OK)
   } catch {
     throw refusal(422, 'target_unwritable', `the target policy file ${target.path} cannot be written`)
   }
