@@ -15,7 +15,12 @@ import { validateCase, type Validated, type ValidateRequest } from './validate.t
 
 const seqParam = { type: 'object', required: ['seq'], properties: { seq: { type: 'string', pattern: '^(0|[1-9][0-9]{0,14})$' } } } as const
 const problem = { $ref: 'Problem#' } as const
-const fixture = { type: 'object', additionalProperties: true, required: ['expect'], properties: { tool: { type: 'string' }, input: { type: 'object' }, command: { type: 'string' }, cwd: { type: 'string' }, harness: { type: 'string' }, expect: { enum: ['deny', 'monitor_alert'] }, rule: { type: 'string' } } } as const
+const fixture = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['expect'],
+  properties: { name: { type: 'string', maxLength: 500 }, tool: { type: 'string', maxLength: 256 }, input: { type: 'object' }, command: { type: 'string', maxLength: 65536 }, cwd: { type: 'string', maxLength: 4096 }, harness: { type: 'string', maxLength: 64 }, expect: { type: 'string', enum: ['deny', 'monitor_alert'] }, rule: { type: 'string', maxLength: 256 } },
+} as const
 const caseBody = {
   type: 'object',
   additionalProperties: false,
