@@ -6,8 +6,9 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { createTwoFilesPatch } from 'diff'
 import { isMap, isSeq, parseDocument } from 'yaml'
-import { EngineError, GateCompiler, parsePolicy, type CompiledGate, type DisabledBy, type Engine } from '../../core/index.ts'
+import { EngineError, parsePolicy, type CompiledGate, type DisabledBy, type Engine } from '../../core/index.ts'
 import { refusal } from './case-event.ts'
+import { compilerFor } from './compiler.ts'
 import type { TargetFile } from './target.ts'
 
 export interface PolicyEdit {
@@ -51,7 +52,7 @@ export function planEdit(engine: Engine, target: TargetFile, original: CompiledG
 export function checkLoads(engine: Engine, target: TargetFile, text: string): CompiledGate[] {
   try {
     const parsed = parsePolicy(text, target.path)
-    return new GateCompiler(engine.registry, engine.hooks).compileAll(parsed.gates, { layer: target.layer, source: target.source, policyMode: parsed.mode })
+    return compilerFor(engine).compileAll(parsed.gates, { layer: target.layer, source: target.source, policyMode: parsed.mode })
   } catch (err) {
     if (err instanceof EngineError) throw refusal(422, 'target_invalid', `the edited policy file would not load: ${err.message}`)
     throw err

@@ -5,8 +5,9 @@
  */
 import { Ajv } from 'ajv'
 import { isMap, isSeq, parseDocument } from 'yaml'
-import { EngineError, GateCompiler, gateSchema, type CompiledGate, type Engine, type LayerName, type Mode } from '../../core/index.ts'
+import { EngineError, gateSchema, type CompiledGate, type Engine, type LayerName, type Mode } from '../../core/index.ts'
 import { refusal } from './case-event.ts'
+import { compilerFor } from './compiler.ts'
 
 /** Largest replacement text accepted. */
 export const MAX_REPLACEMENT_BYTES = 64 * 1024
@@ -58,7 +59,7 @@ export function parseReplacement(engine: Engine, yamlText: string, original: Com
   if (engine.policy.allGates().some((g) => g.id === id)) throw bad(`id "${id}" is already used by a live gate`)
   let compiled: CompiledGate
   try {
-    compiled = new GateCompiler(engine.registry, engine.hooks).compile({ value: gate, loc: { file: target.path } }, { layer: target.layer, source: target.source, policyMode: target.mode })
+    compiled = compilerFor(engine).compile({ value: gate, loc: { file: target.path } }, { layer: target.layer, source: target.source, policyMode: target.mode })
   } catch (err) {
     if (err instanceof EngineError) throw bad(err.message)
     throw err
