@@ -86,7 +86,7 @@ function activeSession(engine: Engine) {
 
 async function record(engine: Engine, session: NonNullable<ReturnType<Engine['sessions']['current']>>, verdict: LedgerVerdict, ruleId: string, parentSeq: number, reason: string, change: Record<string, unknown>): Promise<LedgerEntry> {
   const draft: LedgerDraft = {
-    kind: 'policy', sessionId: session.id, signer: session.signer, source: 'svc', tool: 'false-positive', verdict, monitorMatch: false, ruleId, toolUseId: '',
+    kind: 'control', sessionId: session.id, signer: session.signer, source: 'svc', tool: 'false-positive', verdict, monitorMatch: false, ruleId, toolUseId: '',
     policyTrace: [], payloadHash: canonicalSha256(change), reason, parentSeq, at: Date.now(),
   }
   return engine.record(draft, session)

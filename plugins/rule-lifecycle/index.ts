@@ -16,7 +16,7 @@ const plugin: EnginePlugin = {
   apply(host) {
     let store: PayloadStore | undefined
     const open = (retention: Retention = DEFAULT_RETENTION) => (store ??= new PayloadStore(join(host.home, PAYLOADS_FILE), retention))
-    host.hooks.ledgerAppend.tap('feature:rule-lifecycle', (entry, payload) => {
+    host.hooks.ledgerAppend.tap('feature:rule-lifecycle', (entry, _decision, payload) => {
       if (entry.kind === 'decision' && payload) open().put(entry.seq, entry.payloadHash, payload, entry.at)
     })
     const routes = falsePositiveRoutes(() => open())
