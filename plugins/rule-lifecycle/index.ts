@@ -22,7 +22,7 @@ const plugin: EnginePlugin = {
     const routes = falsePositiveRoutes(() => open())
     host.addRoutes(async (app) => {
       // The daemon's environment sets retention; the store is opened here (or at the first decision), never in apply.
-      open(retentionFrom(app.env))
+      open(retentionFrom(app.env)).bindLedger(app.engine.ledger.origin)
       app.addHook('onClose', async () => {
         store?.close()
         store = undefined

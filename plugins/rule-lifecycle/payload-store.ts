@@ -55,11 +55,20 @@ export class PayloadStore {
     this.#retention = retention
     if (!opts.readOnly) {
       this.#db.exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=2000;
-        CREATE TABLE IF NOT EXISTS payloads (seq INTEGER PRIMARY KEY, payload_hash TEXT NOT NULL, body TEXT NOT NULL, bytes INTEGER NOT NULL, ts_ms INTEGER NOT NULL) STRICT;`)
+        CREATE TABLE IF NOT EXISTS payloads (seq INTEGER PRIMARY KEY, payload_hash TEXT NOT NULL, body TEXT NOT NULL, bytes INTEGER NOT NULL, ts_ms INTEGER NOT NULL) STRICT;
+        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;`)
       this.prune(Date.now())
     }
-    this.#put = this.#db.prepare('INSERT OR IGNORE INTO payloads (seq, payload_hash, body, bytes, ts_ms) VALUES (?, ?, ?, ?, ?)')
+    this.#put = this.#db.prepare('INSERT OR REPLACE INTO payloads (seq, payload_hash, body, bytes, ts_ms) VALUES (?, ?, ?, ?, ?)')
     this.#get = this.#db.prepare('SELECT seq, payload_hash, body, ts_ms FROM payloads WHERE seq = ?')
+  }
+
+  /** Binds the store to one ledger (its origin): the calls of a replaced ledger (`--new-ledger`) are dropped, since seqs restart. */
+  bindLedger(origin: string): void {
+    const row = this.#db.prepare("SELECT value FROM meta WHERE key = 'origin'").get() as { value: string } | undefined
+    if (row?.value === origin) return
+    this.#db.exec('DELETE FROM payloads')
+    this.#db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('origin', ?)").run(origin)
   }
 
   /** Stores the payload of leaf `seq` when it matches `payloadHash` and fits the caps; returns whether it did. */
