@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
-import { payloadHash } from './hash.ts'
+import { callPayload, payloadHash } from './hash.ts'
 import { assertNotLoosened, combine, refuse } from './decision.ts'
 import { EngineError } from './errors.ts'
 import { runGuardrails, type GateEvaluator } from './guardrail/round.ts'
@@ -24,7 +24,7 @@ import { SessionStore, type Session } from './sessions/store.ts'
 import { svcPortSet } from './match/svc-ports.ts'
 import { gateKey, StateDb } from './state/state-db.ts'
 import { latestLedgerMode, sealMode, startMode } from './state/mode-record.ts'
-import type { Decision, EvalContext, EvalRequest, GateHit, LedgerDraft, LedgerEntry, Mode, OperatorEventVerdict, ToolCall } from './types.ts'
+import type { CallPayload, Decision, EvalContext, EvalRequest, GateHit, LedgerDraft, LedgerEntry, Mode, OperatorEventVerdict, ToolCall } from './types.ts'
 
 export interface EngineOptions {
   readonly plugins: readonly EnginePlugin[]
@@ -180,10 +180,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     )
   }
 
-  async function record(draft: LedgerDraft, session?: Session, decision?: Decision): Promise<LedgerEntry> {
+  async function record(draft: LedgerDraft, session?: Session, decision?: Decision, payload?: CallPayload): Promise<LedgerEntry> {
     const entry = await ledger.append(draft, session?.sign)
     try {
-      hooks.ledgerAppend.call(entry, decision)
+      hooks.ledgerAppend.call(entry, decision, payload)
     } catch (err) {
       opts.log.error({ err }, 'ledgerAppend observer failed')
     }
@@ -212,6 +212,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     }
     for (const hit of decision.hits) state.recordHit(gateKey(hit.source, hit.gateId), now)
     const session = status.state === 'active' ? status.session : undefined
+    const payload = callPayload(call)
     const entry = await record(
       {
         kind: 'decision',
@@ -233,6 +234,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       },
       session,
       decision,
+      payload,
     )
     const nudge = decision.verdict === 'deny' ? decision.nudge : undefined
     return { verdict: decision.verdict, rule_id: decision.ruleId, reason: decision.reason, ...(nudge ? { nudge } : {}), ledger_seq: entry.seq, decision, request }

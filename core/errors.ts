@@ -28,6 +28,7 @@ export type ProblemCode =
   | 'unauthorized'
   | 'forbidden'
   | 'conflict'
+  | 'gone'
   | 'stale_policy'
   | 'payload_too_large'
   | 'unprocessable'
@@ -98,6 +99,7 @@ const PROBLEM_TITLES: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   409: 'Conflict',
+  410: 'Gone',
   413: 'Payload Too Large',
   414: 'URI Too Long',
   415: 'Unsupported Media Type',

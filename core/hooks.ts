@@ -7,7 +7,7 @@ import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap
 import { EngineError, ERR } from './errors.ts'
 import type { GuardrailRound, GuardrailVerdict } from './guardrail/round.ts'
 import type { IndexKeys } from './plugin.ts'
-import type { Decision, EvalContext, EvalRequest, LedgerEntry } from './types.ts'
+import type { CallPayload, Decision, EvalContext, EvalRequest, LedgerEntry } from './types.ts'
 
 /** Named tap stages (lower runs first). */
 export const STAGE = { FIRST: -1000, CHEAP: -100, DEFAULT: 0, EXPENSIVE: 100, LAST: 1000 } as const
@@ -43,8 +43,11 @@ export function createHooks() {
      * through `defineGuardrailProvider`, which turns every failure into a traced abstention.
      */
     guardrail: new AsyncSeriesBailHook<[GuardrailRound], GuardrailVerdict | undefined>(['round']),
-    /** Observers of durable entries (counters, insights, guardrail traces), with the decision it records; their throws are logged, never fatal. */
-    ledgerAppend: new SyncHook<[LedgerEntry, Decision | undefined]>(['entry', 'decision']),
+    /**
+     * Observers of durable entries (counters, insights, guardrail traces, stored calls), with the decision it
+     * records and the exact call its payload_hash commits to; their throws are logged, never fatal.
+     */
+    ledgerAppend: new SyncHook<[LedgerEntry, Decision | undefined, CallPayload | undefined]>(['entry', 'decision', 'payload']),
     /** Close what `initialize` opened (the guardrail trace database). */
     shutdown: new AsyncSeriesHook<[]>([]),
   })

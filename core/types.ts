@@ -15,7 +15,7 @@ export type Mode = 'monitor' | 'firewall'
 export type LedgerVerdict = 'allow' | 'deny' | 'monitor_alert' | 'ran' | 'tool_errored' | 'session_created' | 'session_rotated' | 'session_expired' | OperatorEventVerdict
 
 /** What changed what the gate does (leaf type `control`): who did it and what it was are in the leaf's `facts`. */
-export type OperatorEventVerdict = 'mode_changed' | 'mcp_pin_accepted' | 'hooks_installed' | 'hooks_uninstalled' | 'policy_reloaded' | 'config_changed'
+export type OperatorEventVerdict = 'mode_changed' | 'mcp_pin_accepted' | 'hooks_installed' | 'hooks_uninstalled' | 'policy_reloaded' | 'config_changed' | 'false_positive_applied' | 'false_positive_reverted'
 
 /** Signer kinds as recorded in the ledger and the API (CLI `--tier` uses the kebab-case spelling). */
 export type SignerKind = 'unattested' | 'software' | 'totp' | 'os_keychain' | 'hardware_key'
@@ -177,6 +177,13 @@ export interface LedgerDraft {
   readonly mode?: Mode
   /** Operator events: who, and what changed (e.g. `from`/`to` of a mode change). */
   readonly facts?: Readonly<Record<string, string>>
+}
+
+/** The exact call a decision leaf commits to through its `payload_hash` (see `payloadHash`). */
+export interface CallPayload {
+  readonly tool: string
+  readonly input: Readonly<Record<string, unknown>>
+  readonly cwd: string | null
 }
 
 /** An appended, durable ledger entry. */

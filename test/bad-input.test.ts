@@ -84,13 +84,16 @@ const valid: Record<string, unknown> = {
   'POST /v1/mcp/pin/accept': { server: 'x', fingerprint: `sha256:${'0'.repeat(64)}` },
   'POST /v1/guardrails/providers/{id}/test': { model: 'openai/omni-moderation-latest', text: 'probe' },
   'PUT /v1/guardrails/enabled': { enabled: true },
+  'POST /v1/false-positives/validate': { bundle: {}, replacement_yaml: 'id: x', target: 'auto', note: '', examples: [], policy_hash: '0' },
+  'POST /v1/false-positives/apply': { bundle: {}, replacement_yaml: 'id: x', target: 'auto', note: '', examples: [], policy_hash: '0' },
+  'POST /v1/false-positives/revert': { apply_seq: 0 },
 }
 const generated = ops.flatMap((op) =>
   casesFor(op, {
     fill: { seq: '0', harness: 'claude-code', event: 'PreToolUse', get id() { return sessionId } },
     unknown: { seq: { value: '999999', status: 404 }, id: { value: 'ses_nope', status: 404 }, harness: { value: 'vim', status: 404 }, event: { value: 'NoSuchEvent', status: 404 } },
     valid,
-    validQuery: { from: '1' },
+    validQuery: { from: '1', seqs: '0' },
     defaultBodyLimit: BODY_LIMIT_BYTES,
     bodyLimits: { '/v1/hooks/{harness}/{event}': HOOK_BODY_LIMIT },
   }),
@@ -137,6 +140,11 @@ const semantic: BadCase[] = [
   op('GET', `/v1/sessions/${'a'.repeat(200)}`, undefined, 414, /path parameter is longer than 100 characters/),
   op('POST', `/v1/hooks/claude-code/${'E'.repeat(101)}`, {}, 414, /path parameter is longer than 100 characters/),
   op('GET', '/v1/ledger/proof/%E0%A4%A', undefined, 400, /not a valid URL/),
+  op('GET', '/v1/false-positives/cases/0', undefined, 422, /seq 0 is a session entry/),
+  op('POST', '/v1/false-positives/validate', { bundle: {}, replacement_yaml: 'id: x' }, 422, /bundle.event.seq/),
+  op('POST', '/v1/false-positives/revert', { apply_seq: 999999 }, 404, /not a false-positive apply/, true),
+  op('GET', '/v1/ledger/entries?order=asc&before=3', undefined, 400, /use it with order=desc/),
+  op('GET', '/v1/ledger/entries?since=2026-13-99', undefined, 400, /since must be an ISO 8601 time/),
 ]
 
 describe('bad input on every endpoint', () => {

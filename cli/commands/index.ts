@@ -28,6 +28,9 @@ export const commands: readonly CommandEntry[] = [
   { name: 'service', summary: 'run the daemon (and the session renewer) as a per-user service: systemd on Linux, launchd on macOS', load: async () => (await import('./service.ts')).makeServiceCommand },
   { name: 'mcp', summary: 'MCP server pinning', load: async () => (await import('./mcp.ts')).makeMcpCommand },
   { name: 'explain', summary: 'show how a tool call is analysed and decided, through the same engine path as the daemon', load: async () => (await import('./explain.ts')).makeExplainCommand },
+  { name: 'false-positive', summary: 'recover from a false positive: write a case bundle and a replacement draft, validate and apply it, revert it', load: async () => (await import('./false-positive.ts')).makeFalsePositiveCommand },
+  { name: 'log', summary: 'what the agent did: decisions newest first, filtered, with the redacted command, path or URL', load: async () => (await import('./log.ts')).makeLogCommand },
+  { name: 'policy', summary: 'tools for rule authors: run fixtures, lint policy files', load: async () => (await import('./policy.ts')).makePolicyCommand },
 ]
 
 /** The commands an argument list invokes (`svc <command> …`, `svc help <command>`): the only ones worth loading. */

@@ -12,6 +12,7 @@ import { applyInstall, applyUninstall, installShim } from '../../plugins/install
 import { shimPath, shimState } from '../../plugins/installer/shim.ts'
 import { planInstall, planUninstall, type Plan } from '../../plugins/installer/plan.ts'
 import { HarnessSelectionError, selectHarnesses } from '../../plugins/installer/select.ts'
+import { installClaudeSkill } from '../false-positive/skill.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { mintOnDaemon, totpSecrets } from '../signer/mint-flow.ts'
 import { daemonUrl, svcHome, userHomeOf } from '../paths.ts'
@@ -94,8 +95,9 @@ export function makeInstallCommand(io: CliIo): Command {
     .option('--url <url>', 'daemon base URL written into the hooks (default $SVC_URL or http://127.0.0.1:7878)')
   return addTierOptions(cmd, 'unattested')
     .option('--fail-open', 'let tool calls through when the daemon is down (default: fail closed)')
+    .option('--with-skill', 'also install the false-positive skill for Claude Code (.claude/skills/svc-false-positive)')
     .addOption(new Option('--transport <kind>', 'command shim, or Claude Code’s native HTTP hook (fails open)').choices(['command', 'http']).default('command'))
-    .action(async (opts: CommonOptions & { failOpen?: boolean; transport: 'command' | 'http' }) => {
+    .action(async (opts: CommonOptions & { failOpen?: boolean; withSkill?: boolean; transport: 'command' | 'http' }) => {
       await checkTier(io, opts)
       const { env, harnesses, skipped } = selection(io, opts)
       for (const s of skipped) io.err(`skipped ${s.harness}: ${s.reason}`)
@@ -114,6 +116,10 @@ export function makeInstallCommand(io: CliIo): Command {
       if (!(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))) return
       applyInstall(req, plan.token)
       io.out(`installed svc hooks for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
+      if (opts.withSkill && harnesses.some((h) => h.id === 'claude-code')) {
+        const skill = installClaudeSkill(opts.scope === 'repo' ? env.repo! : env.home)
+        io.out(`false-positive skill: ${skill.path}${skill.changed ? '' : ' (already installed)'}`)
+      }
       await mintSession(io, opts)
     })
 }

@@ -234,6 +234,19 @@ export class PolicyStore {
     return root === undefined ? undefined : this.#repoFile(root, now)
   }
 
+  /** Re-reads the static files now and the repo file of `cwd` at its next use (after the daemon wrote one itself). */
+  reloadNow(cwd: string | undefined, now: number): void {
+    this.refresh(now)
+    const root = this.#repoRoots.find(cwd, now)
+    const entry = root === undefined ? undefined : this.#repoFiles.get(root)
+    if (entry) entry.checkedAt = 0
+  }
+
+  /** Gate ids a repo file disables with a valid false-positive seal (what calls in that repo no longer see). */
+  repoDisables(file: PolicyFile): ReadonlySet<string> {
+    return file.good ? this.#sealedDisables(file.good.gates, file.src.path, []) : new Set()
+  }
+
   #repoFile(root: string, now: number): PolicyFile {
     let entry = this.#repoFiles.get(root)
     if (!entry) {
