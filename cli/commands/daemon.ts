@@ -22,6 +22,11 @@ export function makeDaemonCommand(io: CliIo): Command {
     .option('--dev-session', 'after start, mint a development session with the software signer (needs SVC_ALLOW_SOFTWARE_SIGNER=1; `npm start` sets it)')
     .action(async (opts: { port: number; home?: string; host?: string; allowNonLoopback?: boolean; devSession?: boolean; newLedger?: boolean }) => {
       const home = svcHome(io.env, opts.home)
+      // Handlers go in before the daemon announces itself: a SIGTERM right after "listening" still shuts down gracefully.
+      let signalled: string | undefined
+      let onSignal = (signal: string) => void (signalled = signal)
+      process.once('SIGTERM', () => onSignal('SIGTERM'))
+      process.once('SIGINT', () => onSignal('SIGINT'))
       const daemon = await startDaemon({ home, port: opts.port, host: opts.host, allowNonLoopback: opts.allowNonLoopback, env: io.env, newLedger: opts.newLedger })
       if (opts.devSession) {
         try {
@@ -37,8 +42,8 @@ export function makeDaemonCommand(io: CliIo): Command {
           daemon.app.log.info({ signal }, 'shutting down')
           daemon.close().then(resolve, resolve)
         }
-        process.once('SIGTERM', () => stop('SIGTERM'))
-        process.once('SIGINT', () => stop('SIGINT'))
+        if (signalled) stop(signalled)
+        else onSignal = stop
       })
     })
 }
