@@ -6,6 +6,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import type { Engine } from '../engine.ts'
+import { ApiProblem } from '../errors.ts'
+import { illFormedAt } from '../well-formed.ts'
 import type { AuthService } from './auth.ts'
 import { installProblemHandlers, MAX_PARAM_LENGTH, problemSchema, sendProblem, toProblem } from './problem.ts'
 import { routes } from './routes/index.ts'
@@ -14,6 +16,10 @@ import { routes } from './routes/index.ts'
 export const BODY_LIMIT_BYTES = 1024 * 1024
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route answers text that is not Unicode itself (a recorded deny) instead of the generic 400. */
+    readsIllFormedText?: boolean
+  }
   interface FastifyInstance {
     engine: Engine
     auth: AuthService
@@ -72,6 +78,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
   })
   installProblemHandlers(app)
+  // Text that is not Unicode (a lone UTF-16 surrogate) cannot be hashed, signed or stored as sent: refused
+  // before validation, except by routes that answer it themselves (hooks and checks deny and record it).
+  app.addHook('preValidation', async (request) => {
+    if (request.routeOptions.config.readsIllFormedText) return
+    const at = illFormedAt({ body: request.body, query: request.query }, 'request')
+    if (at !== undefined) throw new ApiProblem(400, 'invalid_request', `${at.slice('request.'.length)}: not valid Unicode text (a lone UTF-16 surrogate)`)
+  })
   // JSON only: a text/plain body is a 415, not a string the schema then calls "not an object".
   app.removeContentTypeParser('text/plain')
   app.addSchema(problemSchema)
