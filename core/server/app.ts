@@ -8,6 +8,7 @@ import type { Logger } from 'pino'
 import type { Engine } from '../engine.ts'
 import { ApiProblem } from '../errors.ts'
 import { illFormedAt } from '../well-formed.ts'
+import { installJsonParser } from './json-body.ts'
 import type { AuthService } from './auth.ts'
 import { installProblemHandlers, MAX_PARAM_LENGTH, problemSchema, sendProblem, toProblem } from './problem.ts'
 import { routes } from './routes/index.ts'
@@ -87,6 +88,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   })
   // JSON only: a text/plain body is a 415, not a string the schema then calls "not an object".
   app.removeContentTypeParser('text/plain')
+  installJsonParser(app)
   app.addSchema(problemSchema)
   app.addHook('onRoute', withErrorContract)
   await app.register(swagger, {
