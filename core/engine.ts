@@ -85,6 +85,13 @@ export interface Engine {
   close(): Promise<void>
 }
 
+/** Why the normalised call was not examined in full (a command over the analysis budget, input over the walk's bounds). */
+function coverageGap(request: EvalRequest): string | undefined {
+  if (request.shell?.error) return `command could not be analysed (${request.shell.error}); refusing to guess what it runs`
+  if (request.uncovered) return `tool input could not be examined in full (${request.uncovered}); refusing to guess what it touches`
+  return undefined
+}
+
 /** Why a call cannot be read as text at all (a lone surrogate in any field), or undefined. */
 function unreadableCall(call: ToolCall): string | undefined {
   const { sessionId, source, tool, cwd, toolUseId, input, meta } = call
@@ -114,10 +121,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   async function decide(call: ToolCall, session?: Session, trace?: GateTrace[]): Promise<{ request: EvalRequest; decision: Decision }> {
     const ctx = evalContext(session)
     const request = await hooks.preEvaluate.promise({ ...call, paths: [], urls: [] }, ctx)
-    if (request.shell?.error) {
-      const reason = `command could not be analysed (${request.shell.error}); refusing to guess what it runs`
-      if (mode === 'firewall') return { request, decision: refuse(reason) }
-      return { request, decision: { ...refuse(reason), verdict: 'allow', ledgerVerdict: 'monitor_alert', monitorMatch: true } }
+    const gap = coverageGap(request)
+    if (gap) {
+      if (mode === 'firewall') return { request, decision: refuse(gap) }
+      return { request, decision: { ...refuse(gap), verdict: 'allow', ledgerVerdict: 'monitor_alert', monitorMatch: true } }
     }
     const hits: GateHit[] = []
     for (const { layer, gates } of policy.gatesFor(request, ctx)) {

@@ -40,7 +40,13 @@ const MAX_LINKS = 40
  * Uses lstat without exceptions on the hot path (a thrown ENOENT per component is costly).
  */
 function resolveLinks(path: string, links = 0): string {
-  const st = lstatSync(path, { throwIfNoEntry: false })
+  let st: ReturnType<typeof lstatSync>
+  try {
+    st = lstatSync(path, { throwIfNoEntry: false })
+  } catch {
+    // ENAMETOOLONG, EACCES, ENOTDIR...: nothing to follow here; the lexical spelling is what gates see.
+    return path
+  }
   if (!st) {
     const parent = dirname(path)
     return parent === path ? path : join(resolveLinks(parent, links), basename(path))
