@@ -113,8 +113,8 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
         const message = err instanceof HookPayloadError ? err.message : 'the harness plugin failed on it; see the daemon log'
         if (!(err instanceof HookPayloadError)) request.log.error({ err }, 'harness parse failed')
         if (pre) return sendNative(reply, harness.render(event, await refuseUnread(app.engine, request, id, `${id} ${event} payload: ${message}`)).body)
-        if (err instanceof HookPayloadError) throw new ApiProblem(400, 'invalid_request', `${id} ${event} payload: ${err.message}`)
-        throw err
+        // Whatever the plugin failed on came from the body (e.g. nesting too deep to serialise): the caller's to fix.
+        throw new ApiProblem(400, 'invalid_request', `${id} ${event} payload: ${message}`)
       }
       if (parsed.kind === 'ignore') return sendNative(reply, harness.render(event, undefined).body)
       try {
