@@ -13,7 +13,7 @@ export function sha256(text: string): string {
 
 /**
  * RFC 8785 canonical JSON that never throws. JCS refuses a lone UTF-16 surrogate (`\ud800`), but anything
- * a client sends must hash (a throw there once turned a hook into an HTTP 500, which Claude's HTTP hook
+ * a client sends must hash (a throw there once turned a hook into an HTTP 500, which a native HTTP hook
  * treats as "run the tool"). Such a string is written the way JSON.stringify escapes it (`"\ud800"`), which
  * no well-formed string produces, so identities stay distinct; well-formed values are byte-identical to JCS.
  */

@@ -3,7 +3,7 @@
  * harness's own; its plugin parses it, the hook protocol (core/hook-protocol/) decides or records it, and
  * the answer goes back in the harness's native shape with `x-svc-hook: 1` (which the shim checks).
  *
- * A pre-tool event never gets an error status: transports that fail open on one (Claude's native HTTP
+ * A pre-tool event never gets an error status: transports that fail open on one (a native HTTP
  * hook) would run the tool. Whatever goes wrong on that path (a body that is not JSON or too large, a
  * payload the harness plugin cannot read, an engine or ledger failure) is a native deny naming why, and
  * recorded in the ledger when the ledger can take it. Post-tool events and unknown routes answer problems.
