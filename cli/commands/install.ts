@@ -9,7 +9,7 @@ import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
 import type { HarnessDefinition } from '../../core/index.ts'
 import { harnessPlugins, PLANNED_HARNESSES } from '../../harnesses/index.ts'
-import { applyInstall, applyUninstall } from '../../plugins/installer/apply.ts'
+import { applyInstall, applyUninstall, installShim } from '../../plugins/installer/apply.ts'
 import { planInstall, planUninstall, type Plan } from '../../plugins/installer/plan.ts'
 import { HarnessSelectionError, selectHarnesses } from '../../plugins/installer/select.ts'
 import { CliError, type CliIo } from '../io.ts'
@@ -100,7 +100,11 @@ export function makeInstallCommand(io: CliIo): Command {
       if (harnesses.length === 0) throw new CliError(`no supported harness detected at ${opts.scope} scope; name one with --harness`)
       const req = { harnesses, scope: opts.scope, env, svcHome: svcHome(io.env, opts.home), daemonUrl: daemonUrl(io.env, opts.url), failOpen: !!opts.failOpen, transport: opts.transport }
       const plan = planInstall(req)
-      if (!(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))) return
+      if (!(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))) {
+        // Re-running install after an upgrade refreshes the shim (and makes the hook key) even when no config changes.
+        if (plan.changes.length === 0 && !opts.dryRun) io.out(`shim refreshed: ${installShim(req.svcHome)}`)
+        return
+      }
       applyInstall(req, plan.token)
       io.out(`installed svc hooks for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
       await mintSession(io, opts)

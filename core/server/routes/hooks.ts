@@ -16,6 +16,7 @@ import type { HarnessDefinition, HookAnswer } from '../../harness.ts'
 import { HookProtocol } from '../../hook-protocol/protocol.ts'
 import { sendProblem, toProblem } from '../problem.ts'
 import { illFormedAt } from '../../well-formed.ts'
+import { ensureHookKey, HOOK_NONCE, hookMac } from '../../hook-key.ts'
 
 /** Hook payloads can carry file content (file-read events): a larger limit than other routes. */
 export const HOOK_BODY_LIMIT = 8 * 1024 * 1024
@@ -25,8 +26,18 @@ interface HookParams {
   event: string
 }
 
-function sendNative(reply: FastifyReply, body: string): FastifyReply {
-  return reply.code(200).header('x-svc-hook', '1').type('application/json').send(body)
+/**
+ * Sends a native answer with `x-svc-hook: 1` and, when the shim sent a nonce, `x-svc-mac` over nonce, route
+ * and body under the hook key (core/hook-key.ts): the shim trusts nothing else.
+ */
+function nativeSender(key: string) {
+  return (reply: FastifyReply, body: string): FastifyReply => {
+    const nonce = reply.request.headers['x-svc-nonce']
+    const { harness, event } = reply.request.params as HookParams
+    reply.code(200).header('x-svc-hook', '1').type('application/json')
+    if (typeof nonce === 'string' && HOOK_NONCE.test(nonce)) reply.header('x-svc-mac', hookMac(key, nonce, harness, event, body))
+    return reply.send(body)
+  }
 }
 
 /** The registered harness `id`; a 501 problem for a planned one, a 404 for an unknown one. */
@@ -64,6 +75,8 @@ async function refuseUnread(engine: Engine, request: FastifyRequest, harness: st
 
 export default async function hookRoutes(app: FastifyInstance): Promise<void> {
   const protocol = new HookProtocol(app.engine)
+  const sendNative = nativeSender(ensureHookKey(app.engine.home))
+  let warnedOldShim = false
   // Errors before the handler runs (body not JSON, too large, wrong content type) on a pre-tool event.
   app.setErrorHandler(async (err: FastifyError, request, reply) => {
     const harness = preToolHarness(app, request.params)
@@ -94,6 +107,10 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
     },
     handler: async (request, reply) => {
       const { harness: id, event } = request.params
+      if (!warnedOldShim && request.headers['x-svc-install'] !== undefined && request.headers['x-svc-nonce'] === undefined) {
+        warnedOldShim = true
+        request.log.warn('a hook shim without answer authentication is installed: re-run `svc install` so the shim checks the daemon\'s MAC')
+      }
       const harness = lookupHarness(app, id)
       if (!Object.hasOwn(harness.events, event)) {
         throw new ApiProblem(404, 'not_found', `harness "${id}" has no hook event "${event}"; supported: ${Object.keys(harness.events).join(', ')}`)
