@@ -1,6 +1,6 @@
 /** `svc install` / `svc uninstall` / `svc mcp` as real child processes against temp HOME trees. */
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../cli/paths.ts'
@@ -60,6 +60,9 @@ describe('svc install / uninstall', () => {
     expect(daemon.engine.sessions.current()?.id).toBe(minted)
     const again = await svc(['install', '--harness', 'claude-code', '--yes'], env())
     expect(again.stdout).toContain('svc hooks are already installed; nothing to change')
+    // Re-running install refreshes the shim even when no config changes, and the hook key stays private.
+    expect(again.stdout).toMatch(/shim refreshed: .*\/bin\/svc-hook/)
+    expect(statSync(join(env().SVC_HOME, 'hook.key')).mode & 0o777).toBe(0o600)
     const uninstall = await svc(['uninstall', '--yes'], env())
     expect(uninstall.code).toBe(0)
     expect(readFileSync(join(home, '.claude/settings.json'), 'utf8')).toBe(CLAUDE)
