@@ -50,6 +50,17 @@ describe('the hook shim against the real daemon and a stand-in on its port', () 
     expect(JSON.parse(rm.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' })
   })
 
+  it('keeps agents away from the hook key through their tools (the self-protection pack)', async () => {
+    const session = await d.session()
+    const key = join(home, 'hook.key')
+    for (const [tool, input] of [['Read', { file_path: key }], ['Bash', { command: `cat ${key}` }], ['Write', { file_path: key, content: 'f'.repeat(64) }]] as const) {
+      const res = (await d.request('POST', '/v1/gates/check', { session_id: session, source: 'test', tool, input, cwd: '/tmp' })).body
+      expect(res, tool).toMatchObject({ verdict: 'deny' })
+      // A `.key` file is also a private key to the secrets pack; either gate names why.
+      expect(res.rule_id, tool).toMatch(/^(self\.svc-home|secrets\.ssh-private-key)$/)
+    }
+  })
+
   it('blocks a stand-in that answers allow without a MAC, with a wrong MAC, or with a replayed real answer', async () => {
     // An answer the real daemon gave to another call, MAC and all: the stand-in replays it later.
     const nonce = 'a'.repeat(32)
