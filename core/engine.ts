@@ -11,6 +11,7 @@ import { payloadHash } from './hash.ts'
 import { illFormedAt, wellFormed } from './well-formed.ts'
 import { assertNotLoosened, combine, refuse } from './decision.ts'
 import { EngineError } from './errors.ts'
+import { runGuardrails, type GateEvaluator } from './guardrail/round.ts'
 import { createHooks, type EngineHooks } from './hooks.ts'
 import { SqliteLedger, type Ledger } from './ledger/ledger.ts'
 import { applyPlugins, createRegistries, type EnginePlugin, type Registries } from './plugin.ts'
@@ -32,6 +33,8 @@ export interface EngineOptions {
   /** Home directory of the user whose agents are governed (for `~` in paths); defaults to os.homedir(). */
   readonly userHome?: string
   readonly log: Logger
+  /** The environment plugins may read once at start (guardrail credentials `<PROVIDER>_API_KEY`); empty when absent. */
+  readonly env?: Readonly<Record<string, string | undefined>>
   /** Watch policy files for changes (the daemon does; one-shot tools like `svc explain` do not). */
   readonly watch?: boolean
   /** `$SVC_PORTS`: the ports the control plane is reachable on (see svcPortSet); 7878/7879 when absent. */
@@ -64,6 +67,9 @@ export interface Engine {
   readonly log: Logger
   mode(): Mode
   setMode(mode: Mode): void
+  /** Whether guardrail evaluators run after a local allow (persisted; on by default). */
+  guardrailsEnabled(): boolean
+  setGuardrailsEnabled(enabled: boolean): void
   /** What `$SVC_PORTS` is bound to now. */
   svcPorts(): readonly number[]
   /** Rebinds `$SVC_PORTS` (the daemon does once it knows the port it listens on); the defaults are always kept. */
@@ -104,7 +110,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   mkdirSync(opts.home, { recursive: true, mode: 0o700 })
   const hooks = createHooks()
   const registry = createRegistries()
-  applyPlugins(opts.plugins, { hooks, registry, log: opts.log, home: opts.home })
+  applyPlugins(opts.plugins, { hooks, registry, log: opts.log, home: opts.home, env: opts.env ?? {} })
   await hooks.initialize.promise()
   const sealer = openDisableSealer(opts.home)
   const policy = new PolicyStore({ policiesDir: opts.policiesDir, home: opts.home, compiler: new GateCompiler(registry, hooks), sealer, log: opts.log.child({ part: 'policy' }) })
@@ -115,6 +121,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   const state = new StateDb(join(opts.home, 'state.db'))
   const userHome = opts.userHome ?? homedir()
   let mode = state.getMode()
+  let guardrailsEnabled = state.getGuardrailsEnabled()
   let svcPorts = svcPortSet(opts.svcPorts)
   const evalContext = (session?: Session): EvalContext => ({ now: Date.now(), session, home: userHome, svcHome: opts.home, policiesDir: opts.policiesDir, svcPorts })
 
@@ -127,33 +134,35 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       return { request, decision: { ...refuse(gap), verdict: 'allow', ledgerVerdict: 'monitor_alert', monitorMatch: true } }
     }
     const hits: GateHit[] = []
+    const evaluators: GateEvaluator[] = []
     for (const { layer, gates } of policy.gatesFor(request, ctx)) {
       for (const gate of gates) {
         const nodes: NodeTrace[] | undefined = trace ? [] : undefined
         const matched = evaluateNode(gate.node!, request, ctx, nodes)
         if (nodes) trace!.push({ layer, gate, ...(matched !== undefined ? { matched } : {}), node: nodes[0]! })
         if (matched === undefined) continue
+        // A guardrail gate is not a local hit: its match only selects the calls its evaluators classify.
+        if (gate.evaluators.length > 0) {
+          for (const evaluator of gate.evaluators) evaluators.push({ gateId: gate.id, layer, source: gate.source, index: evaluators.length, evaluator })
+          continue
+        }
         hits.push({ gateId: gate.id, layer, source: gate.source, onHit: gate.onHit, requireStrong: gate.requireStrong, nudge: gate.nudge, reason: gate.description ?? `matched ${matched}` })
       }
     }
     const local = combine(hits, mode, session?.signer)
     const refined = await hooks.postLocal.promise(local, request, ctx)
     assertNotLoosened(local, refined)
-    if (refined.verdict === 'deny') return { request, decision: refined }
-    const guard = await hooks.guardrail.promise(request, refined, ctx)
-    if (guard?.effect !== 'deny') return { request, decision: refined }
-    const reason = `guardrail ${guard.provider}: ${guard.reason}`
-    const decision: Decision =
-      mode === 'firewall'
-        ? { ...refined, verdict: 'deny', ledgerVerdict: 'deny', ruleId: '', reason, nudge: undefined, stage: 'guardrail' }
-        : { ...refined, ledgerVerdict: 'monitor_alert', monitorMatch: true, reason: `monitored (daemon is in monitor mode): ${reason}`, stage: 'guardrail' }
+    // Guardrails only after a local allow: a local deny (even one monitor mode lets through) never reaches a provider.
+    const localDeny = refined.verdict === 'deny' || refined.hits.some((h) => h.onHit === 'deny')
+    if (localDeny || evaluators.length === 0) return { request, decision: refined }
+    const decision = await runGuardrails({ hooks, request, ctx, local: refined, evaluators, mode, enabled: guardrailsEnabled, log: opts.log.child({ part: 'guardrail' }) })
     return { request, decision }
   }
 
-  async function record(draft: LedgerDraft, session?: Session): Promise<LedgerEntry> {
+  async function record(draft: LedgerDraft, session?: Session, decision?: Decision): Promise<LedgerEntry> {
     const entry = await ledger.append(draft, session?.sign)
     try {
-      hooks.ledgerAppend.call(entry)
+      hooks.ledgerAppend.call(entry, decision)
     } catch (err) {
       opts.log.error({ err }, 'ledgerAppend observer failed')
     }
@@ -200,9 +209,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         policyTrace: decision.trace,
         payloadHash: payloadHash(call),
         reason: wellFormed(decision.reason),
+        ...(decision.stage === 'guardrail' ? { stage: 'guardrail' as const } : {}),
         at: now,
       },
       session,
+      decision,
     )
     const nudge = decision.verdict === 'deny' ? decision.nudge : undefined
     return { verdict: decision.verdict, rule_id: decision.ruleId, reason: decision.reason, ...(nudge ? { nudge } : {}), ledger_seq: entry.seq, decision, request }
@@ -223,6 +234,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       state.setMode(next)
       mode = next
     },
+    guardrailsEnabled: () => guardrailsEnabled,
+    setGuardrailsEnabled(enabled) {
+      state.setGuardrailsEnabled(enabled)
+      guardrailsEnabled = enabled
+    },
     svcPorts: () => svcPorts,
     setSvcPorts(ports) {
       svcPorts = svcPortSet(ports)
@@ -233,6 +249,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     record,
     async close() {
       policy.close()
+      await hooks.shutdown.promise()
       state.close()
       ledger.close()
     },

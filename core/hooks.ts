@@ -1,10 +1,11 @@
 /**
  * The core's tapable hooks. Every variable part of the product taps one of these; the engine calls them
  * in a fixed order: initialize (once) → preEvaluate → evaluate (per leaf predicate) → postLocal →
- * guardrail → ledgerAppend. A hook stays here only while a plugin taps it or the design card names it.
+ * guardrail → ledgerAppend (→ shutdown, once). A hook stays here only while a plugin taps it or the design card names it.
  */
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook } from 'tapable'
 import { EngineError, ERR } from './errors.ts'
+import type { GuardrailRound, GuardrailVerdict } from './guardrail/round.ts'
 import type { Decision, EvalContext, EvalRequest, LedgerEntry } from './types.ts'
 
 /** Named tap stages (lower runs first). */
@@ -18,14 +19,6 @@ export interface CompiledLeaf {
 }
 /** A compiled leaf predicate: a description of what matched, or undefined when it did not. */
 export type PredicateTest = (request: EvalRequest, ctx: EvalContext) => string | undefined
-
-/** A guardrail's opinion after a local allow. `abstain` is never an allow or a deny. */
-export interface GuardrailVerdict {
-  readonly provider: string
-  readonly effect: 'deny' | 'allow' | 'abstain'
-  readonly reason: string
-  readonly data?: Readonly<Record<string, unknown>>
-}
 
 /** The `evaluate` hook of one leaf kind: the first tap to return a description decides the leaf. */
 export type LeafHook = SyncBailHook<[CompiledLeaf, EvalRequest, EvalContext], string | undefined>
@@ -41,10 +34,16 @@ export function createHooks() {
     evaluate: new HookMap<LeafHook>((kind: string) => new SyncBailHook(['leaf', 'request', 'ctx'], `evaluate:${kind}`)),
     /** Refine the combined local decision; the core rejects any tap that loosens it. */
     postLocal: new AsyncSeriesWaterfallHook<[Decision, EvalRequest, EvalContext]>(['decision', 'request', 'ctx']),
-    /** External classifiers after a local allow, cheapest first; the first deny wins. */
-    guardrail: new AsyncSeriesBailHook<[EvalRequest, Decision, EvalContext], GuardrailVerdict | undefined>(['request', 'decision', 'ctx']),
-    /** Observers of durable entries (counters, insights); their throws are logged, never fatal. */
-    ledgerAppend: new SyncHook<[LedgerEntry]>(['entry']),
+    /**
+     * External classifiers after a local allow (never after a local deny), cheapest first. Each tap records a
+     * verdict per evaluator it ran in `round.verdicts` and returns only a deny, which stops the hook; tap it
+     * through `defineGuardrailProvider`, which turns every failure into a traced abstention.
+     */
+    guardrail: new AsyncSeriesBailHook<[GuardrailRound], GuardrailVerdict | undefined>(['round']),
+    /** Observers of durable entries (counters, insights, guardrail traces), with the decision it records; their throws are logged, never fatal. */
+    ledgerAppend: new SyncHook<[LedgerEntry, Decision | undefined]>(['entry', 'decision']),
+    /** Close what `initialize` opened (the guardrail trace database). */
+    shutdown: new AsyncSeriesHook<[]>([]),
   })
   attributeErrors(hooks)
   return hooks

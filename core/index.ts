@@ -4,7 +4,25 @@
  */
 export type * from './types.ts'
 export { LAYERS } from './types.ts'
-export { STAGE, createHooks, type EngineHooks, type CompiledLeaf, type PredicateTest, type GuardrailVerdict } from './hooks.ts'
+export { STAGE, createHooks, type EngineHooks, type CompiledLeaf, type PredicateTest } from './hooks.ts'
+export { guardrailCatalog, type CatalogEntry, type CatalogKind } from './guardrail/catalog.ts'
+export { DEFAULT_MAX_LATENCY_MS, llmGuardrailEvaluator, type CompiledEvaluator } from './guardrail/evaluator.ts'
+export {
+  composeText,
+  createProviderRuntime,
+  defineGuardrailProvider,
+  envPrefix,
+  guardrailProviders,
+  type GuardrailProviderDefinition,
+  type GuardrailProviderPlugin,
+  type ProviderInput,
+  type ProviderModel,
+  type ProviderRuntime,
+  type ProviderTestResult,
+} from './guardrail/provider.ts'
+export type { AbstainKind, GateEvaluator, GuardrailRound, GuardrailStage, GuardrailVerdict } from './guardrail/round.ts'
+export { flagSeverity, isSeverity, parseComparison, SEVERITIES, severityRank, type CategoryResult, type ClassifierResult, type Severity, type Threshold } from './guardrail/severity.ts'
+export { GuardrailFailure, malformed, type ProviderWire } from './guardrail/wire.ts'
 export {
   applyPlugins,
   createRegistries,
@@ -13,6 +31,7 @@ export {
   registerOnce,
   type EnginePlugin,
   type EvaluatorKind,
+  type EvaluatorWhere,
   type FeatureRoutes,
   type GateKind,
   type GateKindPlugin,

@@ -19,7 +19,7 @@ describe('plugin host', () => {
         expect(typeof host.hooks.ledgerAppend.call).toBe('function')
       },
     }
-    applyPlugins([plugin], { hooks, registry: createRegistries(), log: pino({ enabled: false }), home: '/nonexistent' })
+    applyPlugins([plugin], { hooks, registry: createRegistries(), log: pino({ enabled: false }), home: '/nonexistent', env: {} })
     await hooks.initialize.promise()
     expect(seen).toEqual(['initialize'])
   })

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { EngineError, ERR } from './errors.ts'
 import { STAGE, type EngineHooks, type PredicateTest } from './hooks.ts'
+import type { CompiledEvaluator } from './guardrail/evaluator.ts'
 import type { SourceLoc } from './types.ts'
 
 /** A unit of engine behaviour: registered once by name, its `apply` taps hooks and fills registries. */
@@ -36,6 +37,8 @@ export interface PluginHost {
   readonly log: Logger
   /** `$SVC_HOME`, for plugins that keep state there (e.g. MCP pins); touch it only from hooks, never in `apply`. */
   readonly home: string
+  /** The environment the engine started with (e.g. `<PROVIDER>_API_KEY`, read once in `apply`, held in memory only). */
+  readonly env: Readonly<Record<string, string | undefined>>
   /** Brings this plugin's HTTP routes to the daemon (at most once per plugin; see FeatureRoutes). */
   addRoutes(routes: FeatureRoutes): void
 }
@@ -60,11 +63,20 @@ export interface GateKind<V = unknown> {
   compile(value: V, where: GateWhere): PredicateTest
 }
 
+/** Where an evaluator entry sits: its gate and the YAML place of any value inside it (for line:col errors). */
+export interface EvaluatorWhere {
+  readonly gateId: string
+  /** Place of a value under this entry, e.g. `['on_threshold', 0, 'severity']`. */
+  loc(path: readonly (string | number)[]): SourceLoc
+}
+
 /** A guardrail evaluator kind usable in a gate's `evaluate` list (e.g. `llm_guardrail`). */
 export interface EvaluatorKind {
   readonly kind: string
   readonly description: string
   readonly schema: JsonSchema
+  /** Compiles one schema-valid entry at load; throws EngineError(GATE_CONFIG_INVALID) with the entry's line:col. */
+  compile(value: unknown, where: EvaluatorWhere): CompiledEvaluator
 }
 
 /** Map-backed registries, one set per engine. */
@@ -118,7 +130,7 @@ export function defineGateKind<V>(definition: GateKind<V>): GateKindPlugin {
 }
 
 /** Checks names and dependencies, then applies every plugin in order. */
-export function applyPlugins(plugins: readonly EnginePlugin[], host: Omit<PluginHost, 'addRoutes'>): void {
+export function applyPlugins(plugins: readonly EnginePlugin[], host: Omit<PluginHost, 'addRoutes' | 'env'> & { readonly env?: PluginHost['env'] }): void {
   const names = new Set<string>()
   for (const plugin of plugins) {
     if (names.has(plugin.name)) throw new EngineError(ERR.PLUGIN_DUPLICATE, `plugin "${plugin.name}" is registered twice`, { plugin: plugin.name })
@@ -131,6 +143,6 @@ export function applyPlugins(plugins: readonly EnginePlugin[], host: Omit<Plugin
   }
   for (const plugin of plugins) {
     const addRoutes = (routes: FeatureRoutes): void => registerOnce(host.registry.routes, plugin.name, routes, plugin.name)
-    plugin.apply({ ...host, log: host.log.child({ plugin: plugin.name }), addRoutes })
+    plugin.apply({ ...host, env: host.env ?? {}, log: host.log.child({ plugin: plugin.name }), addRoutes })
   }
 }

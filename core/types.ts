@@ -3,6 +3,8 @@
  * so plugins can `import type` from it without creating import cycles.
  */
 
+import type { GuardrailStage } from './guardrail/round.ts'
+
 /** Final verdict a harness sees. A gate check never answers `ask`. */
 export type Verdict = 'allow' | 'deny'
 
@@ -10,7 +12,7 @@ export type Verdict = 'allow' | 'deny'
 export type Mode = 'monitor' | 'firewall'
 
 /** Ledger verdict labels: decisions, plus outcome child rows and session events. */
-export type LedgerVerdict = 'allow' | 'deny' | 'monitor_alert' | 'ran' | 'tool_errored' | 'session_created' | 'session_rotated' | 'session_expired'
+export type LedgerVerdict = 'allow' | 'deny' | 'monitor_alert' | 'ran' | 'tool_errored' | 'session_created' | 'session_rotated' | 'session_expired' | 'config_changed'
 
 /** Signer kinds as recorded in the ledger and the API (CLI `--tier` uses the kebab-case spelling). */
 export type SignerKind = 'unattested' | 'software' | 'totp' | 'os_keychain' | 'hardware_key'
@@ -149,11 +151,14 @@ export interface Decision {
   readonly trace: readonly LayerTrace[]
   /** Stage that produced the final verdict: local policy, a guardrail, or a core refusal. */
   readonly stage: 'local' | 'guardrail' | 'core'
+  /** Present when guardrail evaluators matched after a local allow: their verdicts, kept apart from the local one. */
+  readonly guardrail?: GuardrailStage
 }
 
 /** What the core asks the ledger to append; the ledger adds seq, hashes and signature. */
 export interface LedgerDraft {
-  readonly kind: 'decision' | 'outcome' | 'session'
+  /** `control`: an operator changed what the gate does (e.g. guardrails switched on or off). */
+  readonly kind: 'decision' | 'outcome' | 'session' | 'control'
   readonly sessionId: string
   readonly signer: SignerKind | 'none'
   readonly source: string
@@ -166,6 +171,8 @@ export interface LedgerDraft {
   readonly payloadHash: string
   readonly reason: string
   readonly parentSeq?: number
+  /** Set only when a guardrail (not local policy) decided: the leaf then says so (`stage: "guardrail"`). */
+  readonly stage?: 'guardrail'
   readonly at: number
 }
 

@@ -33,6 +33,7 @@ function snapshot() {
     ledger: d.engine.ledger.size(),
     policy: d.engine.policy.hash,
     mode: d.engine.mode(),
+    guardrails: d.engine.guardrailsEnabled(),
     sessions: d.engine.sessions.list().map((s) => ({ id: s.id, seen: s.lastSeenAt, ended: s.endedAt ?? null })),
     current: d.engine.sessions.current()?.id,
     pins: read(join(d.home, 'mcp-pins.json')),
@@ -81,6 +82,8 @@ const valid: Record<string, unknown> = {
   'POST /v1/uninstall': { harnesses: ['cursor'], scope: 'user', token: `uninstall-${'0'.repeat(32)}`, dry_run: true },
   'POST /v1/mcp/pin/check': { server: 'x', harness: 'cursor', cwd: '/tmp', identity: { transport: 'stdio', command: 'x' }, tools: [] },
   'POST /v1/mcp/pin/accept': { server: 'x', fingerprint: `sha256:${'0'.repeat(64)}` },
+  'POST /v1/guardrails/providers/{id}/test': { model: 'openai/omni-moderation-latest', text: 'probe' },
+  'PUT /v1/guardrails/enabled': { enabled: true },
 }
 const generated = ops.flatMap((op) =>
   casesFor(op, {
@@ -100,6 +103,8 @@ const op = (method: string, url: string, body: unknown, status: number, detail: 
 const zero32 = '0'.repeat(32)
 const semantic: BadCase[] = [
   op('PATCH', '/v1/mode', { mode: 'off' }, 400, /field "mode" must be equal to one of the allowed values/, true),
+  op('POST', '/v1/guardrails/providers/openai/test', { model: 'openai/usage-policies' }, 422, /account_policy entry: listed in the catalog only/, true),
+  op('POST', '/v1/guardrails/providers/openai/test', { model: 'openai/nope' }, 404, /provider openai has no model "openai\/nope"/, true),
   op('POST', '/v1/auth/login', { password: 'wrong' }, 401, /wrong password/),
   op('POST', '/v1/sessions/create', {}, 400, /needs a "certificate"/),
   op('POST', '/v1/sessions/create', { signer: 'software' }, 400, /needs a certificate signed by the host key/),

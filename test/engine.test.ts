@@ -40,19 +40,6 @@ describe('engine', () => {
     await engine.close()
   })
 
-  it('lets a guardrail deny after a local allow, without presenting it as a rule hit', async () => {
-    const guard: EnginePlugin = {
-      name: 'test:guard',
-      apply: ({ hooks }) => hooks.guardrail.tapPromise('test:guard', async () => ({ provider: 'test', effect: 'deny' as const, reason: 'flagged' })),
-    }
-    const engine = await build([guard])
-    const s = engine.sessions.create({ signer: 'unattested' }, Date.now())
-    const res = await engine.check(call(s.id, 'ls'))
-    expect(res).toMatchObject({ verdict: 'deny', rule_id: '', reason: 'guardrail test: flagged' })
-    expect(res.decision.stage).toBe('guardrail')
-    await engine.close()
-  })
-
   it('rejects duplicate plugins and duplicate gate kinds at startup', async () => {
     const kind = defineGateKind({ kind: 'tool', description: 'dup', schema: {}, compile: () => () => undefined })
     await expect(build([kind])).rejects.toThrow(/PE_PLUGIN_DUPLICATE|registered twice/)

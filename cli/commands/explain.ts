@@ -59,7 +59,7 @@ export function makeExplainCommand(io: CliIo): Command {
         const trace: GateTrace[] = []
         const { request, decision } = await engine.decide(call, undefined, trace)
         const ctx = engine.evalContext()
-        const gates: GateLine[] = trace.map(({ layer, gate, matched, node }) => ({ layer, source: gate.source, id: gate.id, on_hit: gate.onHit, matched: matched !== undefined, why: explainNode(node).why }))
+        const gates: GateLine[] = trace.map(({ layer, gate, matched, node }) => ({ layer, source: gate.source, id: gate.id, on_hit: gate.evaluators.length > 0 ? 'guardrail' : gate.onHit, matched: matched !== undefined, why: explainNode(node).why }))
         if (opts.json) io.out(JSON.stringify({ mode: engine.mode(), svc_ports: ctx.svcPorts, request: summary(request), gates, decision: verdictOf(decision) }, null, 2))
         else io.out(render(engine.mode(), request, gates, decision, ctx.svcPorts))
       } finally {

@@ -42,7 +42,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const log = opts.log ?? pino({ name: 'svc', level: opts.env.SVC_LOG_LEVEL ?? 'info' })
   // Bound before the first request; with --port 0 the real port is added once listen() has picked it.
   const svcPorts = protectedPorts(opts.env, opts.port)
-  const engine = await createEngine({ plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts })
+  const engine = await createEngine({ plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts, env: opts.env })
   try {
     const auth = createAuthService(opts.home, opts.env)
     const app = await buildApp({ engine, auth, version: VERSION, env: { ...opts.env }, logger: log })

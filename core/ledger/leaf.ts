@@ -34,6 +34,8 @@ export interface LeafObject {
   readonly prev_leaf_hash: string
   readonly reason: string
   readonly parent_seq?: number
+  /** Present only when a guardrail decided (absent: local policy or the core did). */
+  readonly stage?: 'guardrail'
   readonly certificate?: SessionCertificate
 }
 
@@ -57,6 +59,7 @@ export function leafObject(draft: LeafDraft, seq: number, prevLeafHash: string):
     prev_leaf_hash: prevLeafHash,
     reason: draft.reason,
     ...(draft.parentSeq === undefined ? {} : { parent_seq: draft.parentSeq }),
+    ...(draft.stage === undefined ? {} : { stage: draft.stage }),
     ...(draft.certificate === undefined ? {} : { certificate: draft.certificate }),
   }
 }
@@ -82,6 +85,7 @@ export function entryFromLeaf(leaf: LeafObject, leafHash: Buffer, sig: Buffer | 
     payloadHash: leaf.payload_hash,
     reason: leaf.reason,
     ...(leaf.parent_seq === undefined ? {} : { parentSeq: leaf.parent_seq }),
+    ...(leaf.stage === undefined ? {} : { stage: leaf.stage }),
     at: leaf.ts_ms,
     seq: leaf.seq,
     leafHash: leafHash.toString('hex'),

@@ -7,7 +7,8 @@ import { Ajv, type ValidateFunction } from 'ajv'
 import { EngineError, ERR } from '../errors.ts'
 import { canonicalSha256 } from '../hash.ts'
 import type { CompiledLeaf, EngineHooks, LeafHook } from '../hooks.ts'
-import type { GateKind, Registries } from '../plugin.ts'
+import type { CompiledEvaluator } from '../guardrail/evaluator.ts'
+import type { GateKind, JsonSchema, Registries } from '../plugin.ts'
 import type { LayerName, Mode, OnHit, SourceLoc } from '../types.ts'
 import type { RawGate } from './parse.ts'
 
@@ -41,6 +42,11 @@ export interface CompiledGate {
   /** The match block as written (for views and bundles). */
   readonly when: Readonly<Record<string, unknown>>
   readonly evaluate: readonly Readonly<Record<string, unknown>>[]
+  /**
+   * Guardrail evaluators (a gate with `evaluate` is a guardrail gate: its `match` selects the calls its
+   * evaluators classify after a local allow; it is never a local hit itself).
+   */
+  readonly evaluators: readonly CompiledEvaluator[]
   /** sha256 of the canonical gate definition and its source: identifies this exact gate. */
   readonly fingerprint: string
   /** Absent for a bare disable marker (a `disabled: true` entry with no match block). */
@@ -82,10 +88,14 @@ export class GateCompiler {
     const disabled = g.disabled === true
     if (!when && !disabled) throw new EngineError(ERR.POLICY_INVALID, `gate "${id}" needs a \`when\` (or \`match\`) block`, { loc: raw.loc })
     const evaluate = (g.evaluate ?? []) as Record<string, unknown>[]
-    for (const entry of evaluate) {
-      const kind = String(entry.kind)
-      if (!this.#registry.evaluatorKinds.has(kind)) {
-        throw new EngineError(ERR.GATE_UNKNOWN_KIND, `gate "${id}": evaluator kind "${kind}" is not yet implemented (no guardrail plugin registers it)`, { loc: raw.loc })
+    const evaluators = evaluate.map((entry, i) => this.#compileEvaluator(entry, raw, i))
+    if (evaluators.length > 0) {
+      const locate = (key: string) => raw.locate?.([key]) ?? raw.loc
+      if (g.when !== undefined || g.match === undefined) {
+        throw new EngineError(ERR.POLICY_INVALID, `gate "${id}": a gate with \`evaluate\` selects its calls with \`match\` (not \`when\`)`, { loc: locate(g.when !== undefined ? 'when' : 'evaluate') })
+      }
+      for (const key of ['on_hit', 'require_strong', 'nudge'] as const) {
+        if (g[key] !== undefined) throw new EngineError(ERR.POLICY_INVALID, `gate "${id}": \`${key}\` has no meaning on a guardrail gate (its evaluators' on_threshold decide)`, { loc: locate(key) })
       }
     }
     return {
@@ -100,9 +110,37 @@ export class GateCompiler {
       disabledBy: g.disabled_by as DisabledBy | undefined,
       when: when ?? {},
       evaluate,
+      evaluators,
       fingerprint: canonicalSha256({ source: origin.source, gate: g }),
       node: when ? this.#compileNode(when, id, raw.loc, 'when') : undefined,
     }
+  }
+
+  #compileEvaluator(entry: Record<string, unknown>, raw: RawGate, index: number): CompiledEvaluator {
+    const gateId = raw.value.id as string
+    const loc = (path: readonly (string | number)[]) => raw.locate?.(['evaluate', index, ...path]) ?? raw.loc
+    const kind = this.#registry.evaluatorKinds.get(String(entry.kind))
+    if (!kind) {
+      const known = [...this.#registry.evaluatorKinds.keys()].sort().join(', ') || 'none registered'
+      throw new EngineError(ERR.GATE_UNKNOWN_KIND, `gate "${gateId}": evaluator kind "${String(entry.kind)}" is not yet implemented (known: ${known})`, { loc: loc(['kind']) })
+    }
+    const validate = this.#validator(`evaluator:${kind.kind}`, kind.schema)
+    if (!validate(entry)) {
+      const err = validate.errors?.[0]
+      const path = (err?.instancePath ?? '').split('/').slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p))
+      const extra = err?.keyword === 'additionalProperties' ? ` "${(err.params as { additionalProperty: string }).additionalProperty}"` : ''
+      throw new EngineError(ERR.GATE_CONFIG_INVALID, `gate "${gateId}": evaluate[${index}]${path.map((p) => `.${p}`).join('')} ${err?.message ?? 'is invalid'}${extra}`, { loc: loc(path) })
+    }
+    return kind.compile(entry, { gateId, loc })
+  }
+
+  #validator(key: string, schema: JsonSchema): ValidateFunction {
+    let validate = this.#validators.get(key)
+    if (!validate) {
+      validate = this.#ajv.compile(schema)
+      this.#validators.set(key, validate)
+    }
+    return validate
   }
 
   #compileNode(node: unknown, gateId: string, loc: SourceLoc, path: string): CompiledNode {
@@ -140,11 +178,7 @@ export class GateCompiler {
   }
 
   #validate(kind: GateKind, value: unknown, gateId: string, loc: SourceLoc, path: string): void {
-    let validate = this.#validators.get(kind.kind)
-    if (!validate) {
-      validate = this.#ajv.compile(kind.schema)
-      this.#validators.set(kind.kind, validate)
-    }
+    const validate = this.#validator(kind.kind, kind.schema)
     if (!validate(value)) {
       const err = validate.errors?.[0]
       const where = err?.instancePath ? `${path}${err.instancePath.replaceAll('/', '.')}` : path

@@ -15,6 +15,8 @@ export const MAX_POLICY_BYTES = 1024 * 1024
 export interface RawGate {
   readonly value: Readonly<Record<string, unknown>>
   readonly loc: SourceLoc
+  /** Where a value inside this gate was written (e.g. `['evaluate', 0, 'model']`); the gate's own place when unknown. */
+  readonly locate?: (path: readonly (string | number)[]) => SourceLoc
 }
 
 export interface ParsedPolicy {
@@ -82,7 +84,13 @@ function locateGates(gates: Record<string, unknown>[], doc: Document, lines: Lin
     const node = isSeq(seq) ? seq.items[i] : undefined
     const offset = isMap(node) && node.range ? node.range[0] : undefined
     const pos = offset === undefined ? undefined : lines.linePos(offset)
-    return { value, loc: { file, line: pos?.line, col: pos?.col } }
+    const loc: SourceLoc = { file, line: pos?.line, col: pos?.col }
+    const locate = (inner: readonly (string | number)[]): SourceLoc => {
+      const found = isMap(node) ? (node.getIn(inner, true) as { range?: [number, number, number] } | undefined) : undefined
+      const at = found?.range ? lines.linePos(found.range[0]) : undefined
+      return at ? { file, line: at.line, col: at.col } : loc
+    }
+    return { value, loc, locate }
   })
 }
 

@@ -40,6 +40,16 @@ export class StateDb {
     this.#db.prepare("INSERT INTO settings (key, value) VALUES ('mode', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(mode)
   }
 
+  /** Whether guardrail evaluators run (on unless an operator switched them off). */
+  getGuardrailsEnabled(): boolean {
+    const row = this.#db.prepare("SELECT value FROM settings WHERE key = 'guardrails_enabled'").get() as { value: string } | undefined
+    return row?.value !== 'false'
+  }
+
+  setGuardrailsEnabled(enabled: boolean): void {
+    this.#db.prepare("INSERT INTO settings (key, value) VALUES ('guardrails_enabled', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(enabled))
+  }
+
   /** Counts one hit of a gate (keyed by source and id). */
   recordHit(gateKey: string, at: number): void {
     const s = this.#stats.get(gateKey) ?? { matched: 0, dirty: true }

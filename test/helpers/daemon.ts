@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pino from 'pino'
+import pino, { type Logger } from 'pino'
 import { startDaemon, type RunningDaemon } from '../../cli/daemon/start.ts'
 
 export interface TestDaemon extends RunningDaemon {
@@ -20,10 +20,10 @@ export function tempDir(prefix = 'svc-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
 }
 
-export async function startTestDaemon(opts: { env?: NodeJS.ProcessEnv; home?: string; policiesDir?: string } = {}): Promise<TestDaemon> {
+export async function startTestDaemon(opts: { env?: NodeJS.ProcessEnv; home?: string; policiesDir?: string; log?: Logger } = {}): Promise<TestDaemon> {
   const home = opts.home ?? tempDir()
   const env = { SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: 'correct horse battery', ...opts.env }
-  const daemon = await startDaemon({ home, port: 0, env, log: pino({ level: 'silent' }), policiesDir: opts.policiesDir })
+  const daemon = await startDaemon({ home, port: 0, env, log: opts.log ?? pino({ level: 'silent' }), policiesDir: opts.policiesDir })
   const request: TestDaemon['request'] = async (method, path, body, headers = {}) => {
     const res = await fetch(`${daemon.url}${path}`, {
       method,

@@ -1,0 +1,93 @@
+/**
+ * The HTTP side of a provider call: one JSON POST with the credential in a header, bounded by the
+ * evaluator's `max_latency`, refusing redirects (a credential never follows one) and capping the answer.
+ * Every failure is a GuardrailFailure naming its abstention kind; no message ever carries the credential.
+ */
+import type { AbstainKind } from './round.ts'
+
+/** Largest answer read from a provider (a moderation answer is a few KiB). */
+export const MAX_ANSWER_BYTES = 256 * 1024
+
+/** A provider call that did not produce a usable answer; the evaluator abstains with `kind`. */
+export class GuardrailFailure extends Error {
+  readonly kind: AbstainKind
+  /** True when the provider answered at all (an HTTP status, a body), false for network failures and timeouts. */
+  readonly reachable: boolean
+
+  constructor(kind: AbstainKind, message: string, reachable = true) {
+    super(message)
+    this.name = 'GuardrailFailure'
+    this.kind = kind
+    this.reachable = reachable
+  }
+}
+
+/** Throws the abstention an adapter raises when a vendor answer does not have the documented shape. */
+export function malformed(detail: string): never {
+  throw new GuardrailFailure('malformed_answer', `malformed answer: ${detail}`)
+}
+
+/** What an adapter uses to reach its vendor. */
+export interface ProviderWire {
+  readonly baseUrl: string
+  /** POSTs `body` as JSON to `baseUrl + path` and returns the parsed JSON answer. */
+  postJson(path: string, body: unknown): Promise<unknown>
+}
+
+export function createWire(baseUrl: string, headers: Readonly<Record<string, string>>, signal: AbortSignal): ProviderWire {
+  return {
+    baseUrl,
+    async postJson(path, body) {
+      let res: Response
+      try {
+        res = await fetch(`${baseUrl.replace(/\/+$/, '')}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+          body: JSON.stringify(body),
+          signal,
+          redirect: 'error',
+        })
+      } catch (err) {
+        if (signal.aborted) throw new GuardrailFailure('timeout', 'no answer within max_latency', false)
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause
+        if (/redirect/i.test(cause?.message ?? '')) throw new GuardrailFailure('provider_error', 'provider answered with a redirect, which is refused (a credential never follows one)')
+        throw new GuardrailFailure('provider_error', `provider unreachable${cause?.code ? ` (${cause.code})` : ''}`, false)
+      }
+      if (!res.ok) {
+        await res.body?.cancel().catch(() => {})
+        throw new GuardrailFailure('provider_error', `provider answered HTTP ${res.status}`)
+      }
+      let text: string
+      try {
+        text = await readCapped(res)
+      } catch (err) {
+        if (signal.aborted) throw new GuardrailFailure('timeout', 'answer not complete within max_latency', false)
+        if (err instanceof GuardrailFailure) throw err
+        throw new GuardrailFailure('malformed_answer', 'answer was cut off before its end')
+      }
+      try {
+        return JSON.parse(text) as unknown
+      } catch {
+        throw new GuardrailFailure('malformed_answer', `answer is not JSON (${text.length === 0 ? 'empty' : 'truncated or malformed'})`)
+      }
+    },
+  }
+}
+
+async function readCapped(res: Response): Promise<string> {
+  const reader = res.body?.getReader()
+  if (!reader) return ''
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > MAX_ANSWER_BYTES) {
+      await reader.cancel().catch(() => {})
+      throw new GuardrailFailure('malformed_answer', `answer is larger than ${MAX_ANSWER_BYTES} bytes`)
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
