@@ -118,6 +118,12 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   if (opts.watch) policy.watch()
   const ledger = opts.ledger ?? new SqliteLedger(join(opts.home, 'ledger.db'))
   const sessions = opts.sessions ?? new SessionStore()
+  // The daemon signs checkpoints by itself, with an active session key (the current session's first).
+  ledger.autoCheckpoint(() => {
+    const now = Date.now()
+    const signer = [sessions.current(), ...sessions.list()].find((s) => s?.signCheckpoint && sessions.status(s.id, now).state === 'active')
+    signer?.signCheckpoint?.(ledger)
+  })
   const state = new StateDb(join(opts.home, 'state.db'))
   const userHome = opts.userHome ?? homedir()
   let mode = state.getMode()
@@ -251,7 +257,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       policy.close()
       await hooks.shutdown.promise()
       state.close()
-      ledger.close()
+      await ledger.close()
     },
   }
 }

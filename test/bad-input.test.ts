@@ -174,7 +174,7 @@ describe('engine and storage failures', () => {
     const broken = await startTestDaemon()
     try {
       const sid = await broken.session()
-      broken.engine.ledger.close()
+      await broken.engine.ledger.close()
       const check = await broken.request('POST', '/v1/gates/check', { session_id: sid, source: 'test', tool: 'Bash', input: { command: 'ls' } })
       expect(check).toMatchObject({ status: 503, type: expect.stringContaining('application/problem+json') })
       expect(check.body).toEqual({ type: 'https://svc.dev/problems/unavailable', title: 'Service Unavailable', status: 503, code: 'unavailable', detail: 'ledger unavailable: ledger is closed', engine_code: 'PE_LEDGER_BROKEN' })

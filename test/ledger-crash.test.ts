@@ -2,44 +2,25 @@
  * Durability under SIGKILL: a daemon killed in the middle of a write load restarts with every acknowledged
  * seq present, and the whole ledger (hashes, chain, signatures, session certificate) still verifies.
  */
-import { afterAll, describe, expect, it } from 'vitest'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { rmSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { unlockHostKey } from '../cli/signer/long-lived-key.ts'
 import { mintSession } from '../cli/signer/mint.ts'
 import { tempDir } from './helpers/daemon.ts'
+import { startDaemonProcess } from './helpers/daemon-process.ts'
 import { runCli } from './helpers/run-cli.ts'
 
-const SVC = fileURLToPath(new URL('../cli/svc.sh', import.meta.url))
+// Two real daemons, a write load and the real CLI: allow for a busy machine.
+vi.setConfig({ testTimeout: 180_000 })
+
 const home = tempDir('svc-crash-')
 const env = { PATH: process.env.PATH, HOME: home, SVC_HOME: home, SVC_ALLOW_SOFTWARE_SIGNER: '1', SVC_ADMIN_PASSWORD: 'correct horse battery', SVC_LOG_LEVEL: 'info' }
 afterAll(() => rmSync(home, { recursive: true, force: true }))
 
-function startDaemonProcess(): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(SVC, ['daemon', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()))
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out)
-      if (m) resolve({ child, url: m[1]! })
-    })
-    child.on('exit', (code) => reject(new Error(`daemon exited early (${code}): ${err}`)))
-  })
-}
-
-async function post(url: string, path: string, body: unknown): Promise<any> {
-  const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  return { status: res.status, body: await res.json() }
-}
-
 describe('SIGKILL during a write load', () => {
   it('loses no acknowledged leaf and the ledger verifies after restart', async () => {
-    const first = await startDaemonProcess()
-    const created = await post(first.url, '/v1/sessions/create', mintSession(unlockHostKey('software', { home, env })))
+    const first = await startDaemonProcess(env)
+    const created = await first.post('/v1/sessions/create', mintSession(unlockHostKey('software', { home, env })))
     expect(created.status).toBe(201)
     const sessionId = created.body.session_id as string
     const acked: number[] = []
@@ -47,7 +28,7 @@ describe('SIGKILL during a write load', () => {
     const worker = async (w: number) => {
       for (let i = 0; !stop; i++) {
         try {
-          const r = await post(first.url, '/v1/gates/check', { session_id: sessionId, source: 'claude-code', tool: 'Bash', input: { command: `echo ${w}-${i}` } })
+          const r = await first.post('/v1/gates/check', { session_id: sessionId, source: 'claude-code', tool: 'Bash', input: { command: `echo ${w}-${i}` } })
           if (r.status === 200) acked.push(r.body.ledger_seq)
         } catch {
           return // connection reset by the kill
@@ -62,7 +43,7 @@ describe('SIGKILL during a write load', () => {
     await Promise.all(workers)
     await exited
 
-    const second = await startDaemonProcess()
+    const second = await startDaemonProcess(env)
     try {
       const root = (await (await fetch(`${second.url}/v1/ledger/root`)).json()) as { tree_size: number }
       expect(root.tree_size).toBeGreaterThan(Math.max(...acked))

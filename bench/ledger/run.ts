@@ -5,16 +5,18 @@
  * Run: npm run bench:ledger   (BENCH_BIG=1000000 sets the large tree, BENCH_APPENDS=20000 the append runs)
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { unlockHostKey } from '../../cli/signer/long-lived-key.ts'
 import { mintSession } from '../../cli/signer/mint.ts'
-import { verifyNative, verifyPortable } from '../../core/ledger/ed25519.ts'
+import { verifyNative } from '../../core/ledger/ed25519.ts'
 import { leafSignerFor, SqliteLedger } from '../../core/ledger/ledger.ts'
+import { LedgerStore } from '../../core/ledger/store.ts'
 import { verifyLedger } from '../../core/ledger/verify-ledger.ts'
-import { sourceFromDatabase } from '../../core/ledger/export.ts'
+import { verifyLedgerDatabase } from '../../core/ledger/verify-parallel.ts'
 import { certifiedSession, decisionDraft, sessionDraft } from '../../core/testing/ledger-fixtures.ts'
 import { formatUs, mib, summarise } from '../lib/stats.ts'
 
@@ -51,15 +53,19 @@ function timeEach(count: number, fn: () => void): ReturnType<typeof summarise> {
 
 console.log(`bench/ledger on Node ${process.version}; every append is signed (node:crypto Ed25519) and durable (WAL, synchronous=FULL) before it resolves\n`)
 
-// 1. Signed, durable appends per second.
-{
-  const ledger = new SqliteLedger(join(dir, 'appends.db'))
+// 1. Signed, durable appends per second, and how long the event loop stalls meanwhile: commits on the caller's
+//    thread (inline, the behaviour before the writer thread) against the writer thread, in the same run.
+for (const writer of ['inline', 'thread'] as const) {
+  const ledger = new SqliteLedger({ path: join(dir, `appends-${writer}.db`), writer })
   await ledger.append(sessionDraft(session), sign)
   for (const concurrency of [1, 8, 64, 256]) {
+    const delay = monitorEventLoopDelay({ resolution: 1 })
+    delay.enable()
     const rate = await fill(ledger, APPENDS, concurrency, true)
-    console.log(`appends, concurrency ${String(concurrency).padEnd(4)} ${Math.round(rate).toLocaleString('en-US').padStart(8)} signed durable appends/s`)
+    delay.disable()
+    console.log(`appends, ${writer.padEnd(6)} writer, concurrency ${String(concurrency).padEnd(4)} ${Math.round(rate).toLocaleString('en-US').padStart(8)} signed durable appends/s; event-loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(2)} ms, max ${(delay.max / 1e6).toFixed(2)} ms`)
   }
-  ledger.close()
+  await ledger.close()
 }
 
 // 2. Proof time at 100k and BIG leaves (100k signed; the big tree unsigned to build faster: proofs do not read signatures).
@@ -84,30 +90,27 @@ for (const [size, signed] of [[100_000, true], [BIG, false]] as const) {
   console.log(formatUs('inclusion proof, current tree', inclusion))
   console.log(formatUs('inclusion proof, random old size', historical))
   console.log(formatUs('consistency proof, random sizes', consistency))
-  ledger.close()
+  await ledger.close()
   if (signed) {
     const trusted = [{ public_key: session.hostKey.publicKey.toString('base64'), signer: 'software' as const }]
-    for (const [name, verify, limit] of [['node:crypto', verifyNative, Infinity], ['noble', verifyPortable, 5_000]] as const) {
-      const source = sourceFromDatabase(path)
-      const leaves = (function* () {
-        let n = 0
-        for (const leaf of source.leaves) {
-          if (n++ >= limit) return
-          yield leaf
-        }
-      })()
-      const t0 = performance.now()
-      const report = verifyLedger({ leaves, checkpoints: [], trustedHostKeys: trusted, verify, storedNode: source.storedNode })
-      const seconds = (performance.now() - t0) / 1000
-      source.close()
-      console.log(`whole-ledger verify (${name.padEnd(11)}) ${report.treeSize.toLocaleString('en-US')} leaves in ${seconds.toFixed(1)} s = ${Math.round(report.treeSize / seconds).toLocaleString('en-US')} leaves/s, ok=${report.ok}`)
+    const store = new LedgerStore(path, { readOnly: true })
+    const leaves = [...store.allLeaves()]
+    let t0 = performance.now()
+    const single = verifyLedger({ leaves, checkpoints: store.checkpoints(), trustedHostKeys: trusted, verify: verifyNative, storedNode: store.findNode })
+    let seconds = (performance.now() - t0) / 1000
+    store.close()
+    console.log(`whole-ledger verify, one thread, in memory (before) ${single.treeSize.toLocaleString('en-US')} leaves in ${seconds.toFixed(1)} s = ${Math.round(single.treeSize / seconds).toLocaleString('en-US')} leaves/s, ok=${single.ok}`)
+    for (const [threads, verifier] of [[1, 'native'], [2, 'native'], [2, 'fast']] as const) {
+      t0 = performance.now()
+      const r = await verifyLedgerDatabase({ path, trustedHostKeys: trusted, threads, verifier })
+      seconds = (performance.now() - t0) / 1000
+      console.log(`whole-ledger verify, ${threads} thread(s), ${verifier === 'fast' ? 'libsodium  ' : 'node:crypto'}, streamed  ${r.treeSize.toLocaleString('en-US')} leaves in ${seconds.toFixed(1)} s = ${Math.round(r.treeSize / seconds).toLocaleString('en-US')} leaves/s, ok=${r.ok}`)
     }
   }
 }
 
-// 3. RSS of a real daemon process after a check load over HTTP.
-{
-  const home = join(dir, 'daemon-home')
+// 3. RSS of a real daemon process: idle over a ledger of BIG leaves, then idle over an empty one and after a check load over HTTP.
+async function startDaemon(home: string) {
   const env = { PATH: process.env.PATH, HOME: home, SVC_HOME: home, SVC_ALLOW_SOFTWARE_SIGNER: '1', SVC_ADMIN_PASSWORD: 'bench-password-123' }
   const child = spawn(fileURLToPath(new URL('../../cli/svc.sh', import.meta.url)), ['daemon', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] })
   const url = await new Promise<string>((resolve) => {
@@ -118,7 +121,21 @@ for (const [size, signed] of [[100_000, true], [BIG, false]] as const) {
       if (m) resolve(m[1]!)
     })
   })
-  const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024
+  await new Promise((r) => setTimeout(r, 2000))
+  return { child, url, env, rss: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024 }
+}
+{
+  const bigHome = join(dir, 'big-home')
+  mkdirSync(bigHome)
+  copyFileSync(join(dir, `tree-${BIG}.db`), join(bigHome, 'ledger.db'))
+  const big = await startDaemon(bigHome)
+  console.log(`\ndaemon process over a ledger of ${BIG.toLocaleString('en-US')} leaves: RSS idle ${mib(big.rss())}`)
+  big.child.kill('SIGTERM')
+  await new Promise((r) => big.child.once('exit', r))
+}
+{
+  const home = join(dir, 'daemon-home')
+  const { child, url, env, rss } = await startDaemon(home)
   const idle = rss()
   const created = await fetch(`${url}/v1/sessions/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(mintSession(unlockHostKey('software', { home, env }))) })
   const { session_id } = (await created.json()) as { session_id: string }

@@ -18,10 +18,11 @@ export function makeDaemonCommand(io: CliIo): Command {
     .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
     .option('--host <address>', 'listen address (default 127.0.0.1; 0.0.0.0 inside a container)')
     .option('--allow-non-loopback', 'allow a non-loopback --host outside a container (exposes the API)')
+    .option('--new-ledger', 'start a new ledger although $SVC_HOME/checkpoints.log or the ledger marker says one existed here (only over an absent or empty ledger.db; the new ledger\'s first leaf names the one it replaces)')
     .option('--dev-session', 'after start, mint a development session with the software signer (needs SVC_ALLOW_SOFTWARE_SIGNER=1; `npm start` sets it)')
-    .action(async (opts: { port: number; home?: string; host?: string; allowNonLoopback?: boolean; devSession?: boolean }) => {
+    .action(async (opts: { port: number; home?: string; host?: string; allowNonLoopback?: boolean; devSession?: boolean; newLedger?: boolean }) => {
       const home = svcHome(io.env, opts.home)
-      const daemon = await startDaemon({ home, port: opts.port, host: opts.host, allowNonLoopback: opts.allowNonLoopback, env: io.env })
+      const daemon = await startDaemon({ home, port: opts.port, host: opts.host, allowNonLoopback: opts.allowNonLoopback, env: io.env, newLedger: opts.newLedger })
       if (opts.devSession) {
         try {
           const minted = await mintOnDaemon(io, { tier: 'software', home, baseUrl: daemon.url })

@@ -1,16 +1,20 @@
 /**
- * `svc ledger verify` checks a whole ledger offline — every leaf's hash, chain and signature, each session
- * certificate against the trusted host keys, every stored checkpoint — from the database file or an
- * export. `svc ledger export` writes the portable export.
+ * `svc ledger verify` checks a whole ledger offline — every leaf's hash, chain and signature (or the
+ * unsigned-leaf rule), each session certificate against the trusted host keys, every checkpoint in ledger.db and
+ * in checkpoints.log, and which leaves no signed checkpoint covers — from the database file (with a thread per
+ * core) or an export. `svc ledger export` writes the portable export.
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { Command } from 'commander'
+import { Command, InvalidArgumentError } from 'commander'
+import { readCheckpointLog } from '../../core/ledger/checkpoint-log.ts'
 import { verifyNative, verifyPortable } from '../../core/ledger/ed25519.ts'
-import { exportLedger, sourceFromDatabase, sourceFromExport } from '../../core/ledger/export.ts'
-import { verifyLedger } from '../../core/ledger/verify-ledger.ts'
+import { exportLedger, sourceFromExport } from '../../core/ledger/export.ts'
+import type { CheckpointLogInput } from '../../core/ledger/verify-checkpoints.ts'
+import { verifyLedger, type LedgerVerifyReport } from '../../core/ledger/verify-ledger.ts'
+import { verifyLedgerDatabase } from '../../core/ledger/verify-parallel.ts'
 import { writePrivateFile } from '../../core/atomic-file.ts'
-import { readTrustedHostKeys, readTrustFile } from '../../core/trust/host-keys.ts'
+import { readTrustedHostKeys, readTrustFile, type TrustedKeyRecord } from '../../core/trust/host-keys.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { svcHome } from '../paths.ts'
 
@@ -19,40 +23,53 @@ interface VerifyOpts {
   db?: string
   file?: string
   trustedKeys?: string
+  checkpointLog?: string
   portable?: boolean
+  threads?: number
   json?: boolean
 }
 
-function verify(io: CliIo, opts: VerifyOpts): void {
+function parseThreads(value: string): number {
+  const n = Number(value)
+  if (!/^[1-9][0-9]*$/.test(value) || n > 64) throw new InvalidArgumentError('must be a whole number from 1 to 64')
+  return n
+}
+
+/** Reads the checkpoint log for verification; undefined when there is none to check (an export without one). */
+function checkpointLogInput(path: string | undefined): CheckpointLogInput | undefined {
+  if (path === undefined) return undefined
+  return { path, ...readCheckpointLog(path) }
+}
+
+async function verify(io: CliIo, opts: VerifyOpts): Promise<void> {
   const home = svcHome(io.env, opts.home)
   const dbPath = opts.db ?? join(home, 'ledger.db')
   if (!opts.file && !existsSync(dbPath)) throw new CliError(`no ledger database at ${dbPath} (pass --db <path> or --file <export.json>)`)
-  let trusted
+  let trusted: TrustedKeyRecord[]
   try {
     trusted = opts.trustedKeys ? readTrustFile(opts.trustedKeys) : readTrustedHostKeys(home)
   } catch (err) {
     throw new CliError((err as Error).message)
   }
-  const source = opts.file ? sourceFromExport(opts.file) : sourceFromDatabase(dbPath)
   const started = performance.now()
-  let report
-  try {
-    report = verifyLedger({
-      leaves: source.leaves,
-      checkpoints: source.checkpoints,
-      origin: source.origin,
-      trustedHostKeys: trusted,
-      verify: opts.portable ? verifyPortable : verifyNative,
-      storedNode: source.storedNode,
-    })
-  } finally {
-    source.close()
+  let report: LedgerVerifyReport
+  if (opts.file) {
+    const source = sourceFromExport(opts.file)
+    report = verifyLedger({ ...source, log: checkpointLogInput(opts.checkpointLog), trustedHostKeys: trusted, verify: opts.portable ? verifyPortable : verifyNative })
+  } else {
+    const log = checkpointLogInput(opts.checkpointLog ?? join(dbPath, '..', 'checkpoints.log'))
+    report = await verifyLedgerDatabase({ path: dbPath, trustedHostKeys: trusted, verifier: opts.portable ? 'portable' : 'fast', log, threads: opts.threads })
   }
   const seconds = (performance.now() - started) / 1000
   if (opts.json) io.out(JSON.stringify({ ...report, seconds }, null, 2))
   else {
+    const c = report.counts
     io.out(`ledger ${opts.file ?? dbPath}: ${report.treeSize} leaves, root ${report.root}`)
-    io.out(`signed ${report.counts.signed}, unsigned ${report.counts.unsigned}, sessions ${report.counts.sessions}, checkpoints ${report.counts.checkpoints}; ${seconds.toFixed(2)} s (${opts.portable ? 'noble' : 'node:crypto'})`)
+    io.out(`signed ${c.signed}, unsigned ${c.unsigned}, sessions ${c.sessions}, checkpoints ${c.checkpoints} (+${c.logged} in checkpoints.log); ${seconds.toFixed(2)} s, ${Math.round(report.treeSize / Math.max(seconds, 1e-9))} leaves/s (${opts.portable ? 'noble' : 'libsodium'})`)
+    if (report.uncovered) {
+      const { from, to } = report.uncovered
+      io.out(`not covered by a signed checkpoint: seq ${from}..${to} (${to - from + 1} leaves; they could be cut off without a trace)`)
+    }
     for (const p of report.problems) io.err(`  ✗ ${p}`)
   }
   if (!report.ok) throw new CliError(`ledger verification FAILED: ${report.problemCount} problem(s)`)
@@ -63,12 +80,14 @@ export function makeLedgerCommand(io: CliIo): Command {
   const ledger = new Command('ledger').description('inspect and verify the signed Merkle ledger')
   ledger.addCommand(
     new Command('verify')
-      .description('verify the whole ledger offline (hashes, chain, signatures, session certificates, checkpoints)')
+      .description('verify the whole ledger offline (hashes, chain, signatures, unsigned-leaf rule, session certificates, checkpoints in ledger.db and checkpoints.log)')
       .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
       .option('--db <path>', 'ledger database (default $SVC_HOME/ledger.db)')
       .option('--file <path>', 'verify an export written by `svc ledger export` instead of a database')
       .option('--trusted-keys <path>', 'trusted-host-keys.json to check session certificates against (default $SVC_HOME/trusted-host-keys.json)')
+      .option('--checkpoint-log <path>', 'checkpoints.log to cross-check (default: beside the database; with --file, none unless given)')
       .option('--portable', 'verify signatures with pure-JS @noble/ed25519 instead of node:crypto (slower)')
+      .option('--threads <n>', 'verifier threads for a database (default: one per core)', parseThreads)
       .option('--json', 'print the full report as JSON')
       .action((opts: VerifyOpts) => verify(io, opts)),
   )

@@ -2,11 +2,15 @@
  * Starts the daemon: engine with every plugin, auth, the HTTP API on loopback, graceful shutdown.
  * Outside a container it binds 127.0.0.1 only and refuses any other address unless explicitly forced.
  */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import pino, { type Logger } from 'pino'
 import { createEngine, type Engine } from '../../core/index.ts'
 import { buildApp } from '../../core/server/app.ts'
 import { createAuthService } from '../../core/server/auth.ts'
+import { SqliteLedger } from '../../core/ledger/ledger.ts'
+import { ledgerMarkerPath } from '../../core/ledger/ledger-guard.ts'
 import { protectedPorts, SHIPPED_POLICIES_DIR, VERSION } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
 
@@ -18,6 +22,8 @@ export interface DaemonOptions {
   readonly env: NodeJS.ProcessEnv
   readonly log?: Logger
   readonly policiesDir?: string
+  /** `--new-ledger`: start a new ledger where evidence says one existed (its first leaf names what it replaces). */
+  readonly newLedger?: boolean
 }
 
 export interface RunningDaemon {
@@ -42,7 +48,16 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const log = opts.log ?? pino({ name: 'svc', level: opts.env.SVC_LOG_LEVEL ?? 'info' })
   // Bound before the first request; with --port 0 the real port is added once listen() has picked it.
   const svcPorts = protectedPorts(opts.env, opts.port)
-  const engine = await createEngine({ plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts, env: opts.env })
+  mkdirSync(opts.home, { recursive: true, mode: 0o700 })
+  // A daemon refuses a ledger.db that disagrees with the evidence outside it (see core/ledger/ledger-guard.ts).
+  const ledger = new SqliteLedger({ path: join(opts.home, 'ledger.db'), daemon: { marker: ledgerMarkerPath(opts.env, opts.home), allowNew: opts.newLedger } })
+  let engine: Engine
+  try {
+    engine = await createEngine({ plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts, env: opts.env, ledger })
+  } catch (err) {
+    await ledger.close()
+    throw err
+  }
   try {
     const auth = createAuthService(opts.home, opts.env)
     const app = await buildApp({ engine, auth, version: VERSION, env: { ...opts.env }, logger: log })

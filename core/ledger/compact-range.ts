@@ -43,6 +43,11 @@ export class CompactRange {
     return completed
   }
 
+  /** The perfect-subtree hashes covering [0, size), largest first. */
+  get peaks(): readonly Buffer[] {
+    return this.#peaks
+  }
+
   /** Root of [0, size), or undefined for the empty tree. */
   root(): Buffer | undefined {
     if (this.#peaks.length === 0) return undefined

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { loadVectors, hex } from '../testing/vectors.ts'
 import { canonicalJson, leafBytes } from './jcs.ts'
 import { publicKeyPortable, signingKeyFromSeed, signNative, signPortable, verifyNative, verifyPortable } from './ed25519.ts'
+import { sodiumVerifier } from './verifiers.ts'
 import { checkpointText, noteKeyId, noteVerifierKey, parseCheckpoint, signNote, verifyNote } from './signed-note.ts'
 
 describe('RFC 8785 JCS', () => {
@@ -27,7 +28,9 @@ describe('RFC 8785 JCS', () => {
   })
 })
 
-describe('RFC 8032 Ed25519: node:crypto and noble agree', () => {
+const sodiumVerify = (await sodiumVerifier())!
+
+describe('RFC 8032 Ed25519: node:crypto, noble and libsodium agree', () => {
   const { vectors } = loadVectors<{ vectors: { name: string; secret_key: string; public_key: string; message: string; signature: string }[] }>(
     'rfc8032-ed25519.json',
   )
@@ -42,10 +45,14 @@ describe('RFC 8032 Ed25519: node:crypto and noble agree', () => {
     const sig = hex(v.signature)
     expect(verifyNative(sig, msg, key.publicKey)).toBe(true)
     expect(verifyPortable(sig, msg, key.publicKey)).toBe(true)
+    expect(sodiumVerify(sig, msg, key.publicKey)).toBe(true)
     const flipped = Buffer.from(sig)
     flipped[0]! ^= 1
     expect(verifyNative(flipped, msg, key.publicKey)).toBe(false)
     expect(verifyPortable(flipped, msg, key.publicKey)).toBe(false)
+    expect(sodiumVerify(flipped, msg, key.publicKey)).toBe(false)
+    expect(sodiumVerify(sig.subarray(1), msg, key.publicKey)).toBe(false)
+    expect(sodiumVerify(sig, msg, Buffer.alloc(32))).toBe(false)
     expect(verifyNative(sig.subarray(1), msg, key.publicKey)).toBe(false)
     expect(verifyPortable(sig, msg, Buffer.alloc(32))).toBe(false)
   })

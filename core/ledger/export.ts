@@ -15,27 +15,11 @@ export interface LedgerExport {
   readonly checkpoints: readonly { tree_size: number; root: string; note: string; signer_kid: string }[]
 }
 
-/** Verification inputs, from a database file (read-only) or an export file. */
+/** Verification inputs from an export file. */
 export interface LedgerSource {
   readonly origin: string | undefined
-  readonly leaves: Iterable<LeafRecord>
+  readonly leaves: readonly LeafRecord[]
   readonly checkpoints: readonly CheckpointRecord[]
-  readonly storedNode?: (level: number, idx: number) => Buffer | undefined
-  close(): void
-}
-
-/** Opens a ledger database read-only as a verification source (streams leaves). */
-export function sourceFromDatabase(path: string): LedgerSource {
-  const store = new LedgerStore(path, { readOnly: true })
-  return {
-    origin: store.meta('origin'),
-    leaves: (function* () {
-      for (const row of store.allLeaves()) yield { seq: row.seq, body: row.body, sig: row.sig, leafHash: row.leafHash }
-    })(),
-    checkpoints: store.checkpoints(),
-    storedNode: store.findNode,
-    close: () => store.close(),
-  }
 }
 
 /** Reads an export file as a verification source; throws naming the file when it is not an export. */
@@ -46,7 +30,6 @@ export function sourceFromExport(path: string): LedgerSource {
     origin: doc.origin,
     leaves: doc.leaves.map((l) => ({ seq: l.seq, body: l.body, sig: l.sig === null ? null : Buffer.from(l.sig, 'base64') })),
     checkpoints: (doc.checkpoints ?? []).map((c) => ({ treeSize: c.tree_size, root: Buffer.from(c.root, 'base64'), note: c.note, signerKid: c.signer_kid })),
-    close: () => {},
   }
 }
 

@@ -15,17 +15,27 @@ export const GENESIS_PREV = '0'.repeat(64)
 /** A draft as the ledger accepts it: the core's draft, optionally carrying a session certificate. */
 export type LeafDraft = LedgerDraft & { readonly certificate?: SessionCertificate }
 
+/** Leaves the ledger writes about itself: a new ledger (naming what it replaced) and each daemon start. */
+export type LedgerEventVerdict = 'ledger_created' | 'ledger_opened'
+
+/** What a new ledger replaced: the previous origin and its last signed checkpoint, when one is known. */
+export interface ReplacedLedger {
+  readonly origin: string
+  readonly tree_size: number | null
+  readonly root: string | null
+}
+
 /** The JSON object whose JCS bytes are the leaf (wire names, snake_case). */
 export interface LeafObject {
   readonly v: 1
-  readonly type: LedgerDraft['kind']
+  readonly type: LedgerDraft['kind'] | 'ledger'
   readonly seq: number
   readonly ts_ms: number
   readonly session_id: string
   readonly signer: SignerKind | 'none'
   readonly source: string
   readonly tool: string
-  readonly verdict: LedgerVerdict
+  readonly verdict: LedgerVerdict | LedgerEventVerdict
   readonly monitor_match: boolean
   readonly rule_id: string
   readonly tool_use_id: string
@@ -37,6 +47,16 @@ export interface LeafObject {
   /** Present only when a guardrail decided (absent: local policy or the core did). */
   readonly stage?: 'guardrail'
   readonly certificate?: SessionCertificate
+  readonly replaces?: ReplacedLedger
+}
+
+/** A leaf the ledger writes about itself (unsigned: it allows nothing and no session stands behind it). */
+export function ledgerEventLeaf(verdict: LedgerEventVerdict, seq: number, prevLeafHash: string, reason: string, replaces?: ReplacedLedger): LeafObject {
+  return {
+    v: 1, type: 'ledger', seq, ts_ms: Date.now(), session_id: '', signer: 'none', source: 'svc', tool: '', verdict,
+    monitor_match: false, rule_id: '', tool_use_id: '', policy_trace: [], payload_hash: '', prev_leaf_hash: prevLeafHash, reason,
+    ...(replaces ? { replaces } : {}),
+  }
 }
 
 /** Builds the leaf object for `draft` at `seq`, chained to the previous leaf hash (hex). */
@@ -72,12 +92,13 @@ export function leafSigMessage(leafHash: Uint8Array): Buffer {
 /** Maps a stored leaf object back to the core's entry shape. */
 export function entryFromLeaf(leaf: LeafObject, leafHash: Buffer, sig: Buffer | null): LedgerEntry {
   return {
-    kind: leaf.type,
+    // A ledger event leaf keeps its own type and verdict; the core never appends one, it only reads them.
+    kind: leaf.type as LedgerEntry['kind'],
     sessionId: leaf.session_id,
     signer: leaf.signer,
     source: leaf.source,
     tool: leaf.tool,
-    verdict: leaf.verdict,
+    verdict: leaf.verdict as LedgerEntry['verdict'],
     monitorMatch: leaf.monitor_match,
     ruleId: leaf.rule_id,
     toolUseId: leaf.tool_use_id,

@@ -72,7 +72,7 @@ describe('Ledger', () => {
     for (const [m, n] of [[1, 201], [64, 201], [100, 150], [201, 201]] as const) {
       expect(verifyConsistency(m, n, ledger.consistencyProof(m, n), ledger.root(m), ledger.root(n))).toEqual({ ok: true })
     }
-    ledger.close()
+    await ledger.close()
   })
 
   it('survives a reopen with the same root, chain and signer resolution', async () => {
@@ -82,7 +82,7 @@ describe('Ledger', () => {
     for (let i = 0; i < 10; i++) await first.append(decisionDraft(s.id, 'software', i))
     const root = first.root()
     first.checkpoint(s.key, s.id)
-    first.close()
+    await first.close()
     const second = openWith(s)
     expect(second.size()).toBe(11)
     expect(second.root()).toEqual(root)
@@ -91,7 +91,7 @@ describe('Ledger', () => {
     expect(next.prevLeafHash).toBe(second.leaf(10)!.leafHash.toString('hex'))
     const report = verifyLedger({ leaves: allLeaves(second), checkpoints: second.store.checkpoints(), trustedHostKeys: trustOf(s), verify: verifyNative })
     expect(report).toMatchObject({ ok: true, treeSize: 12, counts: { signed: 12, sessions: 1, checkpoints: 1 } })
-    second.close()
+    await second.close()
   })
 
   it('rejects an append it cannot sign or encode, without consuming a seq', async () => {
@@ -101,7 +101,7 @@ describe('Ledger', () => {
     const ok = await ledger.append(decisionDraft('ses_x', 'unattested', 2))
     expect(ok.seq).toBe(0)
     expect(ok.signature).toBeUndefined()
-    ledger.close()
+    await ledger.close()
   })
 
   it('serves a proof any RFC 6962 verifier accepts through the stateless tuple check', async () => {
@@ -126,7 +126,7 @@ describe('Ledger', () => {
     expect(verifyTuple({ ...tuple, leaf: flipped }, verifyNative)).toMatchObject({ valid: false, checks: { inclusion: expect.stringMatching(/root mismatch/) } })
     expect(verifyTuple({ ...tuple, root: 'not base64!' }, verifyNative).valid).toBe(false)
     expect(verifyTuple({ ...tuple, proof: [...tuple.proof, tuple.root] }, verifyNative).valid).toBe(false)
-    ledger.close()
+    await ledger.close()
   })
 })
 
@@ -137,7 +137,7 @@ describe('verifyLedger detects tampering', () => {
     await ledger.append(sessionDraft(s))
     await Promise.all(Array.from({ length: 30 }, (_, i) => ledger.append(decisionDraft(s.id, 'software', i))))
     ledger.checkpoint(s.key, s.id)
-    ledger.close()
+    await ledger.close()
     const db = new DatabaseSync(path)
     for (const t of ['leaves', 'nodes', 'checkpoints']) db.exec(`DROP TRIGGER ${t}_no_update; DROP TRIGGER ${t}_no_delete;`)
     return { s, db }
@@ -206,6 +206,6 @@ describe('SQLite ledger proofs against a brute-force tree (property)', () => {
       }),
       { numRuns: 200 },
     )
-    ledger.close()
+    await ledger.close()
   })
 })

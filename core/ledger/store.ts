@@ -29,6 +29,12 @@ export interface CheckpointRow {
   readonly createdMs: number
 }
 
+/** One leaf and the perfect-subtree nodes its append completes. */
+export interface LeafWrite {
+  readonly leaf: LeafRow
+  readonly nodes: readonly CompletedNode[]
+}
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
 CREATE TABLE IF NOT EXISTS leaves (
@@ -62,11 +68,12 @@ export class LedgerStore {
   readonly #insertCheckpoint: StatementSync
   readonly #latestDecision: StatementSync
   readonly #outcomeAfter: StatementSync
+  #leafRange?: StatementSync
 
-  constructor(path: string, options: { readOnly?: boolean } = {}) {
+  constructor(path: string, options: { readOnly?: boolean; busyTimeoutMs?: number } = {}) {
     this.db = new DatabaseSync(path, { readOnly: options.readOnly ?? false })
     if (!options.readOnly) {
-      this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;')
+      this.db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000};`)
       this.db.exec(SCHEMA + appendOnlyTriggers())
     }
     this.#insertLeaf = this.db.prepare(
@@ -85,14 +92,15 @@ export class LedgerStore {
     )
   }
 
-  /** Writes a batch of leaves and their completed nodes in one durable transaction (group commit). */
-  commitBatch(batch: readonly { leaf: LeafRow; nodes: readonly CompletedNode[] }[]): void {
+  /** Writes a batch of leaves, their completed nodes and checkpoints in one durable transaction (group commit). */
+  commitBatch(batch: readonly LeafWrite[], checkpoints: readonly CheckpointRow[] = []): void {
     this.db.exec('BEGIN IMMEDIATE')
     try {
       for (const { leaf, nodes } of batch) {
         this.#insertLeaf.run(leaf.seq, leaf.body, leaf.leafHash, leaf.sig, leaf.sessionId, leaf.verdict, leaf.tool, leaf.ruleId, leaf.tsMs)
         for (const n of nodes) this.#insertNode.run(n.level, n.idx, n.hash)
       }
+      for (const c of checkpoints) this.#insertCheckpoint.run(c.treeSize, c.root, c.note, c.signerKid, c.createdMs)
       this.db.exec('COMMIT')
     } catch (err) {
       if (this.db.isTransaction) this.db.exec('ROLLBACK')
@@ -127,6 +135,23 @@ export class LedgerStore {
   outcomeAfter(source: string, toolUseId: string, afterSeq: number, verdict: string): number | undefined {
     const row = this.#outcomeAfter.get(source, toolUseId, afterSeq, verdict) as { seq: number } | undefined
     return row ? Number(row.seq) : undefined
+  }
+
+  /** Session and ledger event leaves in seq order, found through the indexes (verification pre-pass). */
+  eventLeaves(): { seq: number; body: string }[] {
+    const rows = this.db
+      .prepare(`SELECT seq, body FROM leaves WHERE verdict IN ('session_created', 'session_rotated', 'session_expired')
+        UNION ALL SELECT seq, body FROM leaves WHERE session_id = '' AND verdict IN ('ledger_created', 'ledger_opened') ORDER BY seq`)
+      .all() as { seq: number; body: string }[]
+    return rows.map((r) => ({ seq: Number(r.seq), body: String(r.body) }))
+  }
+
+  /** Leaves with lo <= seq < hi in seq order, streamed. */
+  *leafRange(lo: number, hi: number): Generator<{ seq: number; body: string; sig: Buffer | null; leafHash: Buffer }> {
+    this.#leafRange ??= this.db.prepare('SELECT seq, body, leaf_hash, sig FROM leaves WHERE seq >= ? AND seq < ? ORDER BY seq')
+    for (const r of this.#leafRange.iterate(lo, hi) as Iterable<Record<string, unknown>>) {
+      yield { seq: Number(r.seq), body: String(r.body), sig: r.sig == null ? null : Buffer.from(r.sig as Uint8Array), leafHash: Buffer.from(r.leaf_hash as Uint8Array) }
+    }
   }
 
   /** Every leaf in seq order, streamed (for whole-ledger verification). */

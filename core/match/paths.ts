@@ -44,7 +44,7 @@ function resolveLinks(path: string, links = 0): string {
   try {
     st = lstatSync(path, { throwIfNoEntry: false })
   } catch {
-    // ENAMETOOLONG, EACCES, ENOTDIR...: nothing to follow here; the lexical spelling is what gates see.
+    // ELOOP (a symlink loop on the way), ENAMETOOLONG, ENOTDIR, EACCES: the path cannot be followed further; it still gets a verdict.
     return path
   }
   if (!st) {

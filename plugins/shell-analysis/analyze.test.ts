@@ -43,7 +43,7 @@ describe('how a command is reached', () => {
   it('parses -c strings, eval, here-strings and here-docs fed to shells recursively', () => {
     const a = run("bash -c \"sh -c 'eval rm -rf /'\"")
     expect(a.commands.at(-1)).toMatchObject({ text: 'rm -rf /', via: ['bash -c', 'sh -c', 'eval'] })
-    expect(run("bash <<< 'rm -rf /'").commands.at(-1)).toMatchObject({ text: 'rm -rf /', via: ['bash <<<'] })
+    expect(run("bash <<< 'rm -rf /'").commands.at(-1)).toMatchObject({ text: 'rm -rf /', via: ['bash <'] })
     expect(run('cat <<EOF | sh\nrm -rf /\nEOF').commands.at(-1)).toMatchObject({ text: 'rm -rf /', via: ['| sh'] })
   })
 
@@ -107,18 +107,25 @@ describe('signals', () => {
 
 describe('budget', () => {
   it('refuses hostile nesting, huge input and deep re-parsing with an error instead of hanging', () => {
-    // A generous clock so only the structural limits under test can trip (no timing assertions).
-    const budget = { timeMs: 60_000 }
+    const budget = {}
     expect(run('$('.repeat(2000) + 'ls' + ')'.repeat(2000), { budget }).error).toMatch(/nesting deeper than 200 levels/)
     expect(run(`echo ${'a'.repeat(70_000)}`, { budget }).error).toMatch(/limit is 65536/)
     expect(run('eval '.repeat(10) + 'ls', { budget }).error).toMatch(/nested more than 6 levels/)
     expect(run('ls; '.repeat(600), { budget }).error).toMatch(/more than 500 simple commands/)
     expect(run('ls; ls; ls', { budget: { ...budget, maxNodes: 3 } }).error).toMatch(/more than 3 syntax nodes/)
-    expect(run('ls; '.repeat(300), { budget: { timeMs: 0 } }).error).toMatch(/longer than 0 ms/)
+    expect(run('ls; '.repeat(300), { budget: { maxParseSteps: 0 } }).error).toMatch(/more than 0 steps/)
+  })
+
+  it('bounds parsing by steps, not the clock: the same text always gets the same answer', () => {
+    const long = 'echo hi && ls | wc -l; '.repeat(100)
+    const first = run(long, { budget: { maxParseSteps: 20 } })
+    expect(first.error).toMatch(/parsing needed more than 20 steps/)
+    for (let i = 0; i < 3; i++) expect(run(long, { budget: { maxParseSteps: 20 } })).toEqual(first)
+    expect(run(long, {}).error).toBeUndefined()
   })
 
   it('reports unanalysable input as a signal and keeps what it found', () => {
-    const a = run('rm -rf /; ' + 'eval '.repeat(10) + 'ls', { budget: { timeMs: 60_000 } })
+    const a = run('rm -rf /; ' + 'eval '.repeat(10) + 'ls', { budget: {} })
     expect(a.signals).toContain('unanalysable')
     expect(a.commands[0]!.text).toBe('rm -rf /')
   })
@@ -126,16 +133,16 @@ describe('budget', () => {
 
 describe('hostile expansions stay cheap', () => {
   it('caps brace expansion and pattern removal instead of exploding', () => {
-    const braces = run(`echo ${'{a,b}'.repeat(40)}`, { budget: { timeMs: 60_000 } })
+    const braces = run(`echo ${'{a,b}'.repeat(40)}`, { budget: {} })
     expect(braces.error).toBeUndefined()
     expect(braces.commands[0]!.argv.length).toBeLessThanOrEqual(257)
-    const affix = run(`X=${'a'.repeat(60_000)}; echo \${X#*a*a*a*a*a*a*b}`, { budget: { timeMs: 60_000 } })
+    const affix = run(`X=${'a'.repeat(60_000)}; echo \${X#*a*a*a*a*a*a*b}`, { budget: {} })
     expect(affix.error).toBeUndefined()
     expect(affix.signals).toEqual([])
   })
 
   it('refuses words and commands that expand past the size limit (doubling variables)', () => {
-    const budget = { timeMs: 60_000 }
+    const budget = {}
     expect(run(`a=xxxxxxxx; ${'a=$a$a; '.repeat(30)}echo $a`, { budget }).error).toMatch(/a word expands to more than 65536 characters/)
     expect(run(`a=${'x'.repeat(30_000)}; echo ${'$a '.repeat(50)}`, { budget }).error).toMatch(/a command expands to more than 65536 characters/)
   })

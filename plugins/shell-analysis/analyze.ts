@@ -3,8 +3,10 @@
  * and returns every simple command that would run, with structural signals, within a hard budget.
  */
 import type { CommandAnalysis } from '../../core/types.ts'
+import type { CodeParsers } from './code-parsers.ts'
 import type { BashParser, SyntaxNode, SyntaxTree } from './parser.ts'
 import { AnalysisState, BudgetExceeded, DEFAULT_BUDGET, type Budget, type Scope } from './state.ts'
+import { inlineHeredocs } from './heredocs.ts'
 import { walkStatement } from './walk.ts'
 
 /** Inputs of one analysis: the loaded parser, the governed user's home, the call's cwd, budget overrides. */
@@ -17,28 +19,32 @@ export interface AnalyzeOptions {
   readonly fileDepth?: number
   /** The daemon's $SVC_HOME (the value of `$SVC_HOME` in commands); `<home>/.svc` when not given. */
   readonly svcHome?: string
+  /** Grammars for inline code (see code-parsers.ts). */
+  readonly codeParsers?: CodeParsers
 }
 
 /** Script files on disk are followed this many levels (`bash a.sh` whose a.sh runs `bash b.sh`). */
-const MAX_FILE_DEPTH = 2
-const FILE_TIME_MS = 100
+const MAX_FILE_DEPTH = 3
 
 /** Analyses `raw`. Never throws for any input: limits and parser failures come back as `error`. */
 export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalysis {
   const budget: Budget = { ...DEFAULT_BUDGET, ...opts.budget }
-  const st = new AnalysisState({ home: opts.home, cwd: opts.cwd, ...(opts.svcHome ? { svcHome: opts.svcHome } : {}) }, budget)
+  const st = new AnalysisState({ home: opts.home, cwd: opts.cwd, ...(opts.svcHome ? { svcHome: opts.svcHome } : {}), ...(opts.codeParsers ? { codeParsers: opts.codeParsers } : {}) }, budget)
   const trees: SyntaxTree[] = []
   const parse = (text: string): SyntaxNode => {
-    const tree = opts.parser.parse(joinContinuations(text), st.deadline)
-    if (!tree) throw new BudgetExceeded(`parsing took longer than ${budget.timeMs} ms`)
+    const { tree, used } = opts.parser.parse(shellSource(text), budget.maxParseSteps - st.parseSteps)
+    st.parseSteps += used
+    if (!tree) throw new BudgetExceeded(`parsing needed more than ${budget.maxParseSteps} steps`)
     trees.push(tree)
     if (tree.rootNode.hasError) st.signals.add('parse_error')
     return tree.rootNode
   }
   st.analyzeFile = (text, parent, via) => {
-    if ((opts.fileDepth ?? 0) >= MAX_FILE_DEPTH || text.length > budget.maxBytes || text.includes('\0')) return
-    const nested = analyzeCommand(text, { ...opts, cwd: parent.cwd, fileDepth: (opts.fileDepth ?? 0) + 1, budget: { ...opts.budget, timeMs: Math.min(budget.timeMs, FILE_TIME_MS) } })
-    if (nested.error) return
+    // Scripts running scripts deeper than this are not followed: what they run is unknown (fail closed).
+    if ((opts.fileDepth ?? 0) >= MAX_FILE_DEPTH) return void st.signals.add('unanalysable_script')
+    const nested = analyzeCommand(text, { ...opts, cwd: parent.cwd, fileDepth: (opts.fileDepth ?? 0) + 1 })
+    // A script that runs but cannot be analysed is as unknown as an unanalysable command: fail closed.
+    if (nested.error) return void st.signals.add('unanalysable_script')
     for (const signal of nested.signals) if (signal !== 'parse_error') st.signals.add(signal)
     for (const command of nested.commands) {
       if (st.commands.length >= budget.maxCommands) break
@@ -68,7 +74,11 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
   let error: string | undefined
   try {
     if (raw.length > budget.maxBytes) throw new BudgetExceeded(`command is ${raw.length} characters; the limit is ${budget.maxBytes}`)
-    walkStatement(st, parse(raw), { vars: new Map(), aliases: new Map(), functions: new Map(), via: [], depth: 0, cwd: opts.cwd })
+    const top = (): Scope => ({ vars: new Map(), aliases: new Map(), functions: new Map(), via: [], depth: 0, cwd: opts.cwd })
+    walkStatement(st, parse(raw), top())
+    // A NUL ends an argv string where the command is passed as one (`bash -c`), while bash drops NULs it
+    // reads from a script or pipe: both readings are analysed, so a NUL never weakens a match.
+    if (raw.includes('\0')) walkStatement(st, parse(raw.slice(0, raw.indexOf('\0'))), top())
   } catch (err) {
     if (!(err instanceof BudgetExceeded)) throw err
     error = err.message
@@ -78,6 +88,14 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
   }
   const result: CommandAnalysis = { raw, commands: st.commands, signals: [...st.signals].sort() }
   return error === undefined ? result : { ...result, error }
+}
+
+/**
+ * The text bash actually parses: NUL bytes dropped (bash and dash ignore them in scripts, pipes and
+ * substitutions), here-documents inlined (see heredocs.ts), line continuations joined.
+ */
+export function shellSource(text: string): string {
+  return joinContinuations(inlineHeredocs(text.includes('\0') ? text.replaceAll('\0', '') : text))
 }
 
 /**

@@ -4,12 +4,20 @@
  * stdin of a shell) and records the command that actually runs. Returns its static output when known.
  */
 import type { CallUrl } from '../../core/types.ts'
-import { addDownload, downloadTargets, runsDownloaded } from './downloads.ts'
-import { classifyExecuted, execString, execSubstitution, interpret, runWrittenFile, shell, shellCommandIndex, STDIN_PATHS, stdinExec } from './execution.ts'
+import { addDownload, downloadTargets, runsDownloaded, trackDownloads } from './downloads.ts'
+import { classifyExecuted, execString, execSubstitution, inlineCode, interpret, runWrittenFile, shell, shellCommandIndex, STDIN_PATHS, stdinExec } from './execution.ts'
+import { watchEnvSecrets } from './env-secrets.ts'
+import { flagUnknowns } from './unknowns.ts'
+import { pathOutput } from './path-output.ts'
+import { makeRecipes } from './makefile.ts'
+import { conftestFiles } from './conftest.ts'
+import { gitRun } from './git-run.ts'
 import { contentOf, scriptText, writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
+import { unwrap } from './unwrap.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
 import { packageScripts } from './package-scripts.ts'
+import { runnerOf, runnerString } from './runners.ts'
 import { patchedByCommand } from './patches.ts'
 import { expandProgramWord, lexicalPath } from './paths.ts'
 import { DOWNLOADERS, SHELLS, WRAPPERS, interpreterKey, programName } from './programs.ts'
@@ -31,10 +39,15 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   const first = inv.info[0] ?? PLAIN
   if (first.dynamic) st.signals.add('dynamic_program')
   classifyExecuted(st, first.programs)
+  watchEnvSecrets(st, inv, program)
 
   const wrapper = WRAPPERS.get(program)
   if (wrapper) return unwrap(st, inv, program)
-  const record = (extras: RecordExtras = {}): void => void recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects, extras)
+  const literal = new Set(inv.argv.filter((a, i) => /[*?[]/.test(a) && inv.info[i]?.glob === false))
+  const record = (extras: RecordExtras = {}): void => {
+    flagUnknowns(st, inv, program)
+    recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects, { literal, ...extras })
+  }
 
   if (program === 'trap' && inv.argv[1] !== undefined && inv.argv.length > 2) {
     record({ exclude: [1] })
@@ -50,8 +63,15 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     return undefined
   }
   if (program === 'cd' || program === 'pushd') {
-    const target = inv.argv.slice(1).find((a) => !a.startsWith('-')) ?? '~'
-    inv.scope.cwd = inv.info.slice(1).some((i) => i.dynamic) ? undefined : lexicalPath(target, { home: st.options.home, cwd: inv.scope.cwd })
+    const operand = inv.argv.slice(1).find((a) => !a.startsWith('-') || a === '-')
+    const previous = inv.scope.cwd
+    const oldpwd = inv.scope.vars.get('OLDPWD')
+    // `cd -` goes back to $OLDPWD; a relative target under a set CDPATH may resolve anywhere in it.
+    const target = operand === '-' ? oldpwd : (operand ?? '~')
+    const viaCdpath = inv.scope.vars.has('CDPATH') && target !== undefined && !/^\.{0,2}(\/|$)/.test(target)
+    inv.scope.cwd = target === undefined || viaCdpath || inv.info.slice(1).some((i) => i.dynamic) ? undefined : lexicalPath(target, { home: st.options.home, cwd: inv.scope.cwd })
+    if (previous !== undefined) inv.scope.vars.set('OLDPWD', previous)
+    else inv.scope.vars.delete('OLDPWD')
     record()
     return undefined
   }
@@ -78,10 +98,11 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   const interpreter = interpreterKey(program)
   if (interpreter !== undefined) {
     interpret(st, inv, program, interpreter, record)
+    for (const conftest of conftestFiles(st, inv, program)) inlineCode(st, inv, conftest.text, conftest.label)
     return staticOutput(program, inv.argv, inv.stdin?.text)
   }
-  if (program === 'su' || program === 'runuser' || program === 'script') {
-    const idx = inv.argv.findIndex((a) => a === '-c' || a === '--command')
+  if (program === 'su' || program === 'runuser' || program === 'script' || program === 'sg') {
+    const idx = inv.argv.findIndex((a) => a === '-c' || a === '--command' || /^-[a-zA-Z]*c$/.test(a))
     record({ exclude: [idx + 1] })
     if (idx > 0 && idx + 1 < inv.argv.length) execString(st, inv, inv.argv[idx + 1]!, [inv.info[idx + 1] ?? PLAIN], `${program} -c`)
     return undefined
@@ -116,6 +137,12 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     record()
     return undefined
   }
+  if (program === 'git') {
+    flagUnknowns(st, inv, program)
+    const applied = patchedByCommand(st, inv, program)
+    trackDownloads(st, inv.scope, program, inv.argv, inv.redirects.writes, inv.stdin?.programs ?? [])
+    return gitRun(st, inv, { literal, ...(applied ? { paths: applied } : {}) })
+  }
   const nested = Object.hasOwn(NESTED_COMMANDS, program) ? NESTED_COMMANDS[program]!(inv.argv) : undefined
   if (nested?.kind === 'string') {
     record({ exclude: nested.exclude })
@@ -134,6 +161,16 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     return dispatch(st, { ...inv, argv: inv.argv.slice(start), info: inv.info.slice(start), via: [...inv.via, 'coproc'] })
   }
   if (program === 'parallel') return parallel(st, inv, record)
+  const runner = argv0.includes('/') ? undefined : runnerOf(program, inv.argv)
+  if (runner?.kind === 'argv') {
+    record()
+    return dispatch(st, { ...inv, argv: inv.argv.slice(runner.start), info: inv.info.slice(runner.start), via: [...inv.via, runner.label] })
+  }
+  if (runner?.kind === 'strings') {
+    record({ exclude: [...runner.indexes] })
+    for (const i of runner.indexes) execString(st, inv, runnerString(inv.argv[i]!), [inv.info[i] ?? PLAIN], runner.label)
+    return undefined
+  }
   const patched = patchedByCommand(st, inv, program)
   if (patched !== undefined) {
     record({ paths: patched })
@@ -153,6 +190,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     return undefined
   }
   if (DOWNLOADERS.has(program)) for (const target of downloadTargets(program, inv.argv)) addDownload(st, inv.scope, target)
+  trackDownloads(st, inv.scope, program, inv.argv, inv.redirects.writes, inv.stdin?.programs ?? [])
   if (argv0.includes('/')) {
     runsDownloaded(st, inv.scope, argv0)
     const written = writtenText(st, inv.scope, argv0)
@@ -168,8 +206,12 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     if (disk && SHELLS.has(diskShell)) st.analyzeFile(disk.text, inv.scope, [...inv.via, argv0])
   }
   for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
+  for (const conftest of conftestFiles(st, inv, program)) inlineCode(st, inv, conftest.text, conftest.label)
+  const recipes = makeRecipes(st, inv, program)
+  if (recipes !== undefined) st.analyzeFile(recipes, inv.scope, [...inv.via, `${program} recipes`])
   record({ urls: urlsFromFiles(st, inv, program) })
-  return staticOutput(program, inv.argv, inv.stdin?.text) ?? outputOfKnownFiles(st, inv, program)
+  const computable = !inv.info.some((i) => i.dynamic)
+  return staticOutput(program, inv.argv, inv.stdin?.text) ?? outputOfKnownFiles(st, inv, program) ?? (computable ? pathOutput(program, inv.argv, { home: st.options.home, cwd: inv.scope.cwd }) : undefined)
 }
 
 /** Options whose file holds destinations: `curl -K config`, `wget -i list`, `aria2c -i list`. */
@@ -228,86 +270,6 @@ function withExpandedProgram(st: AnalysisState, inv: Invocation): Invocation {
 
 function readInto(scope: Scope, args: readonly string[], text: string): void {
   for (const [name, value] of readFields(args, text)) scope.vars.set(name, value)
-}
-
-/** Strips a wrapper's own options and continues with the wrapped command. */
-function unwrap(st: AnalysisState, inv: Invocation, program: string): string | undefined {
-  const spec = WRAPPERS.get(program) ?? {}
-  const argv = [...inv.argv]
-  const info = [...inv.info]
-  let i = 1
-  let skipPositionals = spec.positionals ?? 0
-  while (i < argv.length) {
-    const arg = argv[i]!
-    if (arg === '--') {
-      i++
-      break
-    }
-    if (program === 'env' && /^[A-Za-z_]\w*=/.test(arg)) {
-      const eq = arg.indexOf('=')
-      inv.scope.vars.set(arg.slice(0, eq), arg.slice(eq + 1))
-      i++
-      continue
-    }
-    if (arg.startsWith('-') && arg.length > 1) {
-      if (program === 'command' && /^-[pvV]*[vV]/.test(arg)) {
-        recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects)
-        return undefined
-      }
-      if (program === 'env' && (arg === '-S' || arg === '--split-string' || arg.startsWith('-S') || arg.startsWith('--split-string='))) {
-        const value = arg === '-S' || arg === '--split-string' ? argv[i + 1] : arg.replace(/^(-S|--split-string=)/, '')
-        const consumed = arg === '-S' || arg === '--split-string' ? 2 : 1
-        const words = (value ?? '').split(/\s+/).filter((w) => w !== '')
-        const srcInfo = info[i + consumed - 1] ?? PLAIN
-        argv.splice(i, consumed, ...words)
-        info.splice(i, consumed, ...words.map(() => srcInfo))
-        break
-      }
-      const long = arg.startsWith('--')
-      const takesValue = long ? !arg.includes('=') && (spec.valueLong ?? []).includes(arg) : (spec.valueShort ?? '').includes(arg.slice(-1)) && !/^-[a-zA-Z]\d+$/.test(arg)
-      i += takesValue ? 2 : 1
-      continue
-    }
-    if (skipPositionals > 0) {
-      skipPositionals--
-      i++
-      continue
-    }
-    break
-  }
-  let inner = argv.slice(i)
-  let innerInfo = info.slice(i)
-  if (program === 'xargs') {
-    if (inner.length === 0) inner = ['echo']
-    const replace = xargsReplaceString(argv.slice(1, i))
-    if (replace !== undefined) {
-      // `xargs -I R cmd ... R ...`: R is replaced by each input line.
-      const line = inv.stdin?.text?.split('\n').find((l) => l.trim() !== '')
-      if (line !== undefined) inner = inner.map((a) => a.split(replace).join(line.trim()))
-    } else {
-      const words = inv.stdin?.text?.split(/[\s\0]+/).filter((w) => w !== '') ?? []
-      inner = [...inner, ...words.slice(0, 64)]
-      innerInfo = [...innerInfo, ...words.slice(0, 64).map(() => PLAIN)]
-    }
-  }
-  if (inner.length === 0) {
-    recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects)
-    return undefined
-  }
-  return dispatch(st, { ...inv, argv: inner, info: innerInfo, via: [...inv.via, program], stdin: program === 'xargs' ? undefined : inv.stdin })
-}
-
-/** The replace-string of `xargs -I R`, `-iR`, `--replace[=R]` (`{}` by default for -i/--replace). */
-function xargsReplaceString(options: readonly string[]): string | undefined {
-  for (let k = 0; k < options.length; k++) {
-    const o = options[k]!
-    if (o === '-I') return options[k + 1]
-    if (o.startsWith('-I')) return o.slice(2)
-    if (o === '-i' || o === '--replace') return '{}'
-    if (o.startsWith('-i')) return o.slice(2)
-    if (o.startsWith('--replace=')) return o.slice('--replace='.length)
-  }
-  return undefined
 }
 
 const PARALLEL_VALUE_OPTIONS: ReadonlySet<string> = new Set(['-j', '--jobs', '-S', '--sshlogin', '-a', '--arg-file', '-d', '--delimiter', '-I', '--joblog', '--results', '--tmpdir', '-n', '--max-args', '--timeout', '--delay', '--retries'])

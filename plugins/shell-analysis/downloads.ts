@@ -55,9 +55,39 @@ export function addDownload(st: AnalysisState, scope: Scope, raw: string): void 
   if (path) st.downloads.add(path)
 }
 
-/** Running a file downloaded earlier in the same command is download-then-execute. */
+/** Running a file downloaded earlier in the same command (or inside a cloned or extracted tree) is download-then-execute. */
 export function runsDownloaded(st: AnalysisState, scope: Scope, raw: string | undefined): void {
   if (raw === undefined || st.downloads.size === 0) return
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
-  if (path && st.downloads.has(path)) st.signals.add('download_exec')
+  if (path && [...st.downloads].some((d) => path === d || path.startsWith(d.endsWith('/') ? d : `${d}/`))) st.signals.add('download_exec')
 }
+
+const ARCHIVERS: ReadonlySet<string> = new Set(['tar', 'bsdtar', 'gtar', 'unzip', '7z', '7za', 'unrar', 'bunzip2', 'gunzip', 'xz', 'unxz', 'zstd'])
+
+/**
+ * Other ways content from the network lands in a file: a downloader's output redirected (`curl URL > i.sh`),
+ * `tee` fed by a downloader, `git clone URL [DIR]` (the whole tree), and an archive that was downloaded,
+ * extracted (`-C DIR`, `-d DIR`, or the working directory).
+ */
+export function trackDownloads(st: AnalysisState, scope: Scope, program: string, argv: readonly string[], writes: readonly string[], upstream: readonly string[]): void {
+  const fromNetwork = DOWNLOAD_PROGRAMS.has(program) || (program === 'tee' && upstream.some((p) => DOWNLOAD_PROGRAMS.has(p)))
+  if (fromNetwork) for (const w of writes) addDownload(st, scope, w)
+  if (program === 'tee' && upstream.some((p) => DOWNLOAD_PROGRAMS.has(p))) for (const a of argv.slice(1)) if (!a.startsWith('-')) addDownload(st, scope, a)
+  if ((program === 'git' || program === 'gh' || program === 'hg' || program === 'svn') && argv.some((a) => a === 'clone' || a === 'checkout' && program === 'svn')) {
+    const operands = argv.slice(argv.findIndex((a) => a === 'clone') + 1).filter((a) => !a.startsWith('-'))
+    const [url, dir] = operands
+    if (url !== undefined) addDownload(st, scope, dir ?? url.replace(/\.git\/?$/, '').replace(/\/+$/, '').replace(/^.*[/:]/, ''))
+  }
+  if (ARCHIVERS.has(program) && st.downloads.size > 0) {
+    const archive = argv.slice(1).find((a) => !a.startsWith('-') && /\.(t?gz|tar|tgz|zip|xz|bz2|zst|7z|rar)$/.test(a))
+    const ctx = { home: st.options.home, cwd: scope.cwd }
+    const path = archive === undefined ? undefined : lexicalPath(archive, ctx)
+    if (path !== undefined && st.downloads.has(path)) {
+      const at = argv.findIndex((a) => a === '-C' || a === '--directory' || a === '-d' || a.startsWith('-o'))
+      const dir = at === -1 ? '.' : argv[at]!.startsWith('-o') && argv[at]!.length > 2 ? argv[at]!.slice(2) : (argv[at + 1] ?? '.')
+      addDownload(st, scope, dir)
+    }
+  }
+}
+
+const DOWNLOAD_PROGRAMS: ReadonlySet<string> = new Set(['curl', 'wget', 'fetch', 'http', 'https', 'xh', 'aria2c', 'lwp-request', 'lwp-download', 'GET', 'axel', 'httpie', 'curlie'])

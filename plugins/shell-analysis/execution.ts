@@ -8,6 +8,11 @@ import { scriptText, writtenText } from './files.ts'
 import { decodesThenRuns, pathLiteralsInCode, shellStringsInCode } from './inline-code.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
 import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS, programName } from './programs.ts'
+import { analyseCode } from './code-analysis.ts'
+import { languageOf } from './code-parsers.ts'
+import { lexicalPath } from './paths.ts'
+import { NO_REDIRECTS } from './state.ts'
+import { parseCallUrl } from './urls.ts'
 import { recordCommand, type RecordExtras } from './record.ts'
 import type { AnalysisState, NestedRun } from './state.ts'
 
@@ -97,7 +102,7 @@ export function runWrittenFile(st: AnalysisState, inv: Invocation, raw: string |
 
 /** A string that is executed as shell code (`-c`, eval, su -c, watch). */
 export function execString(st: AnalysisState, inv: Invocation, text: string, infos: readonly FieldInfo[], label: string, how: NestedRun = {}): void {
-  if (infos.some((i) => i.dynamic)) st.signals.add('dynamic_exec')
+  if (infos.some((i) => i.dynamic && !shellInit(i.programs))) st.signals.add('dynamic_exec')
   for (const info of infos) classifyExecuted(st, info.programs)
   st.signals.add('nested_shell')
   st.analyzeString(text, inv.scope, [...inv.via, label], how)
@@ -119,8 +124,18 @@ export function stdinExec(st: AnalysisState, inv: Invocation, program: string, i
 
 /** Output of a process substitution is executed (`bash <(curl ...)`, `source <(...)`). */
 export function execSubstitution(st: AnalysisState, programs: readonly string[]): void {
-  st.signals.add('exec_substitution')
+  if (!shellInit(programs)) st.signals.add('exec_substitution')
   classifyExecuted(st, programs)
+}
+
+/**
+ * Tools whose output is shell setup code meant to be evaluated (`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`,
+ * `source <(kubectl completion bash)`): running it is what they are for. The commands themselves are analysed.
+ */
+const SHELL_INIT: ReadonlySet<string> = new Set(['ssh-agent', 'atuin', 'thefuck', 'pyenv', 'rbenv', 'nodenv', 'goenv', 'jenv', 'plenv', 'direnv', 'starship', 'zoxide', 'fnm', 'mise', 'rtx', 'brew', 'conda', 'mamba', 'micromamba', 'kubectl', 'helm', 'opam', 'dircolors', 'keychain', 'gpg-agent', 'luarocks', 'rustup', 'fzf', 'oh-my-posh', 'volta', 'pipx', 'register-python-argcomplete', 'minikube', 'kind', 'k3d', 'podman-machine', 'docker-machine', 'fasd', 'hub', 'gh', 'glab', 'just', 'deno', 'bun', 'pnpm', 'uv', 'poetry', 'pdm', 'rye', 'hatch', 'nix', 'asdf', 'chezmoi', 'terraform', 'aws', 'gcloud', 'az', 'doctl', 'flyctl', 'stripe', 'op', 'vault', 'consul', 'nomad'])
+
+function shellInit(programs: readonly string[]): boolean {
+  return programs.length > 0 && programs.every((p) => SHELL_INIT.has(p))
 }
 
 /** Flags download-then-execute and decode-then-execute from the programs that produced executed text. */
@@ -135,8 +150,14 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
   const { argv } = inv
   let codeIndex = -1
   let scriptIndex = -1
+  const valued = VALUE_OPTIONS[key] ?? []
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i]!
+    // An option with its value in the next argument (`python3 -W ignore -c`, `node -r fs -e`, `php -d k=v -r`).
+    if (valued.includes(arg)) {
+      i++
+      continue
+    }
     const eq = arg.indexOf('=')
     if (arg.startsWith('--') && eq > 0 && options.includes(arg.slice(0, eq))) {
       codeIndex = i
@@ -153,6 +174,9 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
       break
     }
   }
+  // Whatever the options before it, every inline-code option's value is code (an unknown option with a
+  // separate value must not turn the code into a "script name").
+  if (codeIndex === -1) codeIndex = laterInlineCode(argv, options)
   if (codeIndex > 0 && codeIndex < argv.length) {
     const codeArg = argv[codeIndex]!
     const code = codeArg.startsWith('--') && codeArg.includes('=') ? codeArg.slice(codeArg.indexOf('=') + 1) : codeArg
@@ -164,6 +188,8 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
     return
   }
   record()
+  if (scriptIndex > 0 && (key === 'deno' || key === 'bun') && argv[scriptIndex] === 'run') scriptIndex = argv.findIndex((a, i) => i > scriptIndex && !a.startsWith('-'))
+  if (scriptIndex > 0) svcEntry(st, inv, program, scriptIndex)
   if (scriptIndex > 0) {
     const info = inv.info[scriptIndex] ?? PLAIN
     if (info.procsub) execSubstitution(st, info.programs)
@@ -182,6 +208,38 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
   stdinExec(st, inv, program, false)
 }
 
+/** svc's own CLI entry points: `cli/main.ts` (any extension), `svc.sh`, `svc`. */
+const SVC_ENTRY = /(^|\/)cli\/(main|svc)\.(ts|mts|js|mjs|cjs|sh)$|(^|\/)svc(\.sh|\.ts|\.js|\.mjs)?$/
+
+/**
+ * `node cli/main.ts mode monitor`, `cd cli && node main.ts ...`, `npx tsx cli/main.ts`, `bun cli/main.ts`:
+ * svc's CLI run through an interpreter is svc, so the gates on `svc` subcommands see it under that name.
+ */
+function svcEntry(st: AnalysisState, inv: Invocation, program: string, scriptIndex: number): void {
+  const script = inv.argv[scriptIndex]!
+  const path = lexicalPath(script, { home: st.options.home, cwd: inv.scope.cwd }) ?? script
+  if (!SVC_ENTRY.test(path)) return
+  recordCommand(st, inv.scope, 'svc', ['svc', ...inv.argv.slice(scriptIndex + 1)], [...inv.via, `${program} ${script}`], inv.redirects)
+}
+
+/** Options that take a separate value, per interpreter (the value is neither code nor a script). */
+const VALUE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  python: ['-W', '-X', '-Q'], python2: ['-W', '-X', '-Q'], python3: ['-W', '-X'], pypy: ['-W', '-X'], pypy3: ['-W', '-X'],
+  node: ['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--env-file', '--title', '--input-type', '--inspect-port', '--disable-warning'],
+  nodejs: ['-r', '--require', '--import', '--loader', '-C', '--conditions'], bun: ['-r', '--preload', '--cwd', '--env-file', '--config'],
+  perl: ['-I', '-M', '-m', '-x', '-C', '-l', '-0'], ruby: ['-r', '-I', '-C', '-E', '-x', '-K', '-F'], php: ['-d', '-c', '-z', '-n'],
+  lua: ['-l'], luajit: ['-l', '-j'], Rscript: ['--default-packages'], tsx: ['-r', '--require', '--import', '--tsconfig'],
+}
+
+/** The value index of the first inline-code option anywhere before `--` (after an operand too), or -1. */
+function laterInlineCode(argv: readonly string[], options: readonly string[]): number {
+  for (let i = 1; i < argv.length - 1; i++) {
+    if (argv[i] === '--') return -1
+    if (options.includes(argv[i]!) && /^-/.test(argv[i]!)) return i + 1
+  }
+  return -1
+}
+
 /** Analyses `text` as the interpreter's inline code (`python3 -c TEXT`), so code-level gates see it. */
 function interpretInline(st: AnalysisState, inv: Invocation, program: string, key: string, text: string, info: FieldInfo, rest: readonly string[], label: string): void {
   const inlineOption = (INTERPRETERS.get(key) ?? [])[0]
@@ -191,8 +249,21 @@ function interpretInline(st: AnalysisState, inv: Invocation, program: string, ke
 }
 
 /** Inline interpreter code: flagged, and the shell strings it hands to system/exec analysed. */
-export function inlineCode(st: AnalysisState, inv: Invocation, code: string, label: string): void {
+export function inlineCode(st: AnalysisState, inv: Invocation, code: string, label: string, program = programName(inv.argv[0] ?? '')): void {
   st.signals.add('inline_code')
   if (decodesThenRuns(code)) st.signals.add('decode_exec')
-  for (const text of shellStringsInCode(code)) st.analyzeString(text, inv.scope, [...inv.via, label])
+  const strings = new Set(shellStringsInCode(code))
+  const language = languageOf(program)
+  const parsers = st.options.codeParsers
+  const via = [...inv.via, label]
+  if (language !== undefined && parsers !== undefined) {
+    const found = analyseCode(parsers, language, code, st.budget.maxParseSteps)
+    // Code the grammar cannot read within the budget is code svc cannot know.
+    if (found === undefined || found.unknown) st.signals.add('unknown_code')
+    for (const c of found?.commands ?? []) strings.add(c)
+    for (const target of found?.deletes ?? []) recordCommand(st, inv.scope, 'rm', ['rm', '-rf', target], via, NO_REDIRECTS)
+    const urls = (found?.urls ?? []).flatMap((u) => parseCallUrl(u) ?? [])
+    if (found && (found.paths.length > 0 || urls.length > 0)) recordCommand(st, inv.scope, program, [program], via, NO_REDIRECTS, { paths: found.paths, urls })
+  }
+  for (const text of strings) st.analyzeString(text, inv.scope, via)
 }

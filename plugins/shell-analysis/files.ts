@@ -41,7 +41,22 @@ export function scriptText(st: AnalysisState, scope: Scope, raw: string | undefi
   const written = writtenText(st, scope, raw)
   if (written !== undefined) return { text: written, onDisk: false }
   const text = contentOf(st, scope, raw)
-  return text === undefined || text.slice(0, 4096).includes('\0') ? undefined : { text, onDisk: true }
+  return text === undefined || isBinary(text) ? undefined : { text, onDisk: true }
+}
+
+/**
+ * An executable format (ELF, Mach-O, PE, a universal binary) or mostly control bytes. A few NUL bytes in a
+ * script do not make it binary: dash drops them and runs the rest, so such a script is analysed (NULs dropped).
+ */
+function isBinary(text: string): boolean {
+  if (/^(\x7fELF|MZ|\ufffd\ufffd\ufffd\ufffd|\xca\xfe\xba\xbe|\xfe\xed\xfa|\xcf\xfa\xed\xfe)/.test(text)) return true
+  const head = text.slice(0, 4096)
+  let control = 0
+  for (let i = 0; i < head.length; i++) {
+    const c = head.charCodeAt(i)
+    if (c < 9 || (c > 13 && c < 32) || c === 0xfffd) control++
+  }
+  return control > head.length / 10
 }
 
 /** The content the command wrote to `raw` earlier, when known. */

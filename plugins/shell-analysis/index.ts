@@ -7,9 +7,12 @@ import { EngineError, ERR, lexicalPath, STAGE, type CallUrl, type EnginePlugin, 
 import { analyzeCommand } from './analyze.ts'
 import { loadBashParser, type BashParser } from './parser.ts'
 import type { Budget } from './state.ts'
+import { TerminalLines } from './terminal.ts'
+import { loadCodeParsers, type CodeParsers } from './code-parsers.ts'
 
 export { analyzeCommand, type AnalyzeOptions } from './analyze.ts'
 export { loadBashParser, type BashParser } from './parser.ts'
+export { loadCodeParsers, type CodeParsers } from './code-parsers.ts'
 export { DEFAULT_BUDGET, type Budget } from './state.ts'
 
 const NAME = 'analysis:shell'
@@ -45,11 +48,18 @@ export function commandText(input: Readonly<Record<string, unknown>>): string | 
 /**
  * Text typed into a running terminal session (Codex unified exec `write_stdin {chars}`) is shell input as
  * much as a command is: `exec_command bash` followed by `write_stdin "rm -rf ~\n"` must be analysed too.
+ * Returns the raw keystrokes (see terminal.ts for how they become lines).
  */
 export function terminalInput(tool: string, input: Readonly<Record<string, unknown>>): string | undefined {
   if (!/stdin|terminal|send_keys|type_text/i.test(tool)) return undefined
   const text = input.chars ?? input.input ?? input.text ?? input.keys
-  return typeof text === 'string' && text.trim() !== '' ? text : undefined
+  return typeof text === 'string' && text !== '' ? text : undefined
+}
+
+/** Which terminal keystrokes go to: the harness session and the tool's own terminal id. */
+function terminalKey(sessionId: string, input: Readonly<Record<string, unknown>>): string {
+  const id = input.session_id ?? input.terminal_id ?? input.terminal ?? input.process_id ?? ''
+  return `${sessionId}\u0000${typeof id === 'string' || typeof id === 'number' ? id : JSON.stringify(id)}`
 }
 
 /** Input fields in which shell tools name the directory the command runs in (Gemini, Cursor, Codex). */
@@ -74,18 +84,25 @@ function shellQuote(arg: string): string {
 /** Builds the plugin; `budget` overrides the default analysis limits. */
 export function createShellAnalysisPlugin(budget: Partial<Budget> = {}): EnginePlugin {
   let parser: BashParser | undefined
+  let codeParsers: CodeParsers | undefined
+  const terminals = new TerminalLines()
   return {
     name: NAME,
     apply({ hooks }) {
       hooks.initialize.tapPromise(NAME, async () => {
         parser = await loadBashParser()
+        codeParsers = await loadCodeParsers()
       })
       hooks.preEvaluate.tap({ name: NAME, stage: STAGE.DEFAULT }, (request, ctx): EvalRequest => {
         if (NON_SHELL_TOOLS.has(request.tool) || request.shell) return request
-        const raw = commandText(request.input) ?? terminalInput(request.tool, request.input)
+        const command = commandText(request.input)
+        const keys = command === undefined ? terminalInput(request.tool, request.input) : undefined
+        const typed = keys === undefined ? undefined : terminals.type(terminalKey(request.sessionId, request.input), keys)
+        const raw = command ?? typed?.lines.join('\n')
         if (raw === undefined) return request
         if (!parser) throw new EngineError(ERR.PLUGIN_FAILED, 'the bash parser is not loaded (initialize hook did not run)', { plugin: NAME })
-        const shell = analyzeCommand(raw, { parser, home: ctx.home, cwd: shellCwd(request.input, request.cwd, ctx.home), budget, ...(ctx.svcHome ? { svcHome: ctx.svcHome } : {}) })
+        const analysed = analyzeCommand(raw, { parser, home: ctx.home, cwd: shellCwd(request.input, request.cwd, ctx.home), budget, ...(ctx.svcHome ? { svcHome: ctx.svcHome } : {}), ...(codeParsers ? { codeParsers } : {}) })
+        const shell = typed?.unknownKeys ? { ...analysed, signals: [...new Set([...analysed.signals, 'unknown_keys'])].sort() } : analysed
         const paths = new Set(request.paths)
         const urls: CallUrl[] = [...request.urls]
         for (const command of shell.commands) {

@@ -9,6 +9,8 @@ export interface FieldInfo {
   readonly dynamic: boolean
   readonly programs: readonly string[]
   readonly procsub: boolean
+  /** An unquoted wildcard makes it a pathname pattern (`'*'` is not one). */
+  readonly glob?: boolean
 }
 
 /** One simple command ready for `dispatch`. */

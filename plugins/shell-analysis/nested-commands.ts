@@ -10,34 +10,32 @@ export type Nested =
   | { readonly kind: 'argv'; readonly start: number; readonly exclude: number[]; readonly text: string; readonly label: string }
 
 const SSH_VALUE_OPTIONS = 'BbcDEeFIiJLlmOopQRSWw'
-const GIT_SHELL_KEYS = /^(alias\.[^=]+=!|core\.(pager|sshcommand|editor|fsmonitor|hookspath)=|sequence\.editor=|diff\.external=|gpg\.program=|credential\.helper=!)/i
 
 function ssh(argv: readonly string[]): Nested | undefined {
+  // OpenSSH keeps reading options after the destination (`ssh host -i KEY cmd`): the command is the first
+  // operand after the destination that is not an option or an option's value.
   let i = 1
+  let host = false
   for (; i < argv.length; i++) {
     const arg = argv[i]!
     if (arg === '--') {
-      i++
+      // `--` ends the options: the destination follows unless it came already.
+      i += host ? 1 : 2
       break
     }
-    if (!arg.startsWith('-')) break
+    if (!arg.startsWith('-')) {
+      if (host) break
+      host = true
+      continue
+    }
     if (arg.length === 2 && SSH_VALUE_OPTIONS.includes(arg[1]!)) i++
   }
-  const commandStart = i + 1
+  const commandStart = i
   if (commandStart >= argv.length) return undefined
   const indexes = argv.map((_, k) => k).filter((k) => k >= commandStart)
   return { kind: 'string', text: argv.slice(commandStart).join(' '), exclude: indexes, label: 'ssh' }
 }
 
-function git(argv: readonly string[]): Nested | undefined {
-  for (let i = 1; i < argv.length - 1; i++) {
-    if (argv[i] !== '-c') continue
-    const value = argv[i + 1]!
-    const m = GIT_SHELL_KEYS.exec(value)
-    if (m) return { kind: 'string', text: value.slice(m[0].length), exclude: [i + 1], label: '-c' }
-  }
-  return undefined
-}
 
 /** Options of package runners that take a value in the next argument (`--package x`, pnpm `--filter x`). */
 const RUNNER_VALUE_OPTIONS: ReadonlySet<string> = new Set(['-p', '--package', '--filter', '-F', '--workspace', '-w', '--prefix', '-C', '--dir', '--cwd', '--registry', '--cache'])
@@ -84,10 +82,48 @@ function vim(argv: readonly string[]): Nested | undefined {
   return undefined
 }
 
+/** vim `-c 'call system("CMD")'` / `:!CMD`: the ex command runs CMD in a shell. */
+function vimAll(argv: readonly string[]): Nested | undefined {
+  const bang = vim(argv)
+  if (bang) return bang
+  for (let i = 1; i < argv.length; i++) {
+    const m = /\bsystem(?:list)?\s*\(\s*(['"])(.*?)\1/s.exec(argv[i]!)
+    if (m && (argv[i - 1] === '-c' || argv[i - 1] === '--cmd' || argv[i]!.startsWith('+'))) return { kind: 'string', text: m[2]!, exclude: [i], label: '-c system()' }
+  }
+  return undefined
+}
+
+/**
+ * Database shells and sed that run shell commands from their own language: `sqlite3 db '.shell CMD'`,
+ * `psql -c '\! CMD'`, `mysql -e 'system CMD'`, GNU `sed 'e CMD'` (and `s/x/CMD/e`, whose command is the
+ * edited text: unknown, so flagged by the caller through an empty string).
+ */
+function metaCommand(pattern: RegExp): (argv: readonly string[]) => Nested | undefined {
+  return (argv) => {
+    for (let i = 1; i < argv.length; i++) {
+      const m = pattern.exec(argv[i]!)
+      if (m) return { kind: 'string', text: m[1]!, exclude: [i], label: 'shell escape' }
+    }
+    return undefined
+  }
+}
+
+function sed(argv: readonly string[]): Nested | undefined {
+  for (let i = 1; i < argv.length; i++) {
+    const script = argv[i]!
+    if (i > 1 && argv[i - 1] !== '-e' && argv[i - 1] !== '--expression' && argv.slice(1, i).some((a) => !a.startsWith('-'))) continue
+    for (const part of script.split(/\n|;/)) {
+      const m = /^\s*(?:\d+|\$|\/[^/]*\/)?\s*e\s+(.+)$/s.exec(part)
+      if (m) return { kind: 'string', text: m[1]!, exclude: [i], label: 'sed e' }
+      if (/^\s*(?:\d+|\$|\/[^/]*\/)?\s*(?:e\s*$|s(.).*\1.*\1[gpiImM0-9]*e)/.test(part)) return { kind: 'string', text: 'eval "$SED_PATTERN_SPACE"', exclude: [i], label: 'sed e' }
+    }
+  }
+  return undefined
+}
+
 /** Finders of nested command strings, by program. */
 export const NESTED_COMMANDS: Readonly<Record<string, (argv: readonly string[]) => Nested | undefined>> = {
   ssh,
-  git,
   npx,
   bunx: npx,
   pnpx: npx,
@@ -95,12 +131,18 @@ export const NESTED_COMMANDS: Readonly<Record<string, (argv: readonly string[]) 
   pnpm: subcommandRunner(['exec', 'dlx']),
   yarn: subcommandRunner(['exec', 'dlx']),
   bun: subcommandRunner(['x']),
-  vim,
-  vi: vim,
-  nvim: vim,
-  ex: vim,
-  view: vim,
-  gvim: vim,
+  vim: vimAll,
+  vi: vimAll,
+  nvim: vimAll,
+  ex: vimAll,
+  view: vimAll,
+  gvim: vimAll,
+  sqlite3: metaCommand(/^\s*\.(?:shell|system)\s+(.+)$/s),
+  psql: metaCommand(/^\s*\\!\s*(.+)$/s),
+  mysql: metaCommand(/^\s*(?:\\!|system)\s+(.+)$/s),
+  mariadb: metaCommand(/^\s*(?:\\!|system)\s+(.+)$/s),
+  sed,
+  gsed: sed,
 }
 
 /** `read [-r] [-a] NAME...` from known input: the first line split on whitespace, the rest to the last name. */

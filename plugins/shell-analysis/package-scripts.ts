@@ -10,7 +10,7 @@ import type { AnalysisState } from './state.ts'
 
 const RUNNERS: ReadonlySet<string> = new Set(['npm', 'pnpm', 'yarn', 'bun'])
 const RUN_WORDS: ReadonlySet<string> = new Set(['run', 'run-script', 'rum', 'urn'])
-const LIFECYCLE: ReadonlySet<string> = new Set(['test', 't', 'tst', 'start', 'stop', 'restart', 'install', 'i', 'ci', 'pack', 'publish'])
+const LIFECYCLE: ReadonlySet<string> = new Set(['test', 't', 'tst', 'start', 'stop', 'restart', 'install', 'i', 'ci', 'pack', 'publish', 'version', 'rebuild', 'add'])
 /** Subcommands of yarn/pnpm that are not script names. */
 const BUILTIN: ReadonlySet<string> = new Set(['add', 'remove', 'install', 'i', 'ci', 'exec', 'dlx', 'x', 'create', 'init', 'config', 'cache', 'info', 'list', 'ls', 'outdated', 'upgrade', 'update', 'up', 'why', 'link', 'unlink', 'publish', 'login', 'logout', 'version', 'help', 'audit', 'import', 'rebuild', 'store', 'patch', 'workspace', 'workspaces', 'set', 'plugin', 'node', 'dedupe', 'prune', 'root', 'bin', 'global', 'fetch', 'env', 'setup', 'self-update', 'licenses', 'owner', 'tag', 'team', 'whoami', 'search', 'view', 'pkg', 'doctor', 'explain', 'fund', 'query', 'org', 'access', 'token', 'profile', 'hook', 'ping', 'edit', 'docs', 'bugs', 'repo', 'star', 'stars', 'unstar', 'completion', 'shrinkwrap', 'sbom', 'diff', 'deprecate', 'dist-tag', 'uninstall', 'rm', 'r'])
 
@@ -19,16 +19,35 @@ export function packageScripts(st: AnalysisState, inv: Invocation, program: stri
   if (!RUNNERS.has(program)) return []
   const args = inv.argv.slice(1).filter((a) => !a.startsWith('-'))
   const [first, second] = args
-  if (first === undefined) return []
+  // Bare `yarn` / `pnpm`/`bun` without a subcommand installs: the install lifecycle runs.
+  if (first === undefined) return program === 'npm' ? [] : lifecycleScripts(st, inv, program, 'install')
   let name: string | undefined
   if (RUN_WORDS.has(first)) name = second
+  else if (['install', 'i', 'add', 'ci', 'rebuild'].includes(first)) name = 'install'
   else if (LIFECYCLE.has(first) && (program === 'npm' || ['test', 'start', 'stop', 'restart'].includes(first))) name = first === 't' || first === 'tst' ? 'test' : first
   else if (program !== 'npm' && !BUILTIN.has(first)) name = first
   if (name === undefined) return []
   const scripts = readScripts(st, inv)
   if (!scripts) return []
-  const names = ['install', 'i', 'ci'].includes(name) ? ['preinstall', 'install', 'postinstall', 'prepare'] : [`pre${name}`, name, `post${name}`]
-  return names.flatMap((n) => (typeof scripts[n] === 'string' ? [{ label: `${program} run ${n}`, text: scripts[n] as string }] : []))
+  return lifecycleScripts(st, inv, program, name)
+}
+
+/** Scripts npm runs around a command (`npm version` runs preversion, version, postversion; publish runs prepack...). */
+const LIFECYCLE_SCRIPTS: Readonly<Record<string, readonly string[]>> = {
+  install: ['preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'prepare', 'postprepare'],
+  i: ['preinstall', 'install', 'postinstall', 'prepare'], ci: ['preinstall', 'install', 'postinstall', 'prepare'], add: ['preinstall', 'install', 'postinstall', 'prepare'],
+  rebuild: ['preinstall', 'install', 'postinstall', 'prepare'], version: ['preversion', 'version', 'postversion'],
+  publish: ['prepublishOnly', 'prepack', 'prepare', 'postpack', 'publish', 'postpublish'], pack: ['prepack', 'prepare', 'postpack'],
+}
+
+function lifecycleScripts(st: AnalysisState, inv: Invocation, program: string, name: string): { label: string; text: string }[] {
+  const scripts = readScripts(st, inv)
+  if (!scripts) return []
+  // `.npmrc` `script-shell=PROGRAM` runs every script through PROGRAM (a file an earlier call may have planted).
+  const shell = npmrcScriptShell(st, inv)
+  const viaShell = shell === undefined ? [] : [{ label: '.npmrc script-shell', text: shell }]
+  const names = LIFECYCLE_SCRIPTS[name] ?? [`pre${name}`, name, `post${name}`]
+  return [...viaShell, ...names.flatMap((n) => (typeof scripts[n] === 'string' ? [{ label: `${program} run ${n}`, text: scripts[n] as string }] : []))]
 }
 
 function readScripts(st: AnalysisState, inv: Invocation): Record<string, unknown> | undefined {
@@ -43,6 +62,21 @@ function readScripts(st: AnalysisState, inv: Invocation): Record<string, unknown
       }
     }
     if (dirname(dir) === dir) break
+  }
+  return undefined
+}
+
+/** `script-shell` of the project's `.npmrc` (walking up) or the user's `~/.npmrc`. */
+function npmrcScriptShell(st: AnalysisState, inv: Invocation): string | undefined {
+  const files: string[] = []
+  for (let dir = inv.scope.cwd ?? st.options.cwd ?? '', n = 0; dir !== '' && n < 32; dir = dirname(dir), n++) {
+    files.push(join(dir, '.npmrc'))
+    if (dirname(dir) === dir) break
+  }
+  files.push(join(st.options.home, '.npmrc'))
+  for (const file of files) {
+    const m = /^\s*script-shell\s*=\s*(.+?)\s*$/m.exec(contentOf(st, inv.scope, file) ?? '')
+    if (m) return m[1]!.replace(/^["']|["']$/g, '')
   }
   return undefined
 }

@@ -7,9 +7,13 @@ import { Language, Parser, type Node, type Tree } from 'web-tree-sitter'
 
 export type { Node as SyntaxNode, Tree as SyntaxTree }
 
-/** A ready-to-use bash parser. `parse` returns undefined when the deadline passed mid-parse. */
+/**
+ * A ready-to-use bash parser. `parse` spends at most `steps` of tree-sitter's progress reports (a count of
+ * parser operations, not a clock, so the same text always gets the same answer) and returns how many it used;
+ * `tree` is undefined when the text needed more.
+ */
 export interface BashParser {
-  parse(source: string, deadline: number): Tree | undefined
+  parse(source: string, steps: number): { tree?: Tree; used: number }
 }
 
 let runtimeReady: Promise<void> | undefined
@@ -23,13 +27,14 @@ export async function loadBashParser(): Promise<BashParser> {
   const parser = new Parser()
   parser.setLanguage(language)
   return {
-    parse(source, deadline) {
+    parse(source, steps) {
       parser.reset()
+      let used = 0
       const tree = parser.parse(source, null, {
         // Returning true cancels the parse (the .d.ts types the callback as void; the runtime honours the result).
-        progressCallback: (() => performance.now() > deadline) as unknown as () => void,
+        progressCallback: (() => ++used > steps) as unknown as () => void,
       })
-      return tree ?? undefined
+      return tree ? { tree, used } : { used }
     },
   }
 }

@@ -20,17 +20,17 @@ export function lexicalPath(raw: string, ctx: PathContext): string | undefined {
   return coreLexicalPath(raw, ctx.cwd, ctx.home)
 }
 
-const MAX_GLOB_MATCHES = 32
+const MAX_GLOB_MATCHES = 256
 
 /**
  * The lexical form and, when a symlink on the way exists, the resolved one. A pattern (`~/.ssh/i*`) also
  * yields the existing files it expands to, as bash's pathname expansion would.
  */
-export function canonicalPaths(raw: string, ctx: PathContext): string[] {
+export function canonicalPaths(raw: string, ctx: PathContext, expand = true): string[] {
   const lexical = lexicalPath(raw, ctx)
   if (lexical === undefined) return []
   const out = new Set(pathSpellings(lexical, ctx.cwd, ctx.home))
-  if (/[*?[]/.test(lexical)) for (const match of expandPattern(lexical)) out.add(match).add(canonicalPath(match, ctx.cwd, ctx.home))
+  if (expand && /[*?[]/.test(lexical)) for (const match of expandPattern(lexical)) out.add(match).add(canonicalPath(match, ctx.cwd, ctx.home))
   return [...out]
 }
 

@@ -42,7 +42,6 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
   ['proxychains4', { valueShort: 'f', endOfOptions: true }],
   ['strace', { valueShort: 'eoOpPsSuU', endOfOptions: true }],
   ['ltrace', { valueShort: 'eoOpPsSuU', endOfOptions: true }],
-  ['flock', { valueShort: 'wEc', positionals: 1, endOfOptions: true }],
   ['runuser', { valueShort: 'ugG', endOfOptions: true }],
   ['catchsegv', { endOfOptions: true }],
   ['xargs', { valueShort: 'adEeIiLlnPs', valueLong: ['--arg-file', '--delimiter', '--eof', '--replace', '--max-lines', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'], endOfOptions: true }],
@@ -59,7 +58,9 @@ export const INTERPRETERS: ReadonlyMap<string, readonly string[]> = new Map<stri
   ['python', ['-c']], ['python2', ['-c']], ['python3', ['-c']], ['pypy', ['-c']], ['pypy3', ['-c']],
   ['node', ['-e', '-p', '--eval', '--print']], ['nodejs', ['-e', '-p', '--eval', '--print']], ['bun', ['-e', '--eval', '-p', '--print']],
   ['deno', ['eval']], ['perl', ['-e', '-E']], ['ruby', ['-e']], ['php', ['-r']], ['lua', ['-e']], ['luajit', ['-e']],
-  ['Rscript', ['-e']], ['osascript', ['-e']], ['tclsh', []], ['awk', []], ['gawk', []], ['mawk', []], ['nawk', []], ['jshell', []], ['irb', []],
+  ['Rscript', ['-e']], ['R', ['-e']], ['osascript', ['-e']], ['tsx', ['-e', '-p', '--eval', '--print']], ['ts-node', ['-e', '-p', '--eval', '--print']],
+  ['ts-node-esm', ['-e', '-p', '--eval', '--print']], ['esno', ['-e']], ['vite-node', ['-e']], ['swift', ['-e']], ['julia', ['-e']], ['elixir', ['-e']],
+  ['pwsh-c', []], ['groovy', ['-e']], ['scala', ['-e']], ['crystal', ['eval']], ['guile', ['-c']], ['racket', ['-e']], ['sbcl', ['--eval']], ['tclsh', []], ['awk', []], ['gawk', []], ['mawk', []], ['nawk', []], ['jshell', []], ['irb', []],
 ])
 
 /** Programs whose first operand is itself program text (awk). */
@@ -110,3 +111,6 @@ export function interpreterKey(name: string): string | undefined {
   const m = /^(python[23]?|pypy3?|perl|ruby|php|lua|node)[\d.]+$/.exec(name)
   return m?.[1] !== undefined && INTERPRETERS.has(m[1]) ? m[1] : undefined
 }
+
+/** Variables a program acts on: shell startup files, `cd`'s search path, and the commands git runs for itself. */
+export const STARTUP_VARIABLES: ReadonlySet<string> = new Set(['BASH_ENV', 'ENV', 'PROMPT_COMMAND', 'CDPATH', 'GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_PAGER', 'PAGER', 'GIT_EDITOR', 'EDITOR', 'VISUAL', 'GIT_SEQUENCE_EDITOR', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_PROXY_COMMAND', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_DIR', 'GIT_WORK_TREE', 'GIT_EXEC_PATH', 'GIT_TEMPLATE_DIR'])

@@ -2,6 +2,8 @@
  * Turns an effective argv into the ShellCommand gates see, with its canonical paths, writes and URLs.
  */
 import type { CallUrl, ShellCommand } from '../../core/types.ts'
+import { operandRoles } from './operand-roles.ts'
+import { treeWriteRoots } from './tree-writes.ts'
 import { pathOperands, urlOperands } from './operands.ts'
 import { canonicalPaths, intoDirectory, lexicalPath } from './paths.ts'
 import type { AnalysisState, Redirects, Scope } from './state.ts'
@@ -16,17 +18,24 @@ export interface RecordExtras {
   readonly exclude?: readonly number[]
   /** Destinations named outside the argv (a curl config file, a wget URL list). */
   readonly urls?: readonly CallUrl[]
+  /** Operands that are quoted text with wildcard characters (`'*'`): not expanded against the disk. */
+  readonly literal?: ReadonlySet<string>
+  /** Directories a tree lands in (`cp -rT dir ~/.gemini`, `unzip -d ~`): written, whatever files they get. */
+  readonly writes?: readonly string[]
 }
 
 /** Records one simple command and returns it. */
 export function recordCommand(st: AnalysisState, scope: Scope, program: string, argv: readonly string[], via: readonly string[], redirects: Redirects, extras: RecordExtras = {}): ShellCommand {
-  const canon = canonicaliser(st, scope)
-  const all = [...new Set(pathOperands(program, argv.map((a, i) => (extras.exclude?.includes(i) ? '' : a))))]
+  const canon = canonicaliser(st, scope, extras.literal)
+  const roles = operandRoles(program, argv)
+  const all = [...new Set(pathOperands(program, argv.map((a, i) => (extras.exclude?.includes(i) || roles.used.has(i) ? '' : a))))]
   // Symlinks and wildcards cost disk lookups: past MAX_OPERANDS, operands get the lexical spelling only
   // (never dropped, so padding a command with junk operands cannot hide `~` at its end).
   const operands = [...all.slice(0, MAX_OPERANDS), ...intoDirectory(program, argv, all.slice(0, MAX_OPERANDS), { home: st.options.home, cwd: scope.cwd })]
   const overflow = all.slice(MAX_OPERANDS).flatMap((o) => lexicalPath(o, { home: st.options.home, cwd: scope.cwd }) ?? [])
-  const writes = canon(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes)
+  const written = [...roles.written].map((i) => argv[i]!).filter((a) => all.includes(a))
+  const trees = treeWriteRoots(program, argv, { home: st.options.home, cwd: scope.cwd })
+  const writes = canon([...(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes), ...written, ...trees, ...(extras.writes ?? [])])
   const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...overflow, ...writes])
   const urls = [...urlOperands(program, argv, [...redirects.reads, ...redirects.writes]), ...(extras.urls ?? [])]
   const command: ShellCommand = {
@@ -43,10 +52,10 @@ export function recordCommand(st: AnalysisState, scope: Scope, program: string, 
 }
 
 /** Canonical spellings of raw paths, including through symlinks created earlier in the same command. */
-function canonicaliser(st: AnalysisState, scope: Scope): (raws: readonly string[]) => string[] {
+function canonicaliser(st: AnalysisState, scope: Scope, literal?: ReadonlySet<string>): (raws: readonly string[]) => string[] {
   const ctx = { home: st.options.home, cwd: scope.cwd }
   return (raws) => {
-    const out = raws.flatMap((r) => canonicalPaths(r, ctx))
+    const out = raws.flatMap((r) => canonicalPaths(r, ctx, !literal?.has(r)))
     for (const path of [...out]) {
       for (const [link, target] of st.links) {
         if (path === link || path.startsWith(`${link}/`)) out.push(...canonicalPaths(target + path.slice(link.length), ctx))

@@ -3,6 +3,7 @@
  * One instance per `analyzeCommand` call; nothing here outlives the call.
  */
 import type { ShellCommand } from '../../core/types.ts'
+import type { CodeParsers } from './code-parsers.ts'
 import type { SyntaxNode } from './parser.ts'
 
 /** Hard limits on the work one command string may cause. */
@@ -17,12 +18,15 @@ export interface Budget {
   readonly maxNodes: number
   /** Simple commands recorded. */
   readonly maxCommands: number
-  /** Wall-clock budget for parse and walk together. */
-  readonly timeMs: number
+  /**
+   * tree-sitter progress reports allowed across all parses of one analysis: a deterministic bound on parse
+   * work (a wall clock would make the verdict depend on machine load).
+   */
+  readonly maxParseSteps: number
 }
 
 /** Limits used unless the plugin is built with overrides. */
-export const DEFAULT_BUDGET: Budget = { maxBytes: 64 * 1024, maxDepth: 6, maxNesting: 200, maxNodes: 100_000, maxCommands: 500, timeMs: 300 }
+export const DEFAULT_BUDGET: Budget = { maxBytes: 64 * 1024, maxDepth: 6, maxNesting: 200, maxNodes: 100_000, maxCommands: 500, maxParseSteps: 1024 }
 
 /** Thrown inside the walk when a limit is hit; caught once at the top of `analyzeCommand`. */
 export class BudgetExceeded extends Error {}
@@ -70,13 +74,16 @@ export interface AnalysisOptions {
   readonly home: string
   readonly cwd?: string
   readonly svcHome?: string
+  /** Grammars for inline Python, JavaScript/TypeScript and Ruby (heuristics only when absent). */
+  readonly codeParsers?: CodeParsers
 }
 
 /** Collects commands and signals and enforces the budget while one command string is analysed. */
 export class AnalysisState {
   readonly commands: ShellCommand[] = []
   readonly signals = new Set<string>()
-  readonly deadline: number
+  /** Parse steps spent so far (see Budget.maxParseSteps). */
+  parseSteps = 0
   readonly budget: Budget
   readonly options: AnalysisOptions
   nodes = 0
@@ -86,6 +93,10 @@ export class AnalysisState {
   readonly downloads = new Set<string>()
   /** Files written earlier in the same command with known content (see files.ts): canonical path → text. */
   readonly files = new Map<string, string>()
+  /** Repositories whose .git/config and hooks were read already in this analysis. */
+  readonly gitConfigs = new Set<string>()
+  /** A .env file was loaded into the environment earlier in the command (see env-secrets.ts). */
+  secretEnv = false
   /** Process substitutions seen so far (each gets its own `/dev/fd/N`). */
   procsubs = 0
   /** Symlinks created earlier in the same command (`ln -s / x`): link path → target, both canonical. */
@@ -104,14 +115,12 @@ export class AnalysisState {
   constructor(options: AnalysisOptions, budget: Budget) {
     this.options = options
     this.budget = budget
-    this.deadline = performance.now() + budget.timeMs
   }
 
-  /** Counts a visited node and enforces the node and time budgets. */
+  /** Counts a visited node and enforces the node budget. */
   tick(): void {
     this.nodes++
     if (this.nodes > this.budget.maxNodes) throw new BudgetExceeded(`more than ${this.budget.maxNodes} syntax nodes`)
-    if ((this.nodes & 63) === 0 && performance.now() > this.deadline) throw new BudgetExceeded(`analysis took longer than ${this.budget.timeMs} ms`)
   }
 
   /** Runs `fn` one syntax level deeper, enforcing the nesting limit (hostile `$($($(...)))`). */

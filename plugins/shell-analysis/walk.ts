@@ -7,7 +7,8 @@ import { forgetWrite, processSubstitutionFile, rememberWrite, writtenText } from
 import type { SyntaxNode } from './parser.ts'
 import { addRedirects, recordCommand } from './record.ts'
 import { BudgetExceeded, NO_REDIRECTS, type AnalysisState, type Redirects, type Scope, type Stdin } from './state.ts'
-import { evaluateString, evaluateWord, type WordContext } from './words.ts'
+import { STARTUP_VARIABLES } from './programs.ts'
+import { evaluateString, evaluateWord, groupWords, type WordContext } from './words.ts'
 
 const WRITE_OPS: ReadonlySet<string> = new Set(['>', '>>', '&>', '&>>', '>|', '<>'])
 const STDOUT_PATHS: ReadonlySet<string> = new Set(['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1'])
@@ -32,12 +33,16 @@ function statement(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: St
       assign(st, node, scope)
       return undefined
     case 'declaration_command':
-    case 'variable_assignments':
+    case 'variable_assignments': {
+      // `declare -n r=NAME`: r is a reference; its value is NAME's (unknown when NAME is).
+      const nameref = node.children.some((c) => c?.type === 'word' && /^-[a-zA-Z]*n/.test(c.text))
       for (const child of node.namedChildren) {
-        if (child.type === 'variable_assignment') assign(st, child, scope)
+        if (child.type === 'variable_assignment' && nameref) namerefAssign(child, scope)
+        else if (child.type === 'variable_assignment') assign(st, child, scope)
         else if (child.type !== 'variable_name') walkStatement(st, child, scope)
       }
       return undefined
+    }
     case 'unset_command':
       for (const child of node.namedChildren) scope.vars.delete(child.text)
       return undefined
@@ -125,7 +130,15 @@ function prefixAssignment(st: AnalysisState, node: SyntaxNode, commandScope: Sco
   if (name && STARTUP_VARIABLES.has(name) && !value.dynamic) commandScope.vars.set(name, value.fields[0] ?? '')
 }
 
-const STARTUP_VARIABLES: ReadonlySet<string> = new Set(['BASH_ENV', 'ENV', 'PROMPT_COMMAND'])
+
+function namerefAssign(node: SyntaxNode, scope: Scope): void {
+  const name = node.childForFieldName('name')?.text
+  const target = node.childForFieldName('value')?.text.replace(/^['"]|['"]$/g, '')
+  if (!name) return
+  const value = target === undefined ? undefined : scope.vars.get(target)
+  if (value === undefined) scope.vars.delete(name)
+  else scope.vars.set(name, value)
+}
 
 function assign(st: AnalysisState, node: SyntaxNode, scope: Scope): void {
   const name = node.childForFieldName('name')?.text
@@ -162,17 +175,6 @@ function assignArray(st: AnalysisState, name: string, array: SyntaxNode, scope: 
   scope.vars.set(name, elements[0] ?? '')
   scope.vars.set(`${name}[@]`, elements.join(' '))
   elements.forEach((e, i) => scope.vars.set(`${name}[${i}]`, e))
-}
-
-/** Groups adjacent nodes into shell words (`$"x"` and some concatenations arrive as siblings). */
-function groupWords(nodes: readonly SyntaxNode[]): SyntaxNode[][] {
-  const words: SyntaxNode[][] = []
-  for (const node of nodes) {
-    const last = words[words.length - 1]
-    if (last && last[last.length - 1]!.endIndex === node.startIndex) last.push(node)
-    else words.push([node])
-  }
-  return words
 }
 
 function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: Stdin | undefined, outer: Redirects): string | undefined {
@@ -213,7 +215,7 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
     if (length > st.budget.maxBytes) throw new BudgetExceeded(`a command expands to more than ${st.budget.maxBytes} characters`)
     for (const f of value.fields) {
       fields.push(f)
-      info.push({ dynamic: value.dynamic, programs: value.programs, procsub: value.processSubstitution })
+      info.push({ dynamic: value.dynamic, programs: value.programs, procsub: value.processSubstitution, glob: value.glob === true })
     }
     if (value.fields.length === 0 && fields.length === 0 && value.dynamic) st.signals.add('dynamic_program')
   }
@@ -226,7 +228,10 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
   }
   const fn = fields[0] !== undefined ? scope.functions.get(fields[0]) : undefined
   if (fn && fields[0] !== undefined && !st.activeFunctions.has(fields[0])) return callFunction(st, fields[0], fn, fields.slice(1), scope)
-  const output = dispatch(st, { argv: fields, info, scope: commandScope.vars.size === scope.vars.size ? scope : commandScope, via: scope.via, stdin: input, redirects: { reads, writes } })
+  const own = commandScope.vars.size === scope.vars.size ? scope : commandScope
+  const output = dispatch(st, { argv: fields, info, scope: own, via: scope.via, stdin: input, redirects: { reads, writes } })
+  // `CDPATH=/ cd etc`: the assignment is the command's, the directory change is the shell's.
+  if (own !== scope) scope.cwd = own.cwd
   rememberWrites(st, scope, ownWrites, appends, output)
   return output
 }
@@ -260,7 +265,8 @@ function fileRedirect(st: AnalysisState, node: SyntaxNode, scope: Scope, reads: 
     if (op === '>>' || op === '&>>') appends?.add(target)
     return undefined
   }
-  reads.push(target)
+  // A process substitution's pipe (`< <(...)`, a here-doc) is no file on disk.
+  if (!value.processSubstitution) reads.push(target)
   // `cmd < file` where the command wrote `file` (or it is a process substitution) earlier: stdin is known.
   if (op === '<') {
     const text = writtenText(st, scope, target)

@@ -40,6 +40,8 @@ export interface WordValue {
   readonly programs: readonly string[]
   /** True when the word is (or contains) a process substitution `<(...)`. */
   readonly processSubstitution: boolean
+  /** True when an unquoted `*`, `?` or `[` makes the word a pathname pattern (a quoted one is plain text). */
+  readonly glob?: boolean
 }
 
 interface Segment {
@@ -80,7 +82,8 @@ export function evaluateWord(nodes: readonly SyntaxNode[], ctx: WordContext): Wo
   }
   checkLength(segments, ctx)
   const fields = assembleFields(segments, ctx)
-  return { fields, dynamic: state.dynamic, programs: state.programs, processSubstitution: state.procsub }
+  const glob = segments.some((s) => s.literal && /[*?[]/.test(s.text))
+  return { fields, dynamic: state.dynamic, programs: state.programs, processSubstitution: state.procsub, glob }
 }
 
 /** Evaluates a word in a context where no splitting happens (assignment values, here-strings). */
@@ -116,8 +119,9 @@ function parts(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: State
       return stringParts(node, ctx, state)
     case 'translated_string':
       return node.namedChildren.flatMap((c) => (c ? parts(c, quoted, ctx, state) : []))
-    case 'concatenation':
     case 'brace_expression':
+      return [literal(node.text, quoted)]
+    case 'concatenation':
       return node.children.flatMap((c) => (c ? parts(c, quoted, ctx, state) : []))
     case 'simple_expansion':
     case 'expansion':
@@ -254,7 +258,8 @@ function assembleFields(segments: Segment[], ctx: WordContext): string[] {
   if (started) fields.push(current)
   const head = fields[0]
   if (head === undefined) return fields
-  if (fields.length === 1 && segments.every((s) => s.literal)) return braceExpand(expandTilde(segments, head, ctx))
+  // Brace expansion comes before tilde expansion: `{{1..2},~}` yields `1 2 ~` and then the home directory.
+  if (fields.length === 1 && segments.every((s) => s.literal)) return braceExpand(head).map((w) => tilde(w, ctx))
   fields[0] = expandTilde(segments, head, ctx)
   return fields
 }
@@ -273,6 +278,13 @@ function splitIfs(text: string, ifs: string): string[] {
 function expandTilde(segments: Segment[], text: string, ctx: WordContext): string {
   const first = segments[0]
   if (!first || !first.literal || !first.text.startsWith('~')) return text
+  return tilde(text, ctx)
+}
+
+/** Tilde expansion of an unquoted word: `~`, `~/x`, `~+`, `~-` (OLDPWD), `~user`. */
+function tilde(text: string, ctx: WordContext): string {
+  if (!text.startsWith('~')) return text
+  if ((text === '~-' || text.startsWith('~-/')) && ctx.lookup('OLDPWD') !== undefined) return ctx.lookup('OLDPWD') + text.slice(2)
   if (text === '~' || text.startsWith('~/')) return ctx.home + text.slice(1)
   if ((text === '~+' || text.startsWith('~+/')) && ctx.cwd) return ctx.cwd + text.slice(2)
   // `~user`: the governed user's own name is their home; another user's home sits next to it (`/home/x`).
@@ -348,4 +360,15 @@ function sequence(from: string, to: string): string[] {
     if (v === b) break
   }
   return out
+}
+
+/** Groups adjacent nodes into shell words (`$"x"` and some concatenations arrive as siblings). */
+export function groupWords(nodes: readonly SyntaxNode[]): SyntaxNode[][] {
+  const words: SyntaxNode[][] = []
+  for (const node of nodes) {
+    const last = words[words.length - 1]
+    if (last && last[last.length - 1]!.endIndex === node.startIndex) last.push(node)
+    else words.push([node])
+  }
+  return words
 }

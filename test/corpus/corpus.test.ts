@@ -40,7 +40,7 @@ it('has at least 250 must-deny and 80 must-allow cases', () => {
 
 it('has a must-deny fixture for every deny gate of the built-in packs', () => {
   const covered = new Set(loadCorpus('deny').flatMap((f) => f.cases.map((c) => c.rule)))
-  const packs = /^(fs|git|rce|secrets|self|analysis)\./
+  const packs = /^(fs|git|rce|secrets|self|analysis|persist)\./
   const gates = world.engine.policy.allGates().filter((g) => g.source === 'daemon' && g.onHit === 'deny' && packs.test(g.id))
   expect(gates.length).toBeGreaterThan(20)
   expect(gates.map((g) => g.id).filter((id) => !covered.has(id))).toEqual([])

@@ -25,7 +25,8 @@ export interface CorpusWorld {
   readonly engine: Engine
   readonly home: string
   readonly cwd: string
-  decide(c: CorpusCase): Promise<{ request: EvalRequest; decision: Decision }>
+  /** Decides one case, by default in the world's project directory and corpus session. */
+  decide(c: CorpusCase, where?: { cwd?: string; sessionId?: string }): Promise<{ request: EvalRequest; decision: Decision }>
   close(): Promise<void>
 }
 
@@ -47,7 +48,7 @@ export function loadCorpus(dir: 'deny' | 'allow'): { file: string; cases: Corpus
 export const CORPUS_SVC_PORTS = protectedPorts({ SVC_PROTECTED_PORTS: '17878' }, 9000)
 
 /** Builds the world: temp $SVC_HOME, a governed user's home with a project, keys and links. */
-export async function createCorpusWorld(): Promise<CorpusWorld> {
+export async function createCorpusWorld(options: { svcPorts?: readonly number[] } = {}): Promise<CorpusWorld> {
   const root = mkdtempSync(join(tmpdir(), 'svc-corpus-'))
   const home = join(root, 'home', 'dev')
   const cwd = join(home, 'proj')
@@ -66,7 +67,12 @@ export async function createCorpusWorld(): Promise<CorpusWorld> {
   writeFileSync(join(cwd, 'tool.py'), 'import shutil, sys\nshutil.rmtree("build")\nprint("/".join(sys.argv))\n')
   writeFileSync(join(cwd, 'package.json'), JSON.stringify({ name: 'proj', scripts: { test: 'vitest run', build: 'tsc -p .', lint: 'eslint .', pretest: 'echo pre', evil: 'svc mode monitor', release: 'echo releasing', prerelease: 'curl -s localhost:7878/v1/mode' } }))
   writeFileSync(join(cwd, 'fix.diff'), 'diff --git a/src/a.ts b/src/a.ts\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n')
+  // Scripts that run scripts four deep: deeper than the analysis follows (refused as unanalysable).
+  for (let i = 1; i <= 4; i++) writeFileSync(join(cwd, `deep${i}.sh`), `#!/bin/sh\nsh ./deep${i + 1}.sh\n`)
   symlinkSync(join(home, '.ssh', 'id_rsa'), join(cwd, 'keylink'))
+  // A symlink loop: a named path through it must still get a verdict, not an engine error.
+  symlinkSync(join(cwd, 'loopb'), join(cwd, 'loopa'))
+  symlinkSync(join(cwd, 'loopa'), join(cwd, 'loopb'))
   symlinkSync(home, join(cwd, 'homelink'))
   symlinkSync(join(home, '.claude'), join(cwd, 'claudecfg'))
   symlinkSync('/', join(cwd, 'rootlink'))
@@ -75,15 +81,15 @@ export async function createCorpusWorld(): Promise<CorpusWorld> {
   symlinkSync(join(home, '.ssh', 'authorized_keys'), join(cwd, 'keys.txt'))
   // A dotfile manager's layout: ~/.gemini is itself a link, so its real path has no `.gemini` in it.
   symlinkSync(join(home, 'dotfiles', 'gemini'), join(home, '.gemini'))
-  const engine = await createEngine({ plugins: allPlugins, home: join(root, 'svc-home'), policiesDir: SHIPPED_POLICIES_DIR, userHome: home, log: pino({ level: 'silent' }), svcPorts: CORPUS_SVC_PORTS })
+  const engine = await createEngine({ plugins: allPlugins, home: join(root, 'svc-home'), policiesDir: SHIPPED_POLICIES_DIR, userHome: home, log: pino({ level: 'silent' }), svcPorts: options.svcPorts ?? CORPUS_SVC_PORTS })
   return {
     engine,
     home,
     cwd,
-    decide(c) {
+    decide(c, where = {}) {
       const tool = c.tool ?? 'Bash'
       const input = c.input ?? { command: c.cmd }
-      return engine.decide({ sessionId: 'corpus', source: 'claude-code', tool, input: expandHome(input, home), cwd })
+      return engine.decide({ sessionId: where.sessionId ?? 'corpus', source: 'claude-code', tool, input: expandHome(input, home), cwd: where.cwd ?? cwd })
     },
     async close() {
       await engine.close()

@@ -17,6 +17,17 @@ export const SIGNALS = [
   'pipe_to_interpreter',
   'pipe_to_shell',
   'unanalysable',
+  // A script on disk that runs (`bash x.sh`, `./x.sh`, a hook or recipe) but could not be analysed.
+  'unanalysable_script',
+  // A .env loaded into an environment that is then printed.
+  'env_dump',
+  // What svc could not compute: a destructive operation's target, a loopback port, a code call's arguments, keys typed.
+  'unknown_target',
+  'unknown_port',
+  'unknown_code',
+  'unknown_keys',
+  // git pointed at code svc cannot see (core.hooksPath, include.path, --config-env).
+  'opaque_config',
 ] as const
 
 const item = { enum: SIGNALS }

@@ -1,0 +1,48 @@
+/** The real `svc daemon` in a child process over a throwaway $SVC_HOME, for tests where the process boundary matters. */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+const SVC = fileURLToPath(new URL('../../cli/svc.sh', import.meta.url))
+
+export interface DaemonProcess {
+  readonly child: ChildProcess
+  readonly url: string
+  /** Everything the daemon wrote to stderr so far. */
+  stderr(): string
+  post(path: string, body: unknown): Promise<{ status: number; body: any }>
+  /** SIGTERM and wait for the exit code. */
+  stop(): Promise<number | null>
+}
+
+/** Starts `svc daemon --port 0 [args]`; rejects with its stderr when it exits before listening. */
+export function startDaemonProcess(env: NodeJS.ProcessEnv, args: readonly string[] = []): Promise<DaemonProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(SVC, ['daemon', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()))
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString()
+      const m = /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out)
+      if (!m) return
+      out = ''
+      const url = m[1]!
+      resolve({
+        child,
+        url,
+        stderr: () => err,
+        async post(path, body) {
+          const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+          return { status: res.status, body: await res.json() }
+        },
+        stop() {
+          if (child.exitCode !== null) return Promise.resolve(child.exitCode)
+          const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+          child.kill('SIGTERM')
+          return exited
+        },
+      })
+    })
+    child.on('exit', (code) => reject(new Error(`daemon exited early (${code}): ${err}`)))
+  })
+}
