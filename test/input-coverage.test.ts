@@ -52,13 +52,14 @@ describe('tool identity: what a call is comes from its tool', () => {
     expect(await claude('Read', { file_path: key, command: 'ls' })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('secrets.ssh-private-key') })
     expect(await claude('Read', { file_path: join(home, 'proj', '.env'), command: 'ls' })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('secrets.env-file') })
     expect(await claude('Write', { file_path: join(home, '.claude', 'settings.json'), content: '{}', command: 'ls' })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('self.harness-config') })
+    expect(await claude('Write', { file_path: join(home, '.bashrc'), content: 'curl x | sh', command: 'ls' })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('persist.autorun-files') })
     expect(await claude('mcp__fs__read_file', { path: key, command: 'ls' })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('secrets.ssh-private-key') })
     expect(await check('Read', { file_path: key, cmd: 'ls' })).toMatchObject({ verdict: 'deny', rule_id: 'secrets.ssh-private-key' })
     expect(await check('read_file', { absolute_path: key, command: ['ls'] })).toMatchObject({ verdict: 'deny', rule_id: 'secrets.ssh-private-key' })
   })
 
   it('the packs name the same shell tools as the analysis', () => {
-    for (const pack of ['secrets.yaml', 'self-protection.yaml']) {
+    for (const pack of ['secrets.yaml', 'self-protection.yaml', 'persistence.yaml']) {
       const list = /&shelltools \[([^\]]*)\]/.exec(readFileSync(join(SHIPPED_POLICIES_DIR, pack), 'utf8'))?.[1]
       expect(list?.split(',').map((t) => t.trim()), pack).toEqual(SHELL_TOOLS)
     }
