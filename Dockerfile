@@ -1,6 +1,9 @@
 # svc daemon image: official Node 24 slim base, non-root, state in the /data volume.
-#   docker build -t svc .
-#   docker run -d --name svc -p 127.0.0.1:7878:7878 -p 127.0.0.1:7879:7879 -v svc-data:/data svc
+#   docker build --build-arg SVC_COMMIT="$(git rev-parse HEAD)" -t svc .
+#   docker run -d --name svc -p 127.0.0.1:7878:7878 -p 127.0.0.1:7879:7879 -v svc-data:/data \
+#     -e SVC_TRUSTED_HOST_KEYS="$(svc signer export-trust)" svc
+# SVC_TRUSTED_HOST_KEYS hands the daemon the host's public keys, so the host's `svc session create --tier …` or
+# `svc agent --tier …` mints sessions on it at once (the long-lived keys themselves never enter the image).
 FROM node:24-slim
 
 ENV NODE_ENV=production \
@@ -9,8 +12,9 @@ ENV NODE_ENV=production \
 
 WORKDIR /opt/svc
 COPY package.json package-lock.json ./
-# Production dependencies only; the image's own Node 24 runs the TypeScript sources by type stripping.
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# Production dependencies only, without the optional `node` package: the image's own Node 24 runs the
+# TypeScript sources by type stripping.
+RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 
 COPY core ./core
 COPY plugins ./plugins
@@ -18,14 +22,17 @@ COPY harnesses ./harnesses
 COPY guardrail-providers ./guardrail-providers
 COPY cli ./cli
 COPY policies ./policies
-COPY openapi.yaml README.md ./
+COPY openapi.yaml README.md LICENSE ./
+# `svc --version` and /v1/health name the commit: pass it at build time (no .git in the image), else "unknown".
+ARG SVC_COMMIT=""
+RUN if [ -n "$SVC_COMMIT" ]; then printf '{"commit":"%s"}\n' "$SVC_COMMIT" > cli/build-info.json; fi
 
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
-# 7878: API. 7879: web dashboard (DESIGN.md §4). Publish both on the host's loopback only.
+# 7878: API. 7879: web dashboard (README "Container"). Publish both on the host's loopback only.
 EXPOSE 7878 7879
 
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:7878/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 STOPSIGNAL SIGTERM
-CMD ["node", "cli/main.ts", "daemon", "--host", "0.0.0.0"]
+CMD ["node", "cli/bin.js", "daemon", "--host", "0.0.0.0"]

@@ -1,10 +1,21 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
+
+/** Unit tests and the corpus: no daemon, no CLI process (`npm run test:fast`). */
+export const FAST = ['{core,plugins,harnesses,guardrail-providers,cli}/**/*.test.ts', 'test/corpus/**/*.test.ts', 'test/gate-index.test.ts', 'test/architecture.test.ts']
 
 export default defineConfig({
   test: {
-    include: ['{core,plugins,harnesses,guardrail-providers,cli,test}/**/*.test.ts'],
+    include: process.env.SVC_TEST_FAST ? FAST : ['{core,plugins,harnesses,guardrail-providers,cli,test}/**/*.test.ts'],
+    // The shim test starts the hook shim against a local server: a process boundary, kept out of the fast loop.
+    exclude: process.env.SVC_TEST_FAST ? ['**/node_modules/**', 'plugins/installer/svc-hook.test.ts'] : ['**/node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Every core: files run side by side (each test builds its own temp homes, engines and ports).
+    maxWorkers: Math.max(2, availableParallelism()),
+    // Each file gets a fresh module graph: some plugins keep per-process state (shell-analysis's terminal
+    // line buffers), so reusing workers across files (isolate: false) made results depend on file order.
+    isolate: true,
   },
 })

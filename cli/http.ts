@@ -2,13 +2,15 @@
  * The CLI's client for the daemon API: JSON in, JSON out, problem+json turned into a CliError that
  * quotes the daemon's detail.
  */
-import { CliError } from './io.ts'
+import { CliError, type CliIo } from './io.ts'
 
 export interface RequestOptions {
   readonly method?: string
   readonly body?: unknown
   readonly token?: string
   readonly timeoutMs?: number
+  /** Aborts the request early (a long poll when the caller stops). */
+  readonly signal?: AbortSignal
 }
 
 export async function callDaemon<T>(baseUrl: string, path: string, opts: RequestOptions = {}): Promise<T> {
@@ -18,7 +20,7 @@ export async function callDaemon<T>(baseUrl: string, path: string, opts: Request
       method: opts.method ?? (opts.body === undefined ? 'GET' : 'POST'),
       headers: { ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }), ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) },
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-      signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
+      signal: opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs ?? 10_000)]) : AbortSignal.timeout(opts.timeoutMs ?? 10_000),
     })
   } catch (err) {
     throw new CliError(`cannot reach the svc daemon at ${baseUrl} (${(err as Error).message}); start it with \`svc daemon\` or set --url / SVC_URL`)
@@ -37,10 +39,14 @@ export async function callDaemon<T>(baseUrl: string, path: string, opts: Request
   return body as T
 }
 
-/** Logs in with the operator password (from SVC_ADMIN_PASSWORD or the given value) unless SVC_TOKEN is set. */
-export async function operatorToken(baseUrl: string, env: NodeJS.ProcessEnv, password?: string): Promise<string> {
+/**
+ * Logs in with the operator password unless SVC_TOKEN is set: the given one (--password-stdin), else
+ * SVC_ADMIN_PASSWORD, else typed at a hidden prompt when a person is at the terminal.
+ */
+export async function operatorToken(baseUrl: string, io: CliIo, password?: string): Promise<string> {
+  const { env } = io
   if (env.SVC_TOKEN) return env.SVC_TOKEN
-  const pw = password ?? env.SVC_ADMIN_PASSWORD
+  const pw = password ?? (env.SVC_ADMIN_PASSWORD || (io.interactive ? await io.ask('operator password: ', { hidden: true }) : undefined))
   if (!pw) throw new CliError('this needs operator rights: set SVC_TOKEN, or SVC_ADMIN_PASSWORD, or pass --password-stdin')
   const { token } = await callDaemon<{ token: string }>(baseUrl, '/v1/auth/login', { body: { password: pw } })
   return token

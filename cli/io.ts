@@ -3,6 +3,7 @@
  * testable; only cli/main.ts turns results into an exit code.
  */
 import { bannerFor } from '../core/trust/tiers.ts'
+import { ask, PromptCancelled, stdinText } from './prompt.ts'
 
 export interface CliIo {
   out(text: string): void
@@ -10,6 +11,10 @@ export interface CliIo {
   readonly env: NodeJS.ProcessEnv
   /** Reads all of stdin (empty when stdin is a terminal). */
   readStdin(): Promise<string>
+  /** Asks the user: typed on a terminal (no echo when hidden), else the next line of stdin; undefined when none. */
+  ask(prompt: string, opts?: { hidden?: boolean }): Promise<string | undefined>
+  /** True when a person can answer prompts (stdin is a terminal). */
+  readonly interactive: boolean
 }
 
 /** An expected failure: printed as `svc: <message>` and exits with `exitCode`. */
@@ -26,20 +31,43 @@ export const processIo: CliIo = {
   out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
   env: process.env,
-  async readStdin() {
-    if (process.stdin.isTTY) return ''
-    const chunks: Buffer[] = []
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-    return Buffer.concat(chunks).toString('utf8')
+  readStdin: stdinText,
+  async ask(prompt, opts) {
+    try {
+      return await ask(prompt, opts)
+    } catch (err) {
+      if (err instanceof PromptCancelled) throw new CliError(err.message)
+      throw err
+    }
   },
+  get interactive() {
+    return process.stdin.isTTY === true
+  },
+}
+
+/** A new secret, typed twice on a terminal (a typo would lock the user out), or one piped line. */
+export async function askNewSecret(io: CliIo, what: string): Promise<string | undefined> {
+  const first = await io.ask(`${what}: `, { hidden: true })
+  if (!io.interactive || !first) return first
+  if ((await io.ask(`${what} again: `, { hidden: true })) !== first) throw new CliError(`the two ${what}s differ; nothing was changed`)
+  return first
 }
 
 const RED = '\x1b[1;37;41m'
 const YELLOW = '\x1b[1;30;43m'
 const RESET = '\x1b[0m'
 
-/** Signer banners (SPEC "Signing and signer modes"): printed by every minting command, never suppressible. */
-export function banner(kind: 'unattested' | 'software' | 'totp'): string {
+/** Colour on stderr only when a person sees it: a terminal, and NO_COLOR unset (FORCE_COLOR forces it). */
+export function stderrColour(env: NodeJS.ProcessEnv): boolean {
+  if (env.FORCE_COLOR && env.FORCE_COLOR !== '0') return true
+  return process.stderr.isTTY === true && !env.NO_COLOR
+}
+
+/**
+ * Signer banners (SPEC "Signing and signer modes"): printed by every minting command, never suppressible.
+ * In colour on a terminal; plain text (the same words) in logs and pipes, which must carry no ANSI codes.
+ */
+export function banner(kind: 'unattested' | 'software' | 'totp', colour = stderrColour(process.env)): string {
   const { color, text } = bannerFor(kind)!
-  return `${color === 'red' ? RED : YELLOW} ${text} ${RESET}`
+  return colour ? `${color === 'red' ? RED : YELLOW} ${text} ${RESET}` : `*** ${text} ***`
 }

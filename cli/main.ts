@@ -3,28 +3,34 @@
  * The `svc` CLI entry point. The only place that sets an exit code: 0 ok, 1 error, 2 usage.
  */
 import { Command, CommanderError } from 'commander'
-import { EngineError, formatEngineError } from '../core/index.ts'
-import { commandFactories } from './commands/index.ts'
+import { EngineError, formatEngineError } from '../core/errors.ts'
+import { commands, requestedCommands } from './commands/index.ts'
 import { CliError, processIo, type CliIo } from './io.ts'
-import { VERSION } from './paths.ts'
+import { versionLine } from './version.ts'
 
-export function buildProgram(io: CliIo): Command {
+/** The program for `argv`: every command listed, only the invoked one loaded (see commands/index.ts). */
+export async function buildProgram(io: CliIo, argv: readonly string[]): Promise<Command> {
   const program = new Command('svc')
     .description('svc — local agent policy control plane')
-    .version(VERSION)
-  for (const make of commandFactories) program.addCommand(make(io))
-  // Sub-commands added with addCommand do not inherit these settings; every level must throw, not exit.
-  const configure = (cmd: Command): void => {
-    cmd.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) }).showHelpAfterError()
-    for (const sub of cmd.commands) configure(sub)
+    .version(versionLine(), '-V, --version', 'print the version and the commit it was built from')
+  const wanted = requestedCommands(argv)
+  for (const entry of commands) {
+    if (wanted.has(entry.name)) program.addCommand((await entry.load())(io))
+    else program.command(entry.name).description(entry.summary)
   }
-  configure(program)
+  // Sub-commands added with addCommand do not inherit these settings; every level must throw, not exit.
+  // A usage error prints commander's one line (what was wrong) and where the usage is, not the whole help.
+  const configure = (cmd: Command, path: string): void => {
+    cmd.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) }).showHelpAfterError(`hint: see \`${path} --help\``)
+    for (const sub of cmd.commands) configure(sub, `${path} ${sub.name()}`)
+  }
+  configure(program, 'svc')
   return program
 }
 
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   try {
-    await buildProgram(io).parseAsync([...argv], { from: 'user' })
+    await (await buildProgram(io, argv)).parseAsync([...argv], { from: 'user' })
     return 0
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2

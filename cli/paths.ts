@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parsePortList, svcPortSet } from '../core/index.ts'
+import { parsePortList, svcPortSet } from '../core/match/svc-ports.ts'
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 export const SHIPPED_POLICIES_DIR = join(PROJECT_ROOT, 'policies')
@@ -12,7 +12,12 @@ export const VERSION: string = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'pack
 
 /** `$SVC_HOME`, else `~/.svc`. */
 export function svcHome(env: NodeJS.ProcessEnv, flag?: string): string {
-  return resolve(flag ?? env.SVC_HOME ?? join(homedir(), '.svc'))
+  return resolve(flag ?? env.SVC_HOME ?? join(userHomeOf(env), '.svc'))
+}
+
+/** The user's home as the command's environment says (`$HOME`; os.homedir() reads the process's own). */
+export function userHomeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME || homedir()
 }
 
 /** The daemon's base URL for client commands: `--url`, else `SVC_URL`, else loopback:7878. */

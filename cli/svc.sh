@@ -1,7 +1,39 @@
 #!/bin/sh
-# Runs the svc CLI with the Node the project brings (node_modules/.bin/node, >= 22.18), whatever Node is on PATH.
-here=$(cd "$(dirname "$0")" && pwd -P)
-root=$(dirname "$here")
-node="$root/node_modules/.bin/node"
-[ -x "$node" ] || node=node
-exec "$node" "$root/cli/main.ts" "$@"
+# The `svc` bin. npm links it in many ways (a global bin symlink into lib/node_modules, `npm link`'s symlinked
+# package directory, node_modules/.bin of another project, npx's cache): follow every symlink to the real file
+# first, so the package root is where this script really lives.
+# Then run cli/main.ts with a Node >= 22.18 (type stripping, node:sqlite), in this order:
+#   $SVC_NODE, the package's own Node (the `node` optional dependency: node_modules/.bin/node, or hoisted
+#   beside the package when it is itself a dependency), `node` on PATH if new enough; else a clear error.
+self=$0
+while [ -L "$self" ]; do
+  link=$(readlink "$self")
+  case $link in
+    /*) self=$link ;;
+    *) self=$(dirname "$self")/$link ;;
+  esac
+done
+root=$(cd "$(dirname "$self")/.." && pwd -P)
+
+node_ok() { # $1: a node binary; true when it runs and is >= 22.18
+  [ "$("$1" -p 'const [a, b] = process.versions.node.split(".").map(Number); a > 22 || (a === 22 && b >= 18) ? "ok" : "old"' 2>/dev/null)" = ok ]
+}
+
+if [ -n "$SVC_NODE" ]; then
+  node=$SVC_NODE
+  node_ok "$node" || { echo "svc: SVC_NODE=$SVC_NODE is not a Node.js >= 22.18" >&2; exit 1; }
+elif [ -x "$root/node_modules/.bin/node" ]; then
+  node=$root/node_modules/.bin/node
+elif [ -x "$root/../.bin/node" ] && [ "$(basename "$(dirname "$root")")" = node_modules ]; then
+  node=$root/../.bin/node
+else
+  node=$(command -v node || true)
+  if [ -z "$node" ] || ! node_ok "$node"; then
+    found=${node:+$("$node" --version 2>/dev/null) at $node}
+    echo "svc: needs Node.js >= 22.18, found ${found:-no node on PATH}." >&2
+    echo "  Reinstall svc with its optional dependencies (npm install -g <svc package>, without --omit=optional)," >&2
+    echo "  put Node 22.18+ on PATH, or set SVC_NODE=/path/to/node." >&2
+    exit 1
+  fi
+fi
+exec "$node" "$root/cli/bin.js" "$@"

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
-import { payloadHash } from './hash.ts'
+import { callPayload, payloadHash } from './hash.ts'
 import { illFormedAt, wellFormed } from './well-formed.ts'
 import { assertNotLoosened, combine, refuse } from './decision.ts'
 import { EngineError } from './errors.ts'
@@ -16,13 +16,16 @@ import { createHooks, type EngineHooks } from './hooks.ts'
 import { SqliteLedger, type Ledger } from './ledger/ledger.ts'
 import { applyPlugins, createRegistries, type EnginePlugin, type Registries } from './plugin.ts'
 import { GateCompiler } from './policy/compile.ts'
+import { indexOf } from './policy/gate-index.ts'
 import { evaluateNode, type GateTrace, type NodeTrace } from './policy/evaluate.ts'
 import { openDisableSealer, type DisableSealer } from './policy/disable-seal.ts'
 import { PolicyStore } from './policy/store.ts'
+import { expiredSessionReason } from './sessions/renewal.ts'
 import { SessionStore, type Session } from './sessions/store.ts'
 import { svcPortSet } from './match/svc-ports.ts'
 import { gateKey, StateDb } from './state/state-db.ts'
-import type { Decision, EvalContext, EvalRequest, GateHit, LedgerDraft, LedgerEntry, Mode, ToolCall } from './types.ts'
+import { latestLedgerMode, sealMode, startMode } from './state/mode-record.ts'
+import type { CallPayload, Decision, EvalContext, EvalRequest, GateHit, LedgerDraft, LedgerEntry, Mode, OperatorEventVerdict, ToolCall } from './types.ts'
 
 export interface EngineOptions {
   readonly plugins: readonly EnginePlugin[]
@@ -66,7 +69,8 @@ export interface Engine {
   readonly home: string
   readonly log: Logger
   mode(): Mode
-  setMode(mode: Mode): void
+  /** Changes the mode: a `mode_changed` control leaf first (who, from, to), then the sealed state row. */
+  setMode(mode: Mode, who: string): Promise<LedgerEntry>
   /** Whether guardrail evaluators run after a local allow (persisted; on by default). */
   guardrailsEnabled(): boolean
   setGuardrailsEnabled(enabled: boolean): void
@@ -88,6 +92,11 @@ export interface Engine {
   check(call: ToolCall, refusal?: string): Promise<CheckResult>
   /** Appends a non-decision entry (outcome row, session event) signed by the given session. */
   record(draft: LedgerDraft, session?: Session): Promise<LedgerEntry>
+  /**
+   * Ledgers something that changed what the gate does (mode, pins, hooks, policy): an `control` leaf with
+   * `facts` (who and what), signed by the current session while it is active.
+   */
+  recordEvent(verdict: OperatorEventVerdict, facts: Readonly<Record<string, string>>, reason: string): Promise<LedgerEntry>
   close(): Promise<void>
 }
 
@@ -113,9 +122,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   applyPlugins(opts.plugins, { hooks, registry, log: opts.log, home: opts.home, env: opts.env ?? {} })
   await hooks.initialize.promise()
   const sealer = openDisableSealer(opts.home)
-  const policy = new PolicyStore({ policiesDir: opts.policiesDir, home: opts.home, compiler: new GateCompiler(registry, hooks), sealer, log: opts.log.child({ part: 'policy' }) })
+  const onReload = (hash: string, previous: string) => {
+    recordEvent('policy_reloaded', { policy_hash: hash, previous_policy_hash: previous }, `policy reloaded: ${previous} -> ${hash}`).catch((err: unknown) => opts.log.error({ err }, 'could not ledger a policy reload'))
+  }
+  const policy = new PolicyStore({ policiesDir: opts.policiesDir, home: opts.home, compiler: new GateCompiler(registry, hooks), sealer, log: opts.log.child({ part: 'policy' }), onReload })
   policy.load(Date.now())
-  if (opts.watch) policy.watch()
   const ledger = opts.ledger ?? new SqliteLedger(join(opts.home, 'ledger.db'))
   const sessions = opts.sessions ?? new SessionStore()
   // The daemon signs checkpoints by itself, with an active session key (the current session's first).
@@ -124,10 +135,18 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     const signer = [sessions.current(), ...sessions.list()].find((s) => s?.signCheckpoint && sessions.status(s.id, now).state === 'active')
     signer?.signCheckpoint?.(ledger)
   })
-  const state = new StateDb(join(opts.home, 'state.db'))
+  const state = new StateDb(join(opts.home, 'state.db'), (err) => opts.log.error({ err }, 'state.db: gate counters could not be saved; retrying every second'))
   const userHome = opts.userHome ?? homedir()
-  let mode = state.getMode()
+  let mode: Mode
+  try {
+    mode = startMode(state.modeRow(), latestLedgerMode(ledger), sealer, join(opts.home, 'state.db'))
+  } catch (err) {
+    state.close()
+    ledger.close()
+    throw err
+  }
   let guardrailsEnabled = state.getGuardrailsEnabled()
+  if (opts.watch) policy.watch()
   let svcPorts = svcPortSet(opts.svcPorts)
   const evalContext = (session?: Session): EvalContext => ({ now: Date.now(), session, home: userHome, svcHome: opts.home, policiesDir: opts.policiesDir, svcPorts })
 
@@ -141,8 +160,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     }
     const hits: GateHit[] = []
     const evaluators: GateEvaluator[] = []
-    for (const { layer, gates } of policy.gatesFor(request, ctx)) {
-      for (const gate of gates) {
+    for (const { layer, gates, exclude } of policy.gatesFor(request, ctx)) {
+      // Only the gates that can match run; a trace (svc explain) runs and shows every gate.
+      for (const gate of trace ? gates : indexOf(gates).candidates(request)) {
+        if (exclude?.has(gate.id)) continue
         const nodes: NodeTrace[] | undefined = trace ? [] : undefined
         const matched = evaluateNode(gate.node!, request, ctx, nodes)
         if (nodes) trace!.push({ layer, gate, ...(matched !== undefined ? { matched } : {}), node: nodes[0]! })
@@ -165,10 +186,22 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     return { request, decision }
   }
 
-  async function record(draft: LedgerDraft, session?: Session, decision?: Decision): Promise<LedgerEntry> {
+  async function recordEvent(verdict: OperatorEventVerdict, facts: Readonly<Record<string, string>>, reason: string): Promise<LedgerEntry> {
+    const current = sessions.current()
+    const session = current && sessions.status(current.id, Date.now()).state === 'active' ? current : undefined
+    return record(
+      {
+        kind: 'control', sessionId: session?.id ?? '', signer: session?.signer ?? 'none', source: 'svc', tool: '', verdict, monitorMatch: false,
+        ruleId: '', toolUseId: '', policyTrace: [], payloadHash: '', reason, at: Date.now(), facts,
+      },
+      session,
+    )
+  }
+
+  async function record(draft: LedgerDraft, session?: Session, decision?: Decision, payload?: CallPayload): Promise<LedgerEntry> {
     const entry = await ledger.append(draft, session?.sign)
     try {
-      hooks.ledgerAppend.call(entry, decision)
+      hooks.ledgerAppend.call(entry, decision, payload)
     } catch (err) {
       opts.log.error({ err }, 'ledgerAppend observer failed')
     }
@@ -186,7 +219,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     } else if (status.state === 'unknown') {
       decision = refuse(`unknown session "${call.sessionId}": mint one with \`svc session create\``)
     } else if (status.state === 'expired') {
-      decision = refuse(`session ${call.sessionId} has expired: run \`svc session rotate --id ${call.sessionId}\``)
+      decision = refuse(expiredSessionReason(call.sessionId, status.session.signer))
     } else {
       sessions.touch(call.sessionId, now)
       try {
@@ -200,6 +233,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     }
     for (const hit of decision.hits) state.recordHit(gateKey(hit.source, hit.gateId), now)
     const session = status.state === 'active' ? status.session : undefined
+    const payload = callPayload(call)
     const entry = await record(
       {
         kind: 'decision',
@@ -217,9 +251,12 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         reason: wellFormed(decision.reason),
         ...(decision.stage === 'guardrail' ? { stage: 'guardrail' as const } : {}),
         at: now,
+        policyHash: policy.hash,
+        mode,
       },
       session,
       decision,
+      payload,
     )
     const nudge = decision.verdict === 'deny' ? decision.nudge : undefined
     return { verdict: decision.verdict, rule_id: decision.ruleId, reason: decision.reason, ...(nudge ? { nudge } : {}), ledger_seq: entry.seq, decision, request }
@@ -236,9 +273,18 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     home: opts.home,
     log: opts.log,
     mode: () => mode,
-    setMode(next) {
-      state.setMode(next)
+    async setMode(next, who) {
+      const previous = mode
+      // A change whose sealed row could not be written would refuse the next start: check first.
+      state.assertWritable()
+      const entry = await recordEvent('mode_changed', { who, from: previous, to: next }, `daemon mode ${previous} -> ${next} by ${who}`)
       mode = next
+      try {
+        state.setModeRow(sealMode(sealer, next, entry.seq))
+      } catch (err) {
+        opts.log.error({ err, mode: next, seq: entry.seq }, 'mode changed and ledgered, but state.db could not store it: the next start will refuse until the row is fixed')
+      }
+      return entry
     },
     guardrailsEnabled: () => guardrailsEnabled,
     setGuardrailsEnabled(enabled) {
@@ -253,6 +299,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     decide,
     check,
     record,
+    recordEvent,
     async close() {
       policy.close()
       await hooks.shutdown.promise()

@@ -28,6 +28,7 @@ export type ProblemCode =
   | 'unauthorized'
   | 'forbidden'
   | 'conflict'
+  | 'gone'
   | 'stale_policy'
   | 'payload_too_large'
   | 'unprocessable'
@@ -35,6 +36,8 @@ export type ProblemCode =
   | 'no_session'
   | 'not_implemented'
   | 'unavailable'
+  | 'too_many_requests'
+  | 'browser_refused'
   | 'internal'
 
 /** Thrown by the core and plugins when they cannot do their job (a verdict is never an error). */
@@ -96,10 +99,12 @@ const PROBLEM_TITLES: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   409: 'Conflict',
+  410: 'Gone',
   413: 'Payload Too Large',
   414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   501: 'Not Implemented',
   503: 'Service Unavailable',

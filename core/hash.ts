@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import canonicalize from 'canonicalize'
+import type { CallPayload } from './types.ts'
 
 /** Lower-case hex SHA-256 of `text` (UTF-8). */
 export function sha256(text: string): string {
@@ -68,5 +69,10 @@ export function canonicalSha256(value: unknown): string {
 
 /** SHA-256 over the canonical tool, input and cwd: correlates a ledger row with the payload without storing it. */
 export function payloadHash(call: { readonly tool: string; readonly input: Readonly<Record<string, unknown>>; readonly cwd?: string }): string {
-  return canonicalSha256({ tool: call.tool, input: call.input, cwd: call.cwd ?? null })
+  return canonicalSha256(callPayload(call))
+}
+
+/** The part of a call its payload hash covers: tool, input and cwd (null when absent). */
+export function callPayload(call: { readonly tool: string; readonly input: Readonly<Record<string, unknown>>; readonly cwd?: string }): CallPayload {
+  return { tool: call.tool, input: call.input, cwd: call.cwd ?? null }
 }

@@ -6,7 +6,8 @@
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook } from 'tapable'
 import { EngineError, ERR } from './errors.ts'
 import type { GuardrailRound, GuardrailVerdict } from './guardrail/round.ts'
-import type { Decision, EvalContext, EvalRequest, LedgerEntry } from './types.ts'
+import type { IndexKeys } from './plugin.ts'
+import type { CallPayload, Decision, EvalContext, EvalRequest, LedgerEntry } from './types.ts'
 
 /** Named tap stages (lower runs first). */
 export const STAGE = { FIRST: -1000, CHEAP: -100, DEFAULT: 0, EXPENSIVE: 100, LAST: 1000 } as const
@@ -16,6 +17,8 @@ export interface CompiledLeaf {
   readonly kind: string
   /** Returns a short description of what matched, or undefined when the leaf does not hold. */
   readonly test: PredicateTest
+  /** What a call needs for this leaf to hold (the kind's index hint), when the kind can say. */
+  readonly keys?: IndexKeys
 }
 /** A compiled leaf predicate: a description of what matched, or undefined when it did not. */
 export type PredicateTest = (request: EvalRequest, ctx: EvalContext) => string | undefined
@@ -40,8 +43,11 @@ export function createHooks() {
      * through `defineGuardrailProvider`, which turns every failure into a traced abstention.
      */
     guardrail: new AsyncSeriesBailHook<[GuardrailRound], GuardrailVerdict | undefined>(['round']),
-    /** Observers of durable entries (counters, insights, guardrail traces), with the decision it records; their throws are logged, never fatal. */
-    ledgerAppend: new SyncHook<[LedgerEntry, Decision | undefined]>(['entry', 'decision']),
+    /**
+     * Observers of durable entries (counters, insights, guardrail traces, stored calls), with the decision it
+     * records and the exact call its payload_hash commits to; their throws are logged, never fatal.
+     */
+    ledgerAppend: new SyncHook<[LedgerEntry, Decision | undefined, CallPayload | undefined]>(['entry', 'decision', 'payload']),
     /** Close what `initialize` opened (the guardrail trace database). */
     shutdown: new AsyncSeriesHook<[]>([]),
   })

@@ -36,18 +36,19 @@ export {
   type GateKind,
   type GateKindPlugin,
   type GateWhere,
+  type IndexKeys,
   type JsonSchema,
   type PluginHost,
   type Registries,
 } from './plugin.ts'
 export { ApiProblem, EngineError, ERR, formatEngineError, RefusalError, type ProblemCode } from './errors.ts'
-export { canonicalSha256, payloadHash, sha256 } from './hash.ts'
+export { callPayload, canonicalSha256, payloadHash, sha256 } from './hash.ts'
 export { writePrivateFile } from './atomic-file.ts'
 export { ensureHookKey, HOOK_KEY_FILE, HOOK_NONCE, hookMac } from './hook-key.ts'
 export { readText } from './read-text.ts'
 export { createEngine, type CheckResult, type Engine, type EngineOptions } from './engine.ts'
 export { combine, refuse, isStrongSigner, assertNotLoosened } from './decision.ts'
-export { compileGlob, type Glob } from './match/glob.ts'
+export { compileGlob, isLiteralGlob, type Glob } from './match/glob.ts'
 export { CASE_INSENSITIVE_FS, compileHomeGlobs, globRootsKey, type GlobRoots } from './match/home-globs.ts'
 export { assertKnownPortBindings, bindPortGlob, DEFAULT_SVC_PORTS, namesSvcPorts, parsePortList, SVC_PORTS, svcPortSet, svcPortsKey, svcPortsOf } from './match/svc-ports.ts'
 export { homeGlobsFor } from './match/home-glob-cache.ts'
@@ -56,8 +57,14 @@ export { compileSafeRegex, type SafeRegex } from './match/regex.ts'
 export { canonicalPath, lexicalPath, pathSpellings } from './match/paths.ts'
 export { findUrls, parseCallUrl } from './match/urls.ts'
 export { mcpToolName, UNRESOLVED_MCP_SERVER } from './match/mcp-names.ts'
-export type { CompiledGate } from './policy/compile.ts'
-export type { GateTrace, NodeTrace } from './policy/evaluate.ts'
+export { GateCompiler, type CompiledGate, type CompiledNode, type DisabledBy } from './policy/compile.ts'
+export { evaluateNode, type GateTrace, type NodeTrace } from './policy/evaluate.ts'
+export { MAX_POLICY_BYTES, parsePolicy, type ParsedPolicy, type RawGate } from './policy/parse.ts'
+export { GATE_ID_PATTERN, gateSchema, policyFileSchema } from './policy/schema.ts'
+export { REPO_POLICY_FILE, type PolicySource } from './policy/sources.ts'
+export type { PolicyFile } from './policy/policy-file.ts'
+export type { DisableFacts } from './policy/disable-seal.ts'
+export { parseDuration } from './duration.ts'
 export type { Session } from './sessions/store.ts'
 export {
   defineHarness,

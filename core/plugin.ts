@@ -61,6 +61,18 @@ export interface GateKind<V = unknown> {
   readonly schema: JsonSchema
   /** Compiles the YAML value once per policy load; throws EngineError(GATE_CONFIG_INVALID) on a bad value. */
   compile(value: V, where: GateWhere): PredicateTest
+  /**
+   * Optional index hint: the exact tool names, or shell programs, one of which a call must have for this
+   * leaf to hold (undefined when the kind cannot say). The policy indexes gates by it so a check runs
+   * only the gates that can match; the gate tester checks the hint against every flagged case.
+   */
+  index?(value: V): IndexKeys | undefined
+}
+
+/** What a leaf (or gate) needs from a call: its tool is one of `tools`, or one of its shell programs is in `programs`. */
+export interface IndexKeys {
+  readonly tools?: readonly string[]
+  readonly programs?: readonly string[]
 }
 
 /** Where an evaluator entry sits: its gate and the YAML place of any value inside it (for line:col errors). */

@@ -1,13 +1,13 @@
 /** Optional-file reads for config discovery and install planning. */
-import { readFileSync } from 'node:fs'
+import { readRegularFile } from './regular-file.ts'
 
 /**
- * The UTF-8 text of `path`, or undefined when it cannot be read (missing, a directory, no permission):
- * callers treat an unreadable config like an absent one, as the harness reading it would.
+ * The UTF-8 text of `path`, or undefined when it cannot be read (missing, a directory, no permission, a
+ * FIFO or device, too large): callers treat an unreadable config like an absent one, as the harness would.
  */
 export function readText(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8')
+    return readRegularFile(path)
   } catch {
     return undefined
   }

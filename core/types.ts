@@ -11,8 +11,11 @@ export type Verdict = 'allow' | 'deny'
 /** Daemon-level (outer) mode; `firewall` is the default. */
 export type Mode = 'monitor' | 'firewall'
 
-/** Ledger verdict labels: decisions, plus outcome child rows and session events. */
-export type LedgerVerdict = 'allow' | 'deny' | 'monitor_alert' | 'ran' | 'tool_errored' | 'session_created' | 'session_rotated' | 'session_expired' | 'config_changed'
+/** Ledger verdict labels: decisions, plus outcome child rows, session events and operator (control) events. */
+export type LedgerVerdict = 'allow' | 'deny' | 'monitor_alert' | 'ran' | 'tool_errored' | 'session_created' | 'session_rotated' | 'session_expired' | OperatorEventVerdict
+
+/** What changed what the gate does (leaf type `control`): who did it and what it was are in the leaf's `facts`. */
+export type OperatorEventVerdict = 'mode_changed' | 'mcp_pin_accepted' | 'hooks_installed' | 'hooks_uninstalled' | 'policy_reloaded' | 'config_changed' | 'false_positive_applied' | 'false_positive_reverted'
 
 /** Signer kinds as recorded in the ledger and the API (CLI `--tier` uses the kebab-case spelling). */
 export type SignerKind = 'unattested' | 'software' | 'totp' | 'os_keychain' | 'hardware_key'
@@ -157,7 +160,7 @@ export interface Decision {
 
 /** What the core asks the ledger to append; the ledger adds seq, hashes and signature. */
 export interface LedgerDraft {
-  /** `control`: an operator changed what the gate does (e.g. guardrails switched on or off). */
+  /** `control`: an operator changed what the gate does (mode, pins, hooks, policy, guardrails switched on or off). */
   readonly kind: 'decision' | 'outcome' | 'session' | 'control'
   readonly sessionId: string
   readonly signer: SignerKind | 'none'
@@ -174,6 +177,18 @@ export interface LedgerDraft {
   /** Set only when a guardrail (not local policy) decided: the leaf then says so (`stage: "guardrail"`). */
   readonly stage?: 'guardrail'
   readonly at: number
+  /** Decision leaves: the hash of the policy and the daemon mode that decided. */
+  readonly policyHash?: string
+  readonly mode?: Mode
+  /** Operator events: who, and what changed (e.g. `from`/`to` of a mode change). */
+  readonly facts?: Readonly<Record<string, string>>
+}
+
+/** The exact call a decision leaf commits to through its `payload_hash` (see `payloadHash`). */
+export interface CallPayload {
+  readonly tool: string
+  readonly input: Readonly<Record<string, unknown>>
+  readonly cwd: string | null
 }
 
 /** An appended, durable ledger entry. */

@@ -114,7 +114,8 @@ describe('architecture', () => {
       readFileSync(file, 'utf8')
         .split('\n')
         .forEach((line, i) => {
-          if (pattern.test(line)) offenders.push(`${relative(PROJECT_ROOT, file)}:${i + 1}: ${line.trim()}`)
+          // The pagination parameter `cursor` of GET /v1/sessions is the ordinary word, not the harness.
+          if (pattern.test(line.replace(/\bcursor\??:|`cursor\\?`|\.query\.cursor\b/g, ''))) offenders.push(`${relative(PROJECT_ROOT, file)}:${i + 1}: ${line.trim()}`)
         })
     }
     expect(names.size).toBeGreaterThan(4)

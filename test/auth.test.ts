@@ -29,7 +29,7 @@ describe('password mode', () => {
     const login = await d.request('POST', '/v1/auth/login', { password: 'correct horse battery' })
     expect(login.body).toMatchObject({ token: expect.stringMatching(/^svc_/), token_type: 'Bearer', expires_at: expect.any(String) })
     const res = await d.request('PATCH', '/v1/mode', { mode: 'monitor' }, { authorization: `Bearer ${login.body.token}` })
-    expect(res.body).toEqual({ mode: 'monitor', previous: 'firewall' })
+    expect(res.body).toEqual({ mode: 'monitor', previous: 'firewall', ledger_seq: expect.any(Number) })
     const invalid = await d.request('PATCH', '/v1/mode', { mode: 'off' }, { authorization: `Bearer ${login.body.token}` })
     expect(invalid.status).toBe(400)
     expect(invalid.body.detail).toMatch(/must be equal to one of the allowed values/)

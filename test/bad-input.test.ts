@@ -84,13 +84,16 @@ const valid: Record<string, unknown> = {
   'POST /v1/mcp/pin/accept': { server: 'x', fingerprint: `sha256:${'0'.repeat(64)}` },
   'POST /v1/guardrails/providers/{id}/test': { model: 'openai/omni-moderation-latest', text: 'probe' },
   'PUT /v1/guardrails/enabled': { enabled: true },
+  'POST /v1/false-positives/validate': { bundle: {}, replacement_yaml: 'id: x', target: 'auto', note: '', examples: [], policy_hash: '0' },
+  'POST /v1/false-positives/apply': { bundle: {}, replacement_yaml: 'id: x', target: 'auto', note: '', examples: [], policy_hash: '0' },
+  'POST /v1/false-positives/revert': { apply_seq: 0 },
 }
 const generated = ops.flatMap((op) =>
   casesFor(op, {
     fill: { seq: '0', harness: 'claude-code', event: 'PostToolUse', get id() { return sessionId } },
     unknown: { seq: { value: '999999', status: 404 }, id: { value: 'ses_nope', status: 404 }, harness: { value: 'vim', status: 404 }, event: { value: 'NoSuchEvent', status: 404 } },
     valid,
-    validQuery: { from: '1' },
+    validQuery: { from: '1', seqs: '0' },
     defaultBodyLimit: BODY_LIMIT_BYTES,
     // It answers text that is not Unicode with a recorded deny (test/hook-bad-input.test.ts), not a 400.
     readsIllFormedText: new Set(['POST /v1/gates/check']),
@@ -128,7 +131,8 @@ const semantic: BadCase[] = [
   op('POST', '/v1/mcp/pin/check', { server: 'x', identity: { transport: 'stdio', url: 'http://x' } }, 400, /missing required field "identity.command"/),
   op('POST', '/v1/gates/check', { session_id: 'x', source: 's', tool: 'Bash', input: {}, cwd: 'relative/dir' }, 400, /field "cwd" must match pattern/),
   op('GET', '/v1/ledger/proof/9999999999999999', undefined, 400, /field "seq" must match pattern/),
-  op('POST', '/v1/mcp/pin/accept', { server: 'nothing-queued' }, 404, /nothing-queued/, true),
+  op('POST', '/v1/mcp/pin/accept', { server: 'nothing-queued', fingerprint: `sha256:${'0'.repeat(64)}` }, 404, /nothing-queued/, true),
+  op('POST', '/v1/mcp/pin/accept', { server: 'queued' }, 400, /missing required field "fingerprint"/, true),
   op('POST', '/v1/mcp/pin/accept', { server: 'queued', fingerprint: `sha256:${'0'.repeat(64)}` }, 409, /fingerprint/, true),
   // Pre-tool events answer every bad payload with a native deny instead (test/hook-bad-input.test.ts).
   op('POST', '/v1/hooks/claude-code/PostToolUse', { tool_input: {} }, 400, /field "tool_name" is required/),
@@ -139,6 +143,11 @@ const semantic: BadCase[] = [
   op('GET', `/v1/sessions/${'a'.repeat(200)}`, undefined, 414, /path parameter is longer than 100 characters/),
   op('POST', `/v1/hooks/claude-code/${'E'.repeat(101)}`, {}, 414, /path parameter is longer than 100 characters/),
   op('GET', '/v1/ledger/proof/%E0%A4%A', undefined, 400, /not a valid URL/),
+  op('GET', '/v1/false-positives/cases/0', undefined, 422, /seq 0 is a session entry/),
+  op('POST', '/v1/false-positives/validate', { bundle: {}, replacement_yaml: 'id: x' }, 422, /bundle.event.seq/),
+  op('POST', '/v1/false-positives/revert', { apply_seq: 999999 }, 404, /not a false-positive apply/, true),
+  op('GET', '/v1/ledger/entries?order=asc&before=3', undefined, 400, /use it with order=desc/),
+  op('GET', '/v1/ledger/entries?since=2026-13-99', undefined, 400, /since must be an ISO 8601 time/),
 ]
 
 describe('bad input on every endpoint', () => {

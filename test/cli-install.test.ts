@@ -1,21 +1,9 @@
-/** `svc install` / `svc uninstall` / `svc mcp` as real child processes against temp HOME trees. */
-import { execFile } from 'node:child_process'
+/** `svc install` / `svc uninstall` / `svc mcp` (the real CLI, in-process) against temp HOME trees and a real daemon. */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PROJECT_ROOT } from '../cli/paths.ts'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
-
-const SVC = join(PROJECT_ROOT, 'cli', 'svc.sh')
-
-function svc(args: string[], env: Record<string, string>, input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(SVC, args, { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
-    })
-    child.stdin!.end(input)
-  })
-}
+import { runCli as svc } from './helpers/run-cli.ts'
 
 let daemon: TestDaemon
 let home: string
@@ -32,7 +20,8 @@ afterAll(async () => {
 })
 
 describe('svc install / uninstall', () => {
-  const env = () => ({ HOME: home, SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url })
+  // The session `svc install` mints is unattested by default, which needs operator rights.
+  const env = () => ({ HOME: home, SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery' })
 
   it('--dry-run shows the diff and writes nothing', async () => {
     const res = await svc(['install', '--dry-run'], env())
@@ -60,8 +49,7 @@ describe('svc install / uninstall', () => {
     expect(daemon.engine.sessions.current()?.id).toBe(minted)
     const again = await svc(['install', '--harness', 'claude-code', '--yes'], env())
     expect(again.stdout).toContain('svc hooks are already installed; nothing to change')
-    // Re-running install refreshes the shim even when no config changes, and the hook key stays private.
-    expect(again.stdout).toMatch(/shim refreshed: .*\/bin\/svc-hook/)
+    // Install made the hook key the shim checks answers with, private to the user.
     expect(statSync(join(env().SVC_HOME, 'hook.key')).mode & 0o777).toBe(0o600)
     const uninstall = await svc(['uninstall', '--yes'], env())
     expect(uninstall.code).toBe(0)
@@ -71,7 +59,7 @@ describe('svc install / uninstall', () => {
   it('refuses planned and unknown harnesses and a bad tier clearly', async () => {
     expect(await svc(['install', '--harness', 'windsurf'], env())).toMatchObject({ code: 1, stderr: expect.stringContaining('harness "windsurf" is not yet implemented; supported: claude-code, codex, gemini, cursor') })
     expect((await svc(['install', '--harness', 'vim'], env())).stderr).toContain('unknown harness "vim"')
-    expect((await svc(['install', '--tier', 'totp'], env())).stderr).toContain('--tier totp needs --code <6 digits> and --passphrase')
+    expect((await svc(['install', '--tier', 'totp'], env())).stderr).toContain('--tier totp needs the signer passphrase and a current 6-digit code')
     expect((await svc(['install', '--tier', 'gold'], env())).code).toBe(2)
   })
 })
@@ -84,6 +72,7 @@ describe('svc mcp', () => {
     const denied = await svc(['mcp', 'pin', 'accept', 'docs'], { SVC_URL: daemon.url })
     expect(denied.stderr).toContain('this needs operator rights')
     const ok = await svc(['mcp', 'pin', 'accept', 'docs'], { SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery' })
-    expect(ok.stdout).toMatch(/^pinned docs at sha256:[0-9a-f]{64}/)
+    expect(ok.stdout).toMatch(/^accepting docs at (sha256:[0-9a-f]{64}) \(from api\); identity: \{"transport":"http"/)
+    expect(ok.stdout).toMatch(/^pinned docs at sha256:[0-9a-f]{64}/m)
   })
 })

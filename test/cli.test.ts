@@ -1,25 +1,19 @@
-/** The real `svc` binary in child processes: daemon lifecycle, loopback-only bind, sessions, banners, auth. */
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+/**
+ * The real `svc` binary: the daemon as a child process (lifecycle, loopback-only bind, SIGTERM); client
+ * commands (sessions, banners, mode, auth) through the same CLI in-process against it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../cli/paths.ts'
 import { tempDir } from './helpers/daemon.ts'
+import { runCli } from './helpers/run-cli.ts'
 import { waitFor } from './helpers/wait.ts'
 
 const SVC = join(PROJECT_ROOT, 'cli', 'svc.sh')
-const run = promisify(execFile)
-
-async function svc(args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(SVC, args, { env: { ...process.env, ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
-    })
-    if (input !== undefined) child.stdin!.end(input)
-    else child.stdin!.end()
-  })
-}
+// `svc daemon` runs as a child process (runCli spawns it); every other command runs in-process.
+const svc = (args: string[], env: NodeJS.ProcessEnv = {}, input = '') => runCli(args, { ...process.env, ...env }, input)
 
 function freePort(): number {
   return 20000 + Math.floor(Math.random() * 20000)
@@ -50,10 +44,15 @@ describe('svc daemon', () => {
   })
 
   it('svc session create --tier unattested prints the red banner and a session id', async () => {
-    const res = await svc(['session', 'create', '--tier', 'unattested', '--url', url])
+    // An unattested session signs nothing: minting one needs operator rights.
+    const anonymous = await svc(['session', 'create', '--tier', 'unattested', '--url', url])
+    expect(anonymous).toMatchObject({ code: 1, stderr: expect.stringMatching(/unattested session signs nothing, so creating one needs operator rights/) })
+    const res = await svc(['session', 'create', '--tier', 'unattested', '--url', url], { SVC_ADMIN_PASSWORD: 'operator-password' })
     expect(res.code).toBe(0)
     expect(res.stderr).toContain('UNATTESTED — LEDGER NOT SIGNED')
-    expect(res.stderr).toContain('\x1b[1;37;41m')
+    expect(res.stderr, 'no ANSI codes when stderr is not a terminal').not.toContain('\x1b[')
+    const coloured = await svc(['session', 'create', '--tier', 'unattested', '--url', url], { FORCE_COLOR: '1', SVC_ADMIN_PASSWORD: 'operator-password' })
+    expect(coloured.stderr).toContain('\x1b[1;37;41m UNATTESTED — LEDGER NOT SIGNED')
     expect(JSON.parse(res.stdout)).toMatchObject({ session_id: expect.stringMatching(/^ses_/), signer: 'unattested' })
   })
 
@@ -106,4 +105,3 @@ describe('svc CLI errors', () => {
   })
 })
 
-void run

@@ -49,7 +49,9 @@ describe('svc daemon --port N (a real child process)', () => {
     child.stdout!.on('data', (b) => (logs += b))
     child.stderr!.on('data', (b) => (logs += b))
     await waitFor(async () => (await fetch(`${url}/v1/health`).catch(() => undefined))?.ok, 'the daemon to listen', 20_000)
-    const res = await fetch(`${url}/v1/sessions/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signer: 'unattested' }) })
+    const login = await fetch(`${url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'operator-password' }) })
+    const { token } = (await login.json()) as { token: string }
+    const res = await fetch(`${url}/v1/sessions/create`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ signer: 'unattested' }) })
     session = ((await res.json()) as { session_id: string }).session_id
   })
   afterAll(() => {

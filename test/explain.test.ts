@@ -1,21 +1,15 @@
-/** `svc explain` through the real binary: parsed commands, every gate with its layer and why, the verdict. */
-import { execFile } from 'node:child_process'
+/** `svc explain` through the real CLI (in-process): parsed commands, every gate with its layer and why, the verdict. */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { PROJECT_ROOT } from '../cli/paths.ts'
 import { tempDir } from './helpers/daemon.ts'
+import { runCli } from './helpers/run-cli.ts'
 
-const SVC = join(PROJECT_ROOT, 'cli', 'svc.sh')
 const home = tempDir('svc-explain-')
 const userHome = tempDir('svc-explain-user-')
 const env = { ...process.env, SVC_HOME: home, SVC_USER_HOME: userHome }
 
-function svc(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(SVC, args, { env, timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }))
-  })
-}
+const svc = (args: string[]) => runCli(args, env)
 
 describe('svc explain', () => {
   it('shows the parsed simple commands, each gate with its layer, and the deny verdict with its nudge', async () => {

@@ -46,7 +46,7 @@ beforeAll(async () => {
   // The CLI and the daemon share $SVC_HOME, so the shim checks answers with the daemon's hook key.
   daemon = await startTestDaemon({ home: join(home, '.svc'), env: { SVC_USER_HOME: home } })
   model = await startFakeGemini()
-  const install = await run(join(ROOT, 'cli/svc.sh'), ['install', '--harness', 'gemini', '--yes'], { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url })
+  const install = await run(join(ROOT, 'cli/svc.sh'), ['install', '--harness', 'gemini', '--yes'], { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery' })
   expect(install.out).toContain('installed svc hooks for gemini')
   expect(install.out).toContain('UNATTESTED — LEDGER NOT SIGNED')
   expect(install.code).toBe(0)

@@ -85,7 +85,7 @@ describe('POST /v1/hooks/{harness}/{event}', () => {
     const cursorBody = { ...fixture('cursor', 'pre-tool-use'), tool_use_id: 't-dup' }
     const first = await hook('cursor', 'preToolUse', cursorBody)
     const afterFirst = daemon.engine.ledger.size()
-    const second = await hook('claude-code', 'PreToolUse', { ...fixture('claude-code', 'cursor-third-party'), tool_use_id: 't-dup' })
+    const second = await hook('claude-code', 'PreToolUse', { ...fixture('claude-code', 'pre-tool-use.cursor-third-party'), tool_use_id: 't-dup' })
     expect(daemon.engine.ledger.size()).toBe(afterFirst)
     expect(JSON.parse(first.text).permission).toBe('deny')
     expect(JSON.parse(second.text).hookSpecificOutput.permissionDecision).toBe('deny')
@@ -100,7 +100,7 @@ describe('POST /v1/hooks/{harness}/{event}', () => {
     const cursorBody = { ...fixture('cursor', 'pre-tool-use'), tool_input: { command: 'git status', working_directory: '/home/u/app' }, tool_use_id: 't-allow-dup' }
     expect((await hook('cursor', 'preToolUse', cursorBody)).text).toBe('{"permission":"allow"}')
     const size = daemon.engine.ledger.size()
-    const claudeBody = { ...fixture('claude-code', 'cursor-third-party'), tool_input: { command: 'git status' }, tool_use_id: 't-allow-dup' }
+    const claudeBody = { ...fixture('claude-code', 'pre-tool-use.cursor-third-party'), tool_input: { command: 'git status' }, tool_use_id: 't-allow-dup' }
     expect((await hook('claude-code', 'PreToolUse', claudeBody)).text).toBe('{}')
     expect(daemon.engine.ledger.size()).toBe(size)
   })
@@ -127,8 +127,9 @@ describe('POST /v1/hooks/{harness}/{event}', () => {
     const list = await daemon.request('GET', '/v1/mcp/pins')
     expect(list.body.servers).toEqual([expect.objectContaining({ server: 'github', state: 'queued' })])
     expect(JSON.stringify(list.body)).not.toContain('s3cret')
-    expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github' })).status).toBe(401)
-    expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github' }, { authorization: `Bearer ${token}` })).body).toMatchObject({ server: 'github', state: 'pinned' })
+    const shown = list.body.servers[0].pending_fingerprint
+    expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github', fingerprint: shown })).status).toBe(401)
+    expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github', fingerprint: shown }, { authorization: `Bearer ${token}` })).body).toMatchObject({ server: 'github', state: 'pinned' })
     expect((await hook('gemini', 'BeforeTool', body)).text).toBe('{}')
     // The harness starts something else than the pinned server: mismatch.
     const changed = { ...body, mcp_context: { ...body.mcp_context, args: ['-y', '@evil/server-github'] } }

@@ -42,7 +42,8 @@ beforeAll(async () => {
   const token = (await d.request('POST', '/v1/auth/login', { password: 'correct horse battery' })).body.token
   // First sighting queues the server; the operator pins it, so its calls meet the other gates.
   expect(await claude('mcp__fs__list_allowed_directories', {})).toMatchObject({ decision: 'deny', reason: expect.stringContaining('not pinned') })
-  expect((await d.request('POST', '/v1/mcp/pin/accept', { server: 'fs' }, { authorization: `Bearer ${token}` })).body).toMatchObject({ state: 'pinned' })
+  const shown = (await d.request('GET', '/v1/mcp/pins')).body.servers.find((s: { server: string }) => s.server === 'fs').pending_fingerprint
+  expect((await d.request('POST', '/v1/mcp/pin/accept', { server: 'fs', fingerprint: shown }, { authorization: `Bearer ${token}` })).body).toMatchObject({ state: 'pinned' })
 })
 afterAll(() => d.stop())
 

@@ -44,6 +44,12 @@ describe('install API', () => {
     const un = await daemon.request('POST', '/v1/uninstall', {}, auth)
     expect(un.body).toMatchObject({ applied: true, warnings: [] })
     expect(readFileSync(join(home, '.cursor/hooks.json'), 'utf8')).toBe(CURSOR_HOOKS)
+    // Each applied change is on the record (who, which harnesses, which plan); the no-op re-apply is not.
+    const events = (await daemon.request('GET', '/v1/ledger/entries?limit=1000')).body.entries.map((e: { leaf: any }) => e.leaf).filter((l: any) => l.type === 'control')
+    expect(events).toEqual([
+      expect.objectContaining({ verdict: 'hooks_installed', facts: { who: expect.stringMatching(/^operator:/), harnesses: 'cursor', plan: plan.body.token } }),
+      expect.objectContaining({ verdict: 'hooks_uninstalled', facts: expect.objectContaining({ harnesses: expect.stringContaining('cursor') }) }),
+    ])
   })
 
   it('answers 409 when the files changed since the plan', async () => {

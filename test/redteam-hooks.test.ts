@@ -76,7 +76,8 @@ describe('adversarial review: native payloads', () => {
     const base = fixture('claude-code', 'pre-tool-use.doc')
     expect(JSON.parse(await hook('claude-code', 'PreToolUse', { ...base, tool_use_id: 'toolu_gh1', tool_name: 'mcp__github__list_issues', tool_input: {} })).hookSpecificOutput.permissionDecision).toBe('deny')
     const token = (await daemon.request('POST', '/v1/auth/login', { password: 'correct horse battery' })).body.token
-    expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github' }, { authorization: `Bearer ${token}` })).body).toMatchObject({ server: 'github', state: 'pinned' })
+    const shown = (await daemon.request('GET', '/v1/mcp/pins')).body.servers.find((s: { server: string }) => s.server === 'github').pending_fingerprint
+    expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github', fingerprint: shown }, { authorization: `Bearer ${token}` })).body).toMatchObject({ server: 'github', state: 'pinned' })
     expect(await hook('claude-code', 'PreToolUse', { ...base, tool_use_id: 'toolu_gh2', tool_name: 'mcp__github__list_issues', tool_input: {} })).toBe('{}')
     const evil = JSON.parse(await hook('claude-code', 'PreToolUse', { ...base, tool_use_id: 'toolu_gh3', tool_name: 'mcp__github__evil__x', tool_input: {} }))
     expect(evil.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('MCP server "github__evil" is not pinned') })

@@ -33,7 +33,17 @@ gates:
     when: { tool: Bash, command_regex: '^yarn publish' }
 `)
     await waitFor(async () => (await view()).policy_hash !== before, 'the new policy hash')
-    expect((await check(sid, 'npm publish')).verdict).toBe('allow')
+    const after = (await view()).policy_hash
+    // The reload is on the record with both hashes, and later decisions name the new one.
+    const reloads = await waitFor(async () => {
+      const leaves = (await d.request('GET', '/v1/ledger/entries?limit=1000')).body.entries.map((e: { leaf: any }) => e.leaf)
+      return leaves.filter((l: any) => l.verdict === 'policy_reloaded').length ? leaves : undefined
+    }, 'the policy_reloaded entry')
+    expect(reloads.filter((l: any) => l.verdict === 'policy_reloaded').at(-1)).toMatchObject({ type: 'control', facts: { policy_hash: after, previous_policy_hash: before } })
+    const allowed = await check(sid, 'npm publish')
+    expect(allowed.verdict).toBe('allow')
+    const leaf = (await d.request('GET', `/v1/ledger/entries?after=${allowed.ledger_seq - 1}&limit=1`)).body.entries[0].leaf
+    expect(leaf).toMatchObject({ policy_hash: after, mode: 'firewall' })
     expect((await check(sid, 'yarn publish')).rule_id).toBe('local.no-yarn-publish')
   })
 

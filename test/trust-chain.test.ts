@@ -199,15 +199,19 @@ describe('rotation across a daemon restart', () => {
 })
 
 describe('the current session (used by harness hooks)', () => {
-  it('is not silently downgraded by a weaker session; an explicit rotation may downgrade', async () => {
+  it('is not silently downgraded by a weaker session; only an operator may rotate it down', async () => {
     const d = await startTestDaemon({ env: SOFT })
     try {
+      const operator = { authorization: `Bearer ${await d.operatorToken()}` }
       const strong = await softwareSession(d)
-      const weak = await d.request('POST', '/v1/sessions/create', { signer: 'unattested' })
+      const weak = await d.request('POST', '/v1/sessions/create', { signer: 'unattested' }, operator)
       expect(weak.status).toBe(201)
       expect(weak.body.current).toBe(false)
       expect((await d.request('GET', `/v1/sessions/${strong.body.session_id}`)).body.current).toBe(true)
-      const rotated = await d.request('POST', '/v1/sessions/create', mintSession({ kind: 'unattested' }, { rotates: strong.body.session_id }))
+      const downgrade = mintSession({ kind: 'unattested' }, { rotates: strong.body.session_id })
+      expect((await d.request('POST', '/v1/sessions/create', downgrade)).status).toBe(401)
+      expect((await d.request('GET', `/v1/sessions/${strong.body.session_id}`)).body).toMatchObject({ current: true, state: 'active' })
+      const rotated = await d.request('POST', '/v1/sessions/create', downgrade, operator)
       expect(rotated.body).toMatchObject({ current: true, signer: 'unattested' })
     } finally {
       await d.stop()

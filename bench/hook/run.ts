@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PROJECT_ROOT } from '../../cli/paths.ts'
+import { BENCH_PASSWORD, unattestedSession, wrongLogins } from '../lib/operator.ts'
 import { formatUs, summarise } from '../lib/stats.ts'
 
 const N = Number(process.env.BENCH_N ?? 200)
@@ -19,7 +20,7 @@ function startDaemon(home: string, port: number): Promise<{ child: ChildProcess;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['cli/main.ts', 'daemon', '--port', String(port), '--home', home], {
       cwd: PROJECT_ROOT,
-      env: { ...process.env, SVC_ALLOW_UNATTESTED: '1', SVC_LOG_LEVEL: 'info' },
+      env: { ...process.env, SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: BENCH_PASSWORD, SVC_LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],
     })
     let buf = ''
@@ -57,7 +58,7 @@ async function measure(label: string, once: () => Promise<{ ns: number; check?: 
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-hook-'))
 const daemon = await startDaemon(home, 20000 + Math.floor(Math.random() * 20000))
 try {
-  await fetch(`${daemon.url}/v1/sessions/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signer: 'unattested' }) })
+  await unattestedSession(daemon.url)
   const fixture = JSON.parse(readFileSync(join(PROJECT_ROOT, 'harnesses/claude-code/fixtures/pre-tool-use.captured.json'), 'utf8')) as Record<string, unknown>
   let n = 0
   // A fresh tool_use_id per call: duplicate deliveries are answered from memory, which would flatter the figures.
@@ -82,6 +83,16 @@ try {
     const text = await res.text()
     return { ns: Number(process.hrtime.bigint() - t0), check: text === '{}' }
   })
+  // 8 clients sending wrong passwords at once: the throttle answers most with 429, and the few scrypt
+  // hashes run in the libuv pool, so hook latency should match the line above.
+  const flood = wrongLogins(daemon.url, 8)
+  await measure('native HTTP hook, 8 wrong-login loops', async () => {
+    const t0 = process.hrtime.bigint()
+    const res = await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload() })
+    const text = await res.text()
+    return { ns: Number(process.hrtime.bigint() - t0), check: text === '{}' }
+  })
+  console.log(`wrong logins answered meanwhile, by status: ${JSON.stringify(await flood.stop())}`)
   const rssKb = Number(readFileSync(`/proc/${daemon.child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0)
   console.log(`daemon RSS after the run: ${(rssKb / 1024).toFixed(1)} MiB`)
 } finally {

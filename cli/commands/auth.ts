@@ -1,19 +1,20 @@
 /** `svc auth set-password`: stores the operator password as a scrypt hash in $SVC_HOME (read from stdin). */
 import { Command } from 'commander'
 import { setPassword } from '../../core/auth/password.ts'
-import { CliError, type CliIo } from '../io.ts'
+import { askNewSecret, CliError, type CliIo } from '../io.ts'
 import { svcHome } from '../paths.ts'
 
 export function makeAuthCommand(io: CliIo): Command {
   const auth = new Command('auth').description('operator authentication')
   auth.addCommand(
     new Command('set-password')
-      .description('set the operator password (read from stdin, first line; or SVC_ADMIN_PASSWORD)')
+      .description('set the operator password (typed at a hidden prompt, or the first line of stdin, or SVC_ADMIN_PASSWORD)')
       .option('--home <dir>', 'state directory ($SVC_HOME)')
       .action(async (opts: { home?: string }) => {
-        const fromStdin = (await io.readStdin()).split(/\r?\n/)[0] ?? ''
-        const password = fromStdin || io.env.SVC_ADMIN_PASSWORD || ''
-        if (!password) throw new CliError('no password given: pipe it on stdin (e.g. `printf %s "$PW" | svc auth set-password`) or set SVC_ADMIN_PASSWORD')
+        // On a terminal SVC_ADMIN_PASSWORD wins over a prompt; piped, stdin wins over the environment.
+        const env = io.env.SVC_ADMIN_PASSWORD || undefined
+        const password = (io.interactive && env) || (await askNewSecret(io, 'operator password')) || env
+        if (!password) throw new CliError('no password given: type it at the prompt, pipe it on stdin (e.g. `printf %s "$PW" | svc auth set-password`) or set SVC_ADMIN_PASSWORD')
         try {
           setPassword(svcHome(io.env, opts.home), password)
         } catch (err) {

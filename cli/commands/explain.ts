@@ -4,16 +4,18 @@
  * why it matched or not, and the final verdict. Runs the daemon's engine path in-process; no daemon needed,
  * and nothing is written to the ledger.
  */
-import { homedir } from 'node:os'
 import { Command } from 'commander'
 import pino from 'pino'
-import { createEngine, type Decision, type EvalRequest, type GateTrace, type LayerName } from '../../core/index.ts'
+import { createEngine, type Decision, type EvalRequest, type GateTrace, type LayerName, type ToolCall } from '../../core/index.ts'
+import { harnessCall } from '../../plugins/rule-lifecycle/harness-call.ts'
 import { explainNode } from '../explain/trace.ts'
 import { CliError, type CliIo } from '../io.ts'
-import { daemonPort, protectedPorts, SHIPPED_POLICIES_DIR, svcHome } from '../paths.ts'
+import { daemonPort, protectedPorts, SHIPPED_POLICIES_DIR, svcHome, userHomeOf } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
 
 interface Options {
+  harness?: string
+  exitCode?: boolean
   tool: string
   input?: string
   cwd?: string
@@ -40,10 +42,12 @@ export function makeExplainCommand(io: CliIo): Command {
     .option('--input <json>', 'tool input as a JSON object (instead of a command)')
     .option('--cwd <dir>', 'working directory of the call', process.cwd())
     .option('--home <dir>', '$SVC_HOME whose policy layers to use')
+    .option('--harness <id>', 'the harness that sends the call: its native tool name is mapped exactly as the hook path maps it (e.g. gemini run_shell_command → Bash)')
+    .option('--exit-code', 'exit 1 when the verdict is deny (for scripts and CI)')
     .option('--json', 'print the explanation as JSON')
     .action(async (command: string | undefined, opts: Options) => {
       const input = parseInput(command, opts)
-      const userHome = io.env.SVC_USER_HOME ?? homedir()
+      const userHome = io.env.SVC_USER_HOME ?? userHomeOf(io.env)
       const home = svcHome(io.env, opts.home)
       // `$SVC_PORTS` as a daemon would bind it: the port clients reach it on (SVC_URL or 7878), plus SVC_PROTECTED_PORTS.
       let svcPorts: readonly number[]
@@ -54,7 +58,14 @@ export function makeExplainCommand(io: CliIo): Command {
       }
       const engine = await createEngine({ plugins: allPlugins, home, policiesDir: SHIPPED_POLICIES_DIR, userHome, log: pino({ level: 'silent' }), svcPorts })
       try {
-        const call = { sessionId: 'explain', source: 'explain', tool: opts.tool, input, cwd: opts.cwd }
+        let call: ToolCall = { sessionId: 'explain', source: 'explain', tool: opts.tool, input, cwd: opts.cwd }
+        if (opts.harness) {
+          try {
+            call = { ...harnessCall(engine.registry, opts.harness, opts.tool, input, opts.cwd), sessionId: 'explain' }
+          } catch (err) {
+            throw new CliError((err as Error).message, 2)
+          }
+        }
         // The engine records every gate it evaluates; explain only prints that trace (it never evaluates itself).
         const trace: GateTrace[] = []
         const { request, decision } = await engine.decide(call, undefined, trace)
@@ -62,6 +73,7 @@ export function makeExplainCommand(io: CliIo): Command {
         const gates: GateLine[] = trace.map(({ layer, gate, matched, node }) => ({ layer, source: gate.source, id: gate.id, on_hit: gate.evaluators.length > 0 ? 'guardrail' : gate.onHit, matched: matched !== undefined, why: explainNode(node).why }))
         if (opts.json) io.out(JSON.stringify({ mode: engine.mode(), svc_ports: ctx.svcPorts, request: summary(request), gates, decision: verdictOf(decision) }, null, 2))
         else io.out(render(engine.mode(), request, gates, decision, ctx.svcPorts))
+        if (opts.exitCode && decision.verdict === 'deny') throw new CliError(`denied${decision.ruleId ? ` by ${decision.ruleId}` : ''}`)
       } finally {
         await engine.close()
       }

@@ -1,14 +1,40 @@
-/** Every `svc` subcommand, in help order. Adding a command is one file and one line here. */
+/**
+ * Every `svc` subcommand, in help order, loaded lazily: `svc --help` lists the summaries without importing
+ * any command, and `svc <command>` imports that command alone (the engine, Fastify and the signers only when
+ * a command needs them). Adding a command is one file and one line here.
+ */
 import type { Command } from 'commander'
 import type { CliIo } from '../io.ts'
-import { makeAuthCommand } from './auth.ts'
-import { makeDaemonCommand } from './daemon.ts'
-import { makeExplainCommand } from './explain.ts'
-import { makeInstallCommand, makeUninstallCommand } from './install.ts'
-import { makeLedgerCommand } from './ledger.ts'
-import { makeMcpCommand } from './mcp.ts'
-import { makeModeCommand } from './mode.ts'
-import { makeSessionCommand } from './session.ts'
-import { makeSignerCommand } from './signer.ts'
 
-export const commandFactories: readonly ((io: CliIo) => Command)[] = [makeDaemonCommand, makeSessionCommand, makeSignerCommand, makeLedgerCommand, makeModeCommand, makeAuthCommand, makeInstallCommand, makeUninstallCommand, makeMcpCommand, makeExplainCommand]
+export interface CommandEntry {
+  readonly name: string
+  /** The command's description, shown by `svc --help` (test/cli-lazy.test.ts checks it matches the command's own). */
+  readonly summary: string
+  load(): Promise<(io: CliIo) => Command>
+}
+
+export const commands: readonly CommandEntry[] = [
+  { name: 'status', summary: 'show whether protection is in force: daemon, mode, session and renewal, hooks, shim, policy, ledger (exit 1 when not)', load: async () => (await import('./status.ts')).makeStatusCommand },
+  { name: 'doctor', summary: 'check everything status checks and offer fixes (a stale shim, removed hook entries, a changed daemon URL, an invalid harness config)', load: async () => (await import('./doctor.ts')).makeDoctorCommand },
+  { name: 'daemon', summary: 'run the svc daemon in the foreground (API on 127.0.0.1)', load: async () => (await import('./daemon.ts')).makeDaemonCommand },
+  { name: 'session', summary: 'mint, rotate and list ledger sessions', load: async () => (await import('./session.ts')).makeSessionCommand },
+  { name: 'agent', summary: 'keep a session minted on the daemon: renew it after restarts, idle expiry and before its lifetime ends', load: async () => (await import('./agent.ts')).makeAgentCommand },
+  { name: 'signer', summary: 'manage the long-lived host signing key', load: async () => (await import('./signer.ts')).makeSignerCommand },
+  { name: 'ledger', summary: 'inspect and verify the signed Merkle ledger', load: async () => (await import('./ledger.ts')).makeLedgerCommand },
+  { name: 'mode', summary: 'show or set the daemon mode', load: async () => (await import('./mode.ts')).makeModeCommand },
+  { name: 'auth', summary: 'operator authentication', load: async () => (await import('./auth.ts')).makeAuthCommand },
+  { name: 'install', summary: 'install svc hooks into harness configs (shows the diff, asks first)', load: async () => (await import('./install.ts')).makeInstallCommand },
+  { name: 'uninstall', summary: 'remove every hook entry svc wrote (and nothing else)', load: async () => (await import('./install.ts')).makeUninstallCommand },
+  { name: 'service', summary: 'run the daemon (and the session renewer) as a per-user service: systemd on Linux, launchd on macOS', load: async () => (await import('./service.ts')).makeServiceCommand },
+  { name: 'mcp', summary: 'MCP server pinning', load: async () => (await import('./mcp.ts')).makeMcpCommand },
+  { name: 'explain', summary: 'show how a tool call is analysed and decided, through the same engine path as the daemon', load: async () => (await import('./explain.ts')).makeExplainCommand },
+  { name: 'false-positive', summary: 'recover from a false positive: write a case bundle and a replacement draft, validate and apply it, revert it', load: async () => (await import('./false-positive.ts')).makeFalsePositiveCommand },
+  { name: 'log', summary: 'what the agent did: decisions newest first, filtered, with the redacted command, path or URL', load: async () => (await import('./log.ts')).makeLogCommand },
+  { name: 'policy', summary: 'tools for rule authors: run fixtures, lint policy files', load: async () => (await import('./policy.ts')).makePolicyCommand },
+]
+
+/** The commands an argument list invokes (`svc <command> …`, `svc help <command>`): the only ones worth loading. */
+export function requestedCommands(argv: readonly string[]): Set<string> {
+  const words = argv.filter((a) => !a.startsWith('-'))
+  return new Set(words[0] === 'help' ? words.slice(0, 2) : words.slice(0, 1))
+}

@@ -4,17 +4,18 @@
  * harness configs even when the daemon runs in a container.
  */
 import { createInterface } from 'node:readline/promises'
-import { homedir } from 'node:os'
 import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
 import type { HarnessDefinition } from '../../core/index.ts'
 import { harnessPlugins, PLANNED_HARNESSES } from '../../harnesses/index.ts'
 import { applyInstall, applyUninstall, installShim } from '../../plugins/installer/apply.ts'
+import { shimPath, shimState } from '../../plugins/installer/shim.ts'
 import { planInstall, planUninstall, type Plan } from '../../plugins/installer/plan.ts'
 import { HarnessSelectionError, selectHarnesses } from '../../plugins/installer/select.ts'
+import { installClaudeSkill } from '../false-positive/skill.ts'
 import { CliError, type CliIo } from '../io.ts'
-import { mintOnDaemon } from '../signer/mint-flow.ts'
-import { daemonUrl, svcHome } from '../paths.ts'
+import { mintOnDaemon, totpSecrets } from '../signer/mint-flow.ts'
+import { daemonUrl, svcHome, userHomeOf } from '../paths.ts'
 import { addTierOptions } from './session.ts'
 
 interface CommonOptions {
@@ -52,12 +53,13 @@ async function confirm(io: CliIo, question: string): Promise<boolean> {
   return /^y(es)?$/i.test((await io.readStdin()).split(/\r?\n/)[0]?.trim() ?? '')
 }
 
-function checkTier(opts: CommonOptions): void {
-  if (opts.tier === 'totp' && (!opts.code || !/^\d{6}$/.test(opts.code) || !opts.passphrase)) throw new CliError('--tier totp needs --code <6 digits> and --passphrase')
+/** Asks for the TOTP secrets before anything is written, so a missing code changes nothing. */
+async function checkTier(io: CliIo, opts: CommonOptions): Promise<void> {
+  if (opts.tier === 'totp') Object.assign(opts, await totpSecrets(io, opts))
 }
 
-function selection(opts: CommonOptions) {
-  const env = { home: homedir(), ...(opts.repo || opts.scope === 'repo' ? { repo: resolve(opts.repo ?? '.') } : {}), env: {} }
+function selection(io: CliIo, opts: CommonOptions) {
+  const env = { home: userHomeOf(io.env), ...(opts.repo || opts.scope === 'repo' ? { repo: resolve(opts.repo ?? '.') } : {}), env: {} }
   try {
     return { env, ...selectHarnesses(registered(), new Set(PLANNED_HARNESSES), opts.harness, env, opts.scope) }
   } catch (err) {
@@ -76,37 +78,48 @@ async function mintSession(io: CliIo, opts: CommonOptions): Promise<void> {
   }
 }
 
+/** The options install and uninstall share: which harness configs, and how to confirm. */
 function baseCommand(name: string, description: string): Command {
-  const cmd = new Command(name)
+  return new Command(name)
     .description(description)
     .option('--harness <id...>', 'harness ids (default: every detected one): claude-code, codex, gemini, cursor')
     .addOption(new Option('--scope <scope>', 'user-level configs or one repository').choices(['user', 'repo']).default('user'))
     .option('--repo <dir>', 'repository root for --scope repo (default: current directory)')
     .option('--dry-run', 'show the diff and change nothing')
     .option('--yes', 'do not ask before writing (for scripts)')
-    .option('--url <url>', 'daemon base URL written into the hooks (default $SVC_URL or http://127.0.0.1:7878)')
     .option('--home <dir>', 'svc home for the shim and install manifest ($SVC_HOME, default ~/.svc)')
-  return addTierOptions(cmd, 'unattested')
 }
 
 export function makeInstallCommand(io: CliIo): Command {
-  return baseCommand('install', 'install svc hooks into harness configs (shows the diff, asks first)')
+  const cmd = baseCommand('install', 'install svc hooks into harness configs (shows the diff, asks first)')
+    .option('--url <url>', 'daemon base URL written into the hooks (default $SVC_URL or http://127.0.0.1:7878)')
+  return addTierOptions(cmd, 'unattested')
     .option('--fail-open', 'let tool calls through when the daemon is down (default: fail closed)')
+    .option('--with-skill', 'also install the false-positive skill for Claude Code (.claude/skills/svc-false-positive)')
     .addOption(new Option('--transport <kind>', 'command shim, or Claude Code’s native HTTP hook (fails open)').choices(['command', 'http']).default('command'))
-    .action(async (opts: CommonOptions & { failOpen?: boolean; transport: 'command' | 'http' }) => {
-      checkTier(opts)
-      const { env, harnesses, skipped } = selection(opts)
+    .action(async (opts: CommonOptions & { failOpen?: boolean; withSkill?: boolean; transport: 'command' | 'http' }) => {
+      await checkTier(io, opts)
+      const { env, harnesses, skipped } = selection(io, opts)
       for (const s of skipped) io.err(`skipped ${s.harness}: ${s.reason}`)
       if (harnesses.length === 0) throw new CliError(`no supported harness detected at ${opts.scope} scope; name one with --harness`)
       const req = { harnesses, scope: opts.scope, env, svcHome: svcHome(io.env, opts.home), daemonUrl: daemonUrl(io.env, opts.url), failOpen: !!opts.failOpen, transport: opts.transport }
       const plan = planInstall(req)
-      if (!(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))) {
-        // Re-running install after an upgrade refreshes the shim (and makes the hook key) even when no config changes.
-        if (plan.changes.length === 0 && !opts.dryRun) io.out(`shim refreshed: ${installShim(req.svcHome)}`)
-        return
+      // Entries in place but the shim they run is missing or from another version: refresh it (no config changes).
+      const shim = shimState(req.svcHome)
+      if (plan.changes.length === 0 && shim !== 'current') {
+        printPlan(io, plan)
+        if (opts.dryRun) return io.out(`would refresh the ${shim} shim ${shimPath(req.svcHome)}`)
+        installShim(req.svcHome)
+        io.out(`refreshed the ${shim} shim ${shimPath(req.svcHome)}; the hook entries were already current`)
+        return mintSession(io, opts)
       }
+      if (!(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))) return
       applyInstall(req, plan.token)
       io.out(`installed svc hooks for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
+      if (opts.withSkill && harnesses.some((h) => h.id === 'claude-code')) {
+        const skill = installClaudeSkill(opts.scope === 'repo' ? env.repo! : env.home)
+        io.out(`false-positive skill: ${skill.path}${skill.changed ? '' : ' (already installed)'}`)
+      }
       await mintSession(io, opts)
     })
 }
@@ -128,8 +141,7 @@ async function reviewPlan(io: CliIo, plan: Plan, opts: CommonOptions, text: { un
 
 export function makeUninstallCommand(io: CliIo): Command {
   return baseCommand('uninstall', 'remove every hook entry svc wrote (and nothing else)').action(async (opts: CommonOptions) => {
-    checkTier(opts)
-    const harnesses = opts.harness?.length ? selection(opts).harnesses : [...registered().values()]
+    const harnesses = opts.harness?.length ? selection(io, opts).harnesses : [...registered().values()]
     const req = { svcHome: svcHome(io.env, opts.home), harnesses, ...(opts.scope === 'repo' || opts.repo ? { scope: opts.scope } : {}) }
     const plan = planUninstall(req)
     if (!(await reviewPlan(io, plan, opts, { unchanged: 'no svc hooks are installed; nothing to change', question: 'change', refused: 'nothing changed' }))) return

@@ -5,7 +5,7 @@
  * core) or an export. `svc ledger export` writes the portable export.
  */
 import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
 import { readCheckpointLog } from '../../core/ledger/checkpoint-log.ts'
 import { verifyNative, verifyPortable } from '../../core/ledger/ed25519.ts'
@@ -14,6 +14,9 @@ import type { CheckpointLogInput } from '../../core/ledger/verify-checkpoints.ts
 import { verifyLedger, type LedgerVerifyReport } from '../../core/ledger/verify-ledger.ts'
 import { verifyLedgerDatabase } from '../../core/ledger/verify-parallel.ts'
 import { writePrivateFile } from '../../core/atomic-file.ts'
+import { LedgerStore } from '../../core/ledger/store.ts'
+import { PAYLOADS_FILE } from '../../plugins/rule-lifecycle/index.ts'
+import { PayloadStore, verifyPayloads } from '../../plugins/rule-lifecycle/payload-store.ts'
 import { readTrustedHostKeys, readTrustFile, type TrustedKeyRecord } from '../../core/trust/host-keys.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { svcHome } from '../paths.ts'
@@ -73,7 +76,28 @@ async function verify(io: CliIo, opts: VerifyOpts): Promise<void> {
     for (const p of report.problems) io.err(`  ✗ ${p}`)
   }
   if (!report.ok) throw new CliError(`ledger verification FAILED: ${report.problemCount} problem(s)`)
+  if (!opts.file) checkStoredPayloads(io, dbPath, opts.json)
   if (!opts.json) io.out('ledger verified: OK')
+}
+
+/** Every call kept in payloads.db (beside the ledger) must hash to its leaf's payload_hash. */
+function checkStoredPayloads(io: CliIo, dbPath: string, json: boolean | undefined): void {
+  const path = join(dirname(dbPath), PAYLOADS_FILE)
+  if (!existsSync(path)) return
+  const store = new PayloadStore(path, undefined, { readOnly: true })
+  const ledger = new LedgerStore(dbPath, { readOnly: true })
+  try {
+    const { checked, problems } = verifyPayloads(store, (seq) => {
+      const row = ledger.leaf(seq)
+      return row ? (JSON.parse(row.body) as { payload_hash: string }).payload_hash : undefined
+    })
+    if (!json) io.out(`stored calls: ${checked} checked against their leaves`)
+    for (const p of problems) io.err(`  ✗ ${p}`)
+    if (problems.length > 0) throw new CliError(`payload verification FAILED: ${problems.length} problem(s)`)
+  } finally {
+    store.close()
+    ledger.close()
+  }
 }
 
 export function makeLedgerCommand(io: CliIo): Command {

@@ -16,8 +16,8 @@ export function makeModeCommand(io: CliIo): Command {
         io.out((await callDaemon<{ mode: string }>(url, '/v1/mode')).mode)
         return
       }
-      const password = opts.passwordStdin ? (await io.readStdin()).split(/\r?\n/)[0] : undefined
-      const token = await operatorToken(url, io.env, password)
+      const password = opts.passwordStdin ? await io.ask('operator password: ', { hidden: true }) : undefined
+      const token = await operatorToken(url, io, password)
       const res = await callDaemon<{ mode: string; previous: string }>(url, '/v1/mode', { method: 'PATCH', body: { mode }, token })
       io.out(`mode: ${res.previous} -> ${res.mode}`)
     })

@@ -2,8 +2,9 @@
 import { Command, Option } from 'commander'
 import { TIERS } from '../../core/trust/tiers.ts'
 import { trustFilePath } from '../../core/trust/host-keys.ts'
+import { trustLine } from '../daemon/trust-env.ts'
 import { durationOption } from '../duration-option.ts'
-import { banner, CliError, type CliIo } from '../io.ts'
+import { askNewSecret, banner, CliError, stderrColour, type CliIo } from '../io.ts'
 import { svcHome } from '../paths.ts'
 import { enrollOsKeychain } from '../signer/os-keychain.ts'
 import { SignerError } from '../signer/signer-error.ts'
@@ -18,14 +19,15 @@ interface EnrollOpts {
   home?: string
 }
 
-function enroll(io: CliIo, opts: EnrollOpts): void {
+async function enroll(io: CliIo, opts: EnrollOpts): Promise<void> {
   const ttlMs = durationOption('--ttl', opts.ttl)
   if (ttlMs === 0) throw new CliError('--ttl must be longer than 0s (omit it for no expiry)', 2)
   const home = svcHome(io.env, opts.home)
   switch (opts.tier) {
     case 'totp': {
-      io.err(banner('totp'))
-      const { uri, publicKey } = enrollTotp(home, opts.passphrase ?? '', { ttlMs })
+      io.err(banner('totp', stderrColour(io.env)))
+      const passphrase = opts.passphrase ?? (await askNewSecret(io, 'passphrase sealing the TOTP key'))
+      const { uri, publicKey } = enrollTotp(home, passphrase ?? '', { ttlMs })
       io.out(`TOTP signer enrolled. Scan the code or add the URI to your authenticator app (shown once):\n${terminalQr(uri)}\n${uri}`)
       io.out(`host public key ${publicKey.toString('base64')} is now trusted for signer totp in ${trustFilePath(home)}`)
       return
@@ -37,7 +39,7 @@ function enroll(io: CliIo, opts: EnrollOpts): void {
       return
     }
     case 'software': {
-      io.err(banner('software'))
+      io.err(banner('software', stderrColour(io.env)))
       const key = loadSoftwareKey(home, io.env)
       io.out(`software signer ready; host public key ${key.publicKey.toString('base64')} (trusted for signer software)`)
       return
@@ -55,15 +57,23 @@ export function makeSignerCommand(io: CliIo): Command {
     .description('enroll a host key: totp (sealed under --passphrase), os-keychain (macOS), or software (dev/CI)')
     .addOption(new Option('--tier <tier>', 'signer tier').choices(TIERS).makeOptionMandatory())
     .option('--ttl <duration>', 'enrollment expiry, e.g. 30m, 4h, 7d, 1h30m (default: none)')
-    .option('--passphrase <PASSPHRASE>', 'passphrase sealing the TOTP key (tier totp, at least 8 characters)')
+    .option('--passphrase <PASSPHRASE>', 'passphrase sealing the TOTP key (tier totp, at least 8 characters; prompted for, or read from stdin, when omitted)')
     .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
-  cmd.action((opts: EnrollOpts) => {
+  cmd.action(async (opts: EnrollOpts) => {
     try {
-      enroll(io, opts)
+      await enroll(io, opts)
     } catch (err) {
       if (err instanceof SignerError) throw new CliError(err.message)
       throw err
     }
   })
-  return signer.addCommand(cmd)
+  const exportTrust = new Command('export-trust')
+    .description('print this host’s active public keys as the SVC_TRUSTED_HOST_KEYS value a container daemon needs (docker run -e SVC_TRUSTED_HOST_KEYS="$(svc signer export-trust)")')
+    .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
+    .action((opts: { home?: string }) => {
+      const line = trustLine(svcHome(io.env, opts.home))
+      if (!line) throw new CliError('this host has no enrolled key yet: run `svc signer enroll --tier <tier>` first')
+      io.out(line)
+    })
+  return signer.addCommand(cmd).addCommand(exportTrust)
 }

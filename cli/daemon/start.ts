@@ -5,8 +5,12 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import pino, { type Logger } from 'pino'
+import type { Logger } from 'pino'
+import { daemonLogger } from './log.ts'
+import { trustKeysFromEnv } from './trust-env.ts'
 import { createEngine, type Engine } from '../../core/index.ts'
+import { parseDuration } from '../../core/duration.ts'
+import { SessionStore } from '../../core/sessions/store.ts'
 import { buildApp } from '../../core/server/app.ts'
 import { createAuthService } from '../../core/server/auth.ts'
 import { SqliteLedger } from '../../core/ledger/ledger.ts'
@@ -40,20 +44,38 @@ export function inContainer(env: NodeJS.ProcessEnv): boolean {
   return env.SVC_IN_CONTAINER === '1'
 }
 
+/** A duration setting from the environment (`30m`, `90s`, `1500ms`); a malformed one stops the daemon. */
+function durationEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  try {
+    return parseDuration(raw)
+  } catch (err) {
+    throw new Error(`${name}=${raw}: ${(err as Error).message}`)
+  }
+}
+
 export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const host = opts.host ?? (inContainer(opts.env) ? '0.0.0.0' : '127.0.0.1')
   if (!LOOPBACK.has(host) && !inContainer(opts.env) && !opts.allowNonLoopback) {
     throw new Error(`refusing to listen on ${host}: the API is loopback-only outside a container (pass --allow-non-loopback to force it)`)
   }
-  const log = opts.log ?? pino({ name: 'svc', level: opts.env.SVC_LOG_LEVEL ?? 'info' })
+  const log = opts.log ?? daemonLogger(opts.env)
+  mkdirSync(opts.home, { recursive: true, mode: 0o700 })
+  const trusted = trustKeysFromEnv(opts.home, opts.env)
+  if (trusted > 0) log.info({ added: trusted }, 'trusted host keys from SVC_TRUSTED_HOST_KEYS')
   // Bound before the first request; with --port 0 the real port is added once listen() has picked it.
   const svcPorts = protectedPorts(opts.env, opts.port)
-  mkdirSync(opts.home, { recursive: true, mode: 0o700 })
+  const sessions = new SessionStore({
+    idleMs: durationEnv(opts.env, 'SVC_SESSION_IDLE'),
+    renewalGraceMs: durationEnv(opts.env, 'SVC_RENEWAL_WAIT'),
+    renewerMemoPath: join(opts.home, 'renewer.json'),
+  })
   // A daemon refuses a ledger.db that disagrees with the evidence outside it (see core/ledger/ledger-guard.ts).
   const ledger = new SqliteLedger({ path: join(opts.home, 'ledger.db'), daemon: { marker: ledgerMarkerPath(opts.env, opts.home), allowNew: opts.newLedger } })
   let engine: Engine
   try {
-    engine = await createEngine({ plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts, env: opts.env, ledger })
+    engine = await createEngine({ sessions, plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts, env: opts.env, ledger })
   } catch (err) {
     await ledger.close()
     throw err

@@ -4,11 +4,10 @@
  * bundle, post it to the daemon. Signer refusals become CliErrors with the signer's own message.
  */
 import { parseTier, signerKindOf } from '../../core/trust/tiers.ts'
-import { callDaemon } from '../http.ts'
-import { banner, CliError, type CliIo } from '../io.ts'
+import { callDaemon, operatorToken } from '../http.ts'
+import { banner, CliError, stderrColour, type CliIo } from '../io.ts'
 import { unlockHostKey } from './long-lived-key.ts'
 import { mintSession } from './mint.ts'
-import { readHidden } from './prompt.ts'
 import { SignerError } from './signer-error.ts'
 
 export interface MintFlowOptions {
@@ -32,6 +31,19 @@ export interface MintedSession {
   readonly [key: string]: unknown
 }
 
+/**
+ * The TOTP tier's passphrase and code: given as options, else typed at hidden prompts, else piped on stdin
+ * (passphrase line, then code line). Missing either is a usage error before anything changes.
+ */
+export async function totpSecrets(io: CliIo, given: { code?: string; passphrase?: string }): Promise<{ code: string; passphrase: string }> {
+  const passphrase = given.passphrase ?? (await io.ask('TOTP signer passphrase: ', { hidden: true }))
+  const code = given.code ?? (await io.ask('6-digit TOTP code: ', { hidden: true }))
+  if (!passphrase || !code || !/^\d{6}$/.test(code.trim())) {
+    throw new CliError('--tier totp needs the signer passphrase and a current 6-digit code: type them at the prompts, pipe them on stdin (passphrase line, then code line), or pass --passphrase and --code', 2)
+  }
+  return { code: code.trim(), passphrase }
+}
+
 /** Mints a session on the daemon at `baseUrl`; throws CliError (nothing minted) on any refusal. */
 export async function mintOnDaemon(io: CliIo, opts: MintFlowOptions): Promise<MintedSession> {
   let tier
@@ -41,12 +53,8 @@ export async function mintOnDaemon(io: CliIo, opts: MintFlowOptions): Promise<Mi
     throw new CliError((err as Error).message, 2)
   }
   const kind = signerKindOf(tier)
-  if (kind === 'unattested' || kind === 'software' || kind === 'totp') io.err(banner(kind))
-  let { code, passphrase } = opts
-  if (tier === 'totp') {
-    passphrase ??= await readHidden('TOTP signer passphrase: ')
-    code ??= await readHidden('6-digit TOTP code: ')
-  }
+  if (kind === 'unattested' || kind === 'software' || kind === 'totp') io.err(banner(kind, stderrColour(io.env)))
+  const { code, passphrase } = tier === 'totp' ? await totpSecrets(io, opts) : opts
   let body
   try {
     const host = unlockHostKey(tier, { home: opts.home, env: io.env, code, passphrase })
@@ -55,5 +63,9 @@ export async function mintOnDaemon(io: CliIo, opts: MintFlowOptions): Promise<Mi
     if (err instanceof SignerError) throw new CliError(err.message)
     throw err
   }
-  return callDaemon<MintedSession>(opts.baseUrl, '/v1/sessions/create', { body })
+  // An unattested session, or a rotation that may end an active one, needs operator rights: send a token
+  // when the environment provides one (SVC_TOKEN, SVC_ADMIN_PASSWORD) and let the daemon refuse otherwise.
+  const needsOperator = kind === 'unattested' || opts.rotates !== undefined
+  const token = needsOperator && (io.env.SVC_TOKEN || io.env.SVC_ADMIN_PASSWORD) ? await operatorToken(opts.baseUrl, io) : undefined
+  return callDaemon<MintedSession>(opts.baseUrl, '/v1/sessions/create', { body, ...(token ? { token } : {}) })
 }

@@ -8,7 +8,7 @@ import { sessionIdFor, signSessionBundle, type SessionBundle, type SessionCertif
 import { randomBytes } from 'node:crypto'
 import type { HostSigner } from './long-lived-key.ts'
 
-/** Default session lifetime (DESIGN.md §4). */
+/** Default session lifetime (docs/architecture.md, "Sessions and their renewal"). */
 export const DEFAULT_SESSION_LIFETIME_MS = 12 * 3_600_000
 
 /** Body of `POST /v1/sessions/create`. */

@@ -2,7 +2,7 @@
  * Operator password (auth mode `password`): stored only as a scrypt hash in `$SVC_HOME/auth.json`,
  * written atomically with 0600 permissions.
  */
-import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto'
+import { randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writePrivateFile } from '../atomic-file.ts'
@@ -44,9 +44,13 @@ export function setPassword(home: string, password: string): void {
   writePrivateFile(authFile(home), `${JSON.stringify({ password: stored }, null, 2)}\n`)
 }
 
-/** True when `password` hashes to `stored` under its own scrypt parameters; compared in constant time. */
-export function verifyPassword(stored: StoredHash, password: string): boolean {
+/**
+ * True when `password` hashes to `stored` under its own scrypt parameters; compared in constant time.
+ * The hash runs in libuv's thread pool (async crypto.scrypt): the event loop keeps answering meanwhile.
+ */
+export async function verifyPassword(stored: StoredHash, password: string): Promise<boolean> {
   const expected = Buffer.from(stored.hash, 'base64')
-  const actual = scryptSync(password, Buffer.from(stored.salt, 'base64'), expected.length, { N: stored.N, r: stored.r, p: stored.p, maxmem: SCRYPT.maxmem })
-  return timingSafeEqual(actual, expected)
+  const options: ScryptOptions = { N: stored.N, r: stored.r, p: stored.p, maxmem: SCRYPT.maxmem }
+  const actual = await new Promise<Buffer>((resolve, reject) => scrypt(password, Buffer.from(stored.salt, 'base64'), expected.length, options, (err, key) => (err ? reject(err) : resolve(key))))
+  return actual.length === expected.length && timingSafeEqual(actual, expected)
 }

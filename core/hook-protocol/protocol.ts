@@ -9,6 +9,7 @@ import type { Engine } from '../engine.ts'
 import type { HookAnswer, HookInput } from '../harness.ts'
 import { payloadHash } from '../hash.ts'
 import type { LeafObject } from '../ledger/leaf.ts'
+import type { Session } from '../sessions/store.ts'
 import type { ToolCall } from '../types.ts'
 import { HookMemory, REPLAY_MS } from './memory.ts'
 
@@ -64,11 +65,23 @@ export class HookProtocol {
       const sameCall = (this.#memory.callHashOf(previous.seq, now) ?? previous.leaf.payload_hash) === callHash || previous.leaf.payload_hash === payloadHash(call)
       if (sameCall || previous.leaf.verdict === 'deny') return this.#memory.answer(previous.seq, now) ?? this.#answerOf(previous.leaf)
     }
-    const session = engine.sessions.current()
+    const session = await this.#servingSession(now)
     const result = await engine.check({ ...call, sessionId: session?.id ?? 'none' })
     const answer: HookAnswer = { verdict: result.verdict, ruleId: result.rule_id, reason: result.reason, ...(result.nudge ? { nudge: result.nudge } : {}) }
     this.#memory.remember(result.ledger_seq, answer, callHash, now)
     return answer
+  }
+
+  /**
+   * The session a pre-tool call is decided under: the current one. When it is missing (a restarted daemon)
+   * or expired, the renewer (`svc agent`) is woken and the call waits a bounded moment for the new session,
+   * so it is not denied only because the renewal had not happened yet. Without a renewer it decides at once.
+   */
+  async #servingSession(now: number): Promise<Session | undefined> {
+    const { sessions } = this.#engine
+    const current = sessions.current()
+    if (current && sessions.status(current.id, now).state === 'active') return current
+    return (await sessions.renewal.awaitRenewal(now, current?.signer)) ? sessions.current() : current
   }
 
   /**

@@ -3,7 +3,7 @@
  * rule_id, tool_use_id, policy_trace, payload hash, previous leaf hash) plus the session id, and for session
  * events the session certificate. The session key signs `"svc/leaf-sig/v1\n" ‖ leaf_hash`.
  */
-import type { LayerTrace, LedgerDraft, LedgerEntry, LedgerVerdict, SignerKind } from '../types.ts'
+import type { LayerTrace, LedgerDraft, LedgerEntry, LedgerVerdict, Mode, SignerKind } from '../types.ts'
 import type { SessionCertificate } from '../trust/session-cert.ts'
 
 /** Domain separation for leaf signatures: a session key's leaf signature can never pass as another message. */
@@ -47,6 +47,9 @@ export interface LeafObject {
   /** Present only when a guardrail decided (absent: local policy or the core did). */
   readonly stage?: 'guardrail'
   readonly certificate?: SessionCertificate
+  readonly policy_hash?: string
+  readonly mode?: Mode
+  readonly facts?: Readonly<Record<string, string>>
   readonly replaces?: ReplacedLedger
 }
 
@@ -81,6 +84,9 @@ export function leafObject(draft: LeafDraft, seq: number, prevLeafHash: string):
     ...(draft.parentSeq === undefined ? {} : { parent_seq: draft.parentSeq }),
     ...(draft.stage === undefined ? {} : { stage: draft.stage }),
     ...(draft.certificate === undefined ? {} : { certificate: draft.certificate }),
+    ...(draft.policyHash === undefined ? {} : { policy_hash: draft.policyHash }),
+    ...(draft.mode === undefined ? {} : { mode: draft.mode }),
+    ...(draft.facts === undefined ? {} : { facts: { ...draft.facts } }),
   }
 }
 
@@ -107,6 +113,9 @@ export function entryFromLeaf(leaf: LeafObject, leafHash: Buffer, sig: Buffer | 
     reason: leaf.reason,
     ...(leaf.parent_seq === undefined ? {} : { parentSeq: leaf.parent_seq }),
     ...(leaf.stage === undefined ? {} : { stage: leaf.stage }),
+    ...(leaf.policy_hash === undefined ? {} : { policyHash: leaf.policy_hash }),
+    ...(leaf.mode === undefined ? {} : { mode: leaf.mode }),
+    ...(leaf.facts === undefined ? {} : { facts: leaf.facts }),
     at: leaf.ts_ms,
     seq: leaf.seq,
     leafHash: leafHash.toString('hex'),

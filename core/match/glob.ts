@@ -34,6 +34,11 @@ export function compileGlob(pattern: string, options: GlobOptions): Glob {
 
 const SPECIAL = /[*?[\]{}\\]/
 
+/** True when a pattern has no wildcard, so (compiled case-sensitively) it matches exactly itself. */
+export function isLiteralGlob(pattern: string): boolean {
+  return !SPECIAL.test(pattern)
+}
+
 function lastSpecial(pattern: string): number {
   for (let i = pattern.length - 1; i >= 0; i--) if ('*?[]{}\\'.includes(pattern[i]!)) return i
   return -1

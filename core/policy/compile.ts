@@ -8,7 +8,9 @@ import { EngineError, ERR } from '../errors.ts'
 import { canonicalSha256 } from '../hash.ts'
 import type { CompiledLeaf, EngineHooks, LeafHook } from '../hooks.ts'
 import type { CompiledEvaluator } from '../guardrail/evaluator.ts'
-import type { GateKind, JsonSchema, Registries } from '../plugin.ts'
+import type { GateKind, IndexKeys, JsonSchema, Registries } from '../plugin.ts'
+import { nodeKeys } from './gate-index.ts'
+import { drain, type Steps } from './steps.ts'
 import type { LayerName, Mode, OnHit, SourceLoc } from '../types.ts'
 import type { RawGate } from './parse.ts'
 
@@ -51,6 +53,8 @@ export interface CompiledGate {
   readonly fingerprint: string
   /** Absent for a bare disable marker (a `disabled: true` entry with no match block). */
   readonly node?: CompiledNode
+  /** What a call needs for this gate to match (see gate-index.ts); absent when its `when` cannot say. */
+  readonly keys?: IndexKeys
 }
 
 export interface GateOrigin {
@@ -72,13 +76,21 @@ export class GateCompiler {
   }
 
   compileAll(gates: readonly RawGate[], origin: GateOrigin): CompiledGate[] {
+    return drain(this.compileSteps(gates, origin))
+  }
+
+  /** compileAll as steps: yields after every gate, so a big file can compile between requests (steps.ts). */
+  *compileSteps(gates: readonly RawGate[], origin: GateOrigin): Steps<CompiledGate[]> {
     const seen = new Set<string>()
-    return gates.map((raw) => {
+    const out: CompiledGate[] = []
+    for (const raw of gates) {
       const id = raw.value.id as string
       if (seen.has(id)) throw new EngineError(ERR.POLICY_INVALID, `gate "${id}" is defined twice in this file`, { loc: raw.loc })
       seen.add(id)
-      return this.compile(raw, origin)
-    })
+      out.push(this.compile(raw, origin))
+      yield
+    }
+    return out
   }
 
   compile(raw: RawGate, origin: GateOrigin): CompiledGate {
@@ -98,6 +110,8 @@ export class GateCompiler {
         if (g[key] !== undefined) throw new EngineError(ERR.POLICY_INVALID, `gate "${id}": \`${key}\` has no meaning on a guardrail gate (its evaluators' on_threshold decide)`, { loc: locate(key) })
       }
     }
+    const node = when ? this.#compileNode(when, id, raw.loc, 'when') : undefined
+    const keys = node ? nodeKeys(node) : undefined
     return {
       id,
       description: g.description as string | undefined,
@@ -112,7 +126,8 @@ export class GateCompiler {
       evaluate,
       evaluators,
       fingerprint: canonicalSha256({ source: origin.source, gate: g }),
-      node: when ? this.#compileNode(when, id, raw.loc, 'when') : undefined,
+      node,
+      ...(keys ? { keys } : {}),
     }
   }
 
@@ -174,7 +189,8 @@ export class GateCompiler {
       if (cause instanceof EngineError) throw cause
       throw new EngineError(ERR.GATE_CONFIG_INVALID, `gate "${gateId}": ${path}: ${(cause as Error).message}`, { cause, loc })
     }
-    return { op: 'leaf', leaf: { kind: key, test }, hook: this.#hooks.evaluate.for(key) }
+    const keys = kind.index?.(value)
+    return { op: 'leaf', leaf: { kind: key, test, ...(keys ? { keys } : {}) }, hook: this.#hooks.evaluate.for(key) }
   }
 
   #validate(kind: GateKind, value: unknown, gateId: string, loc: SourceLoc, path: string): void {

@@ -12,10 +12,20 @@ import type { DisabledBy } from './compile.ts'
 /** What a seal covers: the disable metadata, the gate id and the policy file it is written in (so it cannot be copied elsewhere). */
 export type DisableFacts = Omit<DisabledBy, 'seal'> & { readonly gate_id: string; readonly file: string }
 
-/** Seals and checks the `disabled_by` metadata of a false-positive replacement under the daemon's key. */
+/**
+ * Seals and checks facts under the daemon's key: the `disabled_by` metadata of a false-positive
+ * replacement, and the daemon mode row in state.db (facts carrying their own `domain`, so no seal of one
+ * kind can pass for the other).
+ */
 export interface DisableSealer {
-  seal(facts: DisableFacts): string
-  verify(facts: DisableFacts, seal: string): boolean
+  seal(facts: DisableFacts | SealedFacts): string
+  verify(facts: DisableFacts | SealedFacts, seal: string): boolean
+}
+
+/** Facts of another kind than a disable, named by `domain`. */
+export interface SealedFacts {
+  readonly domain: string
+  readonly [key: string]: string | number
 }
 
 /** Loads (or creates, 0600) the daemon's seal key and returns a sealer over it. */
@@ -30,7 +40,7 @@ export function openDisableSealer(home: string): DisableSealer {
     writeFileSync(path, key, { mode: 0o600, flag: 'wx' })
     chmodSync(path, 0o600)
   }
-  const mac = (facts: DisableFacts) => createHmac('sha256', key).update(canonicalize(facts) ?? '').digest('hex')
+  const mac = (facts: DisableFacts | SealedFacts) => createHmac('sha256', key).update(canonicalize(facts) ?? '').digest('hex')
   return {
     seal: mac,
     verify(facts, seal) {

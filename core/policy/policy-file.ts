@@ -2,12 +2,23 @@
  * One policy file as the store tracks it: its last good compiled form, its current error (if any),
  * and a stat stamp so unchanged files are never re-read.
  */
-import { readFileSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { EngineError, ERR } from '../errors.ts'
 import { sha256 } from '../hash.ts'
+import { readRegularFile } from '../regular-file.ts'
 import type { Mode, SourceLoc } from '../types.ts'
 import type { CompiledGate, GateCompiler } from './compile.ts'
-import { parseGroupPolicy, parsePolicy, type RawGate } from './parse.ts'
+import type { RawGate } from './parse.ts'
+import { parseInline, parseInWorker, type ParseKind } from './parse-worker.ts'
+import { drain, runJob, type Job, type Steps } from './steps.ts'
+
+/** Files at least this large are parsed in the worker thread when loaded in the background. */
+const WORKER_PARSE_BYTES = 64 * 1024
+
+function parseJob<K extends ParseKind>(kind: K, text: string, path: string): Job<ReturnType<typeof parseInline<K>>> {
+  const run = () => parseInline(kind, text, path)
+  return text.length >= WORKER_PARSE_BYTES ? { run, runAsync: () => parseInWorker(kind, text, path) } : { run }
+}
 import type { PolicySource } from './sources.ts'
 
 export interface LoadedPolicy {
@@ -47,6 +58,11 @@ export class PolicyFile {
    * problem is recorded. Returns true when what is in force changed.
    */
   refresh(compiler: GateCompiler, now: number): boolean {
+    return drain(this.refreshSteps(compiler, now))
+  }
+
+  /** refresh as steps (see steps.ts): the new version replaces the old only once it has fully compiled. */
+  *refreshSteps(compiler: GateCompiler, now: number): Steps<boolean> {
     const stamp = statStamp(this.src.path)
     if (stamp === this.#stamp) return false
     this.#stamp = stamp
@@ -57,13 +73,13 @@ export class PolicyFile {
       return had
     }
     try {
-      const text = readFileSync(this.src.path, 'utf8')
+      const text = readRegularFile(this.src.path)
       const contentHash = sha256(text)
       if (this.good?.contentHash === contentHash) {
         this.problem = undefined
         return false
       }
-      this.good = this.#compile(text, contentHash, compiler, now)
+      this.good = yield* this.#compile(text, contentHash, compiler, now)
       this.problem = undefined
       return true
     } catch (cause) {
@@ -73,16 +89,19 @@ export class PolicyFile {
     }
   }
 
-  #compile(text: string, contentHash: string, compiler: GateCompiler, now: number): LoadedPolicy {
+  *#compile(text: string, contentHash: string, compiler: GateCompiler, now: number): Steps<LoadedPolicy> {
     const { layer, source, path } = this.src
     if (this.src.kind === 'group') {
-      const parsed = parseGroupPolicy(text, path)
-      const compileMap = (entries: ReadonlyMap<string, readonly RawGate[]>, prefix: string) =>
-        new Map([...entries].map(([name, gates]) => [name, compiler.compileAll(gates, { layer, source: `${prefix}${name}`, policyMode: parsed.mode })]))
-      return { mode: parsed.mode, contentHash, gates: [], groups: compileMap(parsed.groups, 'group:'), users: compileMap(parsed.users, 'user:'), loadedAt: now }
+      const parsed = yield* runJob(parseJob('group', text, path))
+      const compileMap = function* (entries: ReadonlyMap<string, readonly RawGate[]>, prefix: string): Steps<Map<string, CompiledGate[]>> {
+        const out = new Map<string, CompiledGate[]>()
+        for (const [name, gates] of entries) out.set(name, yield* compiler.compileSteps(gates, { layer, source: `${prefix}${name}`, policyMode: parsed.mode }))
+        return out
+      }
+      return { mode: parsed.mode, contentHash, gates: [], groups: yield* compileMap(parsed.groups, 'group:'), users: yield* compileMap(parsed.users, 'user:'), loadedAt: now }
     }
-    const parsed = parsePolicy(text, path)
-    const gates = compiler.compileAll(parsed.gates, { layer, source, policyMode: parsed.mode })
+    const parsed = yield* runJob(parseJob('policy', text, path))
+    const gates = yield* compiler.compileSteps(parsed.gates, { layer, source, policyMode: parsed.mode })
     return { mode: parsed.mode, contentHash, gates, groups: new Map(), users: new Map(), loadedAt: now }
   }
 }

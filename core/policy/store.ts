@@ -12,14 +12,24 @@ import { canonicalSha256 } from '../hash.ts'
 import type { EvalContext, EvalRequest, LayerName, Mode } from '../types.ts'
 import { type CompiledGate, GateCompiler } from './compile.ts'
 import type { DisableSealer } from './disable-seal.ts'
-import { PolicyFile, type FileProblem } from './policy-file.ts'
+import { PolicyFile, type FileProblem, type LoadedPolicy } from './policy-file.ts'
 import { RepoRootFinder } from './repo-root.ts'
+import { drain, runYielding, type Steps } from './steps.ts'
 import { repoSource, staticSources } from './sources.ts'
 
 /** The gates one layer contributes to a call. */
 export interface LayerGates {
   readonly layer: LayerName
+  /** A stable list (rebuilt on reload, never per call), so its index is built once (see gate-index.ts). */
   readonly gates: readonly CompiledGate[]
+  /** Ids disabled for this call by a repo layer's sealed false-positive replacement. */
+  readonly exclude?: ReadonlySet<string>
+}
+
+/** A repo file's active gates and the ids its valid seals disable, computed once per loaded version. */
+interface RepoGates {
+  readonly active: readonly CompiledGate[]
+  readonly disabled: ReadonlySet<string>
 }
 
 export interface PolicyWarning {
@@ -42,6 +52,8 @@ const POLL_MS = 1000
 const REPO_RECHECK_MS = 1000
 /** At most this many directories (cwd and the parents of touched paths) are probed for repositories per call. */
 const MAX_REPO_PROBES = 16
+/** Distinct (groups, user) combinations whose group-layer lists are kept. */
+const MAX_GROUP_LISTS = 256
 
 export interface PolicyStoreOptions {
   readonly policiesDir: string
@@ -49,6 +61,8 @@ export interface PolicyStoreOptions {
   readonly compiler: GateCompiler
   readonly sealer: DisableSealer
   readonly log: Logger
+  /** Called after a reload changed the policy in force (the engine ledgers it with both hashes). */
+  readonly onReload?: (hash: string, previousHash: string) => void
 }
 
 /** The policy in force: loads every layer, reloads on change, and hands the engine the gates that apply to a call. */
@@ -61,9 +75,14 @@ export class PolicyStore {
   #hash = ''
   readonly #repoFiles = new Map<string, { file: PolicyFile; checkedAt: number }>()
   readonly #repoRoots = new RepoRootFinder()
+  readonly #repoGates = new WeakMap<LoadedPolicy, RepoGates>()
+  /** Group-layer gate lists by the session's groups and user (cleared on reload). */
+  #groupCache = new Map<string, readonly CompiledGate[]>()
   #watchers: FSWatcher[] = []
   #timer?: NodeJS.Timeout
   #debounce?: NodeJS.Timeout
+  #running?: Promise<boolean>
+  #again = false
 
   constructor(opts: PolicyStoreOptions) {
     this.#opts = opts
@@ -78,12 +97,40 @@ export class PolicyStore {
 
   /** Re-stats every static file and recompiles what changed. Returns true when the policy in force changed. */
   refresh(now: number): boolean {
+    return drain(this.#refreshSteps(now))
+  }
+
+  /**
+   * refresh off the request path: compiles in slices between requests (a 10,000-gate file does not stop
+   * the daemon answering; the policy in force answers until the new one swaps in). Calls made while one
+   * runs are folded into one more run after it.
+   */
+  refreshInBackground(): Promise<boolean> {
+    if (this.#running) {
+      this.#again = true
+      return this.#running
+    }
+    const run = async (): Promise<boolean> => {
+      let changed = false
+      do {
+        this.#again = false
+        changed = (await runYielding(this.#refreshSteps(Date.now()))) || changed
+      } while (this.#again)
+      return changed
+    }
+    this.#running = run().finally(() => {
+      this.#running = undefined
+    })
+    return this.#running
+  }
+
+  *#refreshSteps(now: number): Steps<boolean> {
     const known = new Map(this.#files.map((f) => [f.src.path, f]))
     const files = staticSources(this.#opts.policiesDir, this.#opts.home).map((src) => known.get(src.path) ?? new PolicyFile(src))
     let changed = files.length !== this.#files.length
     for (const file of files) {
       const hadProblem = file.problem?.message
-      if (file.refresh(this.#opts.compiler, now)) changed = true
+      if (yield* file.refreshSteps(this.#opts.compiler, now)) changed = true
       if (file.problem && file.problem.message !== hadProblem) {
         this.#opts.log.error({ file: file.src.path, loc: file.problem.loc, code: file.problem.code }, `policy file rejected, last good version stays in force: ${file.problem.message}`)
       }
@@ -127,11 +174,15 @@ export class PolicyStore {
   }
 
   #safeRefresh(): void {
-    try {
-      if (this.refresh(Date.now())) this.#opts.log.info({ policy_hash: this.#hash }, 'policy reloaded')
-    } catch (err) {
-      this.#opts.log.error({ err }, 'policy refresh failed')
-    }
+    const previous = this.#hash
+    this.refreshInBackground().then(
+      (changed) => {
+        if (!changed) return
+        this.#opts.log.info({ policy_hash: this.#hash }, 'policy reloaded')
+        if (this.#hash !== previous) this.#opts.onReload?.(this.#hash, previous)
+      },
+      (err: unknown) => this.#opts.log.error({ err }, 'policy refresh failed'),
+    )
   }
 
   /** Gates that apply to one call, in layer order, disabled gates removed. */
@@ -139,15 +190,25 @@ export class PolicyStore {
     const layers = [...this.#static]
     const group = this.#groupGates(ctx)
     if (group.length > 0) layers.splice(layers.findIndex((l) => l.layer === 'user'), 0, { layer: 'group', gates: group })
-    let out = layers
+    let out: LayerGates[] = layers
     for (const root of this.#repoRootsFor(request, ctx.now)) {
       const repo = this.#repoFile(root, ctx.now)
       if (!repo.good) continue
-      const repoDisabled = this.#sealedDisables(repo.good.gates, repo.src.path, [])
-      const repoGates = repo.good.gates.filter(isActive)
-      out = repoDisabled.size === 0 ? [...out, { layer: 'repo', gates: repoGates }] : [...out.map((l) => ({ layer: l.layer, gates: l.gates.filter((g) => !repoDisabled.has(g.id)) })), { layer: 'repo', gates: repoGates.filter((g) => !repoDisabled.has(g.id)) }]
+      const { active, disabled } = this.#repoGatesOf(repo.good, repo.src.path)
+      const repoLayer: LayerGates = { layer: 'repo', gates: active }
+      // A repo's sealed disables apply to every layer before it and to its own gates.
+      out = disabled.size === 0 ? [...out, repoLayer] : [...out, repoLayer].map((l) => ({ ...l, exclude: l.exclude ? new Set([...l.exclude, ...disabled]) : disabled }))
     }
     return out
+  }
+
+  #repoGatesOf(good: LoadedPolicy, path: string): RepoGates {
+    let entry = this.#repoGates.get(good)
+    if (!entry) {
+      entry = { active: good.gates.filter(isActive), disabled: this.#sealedDisables(good.gates, path, []) }
+      this.#repoGates.set(good, entry)
+    }
+    return entry
   }
 
   /**
@@ -173,6 +234,19 @@ export class PolicyStore {
     return root === undefined ? undefined : this.#repoFile(root, now)
   }
 
+  /** Re-reads the static files now and the repo file of `cwd` at its next use (after the daemon wrote one itself). */
+  reloadNow(cwd: string | undefined, now: number): void {
+    this.refresh(now)
+    const root = this.#repoRoots.find(cwd, now)
+    const entry = root === undefined ? undefined : this.#repoFiles.get(root)
+    if (entry) entry.checkedAt = 0
+  }
+
+  /** Gate ids a repo file disables with a valid false-positive seal (what calls in that repo no longer see). */
+  repoDisables(file: PolicyFile): ReadonlySet<string> {
+    return file.good ? this.#sealedDisables(file.good.gates, file.src.path, []) : new Set()
+  }
+
   #repoFile(root: string, now: number): PolicyFile {
     let entry = this.#repoFiles.get(root)
     if (!entry) {
@@ -190,20 +264,27 @@ export class PolicyStore {
     return entry.file
   }
 
-  #groupGates(ctx: EvalContext): CompiledGate[] {
+  #groupGates(ctx: EvalContext): readonly CompiledGate[] {
     const group = this.#files.find((f) => f.src.layer === 'group')?.good
     const session = ctx.session
     if (!group || !session) return []
+    const key = JSON.stringify([session.groups, session.userId ?? null])
+    let gates = this.#groupCache.get(key)
+    if (gates) return gates
     const out: CompiledGate[] = []
     for (const name of session.groups) out.push(...(group.groups.get(name) ?? []))
     if (session.userId) out.push(...(group.users.get(session.userId) ?? []))
-    return out.filter((g) => isActive(g) && !this.#disabled.has(g.id))
+    gates = out.filter((g) => isActive(g) && !this.#disabled.has(g.id))
+    if (this.#groupCache.size >= MAX_GROUP_LISTS) this.#groupCache.clear()
+    this.#groupCache.set(key, gates)
+    return gates
   }
 
   #rebuild(): void {
     const warnings: PolicyWarning[] = []
     const all = this.#files.flatMap((f) => (f.good ? [...f.good.gates, ...[...f.good.groups.values(), ...f.good.users.values()].flat()] : []))
     this.#disabled = this.#sealedDisables(all, undefined, warnings)
+    this.#groupCache = new Map()
     const byLayer = new Map<LayerName, CompiledGate[]>()
     for (const file of this.#files) {
       if (!file.good || file.src.kind === 'group') continue

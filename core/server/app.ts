@@ -10,6 +10,7 @@ import { ApiProblem } from '../errors.ts'
 import { illFormedAt } from '../well-formed.ts'
 import { installJsonParser } from './json-body.ts'
 import type { AuthService } from './auth.ts'
+import { installBrowserGuard } from './browser-guard.ts'
 import { installProblemHandlers, MAX_PARAM_LENGTH, problemSchema, sendProblem, toProblem } from './problem.ts'
 import { routes } from './routes/index.ts'
 
@@ -86,6 +87,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     const at = illFormedAt({ body: request.body, query: request.query }, 'request')
     if (at !== undefined) throw new ApiProblem(400, 'invalid_request', `${at.slice('request.'.length)}: not valid Unicode text (a lone UTF-16 surrogate)`)
   })
+  installBrowserGuard(app, opts.env)
   // JSON only: a text/plain body is a 415, not a string the schema then calls "not an object".
   app.removeContentTypeParser('text/plain')
   installJsonParser(app)

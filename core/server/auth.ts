@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { readPasswordHash, setPassword } from '../auth/password.ts'
 import { TokenStore } from '../auth/tokens.ts'
 import { ApiProblem } from '../errors.ts'
+import { sha256 } from '../hash.ts'
 
 export type AuthMode = 'password' | 'oidc' | 'ldap'
 
@@ -19,7 +20,15 @@ export interface AuthService {
   readonly tokens: TokenStore
   /** The onRequest hook of operator endpoints: 401 problem unless a valid bearer token is presented (before the body is even read). */
   requireOperator(request: FastifyRequest, reply: FastifyReply): Promise<void>
+  /** True when the request carries a valid operator token (for routes where only some requests need one). */
+  isOperator(request: FastifyRequest): boolean
+  /** Who an operator request is, for the ledger: `operator:<token digest prefix>` (never the token). */
+  who(request: FastifyRequest): string
   home: string
+}
+
+function bearer(request: FastifyRequest): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1]
 }
 
 /** Reads `SVC_AUTH_MODE`; seeds the password hash from `SVC_ADMIN_PASSWORD` at first start. */
@@ -33,10 +42,17 @@ export function createAuthService(home: string, env: NodeJS.ProcessEnv): AuthSer
     tokens,
     home,
     async requireOperator(request) {
-      const header = request.headers.authorization ?? ''
-      const match = /^Bearer\s+(\S+)$/i.exec(header)
-      if (!match) throw new ApiProblem(401, 'unauthorized', 'this endpoint needs an operator token: POST /v1/auth/login, then send `Authorization: Bearer <token>`')
-      if (!tokens.valid(match[1]!, Date.now())) throw new ApiProblem(401, 'unauthorized', 'the operator token is unknown or expired; log in again')
+      const token = bearer(request)
+      if (!token) throw new ApiProblem(401, 'unauthorized', 'this endpoint needs an operator token: POST /v1/auth/login, then send `Authorization: Bearer <token>`')
+      if (!tokens.valid(token, Date.now())) throw new ApiProblem(401, 'unauthorized', 'the operator token is unknown or expired; log in again')
+    },
+    isOperator(request) {
+      const token = bearer(request)
+      return token !== undefined && tokens.valid(token, Date.now())
+    },
+    who(request) {
+      const token = bearer(request)
+      return token ? `operator:${sha256(token).slice(0, 12)}` : 'anonymous'
     },
   }
 }

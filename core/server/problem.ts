@@ -27,6 +27,9 @@ export const problemSchema = {
 
 /** Answers with `problem` as an RFC 9457 problem+json body. */
 export function sendProblem(reply: FastifyReply, problem: ApiProblem): FastifyReply {
+  // A 429 (and a 503 that knows when) says when to come back, in the header clients already honour.
+  const retryAfter = problem.extra?.retry_after_s
+  if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter))
   return reply
     .code(problem.status)
     .type('application/problem+json')

@@ -1,7 +1,7 @@
 /**
  * Sessions the daemon knows. A session binds ledger entries to a signer kind; its key (when it has one)
  * lives in memory only, as a native KeyObject, and never touches disk. Lifetime and idle expiry follow
- * DESIGN.md §4 (12h from issue, 30 min idle, extended by heartbeat); a rotated session ends at once.
+ * docs/architecture.md (12h from issue, 30 min idle, extended by heartbeat); a rotated session ends at once.
  * Once a session is expired its signer refuses to sign, so the next append fails.
  */
 import { randomBytes } from 'node:crypto'
@@ -9,9 +9,10 @@ import { EngineError, ERR } from '../errors.ts'
 import { signingKeyFromSeed } from '../ledger/ed25519.ts'
 import { leafSignerFor, type LeafSigner, type SqliteLedger } from '../ledger/ledger.ts'
 import type { SessionCertificate } from '../trust/session-cert.ts'
+import { SessionRenewal } from './renewal.ts'
 import type { SessionFacts, SignerKind } from '../types.ts'
 
-/** A session's lifetime from issue (DESIGN.md §4). */
+/** A session's lifetime from issue (docs/architecture.md). */
 export const DEFAULT_LIFETIME_MS = 12 * 3600_000
 /** How long a session may go without a call or heartbeat before it expires. */
 export const DEFAULT_IDLE_MS = 30 * 60_000
@@ -53,9 +54,19 @@ export class SessionStore {
   readonly #sessions = new Map<string, Session>()
   readonly #idleMs: number
   #currentId?: string
+  /** Where hooks wait for, and the renewer (`svc agent`) learns of, a session to re-mint. */
+  readonly renewal: SessionRenewal
+  /** For a session that became current: the one it took over from (restored if it is discarded). */
+  readonly #tookOverFrom = new Map<string, string | undefined>()
 
-  constructor(opts: { idleMs?: number } = {}) {
+  constructor(opts: { idleMs?: number; renewalGraceMs?: number; renewerMemoPath?: string } = {}) {
     this.#idleMs = opts.idleMs ?? DEFAULT_IDLE_MS
+    this.renewal = new SessionRenewal({ graceMs: opts.renewalGraceMs, memoPath: opts.renewerMemoPath })
+  }
+
+  /** The idle expiry this store applies. */
+  get idleMs(): number {
+    return this.#idleMs
   }
 
   /** Registers a session; with a certificate, the session id, validity and key come from it. */
@@ -93,8 +104,29 @@ export class SessionStore {
       ...(bundle?.rotates ? { rotates: bundle.rotates } : {}),
     }
     this.#sessions.set(id, session)
-    if (this.#mayBecomeCurrent(session, now)) this.#currentId = id
+    if (this.#mayBecomeCurrent(session, now)) {
+      this.#tookOverFrom.set(id, this.#currentId)
+      this.#currentId = id
+    }
+    this.renewal.changed()
     return session
+  }
+
+  /**
+   * Removes a session whose creation could not be recorded, as if it had never been created: it is
+   * unknown from now on and the session it took over from is current again.
+   */
+  discard(id: string): void {
+    if (!this.#sessions.delete(id)) return
+    if (this.#currentId === id) this.#currentId = this.#tookOverFrom.get(id)
+    this.#tookOverFrom.delete(id)
+  }
+
+  /** Sessions that can still sign and decide (not ended, not expired), optionally of one signer kind. */
+  activeCount(now: number, signer?: SignerKind): number {
+    let n = 0
+    for (const s of this.#sessions.values()) if ((signer === undefined || s.signer === signer) && this.status(s.id, now).state === 'active') n++
+    return n
   }
 
   /**

@@ -16,7 +16,7 @@ describe('claude-code parse', () => {
   })
   parses({
     'turns post events into outcome rows linked by tool_use_id': [['PostToolUse', fixture('post-tool-use'), { kind: 'outcome', outcome: 'ran', call: { toolUseId: 'toolu_01AbC' } }], ['PostToolUseFailure', fixture('post-tool-use-failure'), { kind: 'outcome', outcome: 'tool_errored', call: { toolUseId: 'toolu_04' } }]],
-    'attributes Cursor-shaped bodies on the Claude route to cursor': [['PreToolUse', fixture('cursor-third-party'), { kind: 'call', call: { source: 'cursor', tool: 'Bash', toolUseId: 't9', meta: { via: 'claude-code-hook' } } }]],
+    'attributes Cursor-shaped bodies on the Claude route to cursor': [['PreToolUse', fixture('pre-tool-use.cursor-third-party'), { kind: 'call', call: { source: 'cursor', tool: 'Bash', toolUseId: 't9', meta: { via: 'claude-code-hook' } } }]],
   }, { partial: true })
   it('rejects a payload without a tool name and ignores unknown events', () => {
     expect(() => h.parse('PreToolUse', { tool_input: {} })).toThrow(/tool_name/)

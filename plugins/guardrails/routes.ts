@@ -66,15 +66,10 @@ export default async function guardrailRoutes(app: FastifyInstance): Promise<voi
       const previous = engine.guardrailsEnabled()
       const enabled = request.body.enabled
       engine.setGuardrailsEnabled(enabled)
-      const now = Date.now()
-      const session = engine.sessions.current()
-      const live = session && engine.sessions.status(session.id, now).state === 'active' ? session : undefined
-      const entry = await engine.record(
-        {
-          kind: 'control', sessionId: live?.id ?? '', signer: live?.signer ?? 'none', source: 'svc', tool: '', verdict: 'config_changed', monitorMatch: false,
-          ruleId: '', toolUseId: '', policyTrace: [], payloadHash: '', reason: `guardrails ${enabled ? 'enabled' : 'disabled'} by an operator (were ${previous ? 'enabled' : 'disabled'})`, at: now,
-        },
-        live,
+      const entry = await engine.recordEvent(
+        'config_changed',
+        { who: app.auth.who(request), setting: 'guardrails', from: previous ? 'enabled' : 'disabled', to: enabled ? 'enabled' : 'disabled' },
+        `guardrails ${enabled ? 'enabled' : 'disabled'} by an operator (were ${previous ? 'enabled' : 'disabled'})`,
       )
       request.log.warn({ enabled, previous, seq: entry.seq }, 'guardrails switched')
       return { enabled, previous, ledger_seq: entry.seq }

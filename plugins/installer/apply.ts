@@ -4,12 +4,14 @@
  * any other token that no longer matches the files on disk is a PlanConflictError (409 at the API).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import { ensureHookKey, readText, sha256 } from '../../core/index.ts'
 import { backupPath, readManifest, writeManifest } from './manifest.ts'
-import type { Manifest, ManifestFile } from './manifest.ts'
+import type { Manifest, ManifestEntry, ManifestFile } from './manifest.ts'
+import { indexOfEqual } from './jsonc-edit.ts'
 import { PlanConflictError, planInstall, planUninstall } from './plan.ts'
+import { SHIM_SOURCE, shimPath } from './shim.ts'
 import type { InstallRequest, Plan, UninstallRequest } from './plan.ts'
 
 export interface ApplyResult {
@@ -18,17 +20,21 @@ export interface ApplyResult {
   readonly plan: Plan
 }
 
-const SHIM_SOURCE = new URL('./svc-hook.sh', import.meta.url)
 const MAX_TOKENS = 64
 
 /** Installs (or refreshes) the POSIX shim as `$SVC_HOME/bin/svc-hook`, beside the hook key it checks answers with. */
 export function installShim(svcHome: string): string {
   ensureHookKey(svcHome)
-  const target = join(svcHome, 'bin', 'svc-hook')
+  const target = shimPath(svcHome)
   const source = readFileSync(SHIM_SOURCE, 'utf8')
   mkdirSync(dirname(target), { recursive: true, mode: 0o700 })
   if (!existsSync(target) || readFileSync(target, 'utf8') !== source) writeFileAtomic.sync(target, source, { mode: 0o755 })
   return target
+}
+
+/** True when an entry we wrote earlier is still present in `text`. */
+function stillThere(text: string, entry: ManifestEntry): boolean {
+  return entry.format === 'toml' ? text.includes(entry.text) : indexOfEqual(text, entry.pointer, entry.value) >= 0
 }
 
 /** Directories from `dir` upwards that do not exist yet, outermost first. */
@@ -68,7 +74,9 @@ export function applyInstall(req: InstallRequest, token: string): ApplyResult {
     const previous = manifest.files[change.path]
     let record: ManifestFile
     if (previous) {
-      record = { ...previous, installedHash: sha256(change.after ?? ''), entries: [...previous.entries, ...change.entries], harnesses: [...new Set([...previous.harnesses, ...change.harnesses])] }
+      // Entries a re-install replaced (a changed daemon URL or shim line) are no longer in the file: forget them.
+      const kept = previous.entries.filter((e) => stillThere(change.after ?? '', e))
+      record = { ...previous, installedHash: sha256(change.after ?? ''), entries: [...kept, ...change.entries], harnesses: [...new Set([...previous.harnesses, ...change.harnesses])] }
     } else {
       const createdDirs = missingDirs(dirname(change.path))
       let backup: string | undefined

@@ -3,6 +3,7 @@
  * nothing, and carries a token (a hash of every file's before/after) that `apply` checks, so a plan the
  * user reviewed is exactly what gets written.
  */
+import { isDeepStrictEqual } from 'node:util'
 import { createPatch } from 'diff'
 import { type HarnessDefinition, type HarnessEnv, type HarnessScope, type InstallContext, type InstallEntry, readText, RefusalError, sha256 } from '../../core/index.ts'
 import { appendToArray, indexOfEqual, parseJsoncStrict, removeAt, valueAt } from './jsonc-edit.ts'
@@ -121,7 +122,9 @@ export function planInstall(req: InstallRequest): Plan {
     }
   }
   const changes: FileChange[] = []
+  const manifest = readManifest(req.svcHome)
   for (const [path, { harness, entries }] of byFile) {
+    const previous = manifest.files[path]
     const before = readText(path)
     if (before !== undefined && entries[0]?.format === 'jsonc') parseJsoncStrict(before, path)
     let text = before ?? (entries[0]?.format === 'jsonc' ? `${JSON.stringify(entries[0].seed ?? {}, null, 2)}\n` : '')
@@ -129,16 +132,24 @@ export function planInstall(req: InstallRequest): Plan {
     for (const entry of entries) {
       if (entry.format === 'toml') {
         if (text.includes(entry.text)) continue
+        // An earlier svc block of this harness (another daemon URL, an older shim line) is replaced.
+        for (const old of previous?.entries ?? []) {
+          if (old.format === 'toml' && old.harness === harness.id) text = removeBlock(text, old.text) ?? text
+        }
         const next = appendBlock(text, entry.text)
         written.push({ harness: harness.id, format: 'toml', text: appendedText(text, next) })
         text = next
         continue
       }
       if (indexOfEqual(text, entry.pointer, entry.value) >= 0) continue
+      // An earlier svc entry here that differs (another daemon URL, an older shim line, --fail-open changed) is
+      // replaced, so re-running `svc install` refreshes it; entries this plan just wrote are kept.
       const current = valueAt(text, entry.pointer)
-      if (Array.isArray(current) && current.some((item) => harness.isOurs(item, installId))) {
-        warnings.push(`${path}: an earlier svc entry at /${entry.pointer.join('/')} differs from the new one; run \`svc uninstall\` first to replace it`)
-        continue
+      const fresh = written.filter((w) => w.format === 'jsonc' && isDeepStrictEqual(w.pointer, entry.pointer)).map((w) => (w as { value: unknown }).value)
+      if (Array.isArray(current)) {
+        for (let i = current.length - 1; i >= 0; i--) {
+          if (harness.isOurs(current[i], installId) && !fresh.some((v) => isDeepStrictEqual(v, current[i]))) text = removeAt(text, entry.pointer, i)
+        }
       }
       text = appendToArray(text, entry.pointer, entry.value)
       written.push({ harness: harness.id, format: 'jsonc', pointer: entry.pointer, value: entry.value })

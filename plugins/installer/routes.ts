@@ -7,7 +7,7 @@
 import { homedir } from 'node:os'
 import { resolve } from 'node:path'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ABSOLUTE_PATH, ApiProblem, harnessRegistry, plannedHarnesses, type HarnessScope, RefusalError } from '../../core/index.ts'
+import { ABSOLUTE_PATH, ApiProblem, EngineError, harnessRegistry, plannedHarnesses, type HarnessScope, RefusalError } from '../../core/index.ts'
 import { applyInstall, applyUninstall } from './apply.ts'
 import { planInstall, planUninstall } from './plan.ts'
 import type { InstallRequest, Plan } from './plan.ts'
@@ -76,13 +76,20 @@ function planJson(plan: Plan, extra: Record<string, unknown> = {}) {
 
 // Installer failures are the caller's to fix (a broken config file, a schema the result would fail).
 function asProblem(err: unknown): never {
-  if (err instanceof ApiProblem || err instanceof RefusalError) throw err
+  // A ledger failure stays what it is (503): the hooks were written but their record was not.
+  if (err instanceof ApiProblem || err instanceof RefusalError || err instanceof EngineError) throw err
   throw new ApiProblem(422, 'unprocessable', (err as Error).message)
 }
 
 export default async function installRoutes(app: FastifyInstance): Promise<void> {
   const userHome = app.env.SVC_USER_HOME ?? homedir()
   const registered = () => harnessRegistry(app.engine.registry)
+
+  /** Hooks decide which calls reach the gate at all: every applied change is an operator ledger entry. */
+  function ledgerChange(request: FastifyRequest, verdict: 'hooks_installed' | 'hooks_uninstalled', harnesses: readonly { id: string }[], token: string) {
+    const ids = harnesses.map((h) => h.id).join(',')
+    return app.engine.recordEvent(verdict, { who: app.auth.who(request), harnesses: ids, plan: token }, `${verdict === 'hooks_installed' ? 'installed' : 'uninstalled'} hooks of ${ids || 'no harness'}`)
+  }
 
   function installRequest(request: FastifyRequest<{ Body: InstallBody }>) {
     const b = request.body
@@ -122,6 +129,7 @@ export default async function installRoutes(app: FastifyInstance): Promise<void>
       try {
         const { req, skipped } = installRequest(request)
         const result = applyInstall(req, request.body.token!)
+        if (result.applied) await ledgerChange(request, 'hooks_installed', req.harnesses, request.body.token!)
         request.log.warn({ token: request.body.token, applied: result.applied }, 'harness hooks installed')
         return planJson(result.plan, { applied: result.applied, token: request.body.token, skipped })
       } catch (err) {
@@ -147,6 +155,7 @@ export default async function installRoutes(app: FastifyInstance): Promise<void>
         const plan = planUninstall(req)
         if (b.dry_run) return planJson(plan, { applied: false })
         const result = applyUninstall(req, b.token ?? plan.token)
+        if (result.applied) await ledgerChange(request, 'hooks_uninstalled', harnesses, b.token ?? plan.token)
         request.log.warn({ applied: result.applied }, 'harness hooks uninstalled')
         return planJson(result.plan, { applied: result.applied, token: b.token ?? plan.token })
       } catch (err) {

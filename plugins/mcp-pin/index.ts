@@ -7,7 +7,7 @@
  * accept pins over HTTP.
  */
 import { defineGateKind, harnessRegistry, mcpToolName, STAGE, UNRESOLVED_MCP_SERVER, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
-import { fingerprint, runtimeIdentityOf } from './fingerprint.ts'
+import { runtimeIdentityOf } from './fingerprint.ts'
 import { PinStore } from './pin-store.ts'
 import { configuredServers, findRepoRoot, resolveServer, serverForRuntime } from './resolve.ts'
 import mcpRoutes from './routes.ts'
@@ -77,7 +77,7 @@ const plugin: EnginePlugin = {
       if (server === UNRESOLVED_MCP_SERVER) server = (runtime && serverForRuntime(entries, runtime)?.name) ?? 'unconfigured'
       const resolved = resolveServer(entries, server, runtime)
       store ??= new PinStore(host.home)
-      const check = store.check(server, fingerprint(resolved.identity), resolved.identity, request.source)
+      const check = store.check(server, resolved.identity, request.source)
       if (check.firstSighting) host.log.warn({ server, fingerprint: check.fingerprint }, 'new MCP server queued for pinning')
       const facts: PinFacts = { server, state: check.state, fingerprint: check.fingerprint, ...(check.pinnedFingerprint ? { pinned_fingerprint: check.pinnedFingerprint } : {}) }
       return { ...request, tool: mcpToolName(server, tool), mcp: { server, tool }, meta: { ...meta, [META_KEY]: facts } }

@@ -1,24 +1,49 @@
 /**
- * The MCP pin store, `$SVC_HOME/mcp-pins.json`, written atomically. Each server name moves
+ * The MCP pin store, `$SVC_HOME/mcp-pins.json`, written atomically: the one place pins live, and the
+ * one place fingerprints are computed (`fingerprint()` of identity and tool list). Each server name moves
  * unseen → queued (first sighting) → pinned (operator accept). A pinned server seen with another
  * fingerprint is a mismatch: the new fingerprint waits as `pending` until an operator accepts it.
+ *
+ * What waits is what the operator reviews, so only an operator's sighting replaces it; anyone else's
+ * different sighting is kept beside it as `latest`. An accept names the exact fingerprint it pins (the
+ * pending or the latest one); any other is a 409. A caller that cannot see the tool list (the hook path)
+ * is compared under the tool list that was pinned, so a server pinned with its tools stays pinned.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { RefusalError, writePrivateFile } from '../../core/index.ts'
-import type { ServerIdentity } from './fingerprint.ts'
+import { fingerprint, type McpToolInfo, type ServerIdentity } from './fingerprint.ts'
 
 export type PinState = 'queued' | 'pinned' | 'mismatch'
+
+/** One sighting of a server: what it was and, when the caller knew it, its tool list. */
+export interface Sighting {
+  readonly fingerprint: string
+  readonly identity: ServerIdentity
+  readonly tools?: readonly McpToolInfo[]
+  readonly source: string
+  readonly at: string
+}
 
 export interface PinRecord {
   readonly server: string
   readonly state: 'queued' | 'pinned'
   /** The accepted fingerprint (pinned servers). */
-  readonly pinned?: { readonly fingerprint: string; readonly identity: ServerIdentity; readonly at: string }
-  /** The fingerprint waiting for an operator: the first sighting, or a changed server. */
-  readonly pending?: { readonly fingerprint: string; readonly identity: ServerIdentity; readonly source: string; readonly at: string }
+  readonly pinned?: { readonly fingerprint: string; readonly identity: ServerIdentity; readonly tools?: readonly McpToolInfo[]; readonly at: string }
+  /** The fingerprint waiting for an operator: the first sighting, or a changed server (replaced only by an operator). */
+  readonly pending?: Sighting
+  /** The most recent sighting that differs from `pending`, from a caller without operator rights. */
+  readonly latest?: Sighting
   readonly firstSeen: string
   readonly lastSeen: string
+}
+
+export interface CheckOptions {
+  /** The caller knows the server's tool list (undefined: compare under the tool list on record). */
+  readonly tools?: readonly McpToolInfo[]
+  /** An operator's sighting may replace the fingerprint waiting for review. */
+  readonly operator?: boolean
+  readonly now?: Date
 }
 
 export interface PinCheck {
@@ -74,41 +99,52 @@ export class PinStore {
     return this.#read().servers[server]
   }
 
-  /** Checks a sighting of `server` with `fingerprint`, queueing it when it is new or changed. */
-  check(server: string, fingerprint: string, identity: ServerIdentity, source: string, now = new Date()): PinCheck {
-    const at = now.toISOString()
+  /** Checks a sighting of `server` (fingerprinted here), queueing it when it is new or changed. */
+  check(server: string, identity: ServerIdentity, source: string, opts: CheckOptions = {}): PinCheck {
+    const at = (opts.now ?? new Date()).toISOString()
     const servers = { ...this.#read().servers }
     const record = servers[server]
+    const fp = (toolsOnRecord?: readonly McpToolInfo[]) => fingerprint(identity, opts.tools ?? toolsOnRecord)
+    const sighting = (fingerprint: string, tools?: readonly McpToolInfo[]): Sighting => ({ fingerprint, identity, ...(tools ? { tools } : {}), source, at })
     if (!record) {
-      servers[server] = { server, state: 'queued', pending: { fingerprint, identity, source, at }, firstSeen: at, lastSeen: at }
+      const seen = fp()
+      servers[server] = { server, state: 'queued', pending: sighting(seen, opts.tools), firstSeen: at, lastSeen: at }
       this.#save(servers)
-      return { server, state: 'queued', fingerprint, firstSighting: true }
+      return { server, state: 'queued', fingerprint: seen, firstSighting: true }
     }
-    if (record.state === 'pinned' && record.pinned?.fingerprint === fingerprint) {
-      return { server, state: 'pinned', fingerprint, pinnedFingerprint: fingerprint, firstSighting: false }
+    const asPinned = fp(record.pinned?.tools)
+    if (record.state === 'pinned' && record.pinned?.fingerprint === asPinned) {
+      return { server, state: 'pinned', fingerprint: asPinned, pinnedFingerprint: asPinned, firstSighting: false }
     }
-    if (record.pending?.fingerprint !== fingerprint) {
-      servers[server] = { ...record, pending: { fingerprint, identity, source, at }, lastSeen: at }
+    const seen = record.pending ? fp(record.pending.tools) : asPinned
+    const tools = opts.tools ?? (record.pending ? record.pending.tools : record.pinned?.tools)
+    let next: PinRecord | undefined
+    if (!record.pending || (opts.operator && record.pending.fingerprint !== seen)) next = { ...record, pending: sighting(seen, tools), latest: undefined, lastSeen: at }
+    else if (record.pending.fingerprint !== seen && record.latest?.fingerprint !== seen) next = { ...record, latest: sighting(seen, tools), lastSeen: at }
+    if (next) {
+      servers[server] = next
       this.#save(servers)
     }
-    if (record.state === 'queued') return { server, state: 'queued', fingerprint, firstSighting: false }
-    return { server, state: 'mismatch', fingerprint, pinnedFingerprint: record.pinned?.fingerprint, firstSighting: false }
+    if (record.state === 'queued') return { server, state: 'queued', fingerprint: seen, firstSighting: false }
+    return { server, state: 'mismatch', fingerprint: seen, pinnedFingerprint: record.pinned?.fingerprint, firstSighting: false }
   }
 
-  /** Operator accept: the pending fingerprint becomes the pinned one (optionally only if it is `expected`). */
-  accept(server: string, expected?: string, now = new Date()): PinRecord {
+  /** Operator accept: pins exactly `expected`, which must be the pending (or latest) fingerprint. */
+  accept(server: string, expected: string, now = new Date()): PinRecord {
     const servers = { ...this.#read().servers }
     const record = servers[server]
     if (!record) throw new PinAcceptError(404, `no MCP server named "${server}" has been seen; nothing to accept`)
     if (!record.pending) throw new PinAcceptError(409, `MCP server "${server}" is already pinned and unchanged; nothing to accept`)
-    if (expected !== undefined && expected !== record.pending.fingerprint) {
-      throw new PinAcceptError(409, `MCP server "${server}" now has fingerprint ${record.pending.fingerprint}, not the ${expected} you reviewed; check it again`)
+    const chosen = [record.pending, record.latest].find((s) => s?.fingerprint === expected)
+    if (!chosen) {
+      const waiting = [record.pending, record.latest].filter((s) => s !== undefined).map((s) => s.fingerprint).join(' or ')
+      throw new PinAcceptError(409, `MCP server "${server}" now waits with fingerprint ${waiting}, not the ${expected} you reviewed; check it again`)
     }
     const at = now.toISOString()
     const pinned: PinRecord = {
       server,
       state: 'pinned',
-      pinned: { fingerprint: record.pending.fingerprint, identity: record.pending.identity, at },
+      pinned: { fingerprint: chosen.fingerprint, identity: chosen.identity, ...(chosen.tools ? { tools: chosen.tools } : {}), at },
       firstSeen: record.firstSeen,
       lastSeen: record.lastSeen,
     }

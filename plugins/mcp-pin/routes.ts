@@ -1,12 +1,13 @@
 /**
  * MCP pinning: POST /v1/mcp/pin/check (unseen → queued on first sighting; a pinned server with another
- * fingerprint is a mismatch), POST /v1/mcp/pin/accept (operator: queued or changed → pinned), and
- * GET /v1/mcp/pins (the pin list; fingerprints and identities, never env or header values).
+ * fingerprint is a mismatch; only an operator's check replaces the fingerprint waiting for review),
+ * POST /v1/mcp/pin/accept (operator: pins the exact fingerprint named, ledgered), and GET /v1/mcp/pins
+ * (the pin list; fingerprints and identities, never env or header values).
  */
 import { homedir } from 'node:os'
 import type { FastifyInstance } from 'fastify'
 import { ABSOLUTE_PATH, ApiProblem, harnessRegistry } from '../../core/index.ts'
-import { fingerprint, identityOf } from './fingerprint.ts'
+import { identityOf } from './fingerprint.ts'
 import type { McpToolInfo, ServerIdentity } from './fingerprint.ts'
 import { PinStore } from './pin-store.ts'
 import { configuredServers, findRepoRoot, resolveServer } from './resolve.ts'
@@ -56,9 +57,12 @@ const pinView = {
     pinned_fingerprint: { type: 'string' },
     pending_fingerprint: { type: 'string' },
     pending_source: { type: 'string' },
+    latest_fingerprint: { type: 'string', description: 'a later, different sighting by a caller without operator rights (never replaces the pending one)' },
+    latest_source: { type: 'string' },
     identity: { type: 'object', additionalProperties: true },
     first_seen: { type: 'string' },
     last_seen: { type: 'string' },
+    ledger_seq: { type: 'integer', description: 'accept only: the mcp_pin_accepted ledger entry' },
   },
 } as const
 
@@ -68,6 +72,7 @@ function view(record: ReturnType<PinStore['list']>[number]) {
     state: record.state,
     ...(record.pinned ? { pinned_fingerprint: record.pinned.fingerprint } : {}),
     ...(record.pending ? { pending_fingerprint: record.pending.fingerprint, pending_source: record.pending.source } : {}),
+    ...(record.latest ? { latest_fingerprint: record.latest.fingerprint, latest_source: record.latest.source } : {}),
     identity: record.pending?.identity ?? record.pinned?.identity ?? {},
     first_seen: record.firstSeen,
     last_seen: record.lastSeen,
@@ -86,6 +91,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Body: CheckBody }>('/v1/mcp/pin/check', {
     schema: {
       summary: 'Check an MCP server fingerprint (first sighting queues it)',
+      description: 'Without an operator token a sighting never replaces the fingerprint waiting for `svc mcp pin accept`; a different one is kept as `latest_fingerprint`.',
       body: {
         type: 'object',
         additionalProperties: false,
@@ -122,23 +128,26 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
         source = b.harness ?? 'config'
       }
       const tools: McpToolInfo[] | undefined = b.tools?.map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), ...(t.input_schema !== undefined ? { inputSchema: t.input_schema } : {}) }))
-      const check = store.check(b.server, fingerprint(identity, tools), identity, source)
+      const check = store.check(b.server, identity, source, { ...(tools ? { tools } : {}), operator: app.auth.isOperator(request) })
       return { server: check.server, state: check.state, fingerprint: check.fingerprint, ...(check.pinnedFingerprint ? { pinned_fingerprint: check.pinnedFingerprint } : {}) }
     },
   })
 
-  app.post<{ Body: { server: string; fingerprint?: string } }>('/v1/mcp/pin/accept', {
+  app.post<{ Body: { server: string; fingerprint: string } }>('/v1/mcp/pin/accept', {
     onRequest: app.auth.requireOperator,
     schema: {
       summary: 'Accept a queued (or changed) MCP server pin (operator)',
+      description: 'Pins exactly `fingerprint`, which must be the one the operator reviewed (pending or latest); 409 when the server now waits with another. Recorded in the ledger.',
       security: [{ operator: [] }],
-      body: { type: 'object', additionalProperties: false, required: ['server'], properties: { server: name, fingerprint: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } } },
+      body: { type: 'object', additionalProperties: false, required: ['server', 'fingerprint'], properties: { server: name, fingerprint: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } } },
       response: { 200: pinView, 400: { $ref: 'Problem#' }, 401: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' }, 409: { $ref: 'Problem#' } },
     },
     handler: async (request) => {
       const record = store.accept(request.body.server, request.body.fingerprint)
-      request.log.warn({ server: record.server, fingerprint: record.pinned?.fingerprint }, 'MCP server pinned')
-      return view(record)
+      const pinned = record.pinned!.fingerprint
+      const entry = await app.engine.recordEvent('mcp_pin_accepted', { who: app.auth.who(request), server: record.server, fingerprint: pinned }, `MCP server "${record.server}" pinned at ${pinned}`)
+      request.log.warn({ server: record.server, fingerprint: pinned, ledger_seq: entry.seq }, 'MCP server pinned')
+      return { ...view(record), ledger_seq: entry.seq }
     },
   })
 }

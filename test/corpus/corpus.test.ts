@@ -51,11 +51,11 @@ it('refuses unanalysable input in firewall mode and only alerts in monitor mode'
   const firewall = await world.decide(hostile)
   expect(firewall.decision).toMatchObject({ verdict: 'deny', stage: 'core' })
   expect(firewall.decision.reason).toMatch(/^command could not be analysed \(/)
-  world.engine.setMode('monitor')
+  await world.engine.setMode('monitor', 'test')
   try {
     const monitor = await world.decide(hostile)
     expect(monitor.decision).toMatchObject({ verdict: 'allow', ledgerVerdict: 'monitor_alert' })
   } finally {
-    world.engine.setMode('firewall')
+    await world.engine.setMode('firewall', 'test')
   }
 })

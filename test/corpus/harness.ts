@@ -9,7 +9,7 @@ import pino from 'pino'
 import { parse } from 'yaml'
 import { protectedPorts, SHIPPED_POLICIES_DIR } from '../../cli/paths.ts'
 import { allPlugins } from '../../cli/plugins.ts'
-import { createEngine, type Decision, type Engine, type EvalRequest } from '../../core/index.ts'
+import { createEngine, type Decision, type Engine, type EvalRequest, type GateTrace } from '../../core/index.ts'
 
 /** One corpus case: a shell command (Bash tool) or any tool call, and the gate expected to deny it. */
 export interface CorpusCase {
@@ -25,8 +25,11 @@ export interface CorpusWorld {
   readonly engine: Engine
   readonly home: string
   readonly cwd: string
-  /** Decides one case, by default in the world's project directory and corpus session. */
-  decide(c: CorpusCase, where?: { cwd?: string; sessionId?: string }): Promise<{ request: EvalRequest; decision: Decision }>
+  /**
+   * Decides one case, by default in the world's project directory and corpus session. With `trace`, the
+   * engine runs (and traces) every gate instead of the indexed candidates.
+   */
+  decide(c: CorpusCase, where?: { cwd?: string; sessionId?: string }, trace?: GateTrace[]): Promise<{ request: EvalRequest; decision: Decision }>
   close(): Promise<void>
 }
 
@@ -86,10 +89,10 @@ export async function createCorpusWorld(options: { svcPorts?: readonly number[] 
     engine,
     home,
     cwd,
-    decide(c, where = {}) {
+    decide(c, where = {}, trace) {
       const tool = c.tool ?? 'Bash'
       const input = c.input ?? { command: c.cmd }
-      return engine.decide({ sessionId: where.sessionId ?? 'corpus', source: 'claude-code', tool, input: expandHome(input, home), cwd: where.cwd ?? cwd })
+      return engine.decide({ sessionId: where.sessionId ?? 'corpus', source: 'claude-code', tool, input: expandHome(input, home), cwd: where.cwd ?? cwd }, undefined, trace)
     },
     async close() {
       await engine.close()

@@ -166,7 +166,17 @@ export function casesFor(
 }
 
 /** Places in request schemas that accept any field on purpose: a harness's own payload, a tool's input. */
-export const OPEN_OBJECTS = new Set(['POST /v1/hooks/{harness}/{event}', 'POST /v1/gates/check.input', 'POST /v1/gates/check.meta', 'POST /v1/mcp/pin/check.tools[].input_schema'])
+export const OPEN_OBJECTS = new Set([
+  'POST /v1/hooks/{harness}/{event}',
+  'POST /v1/gates/check.input',
+  'POST /v1/gates/check.meta',
+  'POST /v1/mcp/pin/check.tools[].input_schema',
+  // A case bundle is a document the daemon wrote and reads back by seq and hashes; an example's input is a tool's input.
+  'POST /v1/false-positives/validate.bundle',
+  'POST /v1/false-positives/validate.examples[].input',
+  'POST /v1/false-positives/apply.bundle',
+  'POST /v1/false-positives/apply.examples[].input',
+])
 
 /** Every place within a request body schema that accepts unknown fields (an open object, or no schema at all). */
 export function openObjects(at: string, schema: JsonSchema | undefined, out: string[] = []): string[] {

@@ -11,8 +11,10 @@ export interface TestDaemon extends RunningDaemon {
   readonly home: string
   /** POSTs/GETs JSON and returns status, content type and parsed body. */
   request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; type: string; body: any }>
-  /** Creates an unattested session and returns its id. */
+  /** Creates an unattested session (with operator rights, which that needs) and returns its id. */
   session(extra?: { user_id?: string; groups?: string[] }): Promise<string>
+  /** An operator bearer token (logged in once with the test password, then reused). */
+  operatorToken(): Promise<string>
   stop(): Promise<void>
 }
 
@@ -39,12 +41,18 @@ export async function startTestDaemon(opts: { env?: NodeJS.ProcessEnv; home?: st
     }
     return { status: res.status, type: res.headers.get('content-type') ?? '', body: parsed }
   }
+  let token: string | undefined
+  const operatorToken = async () => {
+    token ??= (await request('POST', '/v1/auth/login', { password: env.SVC_ADMIN_PASSWORD })).body.token as string
+    return token
+  }
   return {
     ...daemon,
     home,
     request,
+    operatorToken,
     async session(extra = {}) {
-      const res = await request('POST', '/v1/sessions/create', { signer: 'unattested', ...extra })
+      const res = await request('POST', '/v1/sessions/create', { signer: 'unattested', ...extra }, { authorization: `Bearer ${await operatorToken()}` })
       if (res.status !== 201) throw new Error(`session create failed: ${JSON.stringify(res.body)}`)
       return res.body.session_id as string
     },

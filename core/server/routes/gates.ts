@@ -96,6 +96,8 @@ export default async function gateRoutes(app: FastifyInstance): Promise<void> {
       if (repo) {
         files.push({ path: repo.src.path, layer: 'repo', source: repo.src.source, status: repo.problem ? 'error' : repo.good ? 'ok' : 'absent', mode: repo.good?.mode, gates: repo.good?.gates.length ?? 0, error: repo.problem })
       }
+      // A repo file's sealed false-positive markers disable gates for calls in that repo: shown with the view of its cwd.
+      const repoDisabled = repo ? policy.repoDisables(repo) : new Set<string>()
       const gates = [...policy.allGates(), ...(repo?.good?.gates ?? [])].map((g) => ({
         id: g.id,
         description: g.description,
@@ -104,7 +106,7 @@ export default async function gateRoutes(app: FastifyInstance): Promise<void> {
         policy_mode: g.policyMode,
         on_hit: g.onHit,
         require_strong: g.requireStrong,
-        disabled: isDisabled(g),
+        disabled: isDisabled(g) || repoDisabled.has(g.id),
         disabled_by: g.disabledBy,
         nudge: g.nudge,
         when: g.when,

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify'
 import { ApiProblem } from '../../errors.ts'
 import { verifyNative } from '../../ledger/ed25519.ts'
+import { queryLeaves } from '../../ledger/query.ts'
 import { verifyTuple, type VerifyTuple } from '../../ledger/verify-tuple.ts'
 import { recordedSessions } from '../../sessions/history.ts'
 
@@ -59,6 +60,28 @@ const verifyBody = {
     session_public_key: { type: 'string', maxLength: 128 },
   },
 } as const
+
+interface EntriesQuery {
+  after?: string
+  before?: string
+  limit?: string
+  order?: 'asc' | 'desc'
+  verdict?: string
+  rule?: string
+  session?: string
+  harness?: string
+  tool?: string
+  since?: string
+  until?: string
+}
+
+/** An ISO 8601 time or epoch milliseconds; anything else is a 400 naming the parameter. */
+function timeParam(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined
+  const ms = /^[0-9]{1,15}$/.test(value) ? Number(value) : Date.parse(value)
+  if (!Number.isFinite(ms)) throw new ApiProblem(400, 'invalid_request', `${name} must be an ISO 8601 time or epoch milliseconds, not "${value}"`)
+  return ms
+}
 
 const entryView = {
   type: 'object',
@@ -157,18 +180,40 @@ export default async function ledgerRoutes(app: FastifyInstance): Promise<void> 
     },
   })
 
-  app.get<{ Querystring: { after?: string; limit?: string } }>('/v1/ledger/entries', {
+  app.get<{ Querystring: EntriesQuery }>('/v1/ledger/entries', {
     schema: {
-      summary: 'Ledger entries with seq > after, ascending (paginated)',
-      querystring: { type: 'object', additionalProperties: false, properties: { after: { type: 'string', pattern: '^(-1|0|[1-9][0-9]{0,14})$' }, limit: { type: 'string', pattern: '^[1-9][0-9]{0,3}$' } } },
-      response: { 200: { type: 'object', properties: { entries: { type: 'array', items: entryView }, next_after: { type: ['integer', 'null'] }, tree_size: { type: 'integer' } } } },
+      summary: 'Ledger entries, filtered by verdict, rule, session, harness, tool and time; ascending after `after` (default) or newest first (`order=desc`, paged by `before`)',
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          after: { type: 'string', pattern: '^(-1|0|[1-9][0-9]{0,14})$' },
+          before: intString,
+          limit: { type: 'string', pattern: '^[1-9][0-9]{0,3}$' },
+          order: { type: 'string', enum: ['asc', 'desc'] },
+          verdict: { type: 'string', pattern: '^[a-z_]{1,32}(,[a-z_]{1,32}){0,15}$', description: 'comma-separated verdicts, e.g. deny,monitor_alert' },
+          rule: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,255}$' },
+          session: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,256}$' },
+          harness: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,63}$' },
+          tool: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,256}$' },
+          since: { type: 'string', pattern: '^[0-9][0-9TZ:.+-]{0,39}$', description: 'ISO 8601 time or epoch milliseconds' },
+          until: { type: 'string', pattern: '^[0-9][0-9TZ:.+-]{0,39}$', description: 'ISO 8601 time or epoch milliseconds' },
+        },
+      },
+      response: { 200: { type: 'object', properties: { entries: { type: 'array', items: entryView }, next_after: { type: ['integer', 'null'] }, next_before: { type: ['integer', 'null'] }, tree_size: { type: 'integer' } } } },
     },
     handler: async (request) => {
-      const after = request.query.after === undefined ? -1 : Number(request.query.after)
-      const limit = Math.min(request.query.limit === undefined ? 100 : Number(request.query.limit), 1000)
-      const rows = ledger.entries(after, limit)
-      const entries = rows.map((r) => ({ seq: r.seq, leaf: r.leaf, leaf_hash: r.leafHash.toString('hex'), signature: r.signature ? b64(r.signature) : null }))
-      return { entries, next_after: rows.length === limit ? rows.at(-1)!.seq : null, tree_size: ledger.size() }
+      const q = request.query
+      const order = q.order ?? 'asc'
+      if (order === 'asc' && q.before !== undefined) throw new ApiProblem(400, 'invalid_request', '`before` pages newest-first lists: use it with order=desc')
+      if (order === 'desc' && q.after !== undefined) throw new ApiProblem(400, 'invalid_request', '`after` pages ascending lists: use `before` with order=desc')
+      const limit = Math.min(q.limit === undefined ? 100 : Number(q.limit), 1000)
+      const filter = { verdicts: q.verdict?.split(','), rule: q.rule, session: q.session, source: q.harness, tool: q.tool, sinceMs: timeParam(q.since, 'since'), untilMs: timeParam(q.until, 'until') }
+      const from = order === 'asc' ? (q.after === undefined ? -1 : Number(q.after)) : q.before === undefined ? undefined : Number(q.before)
+      const rows = queryLeaves(ledger.store.db, filter, { from, order, limit, size: ledger.size() })
+      const entries = rows.map((r) => ({ seq: r.seq, leaf: JSON.parse(r.body) as unknown, leaf_hash: r.leafHash.toString('hex'), signature: r.sig ? b64(r.sig) : null }))
+      const last = rows.length === limit ? rows.at(-1)!.seq : null
+      return { entries, next_after: order === 'asc' ? last : null, next_before: order === 'desc' ? last : null, tree_size: ledger.size() }
     },
   })
 }

@@ -16,15 +16,15 @@ export default async function modeRoutes(app: FastifyInstance): Promise<void> {
       security: [{ operator: [] }],
       body: { type: 'object', additionalProperties: false, required: ['mode'], properties: { mode: modeSchema } },
       response: {
-        200: { type: 'object', required: ['mode', 'previous'], properties: { mode: modeSchema, previous: modeSchema } },
+        200: { type: 'object', required: ['mode', 'previous', 'ledger_seq'], properties: { mode: modeSchema, previous: modeSchema, ledger_seq: { type: 'integer', description: 'the mode_changed ledger entry' } } },
         401: { $ref: 'Problem#' },
       },
     },
     handler: async (request) => {
       const previous = app.engine.mode()
-      app.engine.setMode(request.body.mode)
-      request.log.warn({ from: previous, to: request.body.mode }, 'daemon mode changed')
-      return { mode: request.body.mode, previous }
+      const entry = await app.engine.setMode(request.body.mode, app.auth.who(request))
+      request.log.warn({ from: previous, to: request.body.mode, ledger_seq: entry.seq }, 'daemon mode changed')
+      return { mode: request.body.mode, previous, ledger_seq: entry.seq }
     },
   })
 }

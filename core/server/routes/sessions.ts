@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { ApiProblem } from '../../errors.ts'
 import { sessionInsights } from '../../ledger/insights.ts'
 import { admitSession, type SessionCreateRequest } from '../../sessions/admit.ts'
+import { SessionCreateLimiter } from '../../sessions/create-limits.ts'
 import { recordedSessions } from '../../sessions/history.ts'
 import type { Session } from '../../sessions/store.ts'
 import type { LeafDraft } from '../../ledger/leaf.ts'
@@ -81,9 +82,14 @@ const insightView = {
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
+/** Sessions per page of GET /v1/sessions, by default and at most. */
+const PAGE_DEFAULT = 50
+const PAGE_MAX = 200
+
 export default async function sessionRoutes(app: FastifyInstance): Promise<void> {
   const { sessions, ledger } = app.engine
   const creationSeq = new Map<string, number>()
+  const limiter = new SessionCreateLimiter()
 
   function view(s: Session, now: number) {
     const state = s.endedAt !== undefined ? 'ended' : sessions.status(s.id, now).state
@@ -111,16 +117,28 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
     schema: {
       summary: 'Create (or rotate to) a session from a bundle signed by the host key',
       body: createBody,
-      response: { 201: sessionView, 400: { $ref: 'Problem#' }, 403: { $ref: 'Problem#' }, 409: { $ref: 'Problem#' }, 501: { $ref: 'Problem#' } },
+      description:
+        'An unattested session, and a rotation that ends a session that is still active, need operator rights (`Authorization: Bearer` from POST /v1/auth/login). ' +
+        'Creation is rate-limited for callers without operator rights and live sessions are capped (unattested ones tightly): 429 with Retry-After.',
+      response: { 201: sessionView, 400: { $ref: 'Problem#' }, 401: { $ref: 'Problem#' }, 403: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' }, 409: { $ref: 'Problem#' }, 429: { $ref: 'Problem#' }, 501: { $ref: 'Problem#' } },
     },
     handler: async (request, reply) => {
       const now = Date.now()
+      const operator = app.auth.isOperator(request)
+      if (!operator) limiter.take(now)
       const admitted = admitSession(request.body, { home: app.engine.home, env: app.env, now })
       const bundle = admitted.certificate!.bundle
       if (sessions.get(bundle.session_id)) throw new ApiProblem(409, 'conflict', `session ${bundle.session_id} already exists`)
       if (bundle.rotates !== undefined && !sessions.get(bundle.rotates) && recordedSessions(ledger, bundle.rotates).length === 0) {
         throw new ApiProblem(404, 'not_found', `session ${bundle.rotates} (to rotate) is not known to this daemon or its ledger`)
       }
+      if (!operator) {
+        if (admitted.signer === 'unattested') throw new ApiProblem(401, 'unauthorized', 'an unattested session signs nothing, so creating one needs operator rights: POST /v1/auth/login, then send `Authorization: Bearer <token>` (the CLI uses SVC_TOKEN or SVC_ADMIN_PASSWORD)')
+        if (bundle.rotates !== undefined && sessions.status(bundle.rotates, now).state === 'active') {
+          throw new ApiProblem(401, 'unauthorized', `session ${bundle.rotates} is still active: ending it by rotation needs operator rights (POST /v1/auth/login, then \`Authorization: Bearer <token>\`), or wait until it expires`)
+        }
+      }
+      limiter.checkCaps(admitted.signer, sessions.activeCount(now), sessions.activeCount(now, 'unattested'))
       const session = sessions.create(admitted, now)
       const rotated = bundle.rotates !== undefined
       const draft: LeafDraft = {
@@ -129,7 +147,14 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
         reason: rotated ? `session rotated from ${bundle.rotates} (signer ${session.signer})` : `session created (signer ${session.signer})`,
         at: now, certificate: admitted.certificate,
       }
-      const entry = await app.engine.record(draft, session)
+      let entry
+      try {
+        entry = await app.engine.record(draft, session)
+      } catch (err) {
+        // Not on the record, so it does not exist: nothing may be decided or signed under it.
+        sessions.discard(session.id)
+        throw err
+      }
       if (rotated) sessions.end(bundle.rotates!, now)
       creationSeq.set(session.id, entry.seq)
       const banner = bannerFor(session.signer)
@@ -138,20 +163,40 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
     },
   })
 
-  app.get('/v1/sessions', {
-    schema: { summary: 'List sessions (live ones, then ones recorded in the ledger before a restart)', response: { 200: { type: 'object', properties: { sessions: { type: 'array', items: sessionView } } } } },
-    handler: async () => {
+  app.get<{ Querystring: { limit?: string; cursor?: string } }>('/v1/sessions', {
+    schema: {
+      summary: 'List sessions, newest first (live ones and ones recorded in the ledger before a restart), a page at a time',
+      description: `At most \`limit\` sessions (default ${PAGE_DEFAULT}, at most ${PAGE_MAX}); when more remain, \`next_cursor\` is set: pass it as \`cursor\` for the next page. Pages are stable while sessions are created.`,
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { limit: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' }, cursor: { type: 'string', pattern: '^[0-9]{1,15}\\.ses_[0-9a-f]{24}$' } },
+      },
+      response: { 200: { type: 'object', required: ['sessions', 'next_cursor'], properties: { sessions: { type: 'array', items: sessionView }, next_cursor: { type: ['string', 'null'] } } } },
+    },
+    handler: async (request) => {
       const now = Date.now()
-      const live = sessions.list().map((s) => view(s, now))
-      const known = new Set(live.map((s) => s.session_id))
+      const limit = Math.min(request.query.limit === undefined ? PAGE_DEFAULT : Number(request.query.limit), PAGE_MAX)
+      const live = sessions.list().map((s) => ({ at: s.createdAt, view: view(s, now) }))
+      const known = new Set(live.map((s) => s.view.session_id))
       const past = recordedSessions(ledger)
         .filter((r) => !known.has(r.bundle.session_id))
         .map((r) => ({
-          session_id: r.bundle.session_id, signer: r.bundle.signer, state: 'ended' as const,
-          ...(r.bundle.user_id === undefined ? {} : { user_id: r.bundle.user_id }), groups: [...(r.bundle.groups ?? [])],
-          created_at: iso(r.bundle.issued_at_ms), expires_at: iso(r.bundle.expires_at_ms), ledger_seq: r.ledgerSeq, current: false,
+          at: r.bundle.issued_at_ms,
+          view: {
+            session_id: r.bundle.session_id, signer: r.bundle.signer, state: 'ended' as const,
+            ...(r.bundle.user_id === undefined ? {} : { user_id: r.bundle.user_id }), groups: [...(r.bundle.groups ?? [])],
+            created_at: iso(r.bundle.issued_at_ms), expires_at: iso(r.bundle.expires_at_ms), ledger_seq: r.ledgerSeq, current: false,
+          },
         }))
-      return { sessions: [...live.reverse(), ...past.reverse()] }
+      // Newest first by (creation time, id); a page token is the key of the last session of its page.
+      const key = (s: { at: number; view: { session_id: string } }) => `${String(s.at).padStart(15, '0')}.${s.view.session_id}`
+      const all = [...live, ...past].sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0))
+      const after = request.query.cursor?.split('.')
+      const from = after === undefined ? all : all.filter((s) => key(s) < `${after[0]!.padStart(15, '0')}.${after[1]}`)
+      const page = from.slice(0, limit)
+      const last = page.at(-1)
+      return { sessions: page.map((s) => s.view), next_cursor: from.length > limit && last ? `${last.at}.${last.view.session_id}` : null }
     },
   })
 
@@ -176,6 +221,68 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
         session_id: b.session_id, signer: b.signer, state: 'ended', ...(b.user_id === undefined ? {} : { user_id: b.user_id }), groups: [...(b.groups ?? [])],
         created_at: iso(b.issued_at_ms), expires_at: iso(b.expires_at_ms), ledger_seq: past.ledgerSeq, current: false,
         ...(b.session_public_key ? { session_public_key: b.session_public_key } : {}), ...(b.host_public_key ? { host_public_key: b.host_public_key } : {}),
+      }
+    },
+  })
+
+  app.addHook('preClose', async () => sessions.renewal.release())
+
+  app.get<{ Querystring: { wait_ms?: string; renewer?: string } }>('/v1/sessions/current', {
+    schema: {
+      summary: 'The session harness hooks use, for the renewer (`svc agent`) and `svc status`',
+      description:
+        'With `renewer`, the caller announces itself as the renewer of that tier; with `wait_ms`, the answer is held (long poll, at most 30 s) until a hook needs a session, a session is created, or the wait ends. It comes at once when there is no active current session.',
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { wait_ms: { type: 'string', pattern: '^[0-9]{1,5}$' }, renewer: { type: 'string', pattern: '^[a-z-]{1,32}$' } },
+      },
+      response: {
+        200: {
+          type: 'object',
+          required: ['instance_id', 'now', 'state', 'renewal_wanted', 'idle_timeout_ms'],
+          properties: {
+            instance_id: { type: 'string' },
+            now: { type: 'string' },
+            state: { type: 'string', enum: ['active', 'expired', 'none'] },
+            session: sessionView,
+            renewal_wanted: { type: 'boolean' },
+            idle_timeout_ms: { type: 'integer' },
+            renewer: { type: 'object', properties: { tier: { type: 'string' }, seen_at: { type: 'string' } } },
+          },
+        },
+      },
+    },
+    handler: async (request, reply) => {
+      const { renewal } = sessions
+      if (request.query.renewer) renewal.seen(request.query.renewer, Date.now())
+      const usable = () => {
+        const current = sessions.current()
+        return current !== undefined && sessions.status(current.id, Date.now()).state === 'active'
+      }
+      // The wait also ends when the current session expires (idle or lifetime), so the renewer learns of it at once.
+      const current0 = sessions.current()
+      const untilExpiry = current0 ? sessions.idleDeadline(current0) - Date.now() + 50 : 0
+      const waitMs = Math.min(30_000, Number(request.query.wait_ms ?? 0), Math.max(0, untilExpiry))
+      if (waitMs > 0 && usable() && !renewal.demanded()) {
+        // Ends early when the client goes away; a closing daemon releases every waiter (preClose below).
+        let onClose = (): void => undefined
+        const gone = new Promise<void>((resolve) => reply.raw.once('close', (onClose = resolve)))
+        await Promise.race([renewal.wait(waitMs), gone])
+        reply.raw.off('close', onClose)
+        if (request.query.renewer) renewal.seen(request.query.renewer, Date.now())
+      }
+      const now = Date.now()
+      const current = sessions.current()
+      const info = renewal.renewer()
+      return {
+        instance_id: renewal.instanceId,
+        now: iso(now),
+        state: current ? sessions.status(current.id, now).state : 'none',
+        ...(current ? { session: view(current, now) } : {}),
+        renewal_wanted: renewal.demanded() || !usable(),
+        idle_timeout_ms: sessions.idleMs,
+        ...(info ? { renewer: { tier: info.tier, seen_at: iso(info.seenAt) } } : {}),
       }
     },
   })

@@ -10,6 +10,7 @@ import {
   compileGlob,
   defineGateKind,
   homeGlobsFor,
+  isLiteralGlob,
   namesSvcPorts,
   svcPortsKey,
   svcPortsOf,
@@ -158,6 +159,11 @@ export default defineGateKind<CommandValue>({
       const reached = command.via.length > 0 ? ` (via ${command.via.join(' → ')})` : ''
       return `command \`${truncate(command.text)}\`${reached}${details.length > 0 ? `: ${details.join(', ')}` : ''}`
     }
+  },
+  // Literal program names index the gate; a glob, or case folding (a case-insensitive file system), does not.
+  index(value) {
+    const programs = toList(value.program)
+    return programs && !CASE_INSENSITIVE_FS && programs.every(isLiteralGlob) ? { programs } : undefined
   },
 })
 

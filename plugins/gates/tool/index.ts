@@ -1,7 +1,7 @@
 /**
  * `tool`: the tool name, exactly, by glob (`mcp__github__*`), `*` for every tool, or a list of these.
  */
-import { compileGlob, defineGateKind } from '../../../core/index.ts'
+import { compileGlob, defineGateKind, isLiteralGlob } from '../../../core/index.ts'
 
 type Value = string | string[]
 
@@ -15,5 +15,9 @@ export default defineGateKind<Value>({
       const hit = globs.find((g) => g.test(request.tool))
       return hit ? `tool ${request.tool}` : undefined
     }
+  },
+  index(value) {
+    const names = Array.isArray(value) ? value : [value]
+    return names.every(isLiteralGlob) ? { tools: names } : undefined
   },
 })

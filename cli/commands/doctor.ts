@@ -1,0 +1,94 @@
+/**
+ * `svc doctor`: everything `svc status` checks, plus whether each harness config svc edited still validates
+ * against that harness's published schema; lists what is wrong with what to do, and with `--fix` repairs
+ * what it can: refreshes a stale or missing shim, and re-installs hook entries a harness update removed or
+ * that call an old daemon URL (the same reviewed-plan machinery as `svc install`, applied atomically).
+ */
+import { readFileSync } from 'node:fs'
+import { Command } from 'commander'
+import type { HarnessDefinition } from '../../core/index.ts'
+import { harnessPlugins } from '../../harnesses/index.ts'
+import { applyInstall, installShim } from '../../plugins/installer/apply.ts'
+import { parseJsoncStrict } from '../../plugins/installer/jsonc-edit.ts'
+import { planInstall } from '../../plugins/installer/plan.ts'
+import { schemaProblems } from '../../plugins/installer/validate.ts'
+import { CliError, type CliIo } from '../io.ts'
+import { daemonUrl, svcHome, userHomeOf } from '../paths.ts'
+import { collectStatus, type HarnessHooks, type Problem, type StatusReport } from '../status/collect.ts'
+import { renderStatus } from './status.ts'
+
+const registered = (): ReadonlyMap<string, HarnessDefinition> => new Map(harnessPlugins.map((p) => [p.harness.id, p.harness]))
+
+/** Harness configs svc edited that no longer validate against the harness's schema (no automatic fix). */
+export function schemaDrift(hooks: readonly HarnessHooks[], userHome: string): Problem[] {
+  const problems: Problem[] = []
+  const defs = registered()
+  for (const h of hooks) {
+    const location = defs.get(h.harness)?.configLocations({ home: userHome, env: {} }).find((l) => l.path === h.file && l.schema)
+    if (!location?.schema) continue
+    let found: string[]
+    try {
+      found = schemaProblems(location.schema, parseJsoncStrict(readFileSync(h.file, 'utf8'), h.file))
+    } catch (err) {
+      found = [(err as Error).message]
+    }
+    if (found.length > 0) {
+      problems.push({
+        what: `${h.file} no longer validates against the ${h.harness} schema: ${found.slice(0, 3).join('; ')}`,
+        hint: `fix the file by hand (svc only edits its own entries), then re-run \`svc doctor\``,
+      })
+    }
+  }
+  return problems
+}
+
+/** Applies the fixes `problems` offer; returns one line per fix done. */
+function applyFixes(problems: readonly Problem[], report: StatusReport, userHome: string): string[] {
+  const done: string[] = []
+  if (problems.some((p) => p.fix?.kind === 'refresh-shim')) {
+    installShim(report.home)
+    done.push(`refreshed the shim ${report.home}/bin/svc-hook`)
+  }
+  const reinstall = [...new Set(problems.flatMap((p) => (p.fix?.kind === 'reinstall-hooks' && p.fix.scope === 'user' ? (p.fix.harnesses ?? []) : [])))]
+  if (reinstall.length > 0) {
+    const defs = registered()
+    const harnesses = reinstall.map((id) => defs.get(id)).filter((h): h is HarnessDefinition => h !== undefined)
+    const installed = report.hooks.filter((h) => reinstall.includes(h.harness))
+    const req = {
+      harnesses, scope: 'user' as const, env: { home: userHome, env: {} }, svcHome: report.home, daemonUrl: report.url,
+      failOpen: false, transport: installed.some((h) => h.usesShim) || installed.length === 0 ? ('command' as const) : ('http' as const),
+    }
+    const plan = planInstall(req)
+    if (plan.changes.length > 0) applyInstall(req, plan.token)
+    done.push(`re-installed the svc hooks of ${reinstall.join(', ')} for ${report.url} (${plan.changes.length} file(s))`)
+  }
+  return done
+}
+
+export function makeDoctorCommand(io: CliIo): Command {
+  return new Command('doctor')
+    .description('check everything status checks and offer fixes (a stale shim, removed hook entries, a changed daemon URL, an invalid harness config)')
+    .option('--url <url>', 'daemon base URL (default $SVC_URL or http://127.0.0.1:7878)')
+    .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
+    .option('--fix', 'apply the fixes marked [fix] (nothing else is changed)')
+    .action(async (opts: { url?: string; home?: string; fix?: boolean }) => {
+      const url = daemonUrl(io.env, opts.url)
+      const home = svcHome(io.env, opts.home)
+      const check = async () => {
+        const report = await collectStatus(url, home)
+        return { report, problems: [...report.problems, ...schemaDrift(report.hooks, userHomeOf(io.env))] }
+      }
+      let { report, problems } = await check()
+      if (opts.fix && problems.some((p) => p.fix)) {
+        for (const line of applyFixes(problems, report, userHomeOf(io.env))) io.out(`fixed: ${line}`)
+        ;({ report, problems } = await check())
+      }
+      io.out(renderStatus({ ...report, problems: [] }).replace(/\nprotection: .*$/s, ''))
+      if (problems.length === 0) return io.out('doctor: everything checks out; protection is in force')
+      io.out(`doctor: ${problems.length} problem${problems.length === 1 ? '' : 's'}:`)
+      for (const p of problems) io.out(`  - ${p.what}${p.fix ? ' [fix]' : ''}\n    → ${p.hint}`)
+      const fixable = problems.filter((p) => p.fix).length
+      if (fixable > 0 && !opts.fix) io.out(`run \`svc doctor --fix\` to repair the ${fixable} marked [fix]`)
+      throw new CliError(`${problems.length} problem${problems.length === 1 ? '' : 's'} left`)
+    })
+}

@@ -1,0 +1,179 @@
+/**
+ * `svc false-positive <seq> --target auto|repo|user --out <dir> [--include-raw]` writes a case directory;
+ * `apply <case-dir>` validates, shows the diff, asks (or `--yes`) and applies; `revert <apply-seq>` restores;
+ * `rules-patch <case-dir> --rules-repo <path>` drafts the upstream fix of a registry rule.
+ */
+import { createInterface } from 'node:readline/promises'
+import { resolve } from 'node:path'
+import { Command, Option } from 'commander'
+import { fixturesOf, parseFixtures } from '../../plugins/rule-lifecycle/fixtures.ts'
+import { readCaseDir, writeCaseDir, type BundleView } from '../false-positive/case-dir.ts'
+import { writeRulesPatch } from '../false-positive/rules-patch.ts'
+import { installClaudeSkill, skillMarkdown } from '../false-positive/skill.ts'
+import { callDaemon, operatorToken } from '../http.ts'
+import { CliError, type CliIo } from '../io.ts'
+import { daemonUrl } from '../paths.ts'
+
+interface CaseOpts {
+  target: 'auto' | 'repo' | 'user'
+  out?: string
+  includeRaw?: boolean
+  url?: string
+}
+
+interface Validation {
+  seq: number
+  gate_id: string
+  replacement_id: string
+  target: { choice: string; path: string; layer: string }
+  examples_checked: number
+  examples_skipped: number
+  still_denied_by: string[]
+  diff: string
+  apply_seq?: number
+}
+
+function parseSeq(value: string): number {
+  if (!/^(0|[1-9][0-9]{0,14})$/.test(value)) throw new CliError(`seq must be a ledger sequence number, not "${value}"`, 2)
+  return Number(value)
+}
+
+async function writeCase(io: CliIo, seqText: string, opts: CaseOpts): Promise<void> {
+  if (!opts.out) throw new CliError('--out <dir> is required: the case directory to write', 2)
+  const seq = parseSeq(seqText)
+  const url = daemonUrl(io.env, opts.url)
+  const token = opts.includeRaw ? await operatorToken(url, io) : undefined
+  const res = await fetch(`${url}/v1/false-positives/cases/${seq}${opts.includeRaw ? '?include_raw=true' : ''}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }).catch((err: Error) => {
+    throw new CliError(`cannot reach the svc daemon at ${url} (${err.message})`)
+  })
+  const text = await res.text()
+  if (!res.ok) throw new CliError(`no case for seq ${seq}: ${(JSON.parse(text) as { detail?: string }).detail ?? res.statusText} (HTTP ${res.status})`)
+  const bundle = JSON.parse(text) as BundleView
+  const view = await callDaemon<{ gates: { id: string; source: string; file: string }[] }>(url, '/v1/policy/view')
+  const live = view.gates.find((g) => g.id === bundle.matched_gate.id && g.source === bundle.matched_gate.source)
+  const malicious = live ? fixturesOf(live.file).filter((f) => f.expect !== 'allow' && f.rule === bundle.matched_gate.id) : []
+  const dir = resolve(opts.out)
+  const { exact } = writeCaseDir(dir, text, bundle, { seq, target: opts.target, include_raw: opts.includeRaw === true, daemon_url: url }, malicious as unknown as Record<string, unknown>[])
+  io.out(`wrote case ${seq} (gate ${bundle.matched_gate.id}, ${bundle.matched_gate.source}) to ${dir}`)
+  io.out(opts.includeRaw ? `raw data: INCLUDED (unredacted call in ${dir}/bundle.json and fixtures.yaml; keep them private)` : `raw data: not included (the bundle at ${dir}/bundle.json is redacted)`)
+  io.out(`draft replacement: ${dir}/replacement.yaml${exact ? '' : ' (review it: the exclusion could not be made exact)'}; ${malicious.length} malicious fixture(s) of the gate in fixtures.yaml`)
+  io.out(`next: edit the draft, then \`svc false-positive apply ${dir}\``)
+}
+
+async function confirm(io: CliIo, question: string): Promise<boolean> {
+  if (process.stdin.isTTY) {
+    const rl = createInterface({ input: process.stdin, output: process.stderr })
+    try {
+      return /^y(es)?$/i.test((await rl.question(question)).trim())
+    } finally {
+      rl.close()
+    }
+  }
+  io.err(question)
+  return /^y(es)?$/i.test((await io.readStdin()).split('\n')[0]!.trim())
+}
+
+interface CaseRequestOpts {
+  url?: string
+  note?: string
+  target?: string
+}
+
+/** The validate/apply body of a case directory, and the daemon it was made on. */
+function caseRequest(env: NodeJS.ProcessEnv, dir: string, opts: CaseRequestOpts) {
+  const c = readCaseDir(resolve(dir))
+  // Never the URL written in the case directory: it is untrusted text, and the operator password goes there.
+  const url = daemonUrl(env, opts.url)
+  const examples = c.fixtures ? parseFixtures(c.fixtures, `${dir}/fixtures.yaml`).filter((f) => f.expect !== 'allow') : []
+  const body = { bundle: c.bundle, replacement_yaml: c.draft, target: opts.target ?? c.meta.target, examples, ...(opts.note ? { note: opts.note } : {}) }
+  return { c, url, body }
+}
+
+async function validate(io: CliIo, url: string, body: object): Promise<Validation> {
+  const v = await callDaemon<Validation>(url, '/v1/false-positives/validate', { body })
+  io.out(`validated: ${v.replacement_id} replaces ${v.gate_id}; it does not match the event at seq ${v.seq} and still blocks ${v.examples_checked} malicious example(s)${v.examples_skipped ? ` (${v.examples_skipped} skipped: the gate does not match them on this machine)` : ''}`)
+  if (v.still_denied_by.length > 0) io.out(`note: the call would still be denied by ${v.still_denied_by.join(', ')}`)
+  io.out(`target ${v.target.choice}: ${v.target.path}`)
+  io.out(v.diff)
+  return v
+}
+
+async function applyCase(io: CliIo, dir: string, opts: CaseRequestOpts & { yes?: boolean }): Promise<void> {
+  const { c, url, body } = caseRequest(io.env, dir, opts)
+  const token = await operatorToken(url, io)
+  const v = await validate(io, url, body)
+  if (!opts.yes && !(await confirm(io, `apply this change to ${v.target.path}? [y/N] `))) throw new CliError('not applied: not confirmed (pass --yes to apply without asking)')
+  const applied = await callDaemon<Validation>(url, '/v1/false-positives/apply', { body: { ...body, policy_hash: c.bundle.policy_hash }, token })
+  io.out(`applied: ${applied.gate_id} disabled and ${applied.replacement_id} added in ${applied.target.path} (ledger seq ${applied.apply_seq})`)
+  io.out(`undo with: svc false-positive revert ${applied.apply_seq}`)
+}
+
+/** Builds `svc false-positive`. */
+export function makeFalsePositiveCommand(io: CliIo): Command {
+  const urlOption = () => new Option('--url <url>', 'daemon base URL (default $SVC_URL or http://127.0.0.1:7878)')
+  const cmd = new Command('false-positive')
+    .description('recover from a false positive: write a case bundle and a replacement draft, validate and apply it, revert it')
+    .argument('[seq]', 'ledger seq of the denied (or monitor-alert) call')
+    .addOption(new Option('--target <target>', 'where the replacement goes: auto (repo .svc.yaml, else user policy), repo or user').choices(['auto', 'repo', 'user']).default('auto'))
+    .option('--out <dir>', 'case directory to write')
+    .option('--include-raw', 'include the raw, unredacted call (operator rights)')
+    .addOption(urlOption())
+    .action(async (seq: string | undefined, opts: CaseOpts) => {
+      if (seq === undefined) throw new CliError('give the seq of a denied call (see `svc log --verdict deny`), or a subcommand: apply, revert, rules-patch', 2)
+      await writeCase(io, seq, opts)
+    })
+  cmd.addCommand(
+    new Command('apply')
+      .description('validate the case directory\'s replacement, show the diff, confirm and apply it atomically (operator)')
+      .argument('<case-dir>', 'directory written by `svc false-positive <seq> --out`')
+      .option('--yes', 'apply without asking')
+      .option('--note <text>', 'note recorded in the sealed disabled_by metadata')
+      .addOption(new Option('--target <target>', 'override the case\'s target').choices(['auto', 'repo', 'user']))
+      .addOption(urlOption())
+      .action((dir: string, opts: { yes?: boolean; url?: string; note?: string; target?: string }) => applyCase(io, dir, opts)),
+  )
+  cmd.addCommand(
+    new Command('validate')
+      .description('check the case directory\'s replacement without changing anything (no operator rights needed; what an agent\'s skill runs)')
+      .argument('<case-dir>', 'directory written by `svc false-positive <seq> --out`')
+      .addOption(new Option('--target <target>', 'override the case\'s target').choices(['auto', 'repo', 'user']))
+      .addOption(urlOption())
+      .action(async (dir: string, opts: CaseRequestOpts) => {
+        const { url, body } = caseRequest(io.env, dir, opts)
+        await validate(io, url, body)
+        io.out(`valid. Applying is for the user: \`svc false-positive apply ${dir}\``)
+      }),
+  )
+  cmd.addCommand(
+    new Command('revert')
+      .description('restore the policy file a false-positive apply changed (operator)')
+      .argument('<apply-seq>', 'ledger seq of the apply (printed by `apply`)')
+      .addOption(urlOption())
+      .action(async (seqText: string, opts: { url?: string }) => {
+        const url = daemonUrl(io.env, opts.url)
+        const token = await operatorToken(url, io)
+        const r = await callDaemon<{ revert_seq: number; path: string; gate_id: string }>(url, '/v1/false-positives/revert', { body: { apply_seq: parseSeq(seqText) }, token })
+        io.out(`reverted: ${r.gate_id} is active again in ${r.path} (ledger seq ${r.revert_seq})`)
+      }),
+  )
+  cmd.addCommand(
+    new Command('skill')
+      .description('print the harness-neutral agent skill, or install it for Claude Code')
+      .option('--install <root>', 'install .claude/skills/svc-false-positive/SKILL.md under this home or repository')
+      .action((opts: { install?: string }) => {
+        if (!opts.install) return io.out(skillMarkdown())
+        const r = installClaudeSkill(resolve(opts.install))
+        io.out(`false-positive skill: ${r.path}${r.changed ? '' : ' (already installed)'}`)
+      }),
+  )
+  cmd.addCommand(
+    new Command('rules-patch')
+      .description('draft the upstream fix of a registry rule into a rules-registry checkout (never commits); without --rules-repo, a portable report bundle')
+      .argument('<case-dir>', 'directory written by `svc false-positive <seq> --out`')
+      .option('--rules-repo <path>', 'clean git checkout of the rules registry')
+      .action((dir: string, opts: { rulesRepo?: string }) => {
+        for (const line of writeRulesPatch(resolve(dir), opts.rulesRepo === undefined ? undefined : resolve(opts.rulesRepo))) io.out(line)
+      }),
+  )
+  return cmd
+}

@@ -1,0 +1,90 @@
+/**
+ * Tools for rule authors. `svc policy test [path]` runs the fixtures of a policy file, a registry rule folder,
+ * a directory of packs, or (no path) the shipped packs with `$SVC_HOME`'s own files, RuleTester style: a diff
+ * per failing fixture and a non-zero exit. `svc policy lint [path]` reports schema errors with line:col,
+ * duplicate ids across layers, shadowed gates and `when` blocks that match every call or none.
+ */
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { Command } from 'commander'
+import { EngineError, formatEngineError } from '../../core/index.ts'
+import { describeFailure, fixturesOf, runFixture } from '../../plugins/rule-lifecycle/fixtures.ts'
+import { CliError, type CliIo } from '../io.ts'
+import { SHIPPED_POLICIES_DIR, svcHome } from '../paths.ts'
+import { lintPolicies } from '../policy/lint.ts'
+import { fixtureWorld, policyFilesAt } from '../policy/world.ts'
+
+/** The shipped packs plus the policy files of `$SVC_HOME` (its registry rules, daemon and user files). */
+export function layeredFiles(home: string): string[] {
+  const registry = join(home, 'registry')
+  const rules = existsSync(registry) ? readdirSync(registry).sort().map((id) => join(registry, id, 'rule.yaml')) : []
+  return [...policyFilesAt(SHIPPED_POLICIES_DIR), ...[join(home, 'policy.yaml'), ...rules, join(home, 'user-policy.yaml')].filter((f) => existsSync(f))]
+}
+
+async function test(io: CliIo, path: string | undefined, opts: { home?: string; json?: boolean }): Promise<void> {
+  const files = path === undefined ? layeredFiles(svcHome(io.env, opts.home)) : policyFilesAt(path)
+  let world
+  try {
+    world = await fixtureWorld(files)
+  } catch (err) {
+    if (err instanceof EngineError) throw new CliError(formatEngineError(err))
+    throw err
+  }
+  let passed = 0
+  const failures: string[] = []
+  let total = 0
+  try {
+    for (const { policy, fixtures } of world.files) {
+      let list
+      try {
+        list = fixturesOf(policy)
+      } catch (err) {
+        failures.push(`✗ ${(err as Error).message}`)
+        continue
+      }
+      for (const [i, f] of list.entries()) {
+        total++
+        const r = await runFixture(world.engine, f, world.home, world.cwd)
+        if (r.ok) passed++
+        else failures.push(describeFailure(r, fixtures, i))
+      }
+    }
+  } finally {
+    await world.close()
+  }
+  if (opts.json) io.out(JSON.stringify({ total, passed, failed: total - passed, failures }, null, 2))
+  else {
+    for (const f of failures) io.err(f)
+    io.out(`${passed} of ${total} fixtures passed (${files.length} policy file${files.length === 1 ? '' : 's'})`)
+  }
+  if (total === 0) throw new CliError(`no fixtures found for ${path ?? 'the layered policy'} (see fixtures beside each policy file)`)
+  if (failures.length > 0) throw new CliError(`${failures.length} fixture(s) failed`)
+}
+
+export function makePolicyCommand(io: CliIo): Command {
+  const policy = new Command('policy').description('tools for rule authors: run fixtures, lint policy files')
+  policy.addCommand(
+    new Command('test')
+      .description('run gate fixtures (expected verdict and rule per call) against a policy file, a registry rule folder, a directory, or the layered policy')
+      .argument('[path]', 'policy file, rule folder or directory (default: shipped packs and $SVC_HOME files)')
+      .option('--home <dir>', '$SVC_HOME whose files join the layered policy')
+      .option('--json', 'print the result as JSON')
+      .action((path: string | undefined, opts: { home?: string; json?: boolean }) => test(io, path, opts)),
+  )
+  policy.addCommand(
+    new Command('lint')
+      .description('schema errors (line:col), duplicate gate ids across layers, shadowed gates, `when` blocks matching every call or none')
+      .argument('[path]', 'policy file, rule folder or directory (default: shipped packs and $SVC_HOME files)')
+      .option('--home <dir>', '$SVC_HOME whose files are the other layers')
+      .action(async (path: string | undefined, opts: { home?: string }) => {
+        const home = svcHome(io.env, opts.home)
+        const targets = path === undefined ? layeredFiles(home) : policyFilesAt(path)
+        const findings = await lintPolicies(targets, layeredFiles(home))
+        for (const f of findings) io.out(`${f.file}${f.line ? `:${f.line}:${f.col ?? 1}` : ''}: ${f.severity}: ${f.message}`)
+        const errors = findings.filter((f) => f.severity === 'error').length
+        io.out(`${targets.length} file(s): ${errors} error(s), ${findings.length - errors} warning(s)`)
+        if (errors > 0) throw new CliError(`lint found ${errors} error(s)`)
+      }),
+  )
+  return policy
+}

@@ -1,0 +1,194 @@
+/**
+ * What `svc status` and `svc doctor` know about where svc stands: the daemon (reachable, URL, version, mode),
+ * the session harness hooks use (signer, expiry, renewal), the hooks installed per harness (entries still in
+ * the config, the daemon URL they call, the shim they run), policy files, and the ledger. Each fact that
+ * leaves protection off is a Problem; doctor offers fixes for the ones it can repair. Light imports only:
+ * status must answer in well under a second.
+ */
+import { readFileSync, statSync } from 'node:fs'
+import { Agent, get as httpGet } from 'node:http'
+import { join } from 'node:path'
+import type { Manifest } from '../../plugins/installer/manifest.ts'
+import { indexOfEqual } from '../../plugins/installer/jsonc-edit.ts'
+import { shimPath, shimState } from '../../plugins/installer/shim.ts'
+
+export type FixKind = 'refresh-shim' | 'reinstall-hooks'
+
+export interface Problem {
+  readonly what: string
+  /** What to do about it, as the user would type it. */
+  readonly hint: string
+  /** A repair doctor can perform itself. */
+  readonly fix?: { readonly kind: FixKind; readonly harnesses?: readonly string[]; readonly scope?: 'user' | 'repo' }
+}
+
+export interface HarnessHooks {
+  readonly harness: string
+  readonly scope: 'user' | 'repo'
+  readonly file: string
+  readonly entries: number
+  readonly missing: number
+  /** Daemon URLs the installed entries call (`--url=` of the shim command, or the HTTP hook URL). */
+  readonly urls: readonly string[]
+  /** The entries run the shim (command hooks), rather than calling the daemon natively over HTTP. */
+  readonly usesShim: boolean
+}
+
+export interface StatusReport {
+  readonly url: string
+  readonly home: string
+  readonly daemon: { readonly reachable: boolean; readonly version?: string; readonly error?: string }
+  readonly mode?: string
+  readonly session?: {
+    readonly state: 'active' | 'expired' | 'none'
+    readonly id?: string
+    readonly signer?: string
+    readonly expiresAt?: string
+    readonly idleExpiresAt?: string
+    readonly banner?: string
+    readonly renewer?: { readonly tier: string; readonly seenAt: string; readonly live: boolean }
+  }
+  readonly hooks: readonly HarnessHooks[]
+  readonly shim: 'current' | 'stale' | 'missing'
+  readonly policy?: { readonly status: string; readonly hash: string; readonly files: readonly { path: string; layer: string; status: string; gates?: number; error?: string }[] }
+  readonly ledger?: { readonly treeSize: number; readonly checkpointSize?: number; readonly signer: string; readonly bytesOnDisk?: number }
+  readonly problems: readonly Problem[]
+}
+
+const RENEWER_LIVE_MS = 60_000
+const agent = new Agent({ keepAlive: true })
+
+/** GET JSON with node:http: loading fetch (undici) costs more than everything else status does. */
+function getJson<T>(url: string, timeoutMs = 2_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, { timeout: timeoutMs, agent }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (body += chunk))
+      res.on('end', () => {
+        if ((res.statusCode ?? 0) >= 400) return reject(new Error(`HTTP ${res.statusCode}`))
+        try {
+          resolve(JSON.parse(body) as T)
+        } catch {
+          reject(new Error(`${url} answered with a body that is not JSON`))
+        }
+      })
+    })
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)))
+    req.on('error', reject)
+  })
+}
+
+function readManifest(home: string): Manifest | undefined {
+  try {
+    return JSON.parse(readFileSync(join(home, 'install', 'manifest.json'), 'utf8')) as Manifest
+  } catch {
+    return undefined
+  }
+}
+
+const URL_IN_ENTRY = /--url=([^\s'"]+)|(https?:\/\/[^\s'"]+?)\/v1\/hooks\//g
+
+/** Daemon URLs named by an installed entry. */
+function urlsOf(value: unknown): string[] {
+  const text = typeof value === 'string' ? value : JSON.stringify(value)
+  return [...text.matchAll(URL_IN_ENTRY)].map((m) => (m[1] ?? m[2] ?? '').replace(/\\+$/, ''))
+}
+
+/** Installed hooks per harness and file, from the install manifest checked against the files as they are. */
+export function installedHooks(home: string): HarnessHooks[] {
+  const manifest = readManifest(home)
+  const out: HarnessHooks[] = []
+  for (const [file, record] of Object.entries(manifest?.files ?? {})) {
+    let text: string | undefined
+    try {
+      text = readFileSync(file, 'utf8')
+    } catch {
+      text = undefined
+    }
+    for (const harness of record.harnesses) {
+      const entries = record.entries.filter((e) => e.harness === harness)
+      const present = entries.filter((e) => text !== undefined && (e.format === 'toml' ? text.includes(e.text) : indexOfEqual(text, e.pointer, e.value) >= 0))
+      const urls = [...new Set(entries.flatMap((e) => urlsOf(e.format === 'toml' ? e.text : e.value)))]
+      const usesShim = entries.some((e) => (e.format === 'toml' ? e.text : JSON.stringify(e.value)).includes('/bin/svc-hook'))
+      out.push({ harness, scope: record.scope, file, entries: entries.length, missing: entries.length - present.length, urls, usesShim })
+    }
+  }
+  return out
+}
+
+/** Gathers the report for the daemon at `url` and the state in `home`. */
+export async function collectStatus(url: string, home: string): Promise<StatusReport> {
+  const problems: Problem[] = []
+  let daemon: StatusReport['daemon']
+  let mode: string | undefined
+  let session: StatusReport['session']
+  let policy: StatusReport['policy']
+  let ledger: StatusReport['ledger']
+  try {
+    const health = await getJson<{ version: string }>(`${url}/v1/health`)
+    daemon = { reachable: true, version: health.version }
+  } catch (err) {
+    daemon = { reachable: false, error: (err as Error).message }
+    problems.push({ what: `the daemon at ${url} is not reachable (${daemon.error})`, hint: 'start it: `svc service install` (runs at login, restarts on failure) or `svc daemon`; another URL: --url or SVC_URL' })
+  }
+  if (daemon.reachable) {
+    const [m, cur, view, root] = await Promise.allSettled([
+      getJson<{ mode: string }>(`${url}/v1/mode`),
+      getJson<{ state: 'active' | 'expired' | 'none'; session?: { session_id: string; signer: string; expires_at: string; idle_expires_at?: string; banner?: string }; renewer?: { tier: string; seen_at: string }; now: string }>(`${url}/v1/sessions/current`),
+      getJson<{ status: string; policy_hash: string; files: { path: string; layer: string; status: string; gates?: number; error?: string }[] }>(`${url}/v1/policy/view`),
+      getJson<{ tree_size: number; signer: string; checkpoint?: string }>(`${url}/v1/ledger/root`),
+    ])
+    if (m.status === 'fulfilled') mode = m.value.mode
+    if (mode === 'monitor') problems.push({ what: 'the daemon is in monitor mode: denies are only recorded, every call is let through', hint: 'switch back: `svc mode firewall`' })
+    if (cur.status === 'fulfilled') {
+      const c = cur.value
+      const renewer = c.renewer ? { tier: c.renewer.tier, seenAt: c.renewer.seen_at, live: Date.parse(c.now) - Date.parse(c.renewer.seen_at) < RENEWER_LIVE_MS } : undefined
+      session = { state: c.state, id: c.session?.session_id, signer: c.session?.signer, expiresAt: c.session?.expires_at, idleExpiresAt: c.session?.idle_expires_at, banner: c.session?.banner, renewer }
+      const renewable = renewer?.live === true && renewer.tier !== 'totp'
+      if (c.state !== 'active' && !renewable) {
+        problems.push({
+          what: c.state === 'none' ? 'the daemon has no session: every hook call is denied' : `session ${c.session?.session_id} has expired: every hook call is denied`,
+          hint: c.state === 'expired' && c.session?.signer === 'totp' ? `type \`svc session rotate --id ${c.session.session_id} --tier totp\`` : 'run `svc agent --tier <tier>` (renews by itself) or `svc session create --tier <tier>`',
+        })
+      }
+    }
+    if (view.status === 'fulfilled') {
+      policy = { status: view.value.status, hash: view.value.policy_hash, files: view.value.files }
+      for (const f of view.value.files.filter((f) => f.status === 'error')) problems.push({ what: `policy file ${f.path} does not load (${f.error ?? 'error'}); the daemon keeps its last good policy`, hint: `fix the file; \`svc explain\` shows what the daemon decides` })
+    }
+    if (root.status === 'fulfilled') {
+      const checkpointSize = root.value.checkpoint ? Number(/\n(\d+)\n/.exec(root.value.checkpoint)?.[1]) : undefined
+      let bytesOnDisk: number | undefined
+      try {
+        bytesOnDisk = statSync(join(home, 'ledger.db')).size
+      } catch {
+        bytesOnDisk = undefined
+      }
+      ledger = { treeSize: root.value.tree_size, signer: root.value.signer, ...(checkpointSize === undefined || Number.isNaN(checkpointSize) ? {} : { checkpointSize }), ...(bytesOnDisk === undefined ? {} : { bytesOnDisk }) }
+    }
+  }
+
+  agent.destroy()
+  const hooks = installedHooks(home)
+  const shim = shimState(home)
+  if (hooks.length === 0) problems.push({ what: 'no harness has svc hooks installed', hint: 'run `svc install` (shows the diff first)' })
+  for (const h of hooks.filter((h) => h.missing > 0)) {
+    problems.push({
+      what: `${h.harness}: ${h.missing} of ${h.entries} svc hook entr${h.entries === 1 ? 'y is' : 'ies are'} gone from ${h.file} (a harness update or an edit removed ${h.missing === 1 ? 'it' : 'them'})`,
+      hint: `re-install: \`svc install --harness ${h.harness}${h.scope === 'repo' ? ' --scope repo' : ''}\``,
+      fix: { kind: 'reinstall-hooks', harnesses: [h.harness], scope: h.scope },
+    })
+  }
+  for (const h of hooks.filter((h) => h.urls.some((u) => u !== url))) {
+    problems.push({
+      what: `${h.harness}: the hooks in ${h.file} call ${h.urls.join(', ')}, not the daemon URL ${url}`,
+      hint: `re-install with the current URL: \`svc install --harness ${h.harness}${h.scope === 'repo' ? ' --scope repo' : ''} --url ${url}\``,
+      fix: { kind: 'reinstall-hooks', harnesses: [h.harness], scope: h.scope },
+    })
+  }
+  if (hooks.some((h) => h.usesShim) && shim !== 'current') {
+    problems.push({ what: `the hook shim ${shimPath(home)} is ${shim}${shim === 'stale' ? ' (from another svc version, or edited)' : ''}: hooks that run it ${shim === 'missing' ? 'fail' : 'may misbehave'}`, hint: 're-run `svc install` to refresh it', fix: { kind: 'refresh-shim' } })
+  }
+  return { url, home, daemon, mode, session, hooks, shim, policy, ledger, problems }
+}

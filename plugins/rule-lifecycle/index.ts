@@ -1,0 +1,35 @@
+/**
+ * Rule lifecycle (feature): keeps the exact call behind every decision leaf in `$SVC_HOME/payloads.db` (an
+ * observer of `ledgerAppend`, checked against the leaf's payload_hash) and brings the false-positive
+ * workflow's routes (case bundles, validate, apply, revert) and the redacted call view `svc log` shows.
+ */
+import { join } from 'node:path'
+import type { EnginePlugin } from '../../core/index.ts'
+import { DEFAULT_RETENTION, PayloadStore, retentionFrom, type Retention } from './payload-store.ts'
+import { falsePositiveRoutes } from './routes.ts'
+
+/** The payload store's file in `$SVC_HOME`. */
+export const PAYLOADS_FILE = 'payloads.db'
+
+const plugin: EnginePlugin = {
+  name: 'feature:rule-lifecycle',
+  apply(host) {
+    let store: PayloadStore | undefined
+    const open = (retention: Retention = DEFAULT_RETENTION) => (store ??= new PayloadStore(join(host.home, PAYLOADS_FILE), retention))
+    host.hooks.ledgerAppend.tap('feature:rule-lifecycle', (entry, _decision, payload) => {
+      if (entry.kind === 'decision' && payload) open().put(entry.seq, entry.payloadHash, payload, entry.at)
+    })
+    const routes = falsePositiveRoutes(() => open())
+    host.addRoutes(async (app) => {
+      // The daemon's environment sets retention; the store is opened here (or at the first decision), never in apply.
+      open(retentionFrom(app.env)).bindLedger(app.engine.ledger.origin)
+      app.addHook('onClose', async () => {
+        store?.close()
+        store = undefined
+      })
+      await routes(app)
+    })
+  },
+}
+
+export default plugin
