@@ -8,6 +8,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { callPayload, payloadHash } from './hash.ts'
+import { illFormedAt, wellFormed } from './well-formed.ts'
 import { assertNotLoosened, combine, refuse } from './decision.ts'
 import { EngineError } from './errors.ts'
 import { runGuardrails, type GateEvaluator } from './guardrail/round.ts'
@@ -84,8 +85,11 @@ export interface Engine {
    * evaluates is appended there with what each node of its `when` did (`svc explain` prints exactly that).
    */
   decide(call: ToolCall, session?: Session, trace?: GateTrace[]): Promise<{ request: EvalRequest; decision: Decision }>
-  /** Decides a call and records it durably; the verdict is returned only after the leaf is on disk. */
-  check(call: ToolCall): Promise<CheckResult>
+  /**
+   * Decides a call and records it durably; the verdict is returned only after the leaf is on disk. With
+   * `refusal` the call is not decided but denied for that reason (a payload svc could not read), and recorded.
+   */
+  check(call: ToolCall, refusal?: string): Promise<CheckResult>
   /** Appends a non-decision entry (outcome row, session event) signed by the given session. */
   record(draft: LedgerDraft, session?: Session): Promise<LedgerEntry>
   /**
@@ -94,6 +98,20 @@ export interface Engine {
    */
   recordEvent(verdict: OperatorEventVerdict, facts: Readonly<Record<string, string>>, reason: string): Promise<LedgerEntry>
   close(): Promise<void>
+}
+
+/** Why the normalised call was not examined in full (a command over the analysis budget, input over the walk's bounds). */
+function coverageGap(request: EvalRequest): string | undefined {
+  if (request.shell?.error) return `command could not be analysed (${request.shell.error}); refusing to guess what it runs`
+  if (request.uncovered) return `tool input could not be examined in full (${request.uncovered}); refusing to guess what it touches`
+  return undefined
+}
+
+/** Why a call cannot be read as text at all (a lone surrogate in any field), or undefined. */
+function unreadableCall(call: ToolCall): string | undefined {
+  const { sessionId, source, tool, cwd, toolUseId, input, meta } = call
+  const at = illFormedAt({ session_id: sessionId, source, tool, cwd, tool_use_id: toolUseId, input, meta }, 'call')
+  return at === undefined ? undefined : `field "${at.slice('call.'.length)}" is not valid Unicode text (a lone UTF-16 surrogate), so svc cannot tell what the call does; refused`
 }
 
 /** Builds an engine: applies plugins, opens state, loads policy (a bad policy at boot is fatal). */
@@ -135,10 +153,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   async function decide(call: ToolCall, session?: Session, trace?: GateTrace[]): Promise<{ request: EvalRequest; decision: Decision }> {
     const ctx = evalContext(session)
     const request = await hooks.preEvaluate.promise({ ...call, paths: [], urls: [] }, ctx)
-    if (request.shell?.error) {
-      const reason = `command could not be analysed (${request.shell.error}); refusing to guess what it runs`
-      if (mode === 'firewall') return { request, decision: refuse(reason) }
-      return { request, decision: { ...refuse(reason), verdict: 'allow', ledgerVerdict: 'monitor_alert', monitorMatch: true } }
+    const gap = coverageGap(request)
+    if (gap) {
+      if (mode === 'firewall') return { request, decision: refuse(gap) }
+      return { request, decision: { ...refuse(gap), verdict: 'allow', ledgerVerdict: 'monitor_alert', monitorMatch: true } }
     }
     const hits: GateHit[] = []
     const evaluators: GateEvaluator[] = []
@@ -190,12 +208,15 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     return entry
   }
 
-  async function check(call: ToolCall): Promise<CheckResult> {
+  async function check(call: ToolCall, refusal?: string): Promise<CheckResult> {
     const now = Date.now()
     const status = sessions.status(call.sessionId, now)
     let request: EvalRequest = { ...call, paths: [], urls: [] }
     let decision: Decision
-    if (status.state === 'unknown') {
+    const unreadable = refusal ?? unreadableCall(call)
+    if (unreadable !== undefined) {
+      decision = refuse(unreadable)
+    } else if (status.state === 'unknown') {
       decision = refuse(`unknown session "${call.sessionId}": mint one with \`svc session create\``)
     } else if (status.state === 'expired') {
       decision = refuse(expiredSessionReason(call.sessionId, status.session.signer))
@@ -216,17 +237,18 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     const entry = await record(
       {
         kind: 'decision',
-        sessionId: call.sessionId,
+        // The leaf is canonical JSON: only well-formed text goes in (an unreadable call was refused above).
+        sessionId: wellFormed(call.sessionId),
         signer: session?.signer ?? 'none',
-        source: call.source,
-        tool: call.tool,
+        source: wellFormed(call.source),
+        tool: wellFormed(call.tool),
         verdict: decision.ledgerVerdict,
         monitorMatch: decision.monitorMatch,
         ruleId: decision.ruleId,
-        toolUseId: call.toolUseId ?? '',
+        toolUseId: wellFormed(call.toolUseId ?? ''),
         policyTrace: decision.trace,
         payloadHash: payloadHash(call),
-        reason: decision.reason,
+        reason: wellFormed(decision.reason),
         ...(decision.stage === 'guardrail' ? { stage: 'guardrail' as const } : {}),
         at: now,
         policyHash: policy.hash,

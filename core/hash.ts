@@ -12,9 +12,59 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex')
 }
 
+/**
+ * RFC 8785 canonical JSON that never throws. JCS refuses a lone UTF-16 surrogate (`\ud800`), but anything
+ * a client sends must hash (a throw there once turned a hook into an HTTP 500, which a native HTTP hook
+ * treats as "run the tool"). Such a string is written the way JSON.stringify escapes it (`"\ud800"`), which
+ * no well-formed string produces, so identities stay distinct; well-formed values are byte-identical to JCS.
+ */
+export function canonicalJson(value: unknown): string | undefined {
+  try {
+    return canonicalize(value)
+  } catch {
+    return lenientCanonical(value)
+  }
+}
+
+// Iterative: a payload nested 100,000 deep must hash too (a recursive walk would overflow the stack).
+function lenientCanonical(root: unknown): string | undefined {
+  const out: string[] = []
+  const stack: ({ raw: string } | { value: unknown })[] = [{ value: root }]
+  while (stack.length > 0) {
+    const task = stack.pop()!
+    if ('raw' in task) {
+      out.push(task.raw)
+      continue
+    }
+    let value = task.value
+    const toJson = (value as { toJSON?: () => unknown } | null)?.toJSON
+    if (typeof toJson === 'function') value = toJson.call(value)
+    if (value === null || typeof value !== 'object') {
+      const text = JSON.stringify(value)
+      if (text === undefined && out.length === 0 && stack.length === 0) return undefined
+      out.push(text ?? 'null')
+      continue
+    }
+    const tasks: ({ raw: string } | { value: unknown })[] = []
+    if (Array.isArray(value)) {
+      tasks.push({ raw: '[' })
+      value.forEach((item, i) => tasks.push(...(i > 0 ? [{ raw: ',' }] : []), { value: item }))
+      tasks.push({ raw: ']' })
+    } else {
+      const record = value as Record<string, unknown>
+      const keys = Object.keys(record).filter((k) => record[k] !== undefined && typeof record[k] !== 'function' && typeof record[k] !== 'symbol').sort()
+      tasks.push({ raw: '{' })
+      keys.forEach((key, i) => tasks.push({ raw: `${i > 0 ? ',' : ''}${JSON.stringify(key)}:` }, { value: record[key] }))
+      tasks.push({ raw: '}' })
+    }
+    for (let i = tasks.length - 1; i >= 0; i--) stack.push(tasks[i]!)
+  }
+  return out.join('')
+}
+
 /** Lower-case hex SHA-256 of the canonical JSON of `value`; a value with no JSON form hashes as ''. */
 export function canonicalSha256(value: unknown): string {
-  return sha256(canonicalize(value) ?? '')
+  return sha256(canonicalJson(value) ?? '')
 }
 
 /** SHA-256 over the canonical tool, input and cwd: correlates a ledger row with the payload without storing it. */

@@ -86,6 +86,11 @@ export interface EvalRequest extends ToolCall {
   readonly urls: readonly CallUrl[]
   /** MCP server and tool, from `mcp__<server>__<tool>` names or harness metadata. */
   readonly mcp?: { readonly server: string; readonly tool: string }
+  /**
+   * Why part of the tool input was not examined (over the normaliser's bounds: nesting, strings, paths,
+   * URLs). The engine refuses such a call in firewall mode, as it refuses a command it could not analyse.
+   */
+  readonly uncovered?: string
 }
 
 /** Per-request context: session facts and the clock, never a free-form bag. */

@@ -90,11 +90,13 @@ const valid: Record<string, unknown> = {
 }
 const generated = ops.flatMap((op) =>
   casesFor(op, {
-    fill: { seq: '0', harness: 'claude-code', event: 'PreToolUse', get id() { return sessionId } },
+    fill: { seq: '0', harness: 'claude-code', event: 'PostToolUse', get id() { return sessionId } },
     unknown: { seq: { value: '999999', status: 404 }, id: { value: 'ses_nope', status: 404 }, harness: { value: 'vim', status: 404 }, event: { value: 'NoSuchEvent', status: 404 } },
     valid,
     validQuery: { from: '1', seqs: '0' },
     defaultBodyLimit: BODY_LIMIT_BYTES,
+    // It answers text that is not Unicode with a recorded deny (test/hook-bad-input.test.ts), not a 400.
+    readsIllFormedText: new Set(['POST /v1/gates/check']),
     bodyLimits: { '/v1/hooks/{harness}/{event}': HOOK_BODY_LIMIT },
   }),
 )
@@ -132,7 +134,8 @@ const semantic: BadCase[] = [
   op('POST', '/v1/mcp/pin/accept', { server: 'nothing-queued', fingerprint: `sha256:${'0'.repeat(64)}` }, 404, /nothing-queued/, true),
   op('POST', '/v1/mcp/pin/accept', { server: 'queued' }, 400, /missing required field "fingerprint"/, true),
   op('POST', '/v1/mcp/pin/accept', { server: 'queued', fingerprint: `sha256:${'0'.repeat(64)}` }, 409, /fingerprint/, true),
-  op('POST', '/v1/hooks/claude-code/PreToolUse', { tool_input: {} }, 400, /field "tool_name" is required/),
+  // Pre-tool events answer every bad payload with a native deny instead (test/hook-bad-input.test.ts).
+  op('POST', '/v1/hooks/claude-code/PostToolUse', { tool_input: {} }, 400, /field "tool_name" is required/),
   op('POST', '/v1/hooks/gemini/PreToolUse', {}, 404, /no hook event "PreToolUse"/),
   op('POST', '/v1/hooks/windsurf/pre_run_command', {}, 501, /not yet implemented/),
   // No operation of the contract: nothing to check its status against.
@@ -194,38 +197,4 @@ describe('engine and storage failures', () => {
       await broken.stop()
     }
   })
-})
-
-describe('harness payloads with fields of the wrong type', () => {
-  const WRONG: unknown[] = [123, null, [], {}, 'text', true]
-  const root = join(import.meta.dirname, '../harnesses')
-  const fixtures = readdirSync(root).flatMap((harness) =>
-    existsSync(join(root, harness, 'fixtures')) ? readdirSync(join(root, harness, 'fixtures')).map((file) => ({ harness, file, body: JSON.parse(readFileSync(join(root, harness, 'fixtures', file), 'utf8')) as Record<string, any> })) : [],
-  )
-
-  it('finds the captured fixtures of every harness', () => {
-    expect(new Set(fixtures.map((f) => f.harness))).toEqual(new Set(['claude-code', 'codex', 'cursor', 'gemini']))
-  })
-
-  for (const { harness, file, body } of fixtures) {
-    it(`${harness} ${file}: each field of the wrong type is answered natively or refused with a 400 naming it, never a 500`, async () => {
-      const mutants: [string, Record<string, unknown>][] = []
-      for (const key of Object.keys(body)) for (const value of WRONG) mutants.push([`${key} = ${JSON.stringify(value)}`, { ...body, [key]: value }])
-      for (const key of Object.keys(body.tool_input ?? {})) for (const value of WRONG) mutants.push([`tool_input.${key} = ${JSON.stringify(value)}`, { ...body, tool_input: { ...body.tool_input, [key]: value } }])
-      for (const [fault, mutant] of mutants) {
-        const before = d.engine.ledger.size()
-        const res = await fetch(`${d.url}/v1/hooks/${harness}/${body.hook_event_name}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(mutant) })
-        const text = await res.text()
-        const what = `${fault}: ${res.status} ${text.slice(0, 200)}`
-        if (res.status === 200) {
-          expect(res.headers.get('x-svc-hook'), what).toBe('1')
-          continue
-        }
-        expect(res.status, what).toBe(400)
-        expect(res.headers.get('content-type'), what).toContain('application/problem+json')
-        expect(JSON.parse(text).detail, what).toContain(`${harness} ${body.hook_event_name} payload:`)
-        expect(d.engine.ledger.size(), what).toBe(before)
-      }
-    })
-  }
 })

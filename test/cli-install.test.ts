@@ -1,5 +1,5 @@
 /** `svc install` / `svc uninstall` / `svc mcp` (the real CLI, in-process) against temp HOME trees and a real daemon. */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
@@ -49,6 +49,8 @@ describe('svc install / uninstall', () => {
     expect(daemon.engine.sessions.current()?.id).toBe(minted)
     const again = await svc(['install', '--harness', 'claude-code', '--yes'], env())
     expect(again.stdout).toContain('svc hooks are already installed; nothing to change')
+    // Install made the hook key the shim checks answers with, private to the user.
+    expect(statSync(join(env().SVC_HOME, 'hook.key')).mode & 0o777).toBe(0o600)
     const uninstall = await svc(['uninstall', '--yes'], env())
     expect(uninstall.code).toBe(0)
     expect(readFileSync(join(home, '.claude/settings.json'), 'utf8')).toBe(CLAUDE)

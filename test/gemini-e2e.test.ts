@@ -43,7 +43,8 @@ beforeAll(async () => {
   mkdirSync(work, { recursive: true })
   mkdirSync(join(home, '.gemini'))
   writeFileSync(join(home, '.gemini/settings.json'), SETTINGS)
-  daemon = await startTestDaemon({ env: { SVC_USER_HOME: home } })
+  // The CLI and the daemon share $SVC_HOME, so the shim checks answers with the daemon's hook key.
+  daemon = await startTestDaemon({ home: join(home, '.svc'), env: { SVC_USER_HOME: home } })
   model = await startFakeGemini()
   const install = await run(join(ROOT, 'cli/svc.sh'), ['install', '--harness', 'gemini', '--yes'], { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery' })
   expect(install.out).toContain('installed svc hooks for gemini')

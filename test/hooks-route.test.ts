@@ -105,15 +105,17 @@ describe('POST /v1/hooks/{harness}/{event}', () => {
     expect(daemon.engine.ledger.size()).toBe(size)
   })
 
-  it('answers 404 naming the supported harnesses and events, 501 for planned ones, 400 for unusable payloads', async () => {
+  it('answers 404 naming the supported harnesses and events, 501 for planned ones; an unusable payload is a deny before the tool, a 400 after it', async () => {
     const unknown = await daemon.request('POST', '/v1/hooks/vim/PreToolUse', {})
     expect(unknown).toMatchObject({ status: 404, type: expect.stringContaining('application/problem+json'), body: { code: 'not_found', detail: 'unknown harness "vim"; supported: claude-code, codex, gemini, cursor' } })
     expect((await daemon.request('POST', '/v1/hooks/windsurf/pre_run_command', {})).body).toMatchObject({ status: 501, code: 'not_implemented' })
     const event = await daemon.request('POST', '/v1/hooks/gemini/PreToolUse', {})
     expect(event.body.detail).toBe('harness "gemini" has no hook event "PreToolUse"; supported: BeforeTool, AfterTool')
     const bad = await daemon.request('POST', '/v1/hooks/claude-code/PreToolUse', { tool_input: {} })
-    expect(bad.body).toMatchObject({ status: 400, detail: 'claude-code PreToolUse payload: field "tool_name" is required' })
-    expect((await daemon.request('POST', '/v1/hooks/codex/PreToolUse', '{"tool_name": ')).status).toBe(400)
+    expect(bad).toMatchObject({ status: 200, body: { hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'svc could not read this claude-code hook call (claude-code PreToolUse payload: field "tool_name" is required), so it is refused' } } })
+    expect((await daemon.request('POST', '/v1/hooks/codex/PreToolUse', '{"tool_name": ')).body.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' })
+    const after = await daemon.request('POST', '/v1/hooks/claude-code/PostToolUse', { tool_input: {} })
+    expect(after.body).toMatchObject({ status: 400, detail: 'claude-code PostToolUse payload: field "tool_name" is required' })
   })
 
   it('denies an unpinned MCP server naming `svc mcp pin accept`, allows it once pinned, denies it again when it changes', async () => {

@@ -72,8 +72,9 @@ try {
     const r = await spawnOnce('curl', ['-sS', '-X', 'POST', '-H', 'Content-Type: application/json', '--data-binary', '@-', hookUrl], payload())
     return { ns: r.ns, check: r.out === '{}' }
   })
-  await measure('svc-hook shim (sh + curl, fail-closed)', async () => {
-    const r = await spawnOnce('sh', [SHIM, 'claude-code', 'PreToolUse', `--url=${daemon.url}`], payload())
+  await measure('svc-hook shim (sh + curl + openssl MAC check, fail-closed)', async () => {
+    // The daemon made its hook key in its home; the shim checks every answer's MAC with it (openssl per call).
+    const r = await spawnOnce('sh', [SHIM, 'claude-code', 'PreToolUse', `--url=${daemon.url}`, `--key=${join(home, 'hook.key')}`], payload())
     return { ns: r.ns, check: r.code === 0 && r.out === '{}' }
   })
   await measure('native HTTP hook (keep-alive POST)', async () => {

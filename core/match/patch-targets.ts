@@ -13,7 +13,9 @@ const MOVE_LINE = /^[ \t]*\*\*\* Move to: (.+?)[ \t\r]*$/gm
 const DIFF_FILE = /^(?:\+\+\+|---) (?:"((?:[^"\\]|\\.)*)"|([^\t\r\n]+?))(?:\t.*)?\r?$/gm
 const GIT_HEADER = /^diff --git (?:"?a\/)(.+?)"? (?:"?b\/)(.+?)"?\r?$/gm
 const RENAME_LINE = /^(?:rename|copy) (?:from|to) (.+?)\r?$/gm
-const MAX_TARGETS = 256
+/** At most this many targets are returned; a caller that gets this many must treat the patch as not fully read. */
+export const MAX_PATCH_TARGETS = 256
+const MAX_TARGETS = MAX_PATCH_TARGETS
 
 /** Paths an apply_patch envelope touches, in order, with the kind of change of each. */
 export function patchTargets(patch: string): { kind: PatchChange; path: string }[] {

@@ -44,7 +44,7 @@ function resolveLinks(path: string, links = 0): string {
   try {
     st = lstatSync(path, { throwIfNoEntry: false })
   } catch {
-    // ELOOP (a symlink loop on the way), ENOTDIR, EACCES: the path cannot be followed further; it still gets a verdict.
+    // ELOOP (a symlink loop on the way), ENAMETOOLONG, ENOTDIR, EACCES: the path cannot be followed further; it still gets a verdict.
     return path
   }
   if (!st) {

@@ -6,6 +6,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import type { Engine } from '../engine.ts'
+import { ApiProblem } from '../errors.ts'
+import { illFormedAt } from '../well-formed.ts'
+import { installJsonParser } from './json-body.ts'
 import type { AuthService } from './auth.ts'
 import { installBrowserGuard } from './browser-guard.ts'
 import { installProblemHandlers, MAX_PARAM_LENGTH, problemSchema, sendProblem, toProblem } from './problem.ts'
@@ -15,6 +18,10 @@ import { routes } from './routes/index.ts'
 export const BODY_LIMIT_BYTES = 1024 * 1024
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route answers text that is not Unicode itself (a recorded deny) instead of the generic 400. */
+    readsIllFormedText?: boolean
+  }
   interface FastifyInstance {
     engine: Engine
     auth: AuthService
@@ -73,9 +80,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
   })
   installProblemHandlers(app)
+  // Text that is not Unicode (a lone UTF-16 surrogate) cannot be hashed, signed or stored as sent: refused
+  // before validation, except by routes that answer it themselves (hooks and checks deny and record it).
+  app.addHook('preValidation', async (request) => {
+    if (request.routeOptions.config.readsIllFormedText) return
+    const at = illFormedAt({ body: request.body, query: request.query }, 'request')
+    if (at !== undefined) throw new ApiProblem(400, 'invalid_request', `${at.slice('request.'.length)}: not valid Unicode text (a lone UTF-16 surrogate)`)
+  })
   installBrowserGuard(app, opts.env)
   // JSON only: a text/plain body is a 415, not a string the schema then calls "not an object".
   app.removeContentTypeParser('text/plain')
+  installJsonParser(app)
   app.addSchema(problemSchema)
   app.addHook('onRoute', withErrorContract)
   await app.register(swagger, {

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs'
 import { dirname } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
-import { readText, sha256 } from '../../core/index.ts'
+import { ensureHookKey, readText, sha256 } from '../../core/index.ts'
 import { backupPath, readManifest, writeManifest } from './manifest.ts'
 import type { Manifest, ManifestEntry, ManifestFile } from './manifest.ts'
 import { indexOfEqual } from './jsonc-edit.ts'
@@ -22,8 +22,9 @@ export interface ApplyResult {
 
 const MAX_TOKENS = 64
 
-/** Installs (or refreshes) the POSIX shim as `$SVC_HOME/bin/svc-hook`. */
+/** Installs (or refreshes) the POSIX shim as `$SVC_HOME/bin/svc-hook`, beside the hook key it checks answers with. */
 export function installShim(svcHome: string): string {
+  ensureHookKey(svcHome)
   const target = shimPath(svcHome)
   const source = readFileSync(SHIM_SOURCE, 'utf8')
   mkdirSync(dirname(target), { recursive: true, mode: 0o700 })

@@ -74,6 +74,24 @@ function checkSchema(path: string, schema: string | undefined, before: string | 
   else throw new Error(`${path} would not validate against its harness schema: ${problems.join('; ')}`)
 }
 
+/**
+ * The daemon URL hooks are given: a literal loopback address, never a name (`localhost` may resolve to
+ * [::1] first, where an impostor can listen while the daemon holds 127.0.0.1). `localhost` becomes 127.0.0.1.
+ */
+export function literalLoopbackUrl(url: string): string {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new Error(`the daemon URL "${url}" is not a URL`)
+  }
+  const host = parsed.hostname === 'localhost' ? '127.0.0.1' : parsed.hostname
+  if (parsed.protocol !== 'http:' || !['127.0.0.1', '[::1]'].includes(host) || parsed.username || parsed.password || parsed.pathname !== '/' || parsed.search || parsed.hash) {
+    throw new Error(`the daemon URL "${url}" must be http://127.0.0.1:PORT or http://[::1]:PORT: hooks only talk to a literal loopback address`)
+  }
+  return `http://${host}:${parsed.port || '80'}`
+}
+
 /** Computes the install plan: our entries appended to each harness config; skips what is already there. */
 export function planInstall(req: InstallRequest): Plan {
   const installId = installIdFor(req.svcHome)
@@ -84,7 +102,7 @@ export function planInstall(req: InstallRequest): Plan {
     ...req.env,
     scope: req.scope,
     shimPath: `${req.svcHome}/bin/svc-hook`,
-    daemonUrl: req.daemonUrl,
+    daemonUrl: literalLoopbackUrl(req.daemonUrl),
     installId,
     failOpen: req.failOpen,
     transport: req.transport,

@@ -7,6 +7,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ensureHookKey, hookMac } from '../../core/index.ts'
 
 const SHIM = new URL('./svc-hook.sh', import.meta.url).pathname
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void
@@ -14,6 +15,15 @@ let server: Server
 let base: string
 let handler: Handler = () => {}
 let seen: { url?: string; body?: string; install?: string } = {}
+const keyHome = mkdtempSync(join(tmpdir(), 'svc-shim-key-'))
+const key = ensureHookKey(keyHome)
+const keyArg = `--key=${join(keyHome, 'hook.key')}`
+
+/** Headers of an answer the daemon would send: `x-svc-hook: 1` and the MAC over the request's nonce, route and body. */
+function svc(req: IncomingMessage, body: string): Record<string, string> {
+  const [, , , harness, event] = (req.url ?? '').split('/')
+  return { 'content-type': 'application/json', 'x-svc-hook': '1', 'x-svc-mac': hookMac(key, String(req.headers['x-svc-nonce']), harness!, event!, body) }
+}
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -35,7 +45,7 @@ afterAll(() => {
 
 // Async spawn: the test's own HTTP server must keep answering while the shim runs.
 async function runShim(args: string[], stdin: string, env?: NodeJS.ProcessEnv) {
-  const child = spawn('sh', [SHIM, ...args], { stdio: ['pipe', 'pipe', 'pipe'], ...(env ? { env } : {}) })
+  const child = spawn('sh', [SHIM, ...args, ...(args.some((a) => a.startsWith('--key=')) ? [] : [keyArg])], { stdio: ['pipe', 'pipe', 'pipe'], ...(env ? { env } : {}) })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (c) => (stdout += c))
@@ -52,14 +62,14 @@ const payload = '{"tool_name":"Bash","tool_input":{"command":"ls"}}'
 describe('svc-hook shim (real child process)', () => {
   it('posts stdin to the hook route and relays a deny answer verbatim', async () => {
     const deny = '{"decision":"deny","reason":"no"}'
-    handler = (_req, _body, res) => res.writeHead(200, { 'content-type': 'application/json', 'x-svc-hook': '1' }).end(deny)
+    handler = (req, _body, res) => res.writeHead(200, svc(req, deny)).end(deny)
     const r = await runShim(['gemini', 'BeforeTool', `--url=${base}`, '--svc-install=svc-abc'], payload)
     expect(r).toEqual({ code: 0, stdout: deny, stderr: '' })
     expect(seen).toEqual({ url: '/v1/hooks/gemini/BeforeTool', body: payload, install: 'svc-abc' })
   })
 
   it('relays an empty answer (Codex allow) as empty stdout', async () => {
-    handler = (_req, _body, res) => res.writeHead(200, { 'x-svc-hook': '1' }).end()
+    handler = (req, _body, res) => res.writeHead(200, svc(req, '')).end()
     expect(await runShim(['codex', 'PreToolUse', `--url=${base}`], payload)).toEqual({ code: 0, stdout: '', stderr: '' })
   })
 
@@ -71,7 +81,7 @@ describe('svc-hook shim (real child process)', () => {
   })
 
   it('fails closed when the daemon is slower than the timeout', async () => {
-    handler = (_req, _body, res) => setTimeout(() => res.writeHead(200, { 'x-svc-hook': '1' }).end('{}'), 3000)
+    handler = (req, _body, res) => setTimeout(() => res.writeHead(200, svc(req, '{}')).end('{}'), 3000)
     const r = await runShim(['gemini', 'BeforeTool', `--url=${base}`, '--timeout=1'], payload)
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/did not answer \(curl exit 28\)/)
@@ -82,7 +92,7 @@ describe('svc-hook shim (real child process)', () => {
     expect(await runShim(['cursor', 'preToolUse', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/did not come from svc/) })
     handler = (_req, _body, res) => res.writeHead(500, { 'x-svc-hook': '1' }).end('{"title":"boom"}')
     expect(await runShim(['cursor', 'preToolUse', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/answered HTTP 500/) })
-    handler = (_req, _body, res) => res.writeHead(200, { 'x-svc-hook': '1' }).end('<html>proxy</html>')
+    handler = (req, _body, res) => res.writeHead(200, svc(req, '<html>proxy</html>')).end('<html>proxy</html>')
     expect(await runShim(['cursor', 'preToolUse', `--url=${base}`], payload)).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/not JSON/) })
   })
 
@@ -98,12 +108,29 @@ describe('svc-hook shim (real child process)', () => {
     expect(await runShim(['codex', 'Pre/../x', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/bad event name/) })
   })
 
+  it('accepts only answers with a valid MAC over this call\'s nonce, from a literal loopback address, with a readable key', async () => {
+    const allow = '{}'
+    handler = (_req, _body, res) => res.writeHead(200, { 'content-type': 'application/json', 'x-svc-hook': '1' }).end(allow)
+    expect(await runShim(['claude-code', 'PreToolUse', `--url=${base}`], payload)).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/no valid svc MAC/) })
+    handler = (_req, _body, res) => res.writeHead(200, { 'x-svc-hook': '1', 'x-svc-mac': 'ab'.repeat(32) }).end(allow)
+    expect(await runShim(['claude-code', 'PreToolUse', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/no valid svc MAC/) })
+    // The MAC binds the route and the body: an answer signed for another event, or a changed body, fails.
+    handler = (req, _body, res) => res.writeHead(200, { ...svc(req, allow), 'x-svc-mac': hookMac(key, String(req.headers['x-svc-nonce']), 'claude-code', 'PostToolUse', allow) }).end(allow)
+    expect(await runShim(['claude-code', 'PreToolUse', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/no valid svc MAC/) })
+    handler = (req, _body, res) => res.writeHead(200, svc(req, '{"decision":"deny"}')).end(allow)
+    expect(await runShim(['gemini', 'BeforeTool', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/no valid svc MAC/) })
+    handler = (req, _body, res) => res.writeHead(200, svc(req, allow)).end(allow)
+    expect(await runShim(['claude-code', 'PreToolUse', `--url=${base}`], payload)).toEqual({ code: 0, stdout: allow, stderr: '' })
+    expect(await runShim(['claude-code', 'PreToolUse', `--url=${base.replace('127.0.0.1', 'localhost')}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/not a literal loopback address/) })
+    expect(await runShim(['claude-code', 'PreToolUse', `--url=${base}`, '--key=/nonexistent/hook.key'], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/cannot read the hook key/) })
+  })
+
   // The agent under control can write its own home and often a directory early on PATH (~/.local/bin):
   // neither a ~/.curlrc nor a fake `curl` may turn a dead daemon into an allow.
   it('ignores ~/.curlrc, proxy variables and a curl planted early on PATH', async () => {
     const home = mkdtempSync(join(tmpdir(), 'svc-shim-home-'))
     try {
-      handler = (_req, _body, res) => res.writeHead(200, { 'x-svc-hook': '1' }).end('{}')
+      handler = (req, _body, res) => res.writeHead(200, svc(req, '{}')).end('{}')
       writeFileSync(join(home, '.curlrc'), `proxy = ${base}\nconnect-to = ::127.0.0.1:${new URL(base).port}\n`)
       const bin = join(home, 'bin')
       mkdirSync(bin)

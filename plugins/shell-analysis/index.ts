@@ -17,6 +17,24 @@ export { DEFAULT_BUDGET, type Budget } from './state.ts'
 
 const NAME = 'analysis:shell'
 
+/**
+ * Tools that run their input as shell text: the policy's `Bash` (every harness maps its shell tool onto
+ * it) and the native names a /v1/gates/check caller may send. The built-in packs name the same list (a test
+ * keeps them equal): for these tools the analysed commands are the whole story.
+ */
+export const SHELL_TOOLS: readonly string[] = ['Bash', 'shell', 'local_shell', 'exec_command', 'run_shell_command', 'Shell', 'Terminal', 'write_stdin']
+
+/**
+ * Tools that never run a command, in the policy's vocabulary and the harnesses' native names. What a call
+ * is comes from its tool: a `command` field in their input is data (an unused `"command": "ls"` must not
+ * make a Read a shell call). Tools in neither list (MCP tools above all) may run what they carry, so their
+ * command text is analysed too; their path and URL fields are checked all the same.
+ */
+export const NON_SHELL_TOOLS: ReadonlySet<string> = new Set([
+  'Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'NotebookRead', 'Grep', 'Glob', 'LS', 'WebFetch', 'WebSearch', 'TodoWrite', 'Delete', 'Agent', 'Task',
+  'read_file', 'read_many_files', 'write_file', 'replace', 'glob', 'grep_search', 'search_file_content', 'list_directory', 'web_fetch', 'google_web_search', 'write_todos', 'StrReplace',
+])
+
 /** The command string of a shell tool call: `command` as a string, or an argv array (Codex `shell`). */
 export function commandText(input: Readonly<Record<string, unknown>>): string | undefined {
   const command = input.command ?? input.cmd
@@ -76,7 +94,7 @@ export function createShellAnalysisPlugin(budget: Partial<Budget> = {}): EngineP
         codeParsers = await loadCodeParsers()
       })
       hooks.preEvaluate.tap({ name: NAME, stage: STAGE.DEFAULT }, (request, ctx): EvalRequest => {
-        if (request.shell) return request
+        if (NON_SHELL_TOOLS.has(request.tool) || request.shell) return request
         const command = commandText(request.input)
         const keys = command === undefined ? terminalInput(request.tool, request.input) : undefined
         const typed = keys === undefined ? undefined : terminals.type(terminalKey(request.sessionId, request.input), keys)

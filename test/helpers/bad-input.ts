@@ -92,7 +92,7 @@ export interface Limits {
  */
 export function casesFor(
   op: Operation,
-  ctx: { fill: Record<string, string>; unknown: Record<string, { value: string; status: number }>; valid: Record<string, unknown>; validQuery: Record<string, string> } & Limits,
+  ctx: { fill: Record<string, string>; unknown: Record<string, { value: string; status: number }>; valid: Record<string, unknown>; validQuery: Record<string, string>; readsIllFormedText: ReadonlySet<string> } & Limits,
 ): BadCase[] {
   const key = `${op.method} ${op.path}`
   const path = (over: Record<string, string> = {}) => op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(over[name] ?? ctx.fill[name] ?? 'x'))
@@ -151,6 +151,12 @@ export function casesFor(
       if (wrong === undefined) continue
       add(`field ${name} of the wrong type`, { url: url(), body: { ...(validBody as object), [name]: wrong }, status: 400, detail: new RegExp(`field "${name}" must be`) })
     }
+    for (const [name, value] of Object.entries(validBody as Record<string, unknown>)) {
+      if (typeof value !== 'string' || ctx.readsIllFormedText.has(key)) continue
+      add(`field ${name} with a lone UTF-16 surrogate`, { url: url(), body: { ...(validBody as object), [name]: `${value}\ud800` }, status: 400, detail: new RegExp(`body.${name}: not valid Unicode text`) })
+    }
+    const [first] = Object.keys(validBody as object)
+    if (first) add('a key twice in one object', { url: url(), body: `{${JSON.stringify(first)}:null,${JSON.stringify(validBody).slice(1)}`, status: 400, detail: new RegExp(`key "${first}" appears twice`) })
     for (const name of schema.required ?? []) {
       const { [name]: _, ...rest } = validBody as Record<string, unknown>
       add(`field ${name} missing`, { url: url(), body: rest, status: 400, detail: new RegExp(`missing required field "${name}"`) })

@@ -40,6 +40,8 @@ export const checkResponse = {
 
 export default async function checkRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Body: CheckBody }>('/v1/gates/check', {
+    // A field that is not Unicode text is a deny the engine records (core/engine.ts), like any unreadable call.
+    config: { readsIllFormedText: true },
     schema: { summary: 'Verdict for one tool call', body: checkBody, response: { 200: checkResponse, 400: { $ref: 'Problem#' }, 413: { $ref: 'Problem#' } } },
     handler: async (request) => {
       const b = request.body
