@@ -24,7 +24,7 @@ export function makeDaemonCommand(io: CliIo): Command {
       const home = svcHome(io.env, opts.home)
       // Handlers go in before the daemon announces itself: a SIGTERM right after "listening" still shuts down gracefully.
       let signalled: string | undefined
-      let onSignal = (signal: string) => void (signalled = signal)
+      let onSignal: (signal: string) => void = (signal) => void (signalled = signal)
       process.once('SIGTERM', () => onSignal('SIGTERM'))
       process.once('SIGINT', () => onSignal('SIGINT'))
       const daemon = await startDaemon({ home, port: opts.port, host: opts.host, allowNonLoopback: opts.allowNonLoopback, env: io.env, newLedger: opts.newLedger })
