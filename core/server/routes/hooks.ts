@@ -81,7 +81,9 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
   app.setErrorHandler(async (err: FastifyError, request, reply) => {
     const harness = preToolHarness(app, request.params)
     const problem = toProblem(err, request.routeOptions.bodyLimit)
-    if (!harness) {
+    // A browser's request (foreign Host, Origin, Sec-Fetch-Site) is refused before anything happens: no native
+    // answer and no ledger leaf, so a web page can neither read verdicts nor fill the ledger. Harnesses send none of these.
+    if (!harness || problem.code === 'browser_refused') {
       if (problem.status >= 500) request.log.error({ err }, 'request failed')
       return sendProblem(reply, problem)
     }
