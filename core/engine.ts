@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
-import { callPayload, payloadHash } from './hash.ts'
+import { callPayloadBytes, sha256 } from './hash.ts'
 import { illFormedAt, wellFormed } from './well-formed.ts'
 import { assertNotLoosened, combine, refuse } from './decision.ts'
 import { EngineError } from './errors.ts'
@@ -25,7 +25,7 @@ import { SessionStore, type Session } from './sessions/store.ts'
 import { svcPortSet } from './match/svc-ports.ts'
 import { gateKey, StateDb } from './state/state-db.ts'
 import { latestLedgerMode, sealMode, startMode } from './state/mode-record.ts'
-import type { CallPayload, Decision, EvalContext, EvalRequest, GateHit, LedgerDraft, LedgerEntry, Mode, OperatorEventVerdict, ToolCall } from './types.ts'
+import type { Decision, EvalContext, EvalRequest, GateHit, LedgerDraft, LedgerEntry, Mode, OperatorEventVerdict, ToolCall } from './types.ts'
 
 export interface EngineOptions {
   readonly plugins: readonly EnginePlugin[]
@@ -198,10 +198,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     )
   }
 
-  async function record(draft: LedgerDraft, session?: Session, decision?: Decision, payload?: CallPayload): Promise<LedgerEntry> {
+  async function record(draft: LedgerDraft, session?: Session, decision?: Decision, payloadBytes?: string): Promise<LedgerEntry> {
     const entry = await ledger.append(draft, session?.sign)
     try {
-      hooks.ledgerAppend.call(entry, decision, payload)
+      hooks.ledgerAppend.call(entry, decision, payloadBytes)
     } catch (err) {
       opts.log.error({ err }, 'ledgerAppend observer failed')
     }
@@ -233,7 +233,8 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     }
     for (const hit of decision.hits) state.recordHit(gateKey(hit.source, hit.gateId), now)
     const session = status.state === 'active' ? status.session : undefined
-    const payload = callPayload(call)
+    // Canonicalised once: the leaf's payload_hash and the bytes observers store are the same computation.
+    const payloadBytes = callPayloadBytes(call)
     const entry = await record(
       {
         kind: 'decision',
@@ -247,7 +248,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         ruleId: decision.ruleId,
         toolUseId: wellFormed(call.toolUseId ?? ''),
         policyTrace: decision.trace,
-        payloadHash: payloadHash(call),
+        payloadHash: sha256(payloadBytes),
         reason: wellFormed(decision.reason),
         ...(decision.stage === 'guardrail' ? { stage: 'guardrail' as const } : {}),
         at: now,
@@ -256,7 +257,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       },
       session,
       decision,
-      payload,
+      payloadBytes,
     )
     const nudge = decision.verdict === 'deny' ? decision.nudge : undefined
     return { verdict: decision.verdict, rule_id: decision.ruleId, reason: decision.reason, ...(nudge ? { nudge } : {}), ledger_seq: entry.seq, decision, request }

@@ -72,6 +72,11 @@ export function payloadHash(call: { readonly tool: string; readonly input: Reado
   return canonicalSha256(callPayload(call))
 }
 
+/** The canonical bytes of a call's payload (tool, input, cwd): what its payload hash is the SHA-256 of. */
+export function callPayloadBytes(call: { readonly tool: string; readonly input: Readonly<Record<string, unknown>>; readonly cwd?: string }): string {
+  return canonicalJson(callPayload(call)) ?? ''
+}
+
 /** The part of a call its payload hash covers: tool, input and cwd (null when absent). */
 export function callPayload(call: { readonly tool: string; readonly input: Readonly<Record<string, unknown>>; readonly cwd?: string }): CallPayload {
   return { tool: call.tool, input: call.input, cwd: call.cwd ?? null }

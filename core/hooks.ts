@@ -7,7 +7,7 @@ import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap
 import { EngineError, ERR } from './errors.ts'
 import type { GuardrailRound, GuardrailVerdict } from './guardrail/round.ts'
 import type { IndexKeys } from './plugin.ts'
-import type { CallPayload, Decision, EvalContext, EvalRequest, LedgerEntry } from './types.ts'
+import type { Decision, EvalContext, EvalRequest, LedgerEntry } from './types.ts'
 
 /** Named tap stages (lower runs first). */
 export const STAGE = { FIRST: -1000, CHEAP: -100, DEFAULT: 0, EXPENSIVE: 100, LAST: 1000 } as const
@@ -47,7 +47,7 @@ export function createHooks() {
      * Observers of durable entries (counters, insights, guardrail traces, stored calls), with the decision it
      * records and the exact call its payload_hash commits to; their throws are logged, never fatal.
      */
-    ledgerAppend: new SyncHook<[LedgerEntry, Decision | undefined, CallPayload | undefined]>(['entry', 'decision', 'payload']),
+    ledgerAppend: new SyncHook<[LedgerEntry, Decision | undefined, string | undefined]>(['entry', 'decision', 'payloadBytes']),
     /** Close what `initialize` opened (the guardrail trace database). */
     shutdown: new AsyncSeriesHook<[]>([]),
   })

@@ -42,7 +42,7 @@ export {
   type Registries,
 } from './plugin.ts'
 export { ApiProblem, EngineError, ERR, formatEngineError, RefusalError, type ProblemCode } from './errors.ts'
-export { callPayload, canonicalSha256, payloadHash, sha256 } from './hash.ts'
+export { callPayload, callPayloadBytes, canonicalJson, canonicalSha256, payloadHash, sha256 } from './hash.ts'
 export { writePrivateFile } from './atomic-file.ts'
 export { ensureHookKey, HOOK_KEY_FILE, HOOK_NONCE, hookMac } from './hook-key.ts'
 export { readText } from './read-text.ts'

@@ -16,8 +16,8 @@ const plugin: EnginePlugin = {
   apply(host) {
     let store: PayloadStore | undefined
     const open = (retention: Retention = DEFAULT_RETENTION) => (store ??= new PayloadStore(join(host.home, PAYLOADS_FILE), retention))
-    host.hooks.ledgerAppend.tap('feature:rule-lifecycle', (entry, _decision, payload) => {
-      if (entry.kind === 'decision' && payload) open().put(entry.seq, entry.payloadHash, payload, entry.at)
+    host.hooks.ledgerAppend.tap('feature:rule-lifecycle', (entry, _decision, payloadBytes) => {
+      if (entry.kind === 'decision' && payloadBytes) open().put(entry.seq, entry.payloadHash, payloadBytes, entry.at)
     })
     const routes = falsePositiveRoutes(() => open())
     host.addRoutes(async (app) => {

@@ -1,20 +1,20 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { canonicalSha256, callPayload } from '../../core/index.ts'
+import { callPayloadBytes, sha256 } from '../../core/index.ts'
 import { tempDir } from '../../test/helpers/daemon.ts'
 import { PayloadStore, retentionFrom } from './payload-store.ts'
 
-const call = (command: string) => callPayload({ tool: 'Bash', input: { command } })
+const call = (command: string) => callPayloadBytes({ tool: 'Bash', input: { command } })
 
 describe('payload store retention', () => {
   it('keeps calls by age and total size, refuses a call that does not match its hash, and reads retention from the environment', () => {
     const now = Date.now()
     const store = new PayloadStore(join(tempDir(), 'payloads.db'), { maxAgeMs: 60_000, maxBytes: 200, maxPayloadBytes: 150 })
-    expect(store.put(0, canonicalSha256(call('ls')), call('ls'), now - 120_000)).toBe(true)
-    expect(store.put(1, canonicalSha256(call('pwd')), call('pwd'), now)).toBe(true)
-    expect(store.put(2, canonicalSha256(call('ls')), call('pwd'), now)).toBe(false)
-    expect(store.put(3, canonicalSha256(call('x'.repeat(200))), call('x'.repeat(200)), now)).toBe(false)
-    for (let seq = 4; seq < 8; seq++) store.put(seq, canonicalSha256(call(`echo ${seq}`)), call(`echo ${seq}`), now)
+    expect(store.put(0, sha256(call('ls')), call('ls'), now - 120_000)).toBe(true)
+    expect(store.put(1, sha256(call('pwd')), call('pwd'), now)).toBe(true)
+    expect(store.put(2, sha256(call('ls')), call('pwd'), now)).toBe(false)
+    expect(store.put(3, sha256(call('x'.repeat(200))), call('x'.repeat(200)), now)).toBe(false)
+    for (let seq = 4; seq < 8; seq++) store.put(seq, sha256(call(`echo ${seq}`)), call(`echo ${seq}`), now)
     store.prune(now)
     expect(store.get(0)).toBeUndefined()
     expect(store.get(1)).toBeUndefined()

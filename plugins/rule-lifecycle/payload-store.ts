@@ -7,8 +7,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
-import canonicalize from 'canonicalize'
-import { parseDuration, sha256, type CallPayload } from '../../core/index.ts'
+import { parseDuration, sha256 } from '../../core/index.ts'
 
 export interface Retention {
   readonly maxAgeMs: number
@@ -71,11 +70,10 @@ export class PayloadStore {
     this.#db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('origin', ?)").run(origin)
   }
 
-  /** Stores the payload of leaf `seq` when it matches `payloadHash` and fits the caps; returns whether it did. */
-  put(seq: number, payloadHash: string, payload: CallPayload, tsMs: number): boolean {
+  /** Stores the canonical bytes of leaf `seq`'s call when they hash to `payloadHash` and fit the caps; returns whether it did. */
+  put(seq: number, payloadHash: string, body: string, tsMs: number): boolean {
     if (this.#retention.maxAgeMs === 0) return false
-    const body = canonicalize(payload)
-    if (body === undefined || sha256(body) !== payloadHash) return false
+    if (sha256(body) !== payloadHash) return false
     const bytes = Buffer.byteLength(body)
     if (bytes > this.#retention.maxPayloadBytes) return false
     this.#put.run(seq, payloadHash, body, bytes, tsMs)
