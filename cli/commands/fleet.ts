@@ -1,0 +1,1 @@
+export function makeFleetCommand(): never { throw new Error('todo') }
