@@ -1,0 +1,140 @@
+/**
+ * A fleet of three real daemons (ephemeral ports, their own $SVC_HOME each) exports to one OTLP receiver that
+ * archives what it accepted as OTLP/JSON lines, like a collector's file exporter. `svc fleet verify` accepts
+ * the archive, then names the machine whose leaf was rewritten, whose log was truncated, and — after one
+ * machine's state is cloned and both copies go on deciding — the machine whose log forked.
+ */
+import { afterAll, describe, expect, it, vi } from 'vitest'
+import { execFileSync } from 'node:child_process'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { unlockHostKey } from '../cli/signer/long-lived-key.ts'
+import { mintSession } from '../cli/signer/mint.ts'
+import { tempDir } from './helpers/daemon.ts'
+import { startDaemonProcess, type DaemonProcess } from './helpers/daemon-process.ts'
+import { startOtlpReceiver, type OtlpReceiver } from './helpers/otlp-receiver.ts'
+import { runCli } from './helpers/run-cli.ts'
+import { waitFor } from './helpers/wait.ts'
+
+vi.setConfig({ testTimeout: 180_000 })
+
+const root = tempDir('svc-fleet-')
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+const archive = join(root, 'archive.jsonl')
+
+const envOf = (home: string) => ({ PATH: process.env.PATH, HOME: home, SVC_HOME: home, SVC_ALLOW_SOFTWARE_SIGNER: '1', SVC_ADMIN_PASSWORD: 'correct horse battery', SVC_LOG_LEVEL: 'info' })
+
+interface Machine {
+  readonly home: string
+  daemon: DaemonProcess
+  origin: string
+}
+
+async function start(home: string, receiver: OtlpReceiver): Promise<DaemonProcess> {
+  return startDaemonProcess({ ...envOf(home), SVC_OTLP_ENDPOINT: receiver.url, SVC_OTLP_INTERVAL: '100ms' })
+}
+
+/** Mints a session and makes `n` decisions; returns the ledger size afterwards. */
+async function decide(m: Machine, n: number, tag: string): Promise<number> {
+  const created = await m.daemon.post('/v1/sessions/create', mintSession(unlockHostKey('software', { home: m.home, env: envOf(m.home) })))
+  expect(created.status).toBe(201)
+  let seq = 0
+  for (let i = 0; i < n; i++) {
+    const r = await m.daemon.post('/v1/gates/check', { session_id: created.body.session_id, source: 'claude-code', tool: 'Bash', input: { command: i % 4 === 3 ? 'rm -rf /' : `echo ${tag}-${i}` } })
+    expect(r.status).toBe(200)
+    seq = r.body.ledger_seq
+  }
+  const rootDoc = (await (await fetch(`${m.daemon.url}/v1/ledger/root`)).json()) as { origin?: string }
+  if (rootDoc.origin) m.origin = rootDoc.origin
+  return seq + 1
+}
+
+/** Waits until the receiver holds a checkpoint of `size` leaves from `origin` (auto-checkpoints run every 2 s). */
+async function shipped(receiver: OtlpReceiver, origin: string, size: number): Promise<void> {
+  await waitFor(() => receiver.records.some((r) => r.resource['svc.ledger.origin'] === origin && r.eventName === 'svc.checkpoint' && Number(r.attributes['svc.ledger.tree_size']) >= size), `a checkpoint of ${size} leaves from ${origin}`, 30_000)
+}
+
+const trustArgs = (machines: readonly Machine[]) => machines.flatMap((m) => ['--trusted-keys', join(m.home, 'trusted-host-keys.json')])
+
+/** Rewrites the archive's JSON lines through `edit` into a new file. */
+function tampered(name: string, edit: (records: any[], origin: string) => any[]): string {
+  const out = join(root, name)
+  const lines = readFileSync(archive, 'utf8').trim().split('\n').map((line) => {
+    const doc = JSON.parse(line)
+    for (const rl of doc.resourceLogs) {
+      const origin = rl.resource.attributes.find((a: any) => a.key === 'svc.ledger.origin').value.stringValue
+      for (const sl of rl.scopeLogs) sl.logRecords = edit(sl.logRecords, origin)
+    }
+    return JSON.stringify(doc)
+  })
+  writeFileSync(out, `${lines.join('\n')}\n`)
+  return out
+}
+const seqOf = (r: any) => Number(r.attributes.find((a: any) => a.key === 'svc.ledger.seq')?.value.intValue ?? -1)
+
+describe('svc fleet verify', () => {
+  it('accepts a fleet archive, then catches a rewritten leaf, a truncated log and a forked checkpoint', async () => {
+    const receiver = await startOtlpReceiver(archive)
+    const machines: Machine[] = []
+    try {
+      for (const name of ['a', 'b', 'c']) {
+        const home = join(root, name)
+        machines.push({ home, daemon: await start(home, receiver), origin: '' })
+      }
+      for (const [i, m] of machines.entries()) {
+        const size = await decide(m, 6 + i, `m${i}`)
+        expect(m.origin).toMatch(/^svc\.local\//)
+        await shipped(receiver, m.origin, size)
+      }
+      const [a, b, c] = machines as [Machine, Machine, Machine]
+
+      const ok = await runCli(['fleet', 'verify', archive, ...trustArgs(machines)], {})
+      expect(ok.stderr).toBe('')
+      expect(ok.stdout).toContain('fleet verified: 3 machine(s) OK')
+      for (const m of machines) expect(ok.stdout).toContain(`✓ ${m.origin}`)
+
+      // A rewritten leaf on machine b (a deny turned into an allow): its bytes no longer hash into the signed tree.
+      let edits = 0
+      const rewritten = tampered('rewritten.jsonl', (records, origin) =>
+        records.map((r) => {
+          if (origin !== b.origin || edits > 0 || !String(r.body.stringValue).includes('"verdict":"deny"')) return r
+          edits++
+          return { ...r, body: { stringValue: r.body.stringValue.replace('"verdict":"deny"', '"verdict":"allow"') } }
+        }))
+      expect(edits).toBe(1)
+      const caught = await runCli(['fleet', 'verify', rewritten, ...trustArgs(machines)], {})
+      expect(caught.code).toBe(1)
+      expect(caught.stderr).toContain(`fleet verification FAILED: ${b.origin} invalid`)
+      expect(caught.stdout).toContain(`✓ ${a.origin}`)
+
+      // Machine c's last leaves withheld while its signed checkpoint still covers them.
+      const cSize = Math.max(...receiver.records.filter((r) => r.resource['svc.ledger.origin'] === c.origin && r.eventName !== 'svc.checkpoint').map((r) => Number(r.attributes['svc.ledger.seq']))) + 1
+      const truncated = tampered('truncated.jsonl', (records, origin) => records.filter((r) => origin !== c.origin || seqOf(r) < cSize - 3))
+      const cut = await runCli(['fleet', 'verify', truncated, ...trustArgs(machines)], {})
+      expect(cut.code).toBe(1)
+      expect(cut.stderr).toContain(`${c.origin} truncated`)
+      expect(cut.stderr).toContain(`a signed checkpoint covers`)
+
+      // Machine a's state cloned (a restored backup, a copied VM): both copies go on deciding and shipping.
+      await a.daemon.stop()
+      const cloneHome = join(root, 'a-clone')
+      execFileSync('cp', ['-a', a.home, cloneHome]) // modes kept: the signer directory must stay private
+      const clone: Machine = { home: cloneHome, daemon: await start(cloneHome, receiver), origin: a.origin }
+      a.daemon = await start(a.home, receiver)
+      machines.push(clone)
+      const sizeA = await decide(a, 4, 'original')
+      const sizeClone = await decide(clone, 5, 'clone')
+      expect(clone.origin).toBe(a.origin)
+      await shipped(receiver, a.origin, sizeA)
+      await shipped(receiver, a.origin, sizeClone)
+      const forked = await runCli(['fleet', 'verify', archive, ...trustArgs(machines)], {})
+      expect(forked.code).toBe(1)
+      expect(forked.stderr).toContain(`fleet verification FAILED: ${a.origin} forked`)
+      expect(forked.stderr).toMatch(/two checkpoints of size \d+ with different roots|was shipped twice with different leaves/)
+      expect(forked.stdout).toContain(`✓ ${b.origin}`)
+    } finally {
+      for (const m of machines) await m.daemon.stop()
+      await receiver.close()
+    }
+  })
+})
