@@ -18,6 +18,7 @@ import { ledgerMarkerPath } from '../../core/ledger/ledger-guard.ts'
 import { protectedPorts, SHIPPED_POLICIES_DIR, VERSION } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
 import { startOtlpExport } from '../fleet/otlp-daemon.ts'
+import { startWitnessing } from '../fleet/witness-daemon.ts'
 
 export interface DaemonOptions {
   readonly home: string
@@ -88,10 +89,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const bound = app.server.address()
     if (bound !== null && typeof bound === 'object') engine.setSvcPorts([...svcPorts, bound.port])
     // Off the hook path: ships committed leaves to an OpenTelemetry collector when SVC_OTLP_ENDPOINT is set.
-    let otlp: Awaited<ReturnType<typeof startOtlpExport>>
+    let otlp: ReturnType<typeof startOtlpExport>
+    let witnessing: ReturnType<typeof startWitnessing>
     try {
       otlp = startOtlpExport(opts.home, opts.env, log)
+      witnessing = startWitnessing(opts.home, opts.env, ledger, log)
     } catch (err) {
+      await otlp?.stop()
       await app.close()
       throw err
     }
@@ -105,6 +109,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         closing ??= (async () => {
           await app.close()
           await otlp?.stop()
+          await witnessing?.stop()
           await engine.close()
         })()
         return closing

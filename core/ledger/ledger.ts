@@ -34,6 +34,16 @@ export function leafSignerFor(key: SigningKey): LeafSigner {
   return (leafHash) => signNative(key, leafSigMessage(leafHash))
 }
 
+/** One witness's newest cosignature of this ledger (wire names). */
+export interface CosignatureView {
+  readonly witness: string
+  readonly tree_size: number
+  readonly root: string
+  readonly cosignature: string
+  readonly timestamp: number
+  readonly error?: string
+}
+
 /** A stored leaf as the API shows it. */
 export interface StoredLeaf {
   readonly seq: number
@@ -98,6 +108,11 @@ export class SqliteLedger {
   #autoTimer?: NodeJS.Timeout
   #autoSign?: () => void
   #observers: ((entry: LedgerEntry) => void)[] = []
+  /**
+   * The newest witness cosignature per configured witness, shown by GET /v1/ledger/root; the fleet witness
+   * feature replaces this (nothing in the core submits to witnesses).
+   */
+  cosignatures: () => readonly CosignatureView[] = () => []
   /** The last error writing `checkpoints.log` (the checkpoint row itself was committed). */
   lastCheckpointLogError: string | undefined
 
