@@ -29,8 +29,11 @@ export function cosignerVkey(name: string, publicKey: Uint8Array): string {
 
 /** Parses a cosigner vkey; throws naming what is wrong (a 0x06 ML-DSA key is refused: not supported here). */
 export function parseWitnessVkey(vkey: string): WitnessKey {
-  const parts = vkey.split('+')
-  if (parts.length !== 3 || parts[0] === '') throw new Error(`witness key "${vkey}" is not <name>+<keyid>+<base64 key>`)
+  // The base64 key may itself contain '+': split at the first two only.
+  const first = vkey.indexOf('+')
+  const second = vkey.indexOf('+', first + 1)
+  if (first <= 0 || second < 0) throw new Error(`witness key "${vkey}" is not <name>+<keyid>+<base64 key>`)
+  const parts = [vkey.slice(0, first), vkey.slice(first + 1, second), vkey.slice(second + 1)]
   const raw = Buffer.from(parts[2]!, 'base64')
   if (raw[0] !== COSIGNATURE_V1 || raw.length !== 33) throw new Error(`witness key "${vkey}" is not an Ed25519 cosignature key (type 0x04)`)
   const key = { name: parts[0]!, publicKey: raw.subarray(1), keyId: Buffer.from(parts[1]!, 'hex') }
@@ -57,7 +60,7 @@ export function verifyCosignature(line: string, witness: WitnessKey, body: strin
   const blob = Buffer.from(m[2]!, 'base64')
   if (m[1] !== witness.name || blob.length !== 4 + 8 + 64 || !blob.subarray(0, 4).equals(witness.keyId)) return { ok: false, reason: `not a cosignature by ${witness.name}` }
   const timestamp = blob.readBigUInt64BE(4)
-  if (timestamp > BigInt(nowSeconds + 300)) return { ok: false, reason: `cosignature by ${witness.name} is dated in the future` }
+  if (timestamp > BigInt(Math.floor(nowSeconds) + 300)) return { ok: false, reason: `cosignature by ${witness.name} is dated in the future` }
   if (!verifyNative(blob.subarray(12), message(body, timestamp), witness.publicKey)) return { ok: false, reason: `cosignature by ${witness.name} does not verify` }
   return { ok: true, timestamp: Number(timestamp) }
 }
