@@ -14,6 +14,7 @@ import { tempDir } from './helpers/daemon.ts'
 import { startDaemonProcess, type DaemonProcess } from './helpers/daemon-process.ts'
 import { startOtlpReceiver, type OtlpReceiver } from './helpers/otlp-receiver.ts'
 import { runCli } from './helpers/run-cli.ts'
+import { startWitnessStandIn, type WitnessStandIn } from './helpers/witness-standin.ts'
 import { waitFor } from './helpers/wait.ts'
 
 vi.setConfig({ testTimeout: 180_000 })
@@ -30,8 +31,14 @@ interface Machine {
   origin: string
 }
 
-async function start(home: string, receiver: OtlpReceiver): Promise<DaemonProcess> {
-  return startDaemonProcess({ ...envOf(home), SVC_OTLP_ENDPOINT: receiver.url, SVC_OTLP_INTERVAL: '100ms' })
+const policy = join(root, 'witness-policy.txt')
+const strictPolicy = join(root, 'strict-policy.txt')
+
+async function start(home: string, receiver: OtlpReceiver, witness?: WitnessStandIn): Promise<DaemonProcess> {
+  const daemon = await startDaemonProcess({ ...envOf(home), SVC_OTLP_ENDPOINT: receiver.url, SVC_OTLP_INTERVAL: '100ms', SVC_WITNESS_POLICY: policy, SVC_WITNESS_INTERVAL: '200ms' })
+  // Enrolment: the host's log vkey registered with the witness (witnessctl add-key).
+  if (witness) witness.addLog((await runCli(['ledger', 'log-key'], envOf(home))).stdout.trim())
+  return daemon
 }
 
 /** Mints a session and makes `n` decisions; returns the ledger size afterwards. */
@@ -49,9 +56,9 @@ async function decide(m: Machine, n: number, tag: string): Promise<number> {
   return seq + 1
 }
 
-/** Waits until the receiver holds a checkpoint of `size` leaves from `origin` (auto-checkpoints run every 2 s). */
-async function shipped(receiver: OtlpReceiver, origin: string, size: number): Promise<void> {
-  await waitFor(() => receiver.records.some((r) => r.resource['svc.ledger.origin'] === origin && r.eventName === 'svc.checkpoint' && Number(r.attributes['svc.ledger.tree_size']) >= size), `a checkpoint of ${size} leaves from ${origin}`, 30_000)
+/** Waits until the receiver holds a checkpoint (or cosignature) of `size` leaves from `origin` (auto-checkpoints run every 2 s). */
+async function shipped(receiver: OtlpReceiver, origin: string, size: number, event = 'svc.checkpoint'): Promise<void> {
+  await waitFor(() => receiver.records.some((r) => r.resource['svc.ledger.origin'] === origin && r.eventName === event && Number(r.attributes['svc.ledger.tree_size']) >= size), `${event} of ${size} leaves from ${origin}`, 30_000)
 }
 
 const trustArgs = (machines: readonly Machine[]) => machines.flatMap((m) => ['--trusted-keys', join(m.home, 'trusted-host-keys.json')])
@@ -75,23 +82,32 @@ const seqOf = (r: any) => Number(r.attributes.find((a: any) => a.key === 'svc.le
 describe('svc fleet verify', () => {
   it('accepts a fleet archive, then catches a rewritten leaf, a truncated log and a forked checkpoint', async () => {
     const receiver = await startOtlpReceiver(archive)
+    const witness = await startWitnessStandIn('witness.example/fleet')
+    const absent = await startWitnessStandIn('witness.example/absent')
+    writeFileSync(policy, `witness w1 ${witness.vkey} ${witness.url}\nquorum w1\n`)
+    writeFileSync(strictPolicy, `witness w1 ${witness.vkey}\nwitness w2 ${absent.vkey}\ngroup both all w1 w2\nquorum both\n`)
     const machines: Machine[] = []
     try {
       for (const name of ['a', 'b', 'c']) {
         const home = join(root, name)
-        machines.push({ home, daemon: await start(home, receiver), origin: '' })
+        machines.push({ home, daemon: await start(home, receiver, witness), origin: '' })
       }
       for (const [i, m] of machines.entries()) {
         const size = await decide(m, 6 + i, `m${i}`)
         expect(m.origin).toMatch(/^svc\.local\//)
         await shipped(receiver, m.origin, size)
+        await shipped(receiver, m.origin, size, 'svc.witness_cosignature')
       }
       const [a, b, c] = machines as [Machine, Machine, Machine]
 
-      const ok = await runCli(['fleet', 'verify', archive, ...trustArgs(machines)], {})
+      const ok = await runCli(['fleet', 'verify', archive, ...trustArgs(machines), '--witness-policy', policy], {})
       expect(ok.stderr).toBe('')
       expect(ok.stdout).toContain('fleet verified: 3 machine(s) OK')
-      for (const m of machines) expect(ok.stdout).toContain(`✓ ${m.origin}`)
+      for (const m of machines) expect(ok.stdout).toMatch(new RegExp(`✓ ${m.origin.replace('.', '\\.')} .*witnessed [1-9]`))
+      // A quorum that needs a witness no machine ever reached: every machine is unwitnessed.
+      const strict = await runCli(['fleet', 'verify', archive, ...trustArgs(machines), '--witness-policy', strictPolicy], {})
+      expect(strict.code).toBe(1)
+      for (const m of machines) expect(strict.stderr).toContain(`${m.origin} unwitnessed`)
 
       // A rewritten leaf on machine b (a deny turned into an allow): its bytes no longer hash into the signed tree.
       let edits = 0
@@ -108,7 +124,7 @@ describe('svc fleet verify', () => {
       expect(caught.stdout).toContain(`✓ ${a.origin}`)
 
       // Machine c's last leaves withheld while its signed checkpoint still covers them.
-      const cSize = Math.max(...receiver.records.filter((r) => r.resource['svc.ledger.origin'] === c.origin && r.eventName !== 'svc.checkpoint').map((r) => Number(r.attributes['svc.ledger.seq']))) + 1
+      const cSize = Math.max(...receiver.records.filter((r) => r.resource['svc.ledger.origin'] === c.origin && r.attributes['svc.ledger.seq'] !== undefined).map((r) => Number(r.attributes['svc.ledger.seq']))) + 1
       const truncated = tampered('truncated.jsonl', (records, origin) => records.filter((r) => origin !== c.origin || seqOf(r) < cSize - 3))
       const cut = await runCli(['fleet', 'verify', truncated, ...trustArgs(machines)], {})
       expect(cut.code).toBe(1)
@@ -135,6 +151,8 @@ describe('svc fleet verify', () => {
     } finally {
       for (const m of machines) await m.daemon.stop()
       await receiver.close()
+      await witness.close()
+      await absent.close()
     }
   })
 })

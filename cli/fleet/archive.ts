@@ -17,6 +17,8 @@ export interface ShippedLedger {
   readonly leaves: { seq: number; body: string; sig: Buffer | null }[]
   /** Every checkpoint record as shipped, in arrival order. */
   readonly checkpoints: { treeSize: number; root: Buffer; note: string; signerKid: string }[]
+  /** Witness cosignature records: the cosigned note and the witness's policy name. */
+  readonly cosignatures: { witness: string; treeSize: number; root: Buffer; note: string }[]
 }
 
 type Json = Record<string, any>
@@ -53,7 +55,7 @@ export function readArchive(path: string): Map<string, ShippedLedger> {
         const origin = resource.get('svc.ledger.origin')
         if (typeof origin !== 'string') continue
         let ledger = ledgers.get(origin)
-        if (!ledger) ledgers.set(origin, (ledger = { origin, hosts: new Set(), leaves: [], checkpoints: [] }))
+        if (!ledger) ledgers.set(origin, (ledger = { origin, hosts: new Set(), leaves: [], checkpoints: [], cosignatures: [] }))
         const host = resource.get('host.name')
         if (typeof host === 'string') ledger.hosts.add(host)
         for (const sl of rl.scopeLogs ?? []) for (const r of sl.logRecords ?? []) addRecord(ledger, r, `${file}:${i + 1}`)
@@ -67,6 +69,14 @@ function addRecord(ledger: ShippedLedger, r: Json, where: string): void {
   const a = attrs(r.attributes)
   const body = r.body?.stringValue
   if (typeof body !== 'string') throw new Error(`${where}: an svc record without a string body`)
+  if (r.eventName === EVENT.cosignature) {
+    const size = a.get('svc.ledger.tree_size')
+    const root = a.get('svc.ledger.root')
+    const witness = a.get('svc.witness')
+    if (typeof size !== 'number' || typeof root !== 'string' || typeof witness !== 'string') throw new Error(`${where}: a cosignature record without witness/tree_size/root`)
+    ledger.cosignatures.push({ witness, treeSize: size, root: Buffer.from(root, 'base64'), note: body })
+    return
+  }
   if (r.eventName === EVENT.checkpoint) {
     const size = a.get('svc.ledger.tree_size')
     const root = a.get('svc.ledger.root')

@@ -1,5 +1,8 @@
 /** The shipper's view of a ledger.db: a read-only connection of its own (WAL reader), never the writer's. */
+import { join } from 'node:path'
 import { LedgerStore } from '../../core/ledger/store.ts'
+import { checkpointText } from '../../core/ledger/signed-note.ts'
+import { readWitnessState } from '../../plugins/witness/state.ts'
 import type { ExportSource } from '../../plugins/otlp-export/shipper.ts'
 
 export function ledgerExportSource(dbPath: string): ExportSource & { close(): void } {
@@ -21,6 +24,14 @@ export function ledgerExportSource(dbPath: string): ExportSource & { close(): vo
         signerKid: String(row.signer_kid),
         createdMs: Number(row.created_ms),
       })),
+    // Witness state lives beside the database (cli/fleet/witness-daemon.ts writes it).
+    cosignatures: () =>
+      Object.entries(readWitnessState(join(dbPath, '..'), origin).witnesses)
+        .filter(([, r]) => r.cosignature !== '')
+        .map(([witness, r]) => {
+          const root = Buffer.from(r.root, 'base64')
+          return { witness, treeSize: r.tree_size, root, timestamp: r.timestamp, note: `${checkpointText(origin, r.tree_size, root)}\n${r.cosignature}\n` }
+        }),
     close: () => store.close(),
   }
 }

@@ -8,10 +8,13 @@
  * leaves that were never shipped (TRUNCATED / withheld).
  */
 import type { SignatureVerifier } from '../../core/ledger/ed25519.ts'
+import { hashChildren, hashLeaf } from '../../core/ledger/merkle.ts'
 import { verifyLedger, type TrustedHostKey } from '../../core/ledger/verify-ledger.ts'
+import type { WitnessPolicy } from '../../plugins/witness/policy.ts'
 import type { ShippedLedger } from './archive.ts'
+import { checkWitnessed } from './verify-witnessed.ts'
 
-export type MachineVerdict = 'ok' | 'forked' | 'went_back' | 'truncated' | 'invalid'
+export type MachineVerdict = 'ok' | 'forked' | 'went_back' | 'truncated' | 'invalid' | 'unwitnessed'
 
 export interface MachineReport {
   readonly origin: string
@@ -22,11 +25,13 @@ export interface MachineReport {
   /** Largest tree size a verified checkpoint covers. */
   readonly checkpointed: number
   readonly root: string
+  /** With a witness policy: the largest tree size a quorum of witnesses cosigned (0: none). */
+  readonly witnessed?: number
   readonly problems: readonly string[]
 }
 
 /** Checks one machine's shipped ledger. */
-export function verifyMachine(shipped: ShippedLedger, trusted: readonly TrustedHostKey[], verify: SignatureVerifier): MachineReport {
+export function verifyMachine(shipped: ShippedLedger, trusted: readonly TrustedHostKey[], verify: SignatureVerifier, policy?: WitnessPolicy): MachineReport {
   const problems: string[] = []
   const verdicts = new Set<MachineVerdict>()
   const flag = (v: MachineVerdict, text: string) => {
@@ -64,7 +69,8 @@ export function verifyMachine(shipped: ShippedLedger, trusted: readonly TrustedH
   const unique = new Map(shipped.checkpoints.filter((c) => c.treeSize <= contiguous).map((c) => [`${c.treeSize}/${c.root.toString('hex')}`, c]))
   const report = verifyLedger({ origin: shipped.origin, leaves, checkpoints: [...unique.values()], trustedHostKeys: trusted, verify })
   for (const p of report.problems) flag('invalid', p)
-  const order: MachineVerdict[] = ['forked', 'went_back', 'truncated', 'invalid']
+  const witnessed = policy ? checkWitnessed(shipped, policy, contiguous, (size) => (size === 0 ? undefined : rootAt(leaves, size)), flag) : undefined
+  const order: MachineVerdict[] = ['forked', 'went_back', 'truncated', 'invalid', 'unwitnessed']
   return {
     origin: shipped.origin,
     hosts: [...shipped.hosts],
@@ -73,6 +79,18 @@ export function verifyMachine(shipped: ShippedLedger, trusted: readonly TrustedH
     checkpoints: unique.size,
     checkpointed: report.uncovered ? report.uncovered.from : report.treeSize,
     root: report.root,
+    ...(witnessed === undefined ? {} : { witnessed }),
     problems,
   }
+}
+
+/** RFC 6962 root of the first `size` leaves (MTH by recursion; archives are small next to the ledger). */
+function rootAt(leaves: readonly { body: string }[], size: number): Buffer {
+  const mth = (lo: number, n: number): Buffer => {
+    if (n === 1) return hashLeaf(Buffer.from(leaves[lo]!.body, 'utf8'))
+    let k = 1
+    while (k * 2 < n) k *= 2
+    return hashChildren(mth(lo, k), mth(lo + k, n - k))
+  }
+  return mth(0, size)
 }

@@ -16,6 +16,8 @@ export interface ExportCursor {
   readonly nextSeq: number
   /** The largest checkpoint tree size shipped (0: none). */
   readonly checkpointSize: number
+  /** Per witness, the tree size of the newest cosignature shipped. */
+  readonly witnessed: Readonly<Record<string, number>>
 }
 
 /** The cursor file of an endpoint (its normalised `/v1/logs` URL) under `$SVC_HOME`. */
@@ -25,9 +27,9 @@ export function cursorPath(home: string, endpoint: string): string {
 
 /** Reads the cursor; a missing file or another origin starts at the beginning. A damaged file is an error. */
 export function readCursor(path: string, endpoint: string, origin: string): ExportCursor {
-  const fresh = { endpoint, origin, nextSeq: 0, checkpointSize: 0 }
+  const fresh = { endpoint, origin, nextSeq: 0, checkpointSize: 0, witnessed: {} }
   if (!existsSync(path)) return fresh
-  let doc: Partial<{ endpoint: string; origin: string; next_seq: number; checkpoint_size: number }>
+  let doc: Partial<{ endpoint: string; origin: string; next_seq: number; checkpoint_size: number; witnessed: Record<string, number> }>
   try {
     doc = JSON.parse(readFileSync(path, 'utf8'))
   } catch (err) {
@@ -37,10 +39,10 @@ export function readCursor(path: string, endpoint: string, origin: string): Expo
     throw new Error(`export cursor ${path} is malformed; remove it to re-send everything`)
   }
   if (doc.origin !== origin) return fresh
-  return { endpoint, origin, nextSeq: doc.next_seq!, checkpointSize: doc.checkpoint_size! }
+  return { endpoint, origin, nextSeq: doc.next_seq!, checkpointSize: doc.checkpoint_size!, witnessed: typeof doc.witnessed === 'object' && doc.witnessed !== null ? doc.witnessed : {} }
 }
 
 /** Persists the cursor durably. */
 export function writeCursor(path: string, c: ExportCursor): void {
-  writePrivateFile(path, `${JSON.stringify({ endpoint: c.endpoint, origin: c.origin, next_seq: c.nextSeq, checkpoint_size: c.checkpointSize })}\n`)
+  writePrivateFile(path, `${JSON.stringify({ endpoint: c.endpoint, origin: c.origin, next_seq: c.nextSeq, checkpoint_size: c.checkpointSize, witnessed: c.witnessed })}\n`)
 }

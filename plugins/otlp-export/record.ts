@@ -10,7 +10,7 @@ import type { ReadableLogRecord } from '@opentelemetry/sdk-logs'
 import type { Resource } from '@opentelemetry/resources'
 
 /** Event names of svc records (the record's `event_name`). */
-export const EVENT = { leaf: 'svc.decision', sessionCert: 'svc.session_cert', checkpoint: 'svc.checkpoint' } as const
+export const EVENT = { leaf: 'svc.decision', sessionCert: 'svc.session_cert', checkpoint: 'svc.checkpoint', cosignature: 'svc.witness_cosignature' } as const
 
 /** Instrumentation scope of every svc record. */
 export const SCOPE = { name: 'svc.ledger', version: '1' }
@@ -122,6 +122,34 @@ export function checkpointRecord(cp: ExportCheckpoint, createdMs: number, ctx: R
       'svc.ledger.root': cp.root.toString('base64'),
       'svc.ledger.signer_kid': cp.signerKid,
     },
+    droppedAttributesCount: 0,
+  }
+}
+
+/** A witness cosignature of one of this ledger's checkpoints (c2sp.org/tlog-cosignature). */
+export interface ExportCosignature {
+  /** The witness's name in the witness policy. */
+  readonly witness: string
+  readonly treeSize: number
+  readonly root: Buffer
+  /** The cosigned note: checkpoint body, blank line, the witness's signature line. */
+  readonly note: string
+  readonly timestamp: number
+}
+
+/** The log record of a witness cosignature: body = the cosigned note. */
+export function cosignatureRecord(c: ExportCosignature, ctx: RecordContext): ReadableLogRecord {
+  const at = hrTime(c.timestamp * 1000)
+  return {
+    hrTime: at,
+    hrTimeObserved: at,
+    severityNumber: 9,
+    severityText: 'INFO',
+    body: c.note,
+    eventName: EVENT.cosignature,
+    resource: ctx.resource,
+    instrumentationScope: SCOPE,
+    attributes: { 'svc.witness': c.witness, 'svc.ledger.tree_size': c.treeSize, 'svc.ledger.root': c.root.toString('base64') },
     droppedAttributesCount: 0,
   }
 }

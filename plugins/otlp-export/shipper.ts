@@ -9,7 +9,7 @@
  */
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs'
 import { readCursor, writeCursor, type ExportCursor } from './cursor.ts'
-import { checkpointRecord, leafRecord, type ExportCheckpoint, type ExportLeaf, type RecordContext } from './record.ts'
+import { checkpointRecord, cosignatureRecord, leafRecord, type ExportCheckpoint, type ExportCosignature, type ExportLeaf, type RecordContext } from './record.ts'
 
 /** What the shipper reads: a ledger's committed leaves and signed checkpoints. */
 export interface ExportSource {
@@ -18,6 +18,8 @@ export interface ExportSource {
   leavesFrom(from: number, limit: number): ExportLeaf[]
   /** Signed checkpoints with `after` < tree_size <= `upto`, ascending. */
   checkpointsBetween(after: number, upto: number): (ExportCheckpoint & { readonly createdMs: number })[]
+  /** The newest cosignature of each witness (none when witnessing is off). */
+  cosignatures(): ExportCosignature[]
 }
 
 /** One export request's outcome as the collector answered it. */
@@ -58,13 +60,15 @@ export class OtlpShipper {
   }
 
   /** Ships one batch; resolves with what was accepted (0 leaves and 0 checkpoints: nothing new). */
-  async shipBatch(): Promise<{ leaves: number; checkpoints: number }> {
+  async shipBatch(): Promise<{ leaves: number; checkpoints: number; cosignatures: number }> {
     const { source, context } = this.#opts
     const c = this.#cursor
     const leaves = source.leavesFrom(c.nextSeq, this.#opts.batchSize ?? 512)
     const upto = c.nextSeq + leaves.length
     const checkpoints = source.checkpointsBetween(c.checkpointSize, upto)
-    if (leaves.length === 0 && checkpoints.length === 0) return { leaves: 0, checkpoints: 0 }
+    // A cosignature ships once its checkpoint's leaves have (a verifier then has the tree to compare it with).
+    const cosigned = source.cosignatures().filter((x) => x.treeSize <= upto && x.treeSize > (c.witnessed[x.witness] ?? 0))
+    if (leaves.length === 0 && checkpoints.length === 0 && cosigned.length === 0) return { leaves: 0, checkpoints: 0, cosignatures: 0 }
     // A checkpoint of size N follows leaf N-1 (and comes first when its leaves were shipped earlier).
     const records: ReadableLogRecord[] = []
     let next = 0
@@ -73,18 +77,21 @@ export class OtlpShipper {
       records.push(leafRecord(leaf, context))
     }
     for (; next < checkpoints.length; next++) records.push(checkpointRecord(checkpoints[next]!, checkpoints[next]!.createdMs, context))
+    for (const x of cosigned) records.push(cosignatureRecord(x, context))
     const result = await this.#opts.send(records)
     if (!result.ok) throw new ExportRefused(`collector at ${this.#opts.endpoint} did not accept ${records.length} records: ${result.error}`)
-    this.#cursor = { ...c, nextSeq: upto, checkpointSize: checkpoints.at(-1)?.treeSize ?? c.checkpointSize }
+    const witnessed = { ...c.witnessed }
+    for (const x of cosigned) witnessed[x.witness] = x.treeSize
+    this.#cursor = { ...c, nextSeq: upto, checkpointSize: checkpoints.at(-1)?.treeSize ?? c.checkpointSize, witnessed }
     writeCursor(this.#opts.cursorFile, this.#cursor)
-    return { leaves: leaves.length, checkpoints: checkpoints.length }
+    return { leaves: leaves.length, checkpoints: checkpoints.length, cosignatures: cosigned.length }
   }
 
   /** Ships batches until nothing is left; throws ExportRefused at the first refused batch. */
   async drain(totals: ShipTotals = { leaves: 0, checkpoints: 0, requests: 0 }): Promise<ShipTotals> {
     for (;;) {
       const r = await this.shipBatch()
-      if (r.leaves === 0 && r.checkpoints === 0) return totals
+      if (r.leaves === 0 && r.checkpoints === 0 && r.cosignatures === 0) return totals
       totals.leaves += r.leaves
       totals.checkpoints += r.checkpoints
       totals.requests++
