@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto'
 import { EngineError, ERR } from '../errors.ts'
 import type { LedgerEntry, SignerKind } from '../types.ts'
 import { checkpointLogBeside, type CheckpointLogEntry } from './checkpoint-log.ts'
+import type { CosignatureView } from './cosignature-view.ts'
 import { CompactRange } from './compact-range.ts'
 import { signNative, type SigningKey } from './ed25519.ts'
 import { leafBytes } from './jcs.ts'
@@ -32,16 +33,6 @@ export type LeafSigner = (leafHash: Buffer) => Buffer
 /** Builds the leaf signer of an in-memory session key (native Ed25519, the hot path). */
 export function leafSignerFor(key: SigningKey): LeafSigner {
   return (leafHash) => signNative(key, leafSigMessage(leafHash))
-}
-
-/** One witness's newest cosignature of this ledger (wire names). */
-export interface CosignatureView {
-  readonly witness: string
-  readonly tree_size: number
-  readonly root: string
-  readonly cosignature: string
-  readonly timestamp: number
-  readonly error?: string
 }
 
 /** A stored leaf as the API shows it. */
@@ -108,10 +99,7 @@ export class SqliteLedger {
   #autoTimer?: NodeJS.Timeout
   #autoSign?: () => void
   #observers: ((entry: LedgerEntry) => void)[] = []
-  /**
-   * The newest witness cosignature per configured witness, shown by GET /v1/ledger/root; the fleet witness
-   * feature replaces this (nothing in the core submits to witnesses).
-   */
+  /** Newest cosignature per witness for GET /v1/ledger/root; set by the fleet witness feature (the core submits nothing). */
   cosignatures: () => readonly CosignatureView[] = () => []
   /** The last error writing `checkpoints.log` (the checkpoint row itself was committed). */
   lastCheckpointLogError: string | undefined
