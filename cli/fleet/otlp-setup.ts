@@ -54,7 +54,7 @@ export function openOtlpExport(home: string, settings: OtlpSettings, userHome: s
       send: sender.send,
       endpoint: settings.endpoint,
       cursorFile: cursorPath(home, settings.endpoint),
-      context: { resource, redact: (text) => redactText(text, userHome).text },
+      context: { resource, redact: memoised((text) => redactText(text, userHome).text) },
       batchSize: settings.batchSize,
     })
     return {
@@ -67,5 +67,19 @@ export function openOtlpExport(home: string, settings: OtlpSettings, userHome: s
   } catch (err) {
     source.close()
     throw err
+  }
+}
+
+/** Rule ids, tools, harnesses and sessions repeat across leaves: redact each distinct string once (bounded). */
+function memoised(redact: (text: string) => string): (text: string) => string {
+  const seen = new Map<string, string>()
+  return (text) => {
+    let out = seen.get(text)
+    if (out === undefined) {
+      out = redact(text)
+      if (seen.size >= 10_000) seen.clear()
+      seen.set(text, out)
+    }
+    return out
   }
 }
