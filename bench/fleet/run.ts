@@ -56,7 +56,10 @@ async function checkLoad(label: string, env: NodeJS.ProcessEnv): Promise<void> {
     const body = (command: string) => JSON.stringify({ session_id: session, source: 'claude-code', tool: 'Bash', input: { command }, cwd: '/tmp' })
     const requests = [body('git status'), body('npm test'), body('rm -rf ~')].map((b) => ({ method: 'POST' as const, body: b }))
     const opts = { url: `${d.url}/v1/gates/check`, connections: CONNECTIONS, method: 'POST' as const, headers: { 'content-type': 'application/json' }, requests }
+    const warm = received
     await autocannon({ ...opts, duration: 1 })
+    // Measure only once the export thread is up and shipping (its start is not the steady state).
+    for (let i = 0; env.SVC_OTLP_ENDPOINT && received === warm && i < 300; i++) await new Promise((r) => setTimeout(r, 100))
     const before = received
     const r = await autocannon({ ...opts, duration: SECONDS })
     console.log(`${label.padEnd(34)} ${r.requests.average.toFixed(0).padStart(7)} checks/s   p50=${r.latency.p50} ms  p99=${r.latency.p99} ms  non2xx=${r.non2xx}  export requests during run: ${received - before}`)
