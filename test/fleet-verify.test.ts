@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { execFileSync } from 'node:child_process'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { unlockHostKey } from '../cli/signer/long-lived-key.ts'
 import { mintSession } from '../cli/signer/mint.ts'
@@ -99,6 +99,10 @@ describe('svc fleet verify', () => {
         await shipped(receiver, m.origin, size, 'svc.witness_cosignature')
       }
       const [a, b, c] = machines as [Machine, Machine, Machine]
+      // b grows again after its first checkpoint shipped, so it has checkpoints of two sizes.
+      const bSize = await decide(b, 2, 'm1-again')
+      await shipped(receiver, b.origin, bSize)
+      await shipped(receiver, b.origin, bSize, 'svc.witness_cosignature')
 
       const ok = await runCli(['fleet', 'verify', archive, ...trustArgs(machines), '--witness-policy', policy], {})
       expect(ok.stderr).toBe('')
@@ -131,6 +135,31 @@ describe('svc fleet verify', () => {
       expect(cut.stderr).toContain(`${c.origin} truncated`)
       expect(cut.stderr).toContain(`a signed checkpoint covers`)
 
+      // Machine b's first checkpoint held back and shipped after the later ones: its log went back.
+      let held: any
+      const reordered = tampered('went-back.jsonl', (records, origin) =>
+        records.filter((r) => {
+          if (held || origin !== b.origin || r.eventName !== 'svc.checkpoint') return true
+          held = r
+          return false
+        }))
+      const resource = JSON.parse(readFileSync(archive, 'utf8').split('\n')[0]!).resourceLogs[0].resource
+      resource.attributes = resource.attributes.map((a: any) => (a.key === 'svc.ledger.origin' ? { ...a, value: { stringValue: b.origin } } : a))
+      writeFileSync(reordered, `${JSON.stringify({ resourceLogs: [{ resource, scopeLogs: [{ scope: { name: 'svc.ledger' }, logRecords: [held] }] }] })}\n`, { flag: 'a' })
+      const back = await runCli(['fleet', 'verify', reordered, ...trustArgs(machines), '--json'], {})
+      expect(back.code).toBe(1)
+      const report = JSON.parse(back.stdout) as { ok: boolean; machines: { origin: string; verdict: string }[] }
+      expect(report.ok).toBe(false)
+      expect(report.machines.find((m) => m.origin === b.origin)!.verdict).toBe('went_back')
+      expect(report.machines.find((m) => m.origin === a.origin)!.verdict).toBe('ok')
+
+      // The archive as a directory of files (a collector's file exporter rotating, awss3 objects).
+      const dir = join(root, 'archive-dir')
+      mkdirSync(dir)
+      const lines = readFileSync(archive, 'utf8').trim().split('\n')
+      lines.forEach((line, i) => writeFileSync(join(dir, `part-${String(i).padStart(5, '0')}.jsonl`), `${line}\n`))
+      expect((await runCli(['fleet', 'verify', dir, ...trustArgs(machines)], {})).stdout).toContain('fleet verified: 3 machine(s) OK')
+
       // Machine a's state cloned (a restored backup, a copied VM): both copies go on deciding and shipping.
       await a.daemon.stop()
       const cloneHome = join(root, 'a-clone')
@@ -141,8 +170,17 @@ describe('svc fleet verify', () => {
       const sizeA = await decide(a, 4, 'original')
       const sizeClone = await decide(clone, 5, 'clone')
       expect(clone.origin).toBe(a.origin)
-      await shipped(receiver, a.origin, sizeA)
-      await shipped(receiver, a.origin, sizeClone)
+      await shipped(receiver, a.origin, Math.max(sizeA, sizeClone))
+      // Both copies have shipped: some seq arrived twice with different bytes.
+      await waitFor(() => {
+        const bodies = new Map<number, Set<string>>()
+        for (const r of receiver.records) {
+          if (r.resource['svc.ledger.origin'] !== a.origin || r.attributes['svc.ledger.seq'] === undefined) continue
+          const seq = Number(r.attributes['svc.ledger.seq'])
+          bodies.set(seq, (bodies.get(seq) ?? new Set()).add(r.body))
+        }
+        return [...bodies.values()].some((b) => b.size > 1)
+      }, 'both histories shipped', 30_000)
       const forked = await runCli(['fleet', 'verify', archive, ...trustArgs(machines)], {})
       expect(forked.code).toBe(1)
       expect(forked.stderr).toContain(`fleet verification FAILED: ${a.origin} forked`)
