@@ -17,7 +17,7 @@ import { runCli } from './helpers/run-cli.ts'
 import { startWitnessStandIn, type WitnessStandIn } from './helpers/witness-standin.ts'
 import { waitFor } from './helpers/wait.ts'
 
-vi.setConfig({ testTimeout: 180_000 })
+vi.setConfig({ testTimeout: 420_000 }) // four real daemons, a witness and the real CLI on a shared 2-core machine
 
 const root = tempDir('svc-fleet-')
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -58,7 +58,7 @@ async function decide(m: Machine, n: number, tag: string): Promise<number> {
 
 /** Waits until the receiver holds a checkpoint (or cosignature) of `size` leaves from `origin` (auto-checkpoints run every 2 s). */
 async function shipped(receiver: OtlpReceiver, origin: string, size: number, event = 'svc.checkpoint'): Promise<void> {
-  await waitFor(() => receiver.records.some((r) => r.resource['svc.ledger.origin'] === origin && r.eventName === event && Number(r.attributes['svc.ledger.tree_size']) >= size), `${event} of ${size} leaves from ${origin}`, 30_000)
+  await waitFor(() => receiver.records.some((r) => r.resource['svc.ledger.origin'] === origin && r.eventName === event && Number(r.attributes['svc.ledger.tree_size']) >= size), `${event} of ${size} leaves from ${origin}`, 60_000)
 }
 
 const trustArgs = (machines: readonly Machine[]) => machines.flatMap((m) => ['--trusted-keys', join(m.home, 'trusted-host-keys.json')])
@@ -180,7 +180,7 @@ describe('svc fleet verify', () => {
           bodies.set(seq, (bodies.get(seq) ?? new Set()).add(r.body))
         }
         return [...bodies.values()].some((b) => b.size > 1)
-      }, 'both histories shipped', 30_000)
+      }, 'both histories shipped', 60_000)
       const forked = await runCli(['fleet', 'verify', archive, ...trustArgs(machines)], {})
       expect(forked.code).toBe(1)
       expect(forked.stderr).toContain(`fleet verification FAILED: ${a.origin} forked`)

@@ -5,7 +5,8 @@
  * plus the signed checkpoints. `svc export otlp` (one-shot) keeps its own per-endpoint cursor.
  */
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { readFileSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { unlockHostKey } from '../cli/signer/long-lived-key.ts'
 import { mintSession } from '../cli/signer/mint.ts'
@@ -48,7 +49,7 @@ describe('svc export otlp', () => {
       receiver.unavailable = false
       const last = await check('rm -rf /', 'password=hunter2')
       expect(last.verdict).toBe('deny')
-      await waitFor(() => leaves(receiver.records).some((r) => r.attributes['svc.ledger.seq'] === last.ledger_seq), 'the last leaf', 30_000)
+      await waitFor(() => leaves(receiver.records).some((r) => r.attributes['svc.ledger.seq'] === last.ledger_seq), 'the last leaf', 60_000)
     } finally {
       await daemon.stop()
       await receiver.close()
@@ -100,6 +101,28 @@ describe('svc export otlp', () => {
       const again = await runCli(['export', 'otlp', '--endpoint', receiver.url], env)
       expect(again.stdout).toContain('exported 0 leaves')
       expect(leaves(receiver.records).length).toBe(n)
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  it('speaks TLS to a collector with a private CA (--ca), and refuses one it cannot authenticate', async () => {
+    const dir = join(home, 'tls')
+    mkdirSync(dir)
+    const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' })
+    ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=test ca')
+    ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1')
+    writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n')
+    ssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'san.ext')
+    const receiver = await startOtlpReceiver(undefined, 0, { key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')) })
+    try {
+      const untrusted = await runCli(['export', 'otlp', '--endpoint', receiver.url, '--timeout', '500ms'], env)
+      expect(untrusted.code).toBe(1)
+      expect(receiver.records).toEqual([])
+      const trusted = await runCli(['export', 'otlp', '--endpoint', receiver.url, '--ca', join(dir, 'ca.pem'), '--header', 'authorization=Bearer t0ken'], env)
+      expect(trusted.stderr).toBe('')
+      expect(trusted.code).toBe(0)
+      expect(leaves(receiver.records).length).toBeGreaterThan(30)
     } finally {
       await receiver.close()
     }

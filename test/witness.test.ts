@@ -58,7 +58,7 @@ describe('witnessed checkpoints', () => {
       let view = await waitFor(async () => {
         const r = await rootOf(daemon)
         return r.witnesses?.length === 2 && r.witnesses.every((w) => w.tree_size >= size && !w.error) ? r : undefined
-      }, 'both cosignatures', 30_000)
+      }, 'both cosignatures', 60_000)
       for (const w of view.witnesses!) {
         const key = parseWitnessVkey(w.witness === 'w1' ? w1.vkey : w2.vkey)
         expect(verifyCosignature(w.cosignature, key, checkpointText(origin, w.tree_size, Buffer.from(w.root, 'base64')), Date.now() / 1000).ok).toBe(true)
@@ -68,7 +68,7 @@ describe('witnessed checkpoints', () => {
       view = await waitFor(async () => {
         const r = await rootOf(daemon)
         return r.witnesses?.every((w) => w.tree_size >= grown) ? r : undefined
-      }, 'cosignatures of the grown tree', 30_000)
+      }, 'cosignatures of the grown tree', 60_000)
       expect(w1.state.get(origin)!.size).toBeGreaterThanOrEqual(grown)
       expect(w1.statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(2)
 
@@ -84,14 +84,14 @@ describe('witnessed checkpoints', () => {
       daemon = await startDaemonProcess(env)
       daemons.push(daemon)
       const originalSize = await decide(daemon, home, 3)
-      await waitFor(async () => (await rootOf(daemon)).witnesses?.every((w) => w.tree_size >= originalSize), 'the original keeps being witnessed', 30_000)
+      await waitFor(async () => (await rootOf(daemon)).witnesses?.every((w) => w.tree_size >= originalSize), 'the original keeps being witnessed', 60_000)
       const clone = await startDaemonProcess({ ...envOf(cloneHome), SVC_WITNESS_POLICY: policy, SVC_WITNESS_INTERVAL: '200ms' })
       daemons.push(clone)
       await decide(clone, cloneHome, 9)
       const refused = await waitFor(async () => {
         const r = await rootOf(clone)
         return r.witnesses?.every((w) => w.error?.startsWith('422')) ? r : undefined
-      }, 'the clone refused by both witnesses', 30_000)
+      }, 'the clone refused by both witnesses', 60_000)
       expect(refused.witnesses!.every((w) => w.tree_size < refused.tree_size)).toBe(true)
       expect(w1.statuses).toContain(422)
     } finally {

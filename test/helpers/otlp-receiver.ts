@@ -6,7 +6,8 @@
  * and writes them as an archive in the collector `file` exporter's form: one OTLP/JSON
  * ExportLogsServiceRequest per line. It can be down (port closed) or answer 503 to drive retries.
  */
-import { createServer, type Server } from 'node:http'
+import { createServer, type RequestListener, type Server } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
 import { appendFileSync } from 'node:fs'
 import protobuf from 'protobufjs'
 
@@ -70,8 +71,8 @@ export interface OtlpReceiver {
   close(): Promise<void>
 }
 
-/** Starts a receiver on an ephemeral loopback port; `archive`, when given, gets one OTLP/JSON line per accepted request. */
-export async function startOtlpReceiver(archive?: string, port = 0): Promise<OtlpReceiver> {
+/** Starts a receiver on an ephemeral loopback port; `archive`, when given, gets one OTLP/JSON line per accepted request; `tls` serves HTTPS. */
+export async function startOtlpReceiver(archive?: string, port = 0, tls?: { key: Buffer; cert: Buffer }): Promise<OtlpReceiver> {
   let server: Server
   const receiver: OtlpReceiver = {
     url: '',
@@ -105,7 +106,7 @@ export async function startOtlpReceiver(archive?: string, port = 0): Promise<Otl
   }
   const listen = (p: number) =>
     new Promise<void>((resolve) => {
-      server = createServer((req, res) => {
+      const onRequest: RequestListener = (req, res) => {
         const chunks: Buffer[] = []
         req.on('data', (c: Buffer) => chunks.push(c))
         req.on('end', () => {
@@ -116,10 +117,11 @@ export async function startOtlpReceiver(archive?: string, port = 0): Promise<Otl
           const { status, reply } = handle(Buffer.concat(chunks), req.headers['content-type'])
           res.writeHead(status, reply ? { 'content-type': 'application/x-protobuf' } : {}).end(reply)
         })
-      })
+      }
+      server = tls ? (createTlsServer(tls, onRequest) as unknown as Server) : createServer(onRequest)
       server.listen(p, '127.0.0.1', () => {
         const addr = server.address() as { port: number }
-        ;(receiver as { url: string }).url = `http://127.0.0.1:${addr.port}`
+        ;(receiver as { url: string }).url = `${tls ? 'https' : 'http'}://127.0.0.1:${addr.port}`
         resolve()
       })
     })
