@@ -45,6 +45,7 @@ export { ApiProblem, EngineError, ERR, formatEngineError, RefusalError, type Pro
 export { callPayload, callPayloadBytes, canonicalJson, canonicalSha256, payloadHash, sha256 } from './hash.ts'
 export { writePrivateFile } from './atomic-file.ts'
 export { ensureHookKey, HOOK_KEY_FILE, HOOK_NONCE, hookMac } from './hook-key.ts'
+export { HookProtocol } from './hook-protocol/protocol.ts'
 export { readText } from './read-text.ts'
 export { createEngine, type CheckResult, type Engine, type EngineOptions } from './engine.ts'
 export { combine, refuse, isStrongSigner, assertNotLoosened } from './decision.ts'
