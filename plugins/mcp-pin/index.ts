@@ -64,8 +64,10 @@ const plugin: EnginePlugin = {
   dependsOn: ['normalise:tool-input'],
   apply(host) {
     gate.apply(host)
-    host.addRoutes(mcpRoutes)
-    host.addRoutes(proxyRoutes)
+    host.addRoutes(async (app) => {
+      await app.register(mcpRoutes)
+      await app.register(proxyRoutes)
+    })
     const harnesses = harnessRegistry(host.registry)
     let store: PinStore | undefined
     host.hooks.preEvaluate.tap({ name: 'mcp-pin', stage: STAGE.DEFAULT }, (request, ctx): EvalRequest => {
@@ -94,7 +96,8 @@ const plugin: EnginePlugin = {
       const check = store.check(server, resolved.identity, request.source)
       if (check.firstSighting) host.log.warn({ server, fingerprint: check.fingerprint }, 'new MCP server queued for pinning')
       // A server whose tool list the proxy has seen is pinned tool by tool (whichever path the call came by).
-      const toolPin = toolPinState(store.get(server), tool)
+      // Methods (`resources/read`, `prompts/get`: MCP tool names never hold a `/`) are pinned per server.
+      const toolPin = tool.includes('/') ? undefined : toolPinState(store.get(server), tool)
       const facts: PinFacts = toolPin
         ? { server, state: toolPin.state, fingerprint: toolPin.fingerprint ?? '', ...(toolPin.pinnedFingerprint ? { pinned_fingerprint: toolPin.pinnedFingerprint } : {}), tool, why: toolPin.why }
         : { server, state: check.state, fingerprint: check.fingerprint, ...(check.pinnedFingerprint ? { pinned_fingerprint: check.pinnedFingerprint } : {}) }
