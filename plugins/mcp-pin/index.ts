@@ -12,6 +12,7 @@ import { PinStore } from './pin-store.ts'
 import { configuredServers, findRepoRoot, resolveServer, serverForRuntime } from './resolve.ts'
 import mcpRoutes from './routes.ts'
 import proxyRoutes from './proxy-routes.ts'
+import serversRoute from './servers-route.ts'
 import { toolPinState } from './tool-state.ts'
 
 /** Where the pin verdict rides on the request (always overwritten here, so a caller cannot preset it). */
@@ -67,6 +68,7 @@ const plugin: EnginePlugin = {
     host.addRoutes(async (app) => {
       await app.register(mcpRoutes)
       await app.register(proxyRoutes)
+      await app.register(serversRoute)
     })
     const harnesses = harnessRegistry(host.registry)
     let store: PinStore | undefined
