@@ -23,7 +23,9 @@ type Anchor = 'commandStart' | 'commandEnd' | 'argsStart' | 'argsEnd'
 
 export interface WrapEdit {
   readonly from: Anchor
+  /** Where the replaced text ends in the unwrapped entry, and (when args were inserted) in the wrapped one. */
   readonly to: Anchor
+  readonly wrappedTo?: Anchor
   readonly before: string
   readonly after: string
 }
@@ -53,9 +55,11 @@ function anchors(server: LocatedServer): Partial<Record<Anchor, number>> {
   return { commandStart: server.command?.start, commandEnd: server.command?.end, argsStart: server.args?.start, argsEnd: server.args?.end }
 }
 
-function splice(text: string, server: LocatedServer, edits: readonly WrapEdit[], take: (e: WrapEdit) => string, expect: (e: WrapEdit) => string, path: string): string {
+function splice(text: string, server: LocatedServer, edits: readonly WrapEdit[], wrapping: boolean, path: string): string {
   const at = anchors(server)
-  const placed = edits.map((e) => ({ e, start: at[e.from], end: at[e.to] }))
+  const take = (e: WrapEdit) => (wrapping ? e.after : e.before)
+  const expect = (e: WrapEdit) => (wrapping ? e.before : e.after)
+  const placed = edits.map((e) => ({ e, start: at[e.from], end: at[wrapping ? e.to : (e.wrappedTo ?? e.to)] }))
   for (const { e, start, end } of placed) {
     if (start === undefined || end === undefined || text.slice(start, end) !== expect(e)) {
       throw new CliError(`${path}: the entry of MCP server "${server.name}" was edited since svc wrapped it; change it back or edit it by hand (nothing was written)`)
@@ -72,7 +76,7 @@ function wrapEdits(file: McpConfigFile, server: LocatedServer, svcCommand: strin
   const cmd = JSON.stringify(svcCommand)
   const args = list(wrapArgs(server.name, file.harness, server.commandValue!, server.argsValue ?? []))
   const original = file.text.slice(server.command!.start, server.command!.end)
-  if (!server.args) return [{ from: 'commandStart', to: 'argsEnd', before: original, after: file.format === 'toml' ? `${cmd}\nargs = ${args}` : `${cmd}, "args": ${args}` }]
+  if (!server.args) return [{ from: 'commandStart', to: 'commandEnd', wrappedTo: 'argsEnd', before: original, after: file.format === 'toml' ? `${cmd}\nargs = ${args}` : `${cmd}, "args": ${args}` }]
   return [
     { from: 'commandStart', to: 'commandEnd', before: original, after: cmd },
     { from: 'argsStart', to: 'argsEnd', before: file.text.slice(server.args.start, server.args.end), after: args },
@@ -108,7 +112,7 @@ export function planWrap(files: readonly McpConfigFile[], svcCommand: string, on
       const target = locate({ format: file.format, text }).find((s) => !s.remote && s.command && (only === undefined || s.name === only) && !unwrapArgs(s.argsValue) && !records.some((r) => isDeepStrictEqual(r.pointer, s.pointer)))
       if (!target) break
       const edits = wrapEdits({ ...file, text }, target, svcCommand)
-      text = splice(text, target, edits, (e) => e.after, (e) => e.before, file.path)
+      text = splice(text, target, edits, true, file.path)
       const again = locate({ format: file.format, text }).find((s) => isDeepStrictEqual(s.pointer, target.pointer))
       if (again?.commandValue !== svcCommand || unwrapArgs(again.argsValue)?.command !== target.commandValue) throw new CliError(`${file.path}: could not wrap MCP server "${target.name}" cleanly; nothing was written`)
       records.push({ file: file.path, server: target.name, pointer: target.pointer, harness: file.harness, edits })
@@ -130,7 +134,7 @@ export function planUnwrap(files: readonly McpConfigFile[], records: readonly Wr
     for (const record of records.filter((r) => r.file === file.path && (only === undefined || r.server === only))) {
       const server = locate({ format: file.format, text }).find((s) => isDeepStrictEqual(s.pointer, record.pointer))
       if (!server || !unwrapArgs(server.argsValue)) continue
-      text = splice(text, server, record.edits, (e) => e.before, (e) => e.after, file.path)
+      text = splice(text, server, record.edits, false, file.path)
       done.push(record)
     }
     if (done.length) {
