@@ -4,6 +4,5 @@
  */
 export { parseClaudeStyle, type ToolMapper } from './claude-style.ts'
 export { commandIsOurs, groupIsOurs, INSTALL_HEADER, INSTALL_MARKER, shimCommand } from './install-entries.ts'
-export { unwrapArgs, wrapArgs, PROXY_SUBCOMMAND, type WrappedCommand } from './mcp-wrap.ts'
 export { readJsonc, serversFromCodexToml, serversFromJsonMap } from './mcp-entries.ts'
 export { absolutePath, asRecord, compact, objectField, optionalString, requireString, withFilePath } from './payload.ts'

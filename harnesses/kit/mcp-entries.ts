@@ -5,8 +5,7 @@
  */
 import { parse as parseJsonc } from 'jsonc-parser'
 import { parse as parseToml } from 'smol-toml'
-import type { McpServerEntry } from '../../core/index.ts'
-import { unwrapArgs } from './mcp-wrap.ts'
+import { unwrapArgs, type McpServerEntry } from '../../core/index.ts'
 import { asRecord } from './payload.ts'
 
 function strings(value: unknown): string[] | undefined {

@@ -6,7 +6,7 @@
  * annotations (MCP `Tool`, https://modelcontextprotocol.io/specification/2025-11-25/server/tools). Equal
  * identities give equal fingerprints whatever the key order or the harness the server was found in.
  */
-import { canonicalSha256, type McpServerEntry } from '../../core/index.ts'
+import { canonicalSha256, unwrapArgs, type McpServerEntry } from '../../core/index.ts'
 
 /** What identifies a server: a config entry without where it was found. */
 export interface ServerIdentity extends Omit<McpServerEntry, 'name' | 'harness' | 'file' | 'transport'> {
@@ -91,6 +91,13 @@ export function runtimeIdentityOf(context: unknown): RuntimeIdentity | undefined
   const out: Record<string, unknown> = {}
   for (const key of ['command', 'cwd', 'url', 'tcp'] as const) if (typeof c[key] === 'string' && c[key] !== '') out[key] = c[key]
   if (Array.isArray(c.args)) out.args = c.args.filter((a): a is string => typeof a === 'string')
+  // A server started through `svc mcp-proxy` is the real server inside (args, or Cursor's whole command line).
+  const line = typeof out.command === 'string' && out.args === undefined ? (out.command as string).split(' ') : undefined
+  const inner = unwrapArgs((out.args as string[] | undefined) ?? line?.slice(1))
+  if (inner) {
+    out.command = inner.command
+    out.args = [...inner.args]
+  }
   return Object.keys(out).length ? (out as RuntimeIdentity) : undefined
 }
 

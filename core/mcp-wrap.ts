@@ -2,7 +2,8 @@
  * The wrapped form of an MCP server entry: `command` becomes svc and `args` become
  * `mcp-proxy --server <name> [--harness <id>] -- <original command> <original args…>`, so the harness starts the
  * svc relay, which starts the real server. Pure: the editing of config files lives with the CLI (cli/mcp-wrap/).
- * Readers (mcp-entries.ts) unwrap it, so a wrapped server keeps the identity (and the pin) it had unwrapped.
+ * Config readers (harnesses/kit) and runtime identities (a harness naming the command it starts) unwrap it, so
+ * a wrapped server keeps the identity (and the pin) it had unwrapped.
  */
 export const PROXY_SUBCOMMAND = 'mcp-proxy'
 
