@@ -6,13 +6,10 @@
  * them through the normal policy path (modes, trace, nudge, ledger). Its routes (routes.ts) check and
  * accept pins over HTTP.
  */
-import { defineGateKind, harnessRegistry, mcpToolName, STAGE, UNRESOLVED_MCP_SERVER, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
+import { defineGateKind, harnessRegistry, lazyRoutes, mcpToolName, STAGE, UNRESOLVED_MCP_SERVER, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
 import { runtimeIdentityOf } from './fingerprint.ts'
 import { PinStore } from './pin-store.ts'
 import { configuredServers, findRepoRoot, resolveServer, serverForRuntime } from './resolve.ts'
-import mcpRoutes from './routes.ts'
-import proxyRoutes from './proxy-routes.ts'
-import serversRoute from './servers-route.ts'
 import { toolPinState } from './tool-state.ts'
 
 /** Where the pin verdict rides on the request (always overwritten here, so a caller cannot preset it). */
@@ -65,11 +62,7 @@ const plugin: EnginePlugin = {
   dependsOn: ['normalise:tool-input'],
   apply(host) {
     gate.apply(host)
-    host.addRoutes(async (app) => {
-      await app.register(mcpRoutes)
-      await app.register(proxyRoutes)
-      await app.register(serversRoute)
-    })
+    host.addRoutes(lazyRoutes(() => import('./all-routes.ts')))
     const harnesses = harnessRegistry(host.registry)
     let store: PinStore | undefined
     host.hooks.preEvaluate.tap({ name: 'mcp-pin', stage: STAGE.DEFAULT }, (request, ctx): EvalRequest => {
