@@ -6,14 +6,14 @@
  * - `call`: a `tools/call`, `resources/read` or `prompts/get` the client sent, decided by the same engine and
  *   ledger as hooks (`source: "mcp-proxy"`, tool `mcp__<server>__<tool>` or `mcp__<server>__<method>`), through
  *   the hook protocol (session, duplicate deliveries), linked to the hook's decision of the same call.
- *   Whatever goes wrong is a deny (never an error status the relay could mistake).
+ *   Whatever goes wrong is an error status, which the relay answers with a deny (fail closed).
  * - `outcome`: what the server answered to an allowed call (`ran`, or `tool_errored` for `isError`/an error).
  * - `tools`: one page of a `tools/list` result; answers each tool's pin state (the relay shows only pinned ones).
  * - `list-changed`: `notifications/tools/list_changed`: the server's tools are stale until listed again.
  */
 import { homedir } from 'node:os'
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
-import { ensureHookKey, harnessRegistry, HOOK_NONCE, hookMac, HookProtocol, mcpToolName, type HookAnswer } from '../../core/index.ts'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { ApiProblem, ensureHookKey, harnessRegistry, HOOK_NONCE, hookMac, HookProtocol, mcpToolName, type HookAnswer } from '../../core/index.ts'
 import { toolInfo, type RuntimeIdentity } from './fingerprint.ts'
 import { PinStore } from './pin-store.ts'
 import { ProxyLinker } from './proxy-link.ts'
@@ -36,14 +36,18 @@ interface ProxyBody {
   last?: boolean
 }
 
+const EVENTS = ['call', 'outcome', 'tools', 'list-changed']
+
 const body = {
   type: 'object',
+  additionalProperties: false,
   required: ['server', 'identity'],
   properties: {
     server: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' },
     harness: { type: 'string', pattern: '^[a-z0-9-]{1,64}$' },
     identity: {
       type: 'object',
+      additionalProperties: false,
       required: ['command', 'args', 'cwd'],
       properties: { command: { type: 'string', minLength: 1, maxLength: 4096 }, args: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 4096 } }, cwd: { type: 'string', maxLength: 4096 } },
     },
@@ -84,14 +88,6 @@ export default async function proxyRoutes(app: FastifyInstance): Promise<void> {
   }
   const deny = (reason: string): HookAnswer => ({ verdict: 'deny', ruleId: '', reason })
 
-  // A call the daemon could not read or decide is a deny the relay can check; other events answer problems.
-  app.setErrorHandler(async (err: FastifyError, request, reply) => {
-    const { event } = request.params as { event?: string }
-    if (event !== 'call') return reply.send(err)
-    request.log.error({ err }, 'mcp-proxy call could not be decided; answering deny')
-    return send(reply, 'call', deny(`svc could not decide this MCP request (${err.statusCode && err.statusCode < 500 ? err.message : 'internal error; see the daemon log'}), so it is refused`))
-  })
-
   /** The server's identity as the hook path resolves it: its config entry when the runtime matches, else the runtime. */
   function identityOf(b: ProxyBody) {
     const runtime: RuntimeIdentity = { command: b.identity.command, args: b.identity.args, cwd: b.identity.cwd }
@@ -103,13 +99,14 @@ export default async function proxyRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Params: { event: string }; Body: ProxyBody }>('/v1/mcp/proxy/:event', {
     schema: {
       summary: 'svc mcp-proxy: decide an MCP request, record its outcome, pin a tools/list page, mark a tool list stale',
-      description: 'Called by the `svc mcp-proxy` relay only. Answers carry `x-svc-hook: 1` and `x-svc-mac` (HMAC under the hook key over nonce, `mcp-proxy`, event and body). A `call` is never answered with an error status: what svc cannot decide is a deny.',
-      params: { type: 'object', required: ['event'], properties: { event: { type: 'string', enum: ['call', 'outcome', 'tools', 'list-changed'] } } },
+      description: 'Called by the `svc mcp-proxy` relay only. Answers carry `x-svc-hook: 1` and `x-svc-mac` (HMAC under the hook key over nonce, `mcp-proxy`, event and body). The relay denies (fail closed) on any other answer, an error status included.',
+      params: { type: 'object', required: ['event'], properties: { event: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } } },
       body,
-      response: { 400: { $ref: 'Problem#' } },
+      response: { 400: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' } },
     },
     handler: async (request, reply) => {
       const { event } = request.params
+      if (!EVENTS.includes(event)) throw new ApiProblem(404, 'not_found', `svc mcp-proxy has no event "${event}"; supported: ${EVENTS.join(', ')}`)
       const b = request.body
       if (event === 'list-changed') {
         store.markStale(b.server)
