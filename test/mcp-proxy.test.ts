@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
+import { runCli } from './helpers/run-cli.ts'
 import { connectThroughProxy, FIXTURE, rawProxy, STATELESS_FIXTURE, type ProxyTarget } from './helpers/mcp-proxy.ts'
 
 let daemon: TestDaemon
@@ -58,7 +59,11 @@ describe('svc mcp-proxy', () => {
     expect(stderr()).toContain('hidden until an operator pins them')
     const leaf = daemon.engine.ledger.get(daemon.engine.ledger.size() - 1)
     expect(leaf).toMatchObject({ kind: 'decision', source: 'mcp-proxy', tool: 'mcp__fx__resources/read', verdict: 'deny' })
-    await acceptServed('fx')
+    // The operator's accept picks the tool list the proxy saw, and is ledgered.
+    const served = (await daemon.request('GET', '/v1/mcp/pins')).body.servers.find((s: any) => s.server === 'fx').served_fingerprint
+    const accept = await runCli(['mcp', 'pin', 'accept', 'fx'], { HOME: target.cwd, SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery' })
+    expect(accept.stdout).toContain(`pinned fx at ${served}`)
+    expect(daemon.engine.ledger.get(daemon.engine.ledger.size() - 1)).toMatchObject({ kind: 'control', verdict: 'mcp_pin_accepted' })
     expect((await listAll(client)).sort()).toEqual(['crash', 'echo', 'fail', 'grow', 'slow'])
     const before = daemon.engine.ledger.size()
     expect(text(await client.callTool({ name: 'echo', arguments: { text: 'hi' } }))).toBe('echo: hi')
