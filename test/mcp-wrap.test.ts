@@ -86,6 +86,14 @@ describe('svc mcp wrap / unwrap', () => {
     expect(read('codex')).toBe(CODEX)
   })
 
+  it('svc install --mcp shows the same wrap before the hook entries (dry run: nothing written)', async () => {
+    const res = await runCli(['install', '--mcp', '--dry-run', '--harness', 'cursor'], env())
+    expect(res.code).toBe(0)
+    expect(res.stdout).toContain('"args": ["mcp-proxy", "--server", "files", "--harness", "cursor", "--", "files-mcp"]')
+    expect(res.stdout).toContain('hooks.json')
+    expect(read('cursor')).toBe(CURSOR)
+  })
+
   it('wraps every stdio server through the proxy, keeping env, cwd and comments; remote ones stay', async () => {
     const res = await runCli(['mcp', 'wrap', '--yes', '--repo', '/nonexistent'], env())
     expect(res.code).toBe(0)
