@@ -63,6 +63,11 @@ export function TopApp(props: TopProps): ReactNode {
   const [guardrail, setGuardrail] = useState<GuardrailTrace | undefined>()
   const [message, setMessage] = useState<{ lines: string[]; error?: boolean } | undefined>()
   const token = useRef<string | undefined>(undefined)
+  const editingRef = useRef<Editing | undefined>(undefined)
+  const startEditing = (e: Editing) => {
+    editingRef.current = e
+    setEditing(e)
+  }
 
   const decisions = useDecisions(url, { ...props.filter, verdict: verdict ?? props.filter.verdict }, interval)
   const snap = usePoll(() => daemonSnapshot(url, 1500), 2 * interval, [url])
@@ -108,7 +113,7 @@ export function TopApp(props: TopProps): ReactNode {
       go(token.current)
     }
     if (operatorCredentialsInEnv(env)) return void withToken().catch((err: Error) => setMessage({ lines: [`operator login failed: ${err.message}`], error: true }))
-    setEditing({ kind: 'password', value: '', then: async (password) => withToken(password) })
+    startEditing({ kind: 'password', value: '', then: async (password) => withToken(password) })
   }
   const falsePositive = (r: LedgerRecord | undefined) => {
     if (!r || r.entry.leaf.type !== 'decision') return
@@ -117,7 +122,7 @@ export function TopApp(props: TopProps): ReactNode {
   }
 
   useInput((input, key) => {
-    if (editing) return editKey(input, key)
+    if (editingRef.current) return editKey(input, key)
     if (input === 'q' || (key.ctrl && input === 'c')) return exit()
     if (key.escape) {
       if (detail) return setDetail(undefined)
@@ -139,7 +144,7 @@ export function TopApp(props: TopProps): ReactNode {
     if (key.downArrow || input === 'j') return move(1)
     if (key.pageUp) return move(-10)
     if (key.pageDown) return move(10)
-    if (input === '/') return setEditing({ kind: 'filter', value: text })
+    if (input === '/') return startEditing({ kind: 'filter', value: text })
     if (key.return && (view === 'decisions' || view === 'ledger')) {
       const r = recordOf(current?.key)
       if (r?.entry.leaf.type === 'decision') setDetail(r)
@@ -158,15 +163,21 @@ export function TopApp(props: TopProps): ReactNode {
   })
 
   function editKey(input: string, key: { return: boolean; escape: boolean; backspace: boolean; delete: boolean; ctrl: boolean }) {
-    if (!editing) return
-    if (key.escape || (key.ctrl && input === 'c')) return setEditing(undefined)
-    if (key.return) {
-      setEditing(undefined)
-      if (editing.kind === 'filter') return setText(editing.value)
-      return void editing.then(editing.value).catch((err: Error) => setMessage({ lines: [`operator login failed: ${err.message}`], error: true }))
+    // Keys can arrive faster than renders: the typed value lives in a ref, never in a stale closure.
+    const e = editingRef.current
+    if (!e) return
+    const set = (next: Editing | undefined) => {
+      editingRef.current = next
+      setEditing(next)
     }
-    if (key.backspace || key.delete) return setEditing({ ...editing, value: editing.value.slice(0, -1) })
-    if (!key.ctrl && input) setEditing({ ...editing, value: editing.value + input })
+    if (key.escape || (key.ctrl && input === 'c')) return set(undefined)
+    if (key.return) {
+      set(undefined)
+      if (e.kind === 'filter') return setText(e.value)
+      return void e.then(e.value).catch((err: Error) => setMessage({ lines: [`operator login failed: ${err.message}`], error: true }))
+    }
+    if (key.backspace || key.delete) return set({ ...e, value: e.value.slice(0, -1) })
+    if (!key.ctrl && input) set({ ...e, value: e.value + input })
   }
 
   const header = snap.data ? statusLine(snap.data, url, false) : `svc: connecting to ${inert(url)}…`
