@@ -27,7 +27,8 @@ interface Insights {
 }
 
 export async function daemonSnapshot(url: string, timeoutMs = 1500): Promise<DaemonSnapshot> {
-  const opts = { timeoutMs }
+  // One deadline for every request: the line is late by at most `timeoutMs`, however the daemon misbehaves.
+  const opts = { timeoutMs, signal: AbortSignal.timeout(timeoutMs) }
   try {
     const [mode, current, pins] = await Promise.all([
       callDaemon<{ mode: string }>(url, '/v1/mode', opts),

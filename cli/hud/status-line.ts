@@ -15,8 +15,9 @@ type Paint = (style: keyof typeof STYLE, text: string) => string
 
 /** The status line for `snap` (no trailing newline); ANSI only when `colour`. */
 export function statusLine(snap: DaemonSnapshot, url: string, colour: boolean): string {
-  const paint: Paint = (style, text) => (colour ? `${STYLE[style]}${text}${RESET}` : text)
-  if (!snap.reachable) return `${paint('red', ' svc: daemon unreachable ')} at ${inert(url)}: tool calls are NOT being checked`
+  // Background colours get a space each side in colour (a banner block); plain text gets none.
+  const paint: Paint = (style, text) => (!colour ? text : style === 'red' || style === 'yellow' ? `${STYLE[style]} ${text} ${RESET}` : `${STYLE[style]}${text}${RESET}`)
+  if (!snap.reachable) return `${paint('red', 'svc: daemon unreachable')} at ${inert(url)}: tool calls are NOT being checked`
   const parts = [`svc ${paint('bold', inert(snap.mode ?? '?'))}`]
   if (snap.mode === 'monitor') parts[0] += ' (not blocking)'
   parts.push(tierText(snap, paint))
@@ -24,12 +25,12 @@ export function statusLine(snap: DaemonSnapshot, url: string, colour: boolean): 
     const { allow, deny, monitor_alert } = snap.counts
     parts.push(`session ${paint('green', `✓${allow}`)} ${deny > 0 ? paint('red', `✗${deny}`) : `✗${deny}`}${monitor_alert > 0 ? ` !${monitor_alert}` : ''}`)
   }
-  if (snap.pendingPins > 0) parts.push(paint('yellow', ` ${snap.pendingPins} MCP pin change${snap.pendingPins === 1 ? '' : 's'} waiting: svc mcp list `))
+  if (snap.pendingPins > 0) parts.push(paint('yellow', `${snap.pendingPins} MCP pin change${snap.pendingPins === 1 ? '' : 's'} waiting: svc mcp list`))
   return parts.join(' · ')
 }
 
 function tierText(snap: DaemonSnapshot, paint: Paint): string {
-  if (snap.sessionState !== 'active' || !snap.session) return paint('red', ` ${snap.sessionState === 'expired' ? 'session EXPIRED' : 'NO SESSION'}: calls are denied `)
+  if (snap.sessionState !== 'active' || !snap.session) return paint('red', `${snap.sessionState === 'expired' ? 'session EXPIRED' : 'NO SESSION'}: calls are denied`)
   const banner = bannerFor(snap.session.signer as SignerKind)
-  return banner ? paint(banner.color, ` ${banner.text} `) : `signer ${inert(snap.session.signer)}`
+  return banner ? paint(banner.color, banner.text) : `signer ${inert(snap.session.signer)}`
 }
