@@ -37,8 +37,8 @@ function tail(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
     out: () => out,
     err: () => err,
     lines: () => out.split('\n').filter(Boolean),
-    async stop() {
-      child.kill('SIGINT')
+    async stop(signal: NodeJS.Signals = 'SIGINT') {
+      child.kill(signal)
       return exited
     },
     kill: () => child.kill('SIGKILL'),
@@ -83,7 +83,7 @@ describe('svc tail', () => {
       expect(objects.map((o) => o.seq)).toEqual([denied.body.ledger_seq, later.body.ledger_seq])
       expect(objects[0]).toMatchObject({ verdict: 'deny', harness: 'claude-code', tool: 'Bash', rule_id: 'fs.rm-root-or-home', session_id: sid, input: { command: 'rm -rf / # resume-me', cwd: '/tmp' } })
       expect(t.out()).not.toContain(String(allowed.body.ledger_seq) + ',')
-      expect(await t.stop()).toBe(0)
+      expect(await t.stop('SIGTERM')).toBe(0)
     } finally {
       t.kill()
     }

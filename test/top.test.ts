@@ -11,6 +11,7 @@ import { createElement } from 'react'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TopApp } from '../cli/top/app.ts'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
+import { runCli } from './helpers/run-cli.ts'
 import { waitFor } from './helpers/wait.ts'
 
 let d: TestDaemon
@@ -35,6 +36,12 @@ function top(env: NodeJS.ProcessEnv = {}) {
 }
 
 describe('svc top', () => {
+  it('needs a terminal, and says what to use instead', async () => {
+    const r = await runCli(['top'], { HOME: tempDir(), SVC_URL: d.url })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('svc top needs a terminal; for pipes and scripts use `svc tail`')
+  })
+
   it('shows decisions live, opens one with its redacted call and policy trace, and switches views by key', async () => {
     const t = top()
     try {
@@ -54,17 +61,32 @@ describe('svc top', () => {
       await t.until('the sessions view', (f) => f.includes(sid) && f.includes('allow 0 deny 1'))
       t.press('5')
       await t.until('the ledger view', (f) => f.includes('tree size') && f.includes('session_created'))
+      t.press('\u001b[D')
+      await t.until('back to MCP pins with ←', (f) => f.includes('a accept pin'))
     } finally {
       t.app.unmount()
     }
   })
 
   it('filters by text and by verdict', async () => {
-    await check('echo filter-me-please')
-    await check('rm -rf / other')
+    const echo = await check('echo filter-me-please')
+    const rm = await check('rm -rf / other')
     const t = top()
     try {
       await t.until('both', (f) => f.includes('filter-me-please') && f.includes('rm -rf / other'))
+      // Newest first: j selects the older echo, k the rm again.
+      t.press('j')
+      await new Promise((r) => setTimeout(r, 100))
+      t.press(KEY.enter)
+      await t.until('the echo opened', (f) => f.includes(`decision ${echo.body.ledger_seq} `))
+      t.press(KEY.esc)
+      await t.until('the list', (f) => f.includes('Enter open'))
+      t.press('k')
+      await new Promise((r) => setTimeout(r, 100))
+      t.press(KEY.enter)
+      await t.until('the rm opened', (f) => f.includes(`decision ${rm.body.ledger_seq} `))
+      t.press(KEY.esc)
+      await t.until('the list', (f) => f.includes('Enter open'))
       t.press('/')
       for (const ch of 'filter-me') t.press(ch)
       t.press(KEY.enter)
