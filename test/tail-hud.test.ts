@@ -105,6 +105,30 @@ describe('svc tail', () => {
     }
   })
 
+  it('stops when the reader of its pipe goes away (`svc tail | head -n 1`)', async () => {
+    const svc = join(PROJECT_ROOT, 'cli', 'svc.sh')
+    const sh = spawn('/bin/sh', ['-c', `"${svc}" tail --after-seq -1 --all | head -n 1`], { env: { PATH: process.env.PATH, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    sh.stdout.on('data', (b: Buffer) => (out += b.toString()))
+    sh.stderr.on('data', (b: Buffer) => (err += b.toString()))
+    let code: number | null | undefined
+    sh.on('exit', (c) => (code = c))
+    try {
+      await waitFor(() => out.length > 0, 'the first line', 30_000)
+      // head has gone; the next line tail writes meets a closed pipe and it stops (no EPIPE stack trace).
+      await waitFor(async () => {
+        await check('echo after-head-left')
+        return code !== undefined
+      }, 'svc tail to stop', 30_000)
+      expect(code).toBe(0)
+      expect(out.trim().split('\n')).toHaveLength(1)
+      expect(err).toBe('')
+    } finally {
+      sh.kill('SIGKILL')
+    }
+  })
+
   it('names a bad --after-seq (usage error, exit 2)', async () => {
     const r = await runCli(['tail', '--after-seq', 'yesterday'], env())
     expect(r.code).toBe(2)
