@@ -196,7 +196,7 @@ describe('svc hud', () => {
       const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`
       const r = await runCliProcess(['hud', '--timeout-ms', '300'], { HOME: tempDir(), SVC_URL: url }, CLAUDE_STATUS_JSON)
       expect(r.code).toBe(0)
-      expect(r.stdout).toContain('svc: daemon unreachable')
+      expect(r.stdout).toContain('svc: daemon not answering')
       expect(r.stdout).toContain('\u001b[1;37;41m')
     } finally {
       for (const s of sockets) s.destroy()

@@ -9,6 +9,8 @@ export interface DaemonSnapshot {
   readonly reachable: boolean
   /** Why the daemon could not be read (only when not reachable). */
   readonly error?: string
+  /** It accepted the connection but did not answer before the deadline (busy or hung, not down). */
+  readonly timedOut?: boolean
   readonly mode?: string
   readonly session?: { readonly id: string; readonly state: string; readonly signer: string }
   readonly sessionState: 'active' | 'expired' | 'none'
@@ -47,6 +49,7 @@ export async function daemonSnapshot(url: string, timeoutMs = 1500): Promise<Dae
       pendingPins: pins.servers.filter((p) => p.pending_fingerprint).length,
     }
   } catch (err) {
-    return { reachable: false, error: (err as Error).message, sessionState: 'none', pendingPins: 0 }
+    const error = (err as Error).message
+    return { reachable: false, error, timedOut: /timeout|timed out|aborted/i.test(error), sessionState: 'none', pendingPins: 0 }
   }
 }

@@ -17,6 +17,7 @@ type Paint = (style: keyof typeof STYLE, text: string) => string
 export function statusLine(snap: DaemonSnapshot, url: string, colour: boolean): string {
   // Background colours get a space each side in colour (a banner block); plain text gets none.
   const paint: Paint = (style, text) => (!colour ? text : style === 'red' || style === 'yellow' ? `${STYLE[style]} ${text} ${RESET}` : `${STYLE[style]}${text}${RESET}`)
+  if (!snap.reachable && snap.timedOut) return `${paint('red', 'svc: daemon not answering')} at ${inert(url)}: tool calls may be denied or NOT checked`
   if (!snap.reachable) return `${paint('red', 'svc: daemon unreachable')} at ${inert(url)}: tool calls are NOT being checked`
   const parts = [`svc ${paint('bold', inert(snap.mode ?? '?'))}`]
   if (snap.mode === 'monitor') parts[0] += ' (not blocking)'

@@ -184,7 +184,8 @@ export function TopApp(props: TopProps): ReactNode {
   const headerColour = snap.data && !snap.data.reachable ? 'red' : undefined
   const tabs = VIEWS.map((v, i) => h(Text, { key: v, inverse: v === view && !detail }, ` ${i + 1} ${TITLES[v]} `))
   const filterNote = [verdict && view === 'decisions' ? `verdict=${verdict}` : '', text ? `filter "${inert(text)}"` : ''].filter(Boolean).join(' ')
-  const error = view === 'decisions' ? decisions.error : { gates, sessions, pins, ledger }[view as 'gates']?.error
+  const polled: Record<Exclude<View, 'decisions'>, { error?: string }> = { gates, sessions, pins, ledger }
+  const error = view === 'decisions' ? decisions.error : polled[view].error
   const subheader = view === 'ledger' && root.data ? `tree size ${root.data.tree_size}  root ${inert(root.data.root_hex)}  signer ${inert(root.data.signer)}  origin ${inert(root.data.origin)}` : ' '
   const bodyHeight = Math.max(3, (height || 24) - 7 - (message ? message.lines.length + 1 : 0))
   const body = detail ? decisionDetailRows(detail, userHome, guardrail) : rows
