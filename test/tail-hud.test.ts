@@ -151,7 +151,8 @@ describe('svc hud', () => {
   it('prints one line: mode, the signer banner in its colour, session counts, pending pin changes', async () => {
     await check('rm -rf / # hud-deny')
     await d.request('POST', '/v1/mcp/pin/check', { server: 'hud-queued', identity: { transport: 'stdio', command: 'x' } })
-    const r = await runCliProcess(['hud'], env(), CLAUDE_STATUS_JSON)
+    // A generous deadline: this test is about the line, and the machine may be busy.
+    const r = await runCliProcess(['hud', '--timeout-ms', '20000'], env(), CLAUDE_STATUS_JSON)
     expect(r.code).toBe(0)
     expect(r.stderr).toBe('')
     const lines = r.stdout.split('\n').filter(Boolean)
@@ -162,7 +163,7 @@ describe('svc hud', () => {
     expect(lines[0]).toContain(`✓${counts.allow}`)
     expect(lines[0]).toContain(`✗${counts.deny}`)
     expect(lines[0]).toMatch(/\d+ MCP pin changes? waiting/)
-    const plain = await runCli(['hud'], { ...env(), NO_COLOR: '1' })
+    const plain = await runCli(['hud', '--timeout-ms', '20000'], { ...env(), NO_COLOR: '1' })
     expect(plain.stdout).not.toContain('\u001b')
     expect(plain.stdout.trim()).toMatch(/^svc firewall · UNATTESTED — LEDGER NOT SIGNED · session ✓\d+ ✗\d+/)
   })
@@ -170,7 +171,7 @@ describe('svc hud', () => {
   it('says when there is no session: calls are denied', async () => {
     const fresh = await startTestDaemon()
     try {
-      const r = await runCli(['hud', '--no-color'], { HOME: tempDir(), SVC_URL: fresh.url })
+      const r = await runCli(['hud', '--no-color', '--timeout-ms', '20000'], { HOME: tempDir(), SVC_URL: fresh.url })
       expect(r.stdout.trim()).toBe('svc firewall · NO SESSION: calls are denied')
     } finally {
       await fresh.stop()
