@@ -84,6 +84,7 @@ export {
   type HookPhase,
   type InstallContext,
   type InstallEntry,
+  type SandboxFacts,
   type McpServerEntry,
   type NativeResponse,
 } from './harness.ts'
