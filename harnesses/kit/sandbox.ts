@@ -12,8 +12,9 @@ import type { InstallEntry } from '../../core/index.ts'
  * (anthropics/sandbox-runtime README, "Resolved-address check").
  */
 export const LOOPBACK_HOSTS: readonly string[] = [
-  'localhost', 'localhost.', '*.localhost', '127.0.0.1', '127.1', '127.0.1', '2130706433', '0x7f000001', '0x7f.0.0.1', '0177.0.0.1',
-  '0.0.0.0', '0', '::1', '[::1]', '::', '[::]', '::ffff:127.0.0.1', '[::ffff:127.0.0.1]', 'host.docker.internal',
+  // Only patterns sandbox-runtime's settings validator accepts (a domain, `*.domain`, a bracketed IPv6 literal):
+  // one invalid entry makes srt refuse the whole configuration. Bare `::1`, `*.localhost` or `2130706433` are refused.
+  'localhost', '127.0.0.1', '127.1', '127.0.1', '0x7f.0.0.1', '0177.0.0.1', '0.0.0.0', '[::1]', '[::]', '[::ffff:127.0.0.1]', 'host.docker.internal',
 ]
 
 /**
