@@ -71,12 +71,15 @@ describe.skipIf(skip !== '')(`Claude Code's sandbox as svc configures it, on bub
     for (const { probe, command } of probeCommands(targets())) {
       // Outside the sandbox the same command reaches its target: the attack is real, the probe can fail.
       const outside = spawnSync('bash', ['-c', command], { cwd: join(home, 'proj'), env: runEnv, encoding: 'utf8', ...as })
-      if (!probe.startsWith('overwrite')) expect(outside.status, `outside: ${probe}`).toBe(0)
+      expect(outside.status, `outside: ${probe}`).toBe(0)
       writeFileSync(join(home, '.claude', 'settings.json'), before)
       const inside = runInSrt(settings, command, { cwd: join(home, 'proj'), env: runEnv, ...as })
       expect(inside.status, `inside: ${probe}: ${inside.output}`).not.toBe(0)
       expect(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')).toBe(before)
     }
+    const overwrite = runInSrt(settings, `printf '{}' > ${join(home, '.claude', 'settings.json')}`, { cwd: join(home, 'proj'), env: runEnv, ...as })
+    expect(overwrite.status).not.toBe(0)
+    expect(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')).toBe(before)
     // A listener left behind to answer on a port once the daemon is gone: it dies with the sandbox, or lives in
     // the sandbox's own network namespace; either way the host port stays closed.
     const free = createServer()

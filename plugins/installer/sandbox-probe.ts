@@ -60,9 +60,10 @@ export function srtSettingsFromClaude(block: Record<string, unknown>, where: { h
 export function probeCommands(t: ProbeTargets): { probe: string; command: string }[] {
   const py = `import socket,sys\ns=socket.socket()\ns.settimeout(3)\ntry:\n  s.connect(("127.0.0.1",${t.port}))\nexcept Exception as e:\n  print(e); sys.exit(1)\nprint("connected")`
   return [
-    { probe: `read ${t.secretFile}`, command: `cat ${q(t.secretFile)}` },
+    // Harmless when they get through: the secret goes to /dev/null, the config is opened for append with nothing added.
+    { probe: `read ${t.secretFile}`, command: `cat ${q(t.secretFile)} > /dev/null` },
     { probe: `list ${t.svcHome}`, command: `ls -A ${q(t.svcHome)} | grep -q .` },
-    { probe: `overwrite ${t.hookConfig}`, command: `printf '{}' > ${q(t.hookConfig)}` },
+    { probe: `write ${t.hookConfig}`, command: `: >> ${q(t.hookConfig)}` },
     { probe: `connect to 127.0.0.1:${t.port} (python)`, command: `python3 -c ${q(py)}` },
     { probe: `connect to 127.0.0.1:${t.port} (bash /dev/tcp)`, command: `exec 3<>/dev/tcp/127.0.0.1/${t.port}` },
   ]
