@@ -118,8 +118,9 @@ export function makeDoctorCommand(io: CliIo): Command {
       io.out(renderStatus({ ...report, problems: [] }).replace(/\nprotection: .*$/s, ''))
       if (opts.probe) {
         for (const p of sandboxProbes(report, userHomeOf(io.env), io.env)) {
-          io.out(`probe:    ${p.harness}: ${p.probe}: ${p.outcome === 'blocked' ? 'blocked (good)' : p.outcome === 'reached' ? 'REACHED' : 'not probed'}${p.detail ? ` — ${p.detail}` : ''}`)
-          if (p.outcome === 'reached') problems.push({ what: `${p.harness}: from inside its sandbox, "${p.probe}" got through`, hint: 're-apply `svc install --sandbox` and check the harness’s sandbox dependencies (Linux: bubblewrap, socat)' })
+          const outcome = p.outcome === 'blocked' ? 'blocked (good)' : p.outcome === 'not-probed' ? 'not probed' : p.residual ? 'reached (known residual)' : 'REACHED'
+          io.out(`probe:    ${p.harness}: ${p.probe}: ${outcome}${p.detail ? ` — ${p.detail}` : ''}`)
+          if (p.outcome === 'reached' && !p.residual) problems.push({ what: `${p.harness}: from inside its sandbox, "${p.probe}" got through`, hint: 're-apply `svc install --sandbox` and check the harness’s sandbox dependencies (Linux: bubblewrap, socat)' })
         }
       }
       if (problems.length === 0) return io.out('doctor: everything checks out; protection is in force')

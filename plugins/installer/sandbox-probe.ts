@@ -17,6 +17,8 @@ export interface ProbeResult {
   /** `blocked`: the sandbox stopped it (good); `reached`: it got through; `not-probed`: see `detail`. */
   readonly outcome: 'blocked' | 'reached' | 'not-probed'
   readonly detail: string
+  /** Got through, as documented for this harness (README "Two layers", "What remains"): reported, not a failure. */
+  readonly residual?: boolean
 }
 
 export interface ProbeTargets {
@@ -57,12 +59,12 @@ export function srtSettingsFromClaude(block: Record<string, unknown>, where: { h
 }
 
 /** The probes as shell commands: each exits 0 only when the attack got through. */
-export function probeCommands(t: ProbeTargets): { probe: string; command: string }[] {
+export function probeCommands(t: ProbeTargets): { probe: string; command: string; reads?: boolean }[] {
   const py = `import socket,sys\ns=socket.socket()\ns.settimeout(3)\ntry:\n  s.connect(("127.0.0.1",${t.port}))\nexcept Exception as e:\n  print(e); sys.exit(1)\nprint("connected")`
   return [
     // Harmless when they get through: the secret goes to /dev/null, the config is opened for append with nothing added.
-    { probe: `read ${t.secretFile}`, command: `cat ${q(t.secretFile)} > /dev/null` },
-    { probe: `list ${t.svcHome}`, command: `ls -A ${q(t.svcHome)} | grep -q .` },
+    { probe: `read ${t.secretFile}`, command: `cat ${q(t.secretFile)} > /dev/null`, reads: true },
+    { probe: `list ${t.svcHome}`, command: `ls -A ${q(t.svcHome)} | grep -q .`, reads: true },
     { probe: `write ${t.hookConfig}`, command: `: >> ${q(t.hookConfig)}` },
     { probe: `connect to 127.0.0.1:${t.port} (python)`, command: `python3 -c ${q(py)}` },
     { probe: `connect to 127.0.0.1:${t.port} (bash /dev/tcp)`, command: `exec 3<>/dev/tcp/127.0.0.1/${t.port}` },
@@ -143,8 +145,11 @@ export function probeCodex(t: ProbeTargets, env: NodeJS.ProcessEnv): ProbeResult
   const run = (command: string) => spawnSync(codex, ['sandbox', '--', 'bash', '-c', command], { cwd: t.cwd, env, encoding: 'utf8', timeout: 30_000 })
   const control = run('true')
   if (control.status !== 0) return [{ harness: 'codex', probe: 'all', outcome: 'not-probed', detail: `\`codex sandbox\` could not run a harmless command: ${`${control.stdout ?? ''}${control.stderr ?? ''}`.trim().split('\n').slice(-1)[0]}` }]
-  return probeCommands(t).map(({ probe, command }) => {
+  return probeCommands(t).map(({ probe, command, reads }) => {
     const res = run(command)
-    return { harness: 'codex', probe, outcome: res.status === 0 ? 'reached' : 'blocked', detail: `${res.stdout ?? ''}${res.stderr ?? ''}`.trim().split('\n').slice(-1)[0] ?? '' }
+    const detail = `${res.stdout ?? ''}${res.stderr ?? ''}`.trim().split('\n').slice(-1)[0] ?? ''
+    if (res.status !== 0) return { harness: 'codex', probe, outcome: 'blocked', detail }
+    // Codex's sandbox lets commands read the whole disk: the shim's daemon authentication carries this part.
+    return { harness: 'codex', probe, outcome: 'reached', detail: reads ? 'known: Codex does not hide $SVC_HOME from reads' : detail, ...(reads ? { residual: true } : {}) }
   })
 }
