@@ -106,17 +106,21 @@ function urlsOf(value: unknown): string[] {
   return [...text.matchAll(URL_IN_ENTRY)].map((m) => (m[1] ?? m[2] ?? '').replace(/\\+$/, ''))
 }
 
+/** A config file's text, or undefined when it is gone or unreadable. */
+function textOf(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
 /** Installed hooks per harness and file, from the install manifest checked against the files as they are. */
 export function installedHooks(home: string): HarnessHooks[] {
   const manifest = readManifest(home)
   const out: HarnessHooks[] = []
   for (const [file, record] of Object.entries(manifest?.files ?? {})) {
-    let text: string | undefined
-    try {
-      text = readFileSync(file, 'utf8')
-    } catch {
-      text = undefined
-    }
+    const text = textOf(file)
     for (const harness of record.harnesses) {
       const entries = record.entries.filter((e) => e.harness === harness && e.layer !== 'sandbox')
       if (entries.length === 0) continue
@@ -133,12 +137,7 @@ export function installedHooks(home: string): HarnessHooks[] {
 export function installedSandbox(home: string): HarnessSandbox[] {
   const byHarness = new Map<string, { files: string[]; settings: number; missing: number }>()
   for (const [file, record] of Object.entries(readManifest(home)?.files ?? {})) {
-    let text: string | undefined
-    try {
-      text = readFileSync(file, 'utf8')
-    } catch {
-      text = undefined
-    }
+    const text = textOf(file)
     for (const harness of record.harnesses) {
       const slot = byHarness.get(harness) ?? { files: [], settings: 0, missing: 0 }
       const entries = record.entries.filter((e) => e.harness === harness && e.layer === 'sandbox')
