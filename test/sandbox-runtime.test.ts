@@ -8,7 +8,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, createConnection, type Server } from 'node:net'
+import { createServer, createConnection, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -38,7 +38,9 @@ describe.skipIf(skip !== '')(`Claude Code's sandbox as svc configures it, on bub
   let daemon: Server
   let port: number
   let block: Record<string, unknown>
+  const sockets = new Set<Socket>()
 
+  // Each sandboxed command starts sandbox-runtime's proxies: seconds apiece on a loaded two-core machine.
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-sbx-'))
     chmodSync(dir, 0o755)
@@ -46,17 +48,22 @@ describe.skipIf(skip !== '')(`Claude Code's sandbox as svc configures it, on bub
     mkdirSync(join(home, '.claude'), { recursive: true })
     mkdirSync(join(home, 'proj'), { recursive: true })
     writeFileSync(join(home, '.claude', 'settings.json'), '{\n  // the user\'s\n  "model": "x"\n}\n')
-    daemon = createServer((s) => s.end('svc\n'))
+    daemon = createServer((s) => {
+      sockets.add(s)
+      s.on('close', () => sockets.delete(s))
+      s.end('svc\n')
+    })
     port = await listen(daemon)
     const cliEnv = { ...env, HOME: home, SVC_HOME: join(home, '.svc'), SVC_URL: `http://127.0.0.1:${port}` }
     execFileSync(process.execPath, ['cli/bin.js', 'install', '--harness', 'claude-code', '--sandbox', '--yes', '--tier', 'unattested'], { env: cliEnv, encoding: 'utf8' })
     writeFileSync(join(home, '.svc', 'token'), 'secret-token\n', { mode: 0o600 })
     block = valueAt(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'), ['sandbox']) as Record<string, unknown>
-  })
+  }, 120_000)
   afterAll(async () => {
+    for (const s of sockets) s.destroy()
     await new Promise((r) => daemon?.close(r))
     rmSync(dir, { recursive: true, force: true })
-  })
+  }, 60_000)
 
   const targets = () => ({ home, svcHome: join(home, '.svc'), secretFile: join(home, '.svc', 'token'), hookConfig: join(home, '.claude', 'settings.json'), port, cwd: join(home, 'proj') })
 
@@ -103,12 +110,12 @@ describe.skipIf(skip !== '')(`Claude Code's sandbox as svc configures it, on bub
     const settings = srtSettingsFromClaude(block, { home, settingsDir: join(home, '.claude'), cwd: join(home, 'proj'), tmp: join(dir, 'tmp') })
     const escape = runInSrt(settings, `umount ${join(home, '.svc')} 2>/dev/null; mount -o remount,rw / 2>/dev/null; cat ${join(home, '.svc', 'token')}`, { cwd: join(home, 'proj'), env: { ...env, HOME: home } })
     expect(escape.output).not.toContain('secret-token')
-  })
+  }, 240_000)
 
   it.skipIf(!root)('as an unprivileged user (uid 65534): the same attacks fail', async () => {
     chownTree(home, 65534, 65534)
     await attack({ uid: 65534, gid: 65534 })
-  })
+  }, 240_000)
 })
 
 function chownTree(path: string, uid: number, gid: number): void {

@@ -66,7 +66,7 @@ describe('the sandbox layer in svc status and svc doctor', () => {
     for (const line of claude) expect(line).toContain('blocked (good)')
     expect(probes.join('\n')).toMatch(/gemini: all: not probed — the harness offers no command/)
     expect(probes.join('\n')).toMatch(/codex: all: not probed — the codex binary is not on PATH|codex: .*blocked/)
-  })
+  }, 120_000)
 })
 
 describe("Cursor's sandbox flag", () => {
