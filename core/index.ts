@@ -88,6 +88,7 @@ export {
   type HookPhase,
   type InstallContext,
   type InstallEntry,
+  type SandboxFacts,
   type McpServerEntry,
   type NativeResponse,
 } from './harness.ts'
