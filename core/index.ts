@@ -47,6 +47,7 @@ export { callPayload, callPayloadBytes, canonicalJson, canonicalSha256, payloadH
 export { lazyValidator, newAjv } from './lazy-ajv.ts'
 export { writePrivateFile } from './atomic-file.ts'
 export { ensureHookKey, HOOK_KEY_FILE, HOOK_NONCE, hookMac } from './hook-key.ts'
+export { HookProtocol } from './hook-protocol/protocol.ts'
 export { readText } from './read-text.ts'
 export { createEngine, type CheckResult, type Engine, type EngineOptions } from './engine.ts'
 export { combine, refuse, isStrongSigner, assertNotLoosened } from './decision.ts'
@@ -59,6 +60,7 @@ export { compileSafeRegex, type SafeRegex } from './match/regex.ts'
 export { canonicalPath, lexicalPath, pathSpellings } from './match/paths.ts'
 export { findUrls, parseCallUrl } from './match/urls.ts'
 export { mcpToolName, UNRESOLVED_MCP_SERVER } from './match/mcp-names.ts'
+export { PROXY_SUBCOMMAND, unwrapArgs, wrapArgs, type WrappedCommand } from './mcp-wrap.ts'
 export { GateCompiler, type CompiledGate, type CompiledNode, type DisabledBy } from './policy/compile.ts'
 export { evaluateNode, type GateTrace, type NodeTrace } from './policy/evaluate.ts'
 export { MAX_POLICY_BYTES, parsePolicy, type ParsedPolicy, type RawGate } from './policy/parse.ts'
@@ -86,6 +88,7 @@ export {
   type HookPhase,
   type InstallContext,
   type InstallEntry,
+  type SandboxFacts,
   type McpServerEntry,
   type NativeResponse,
 } from './harness.ts'

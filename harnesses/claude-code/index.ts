@@ -5,6 +5,7 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineHarness, denyText } from '../../core/index.ts'
+import { claudeSandboxPlan } from './sandbox.ts'
 import { asRecord, groupIsOurs, INSTALL_HEADER, parseClaudeStyle, readJsonc, serversFromJsonMap, shimCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 
@@ -99,6 +100,7 @@ export default defineHarness({
     return locations
   },
   installPlan,
+  sandboxPlan: (ctx) => claudeSandboxPlan(ctx, hooksFile(ctx, 'user'), SCHEMA),
   isOurs: groupIsOurs,
   parse(event, payload): HookInput {
     return parseClaudeStyle(ID, EVENTS, event, payload, (tool, input) => ({ tool, input }))
