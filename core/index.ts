@@ -26,9 +26,11 @@ export { GuardrailFailure, malformed, type ProviderWire } from './guardrail/wire
 export {
   applyPlugins,
   createRegistries,
+  daemonListeners,
   defineGateKind,
   extensionRegistry,
   registerOnce,
+  type DaemonListener,
   type EnginePlugin,
   type EvaluatorKind,
   type EvaluatorWhere,
@@ -88,3 +90,4 @@ export {
   type NativeResponse,
 } from './harness.ts'
 export { ABSOLUTE_PATH } from './server/routes/schemas.ts'
+export { extraAllowedHosts, isOwnHost } from './server/browser-guard.ts'

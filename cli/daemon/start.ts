@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { daemonLogger } from './log.ts'
 import { trustKeysFromEnv } from './trust-env.ts'
-import { createEngine, type Engine } from '../../core/index.ts'
+import { createEngine, daemonListeners, type Engine } from '../../core/index.ts'
 import { parseDuration } from '../../core/duration.ts'
 import { SessionStore } from '../../core/sessions/store.ts'
 import { buildApp } from '../../core/server/app.ts'
@@ -28,12 +28,16 @@ export interface DaemonOptions {
   readonly policiesDir?: string
   /** `--new-ledger`: start a new ledger where evidence says one existed (its first leaf names what it replaces). */
   readonly newLedger?: boolean
+  /** Port of the web dashboard (0 = pick one); undefined serves no dashboard. */
+  readonly dashboardPort?: number
 }
 
 export interface RunningDaemon {
   readonly app: FastifyInstance
   readonly engine: Engine
   readonly url: string
+  /** The dashboard's base URL when one is served. */
+  readonly dashboardUrl?: string
   close(): Promise<void>
 }
 
@@ -84,16 +88,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const auth = createAuthService(opts.home, opts.env)
     const app = await buildApp({ engine, auth, version: VERSION, env: { ...opts.env }, logger: log })
     const address = await app.listen({ port: opts.port, host })
-    const bound = app.server.address()
-    if (bound !== null && typeof bound === 'object') engine.setSvcPorts([...svcPorts, bound.port])
-    log.info({ address, home: opts.home, mode: engine.mode(), policy_hash: engine.policy.hash, protected_ports: engine.svcPorts() }, 'svc daemon listening')
+    const dashboard = opts.dashboardPort === undefined ? undefined : await listenDashboard(app, engine, opts.dashboardPort, host, opts.env, log)
+    engine.setSvcPorts([...svcPorts, boundPort(app), ...(dashboard ? [boundPort(dashboard)] : [])].filter((p): p is number => p !== undefined))
+    const dashboardUrl = dashboard ? loopbackUrl(`http://${host.includes(':') ? `[${host}]` : host}:${boundPort(dashboard)}`) : undefined
+    log.info({ address, ...(dashboardUrl ? { dashboard: dashboardUrl } : {}), home: opts.home, mode: engine.mode(), policy_hash: engine.policy.hash, protected_ports: engine.svcPorts() }, 'svc daemon listening')
     let closing: Promise<void> | undefined
     return {
       app,
       engine,
-      url: address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]'),
+      url: loopbackUrl(address),
+      ...(dashboardUrl ? { dashboardUrl } : {}),
       close() {
         closing ??= (async () => {
+          await dashboard?.close()
           await app.close()
           await engine.close()
         })()
@@ -104,4 +111,28 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     await engine.close()
     throw err
   }
+}
+
+function boundPort(app: FastifyInstance): number | undefined {
+  const bound = app.server.address()
+  return bound !== null && typeof bound === 'object' ? bound.port : undefined
+}
+
+function loopbackUrl(address: string): string {
+  return address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]')
+}
+
+/** The dashboard plugin's second listener on its own port (same bind address as the API); none when no plugin offers one. */
+async function listenDashboard(api: FastifyInstance, engine: Engine, port: number, host: string, env: NodeJS.ProcessEnv, log: Logger): Promise<FastifyInstance | undefined> {
+  const listener = daemonListeners(engine.registry).get('dashboard')
+  if (!listener) return undefined
+  const app = await listener.build(api, { env: { ...env }, log: log.child({ surface: 'dashboard' }) })
+  try {
+    await app.listen({ port, host })
+  } catch (err) {
+    await app.close()
+    await api.close()
+    throw new Error(`the dashboard cannot listen on ${host}:${port}: ${(err as Error).message} (choose another with --dashboard-port or SVC_DASHBOARD_PORT; 0 picks a free one)`)
+  }
+  return app
 }
