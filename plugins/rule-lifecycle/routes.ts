@@ -8,6 +8,7 @@ import type { Engine } from '../../core/index.ts'
 import { applyCase, revertApply } from './apply.ts'
 import { buildBundle, bundleBytes, redactedSummary } from './bundle.ts'
 import { caseEvent, casePolicyHash } from './case-event.ts'
+import { draftReplacement, type BundleView } from './draft.ts'
 import type { Fixture } from './fixtures.ts'
 import type { PayloadStore } from './payload-store.ts'
 import { TARGET_CHOICES } from './target.ts'
@@ -84,6 +85,21 @@ export function falsePositiveRoutes(payloads: () => PayloadStore) {
         const disabled = engine.policy.isDisabled(c.gate) || (c.repo !== undefined && engine.policy.repoDisables(c.repo).has(c.gate.id))
         const bundle = buildBundle(c, { policyHash: casePolicyHash(engine, c.repo), home: home(), disabled, raw })
         return reply.type('application/json; charset=utf-8').send(bundleBytes(bundle))
+      },
+    })
+
+    app.get<{ Params: { seq: string } }>('/v1/false-positives/cases/:seq/draft', {
+      schema: {
+        summary: 'The replacement draft for a case (the matched gate minus exactly this call), as `svc false-positive <seq>` writes it; untrusted until validated',
+        params: seqParam,
+        response: { 200: { type: 'object', required: ['replacement_yaml', 'exact'], properties: { replacement_yaml: { type: 'string' }, exact: { type: 'boolean', description: 'false when the exclusion could not be made exact (a redacted call, no command or path)' } } }, 404: problem, 409: problem, 410: problem, 422: problem },
+      },
+      handler: async (request) => {
+        const c = caseEvent(engine, payloads(), Number(request.params.seq))
+        const disabled = engine.policy.isDisabled(c.gate) || (c.repo !== undefined && engine.policy.repoDisables(c.repo).has(c.gate.id))
+        const bundle = JSON.parse(bundleBytes(buildBundle(c, { policyHash: casePolicyHash(engine, c.repo), home: home(), disabled, raw: false })).toString()) as BundleView
+        const draft = draftReplacement(bundle)
+        return { replacement_yaml: draft.yaml, exact: draft.exact }
       },
     })
 

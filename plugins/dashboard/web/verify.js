@@ -109,14 +109,19 @@ export async function verifyEd25519(publicKey, signature, message) {
 
 /** Verifies a C2SP signed note against a vkey `name+hex(keyid)+base64(0x01||pub)`: { ok, reason, text }. */
 export async function verifyNote(note, vkey) {
-  const [name, keyIdHex, keyB64, extra] = String(vkey).split('+')
+  // name+hex(keyid)+base64: split at the first two '+' only (base64 has '+' of its own).
+  const text0 = String(vkey)
+  const first = text0.indexOf('+')
+  const second = text0.indexOf('+', first + 1)
+  const name = text0.slice(0, Math.max(first, 0))
+  const keyIdHex = text0.slice(first + 1, second)
   let raw
   try {
-    raw = fromBase64(keyB64 ?? '')
+    raw = fromBase64(text0.slice(second + 1))
   } catch {
     return { ok: false, reason: 'malformed verifier key' }
   }
-  if (extra !== undefined || !name || raw.length !== 33 || raw[0] !== 1) return { ok: false, reason: 'malformed verifier key' }
+  if (first <= 0 || second < 0 || raw.length !== 33 || raw[0] !== 1) return { ok: false, reason: 'malformed verifier key' }
   const publicKey = raw.subarray(1)
   const keyId = (await sha256(concat(enc.encode(`${name}\n`), raw))).subarray(0, 4)
   if (toHex(keyId) !== keyIdHex) return { ok: false, reason: 'verifier key id does not match its key' }
