@@ -21,12 +21,13 @@ const IMPORT_MAP = JSON.stringify({ imports: { preact: '/vendor/preact.mjs', 'pr
 
 function vendorFiles(): Record<string, string> {
   const require = createRequire(import.meta.url)
-  const preactDir = dirname(require.resolve('preact/package.json'))
-  const htmDir = dirname(require.resolve('htm/package.json'))
+  // The packages' own entry points locate their dist folders (htm exports no package.json).
+  const preactDist = dirname(require.resolve('preact'))
+  const htmDist = dirname(require.resolve('htm'))
   return {
-    '/vendor/preact.mjs': join(preactDir, 'dist', 'preact.mjs'),
-    '/vendor/hooks.mjs': join(preactDir, 'hooks', 'dist', 'hooks.mjs'),
-    '/vendor/htm.mjs': join(htmDir, 'dist', 'htm.module.js'),
+    '/vendor/preact.mjs': join(preactDist, 'preact.mjs'),
+    '/vendor/hooks.mjs': join(preactDist, '..', 'hooks', 'dist', 'hooks.mjs'),
+    '/vendor/htm.mjs': join(htmDist, 'htm.module.js'),
   }
 }
 

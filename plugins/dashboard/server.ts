@@ -2,7 +2,7 @@
  * The dashboard's own Fastify app (the daemon listens on it on the dashboard port): the page and its files,
  * login/logout, the forwarded API, the live stream. Errors are problem+json like the API's.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { ApiProblem } from '../../core/index.ts'
 import { IMPORT_MAP_HASH, loadAssets } from './assets.ts'
@@ -25,7 +25,7 @@ function problem(status: number, code: string, detail: string) {
 const SEQ = /^(-1|0|[1-9][0-9]{0,14})$/
 
 export async function buildDashboard(opts: DashboardOptions): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: opts.log as FastifyBaseLogger | undefined, bodyLimit: 1024 * 1024, disableRequestLogging: true })
+  const app = Fastify({ loggerInstance: opts.log as FastifyBaseLogger | undefined, bodyLimit: 1024 * 1024, logController: new LogController({ disableRequestLogging: true }) })
   const { api, feed } = opts
   const sessions = new DashboardSessions()
   const assets = loadAssets()

@@ -44,12 +44,11 @@ export function LedgerPage({ route }) {
   const [found, setFound] = useState(null)
   if (error) return html`<${Failure} error=${error} />`
   if (!root) return html`<p>Loading…</p>`
-  const to = Number(p.to ?? root.tree_size)
-  const from = Number(p.from ?? Math.max(1, Math.floor(to / 2)))
+  const from = Number(p.from ?? Math.max(1, Math.floor(root.tree_size / 2)))
   const check = async () => {
     try {
       const fresh = await get('/v1/ledger/root')
-      const c = await get(`/v1/ledger/consistency?from=${from}&to=${fresh.tree_size === to ? to : fresh.tree_size}`)
+      const c = await get(`/v1/ledger/consistency?from=${from}&to=${fresh.tree_size}`)
       setSteps(await verifyGrowth(c, fresh))
     } catch (err) {
       setSteps([{ name: 'fetch the consistency proof', ok: false, detail: err.message }])
@@ -86,12 +85,12 @@ export function LedgerPage({ route }) {
     <${Fields} rows=${[['origin', root.origin], ['tree size', root.tree_size], ['root', root.root_hex], ['signer', root.signer], ['session', root.session_id]]} />
     ${root.checkpoint ? html`<h2>Signed checkpoint</h2><pre data-testid="checkpoint">${root.checkpoint}</pre>` : html`<p>No signed checkpoint: no session with a signing key is active.</p>`}
     <h2>Consistency</h2>
-    <form class="inline" onSubmit=${(e) => (e.preventDefault(), setParams('ledger', undefined, { ...p, from: e.target.elements.from.value, to: e.target.elements.to.value }))}>
+    <p>Proves that the tree of the first <em>from</em> leaves is a prefix of the signed tree now (nothing was rewritten).</p>
+    <form class="inline" onSubmit=${(e) => (e.preventDefault(), setParams('ledger', undefined, { ...p, from: e.target.elements.from.value }))}>
       <label>from size <input name="from" value=${from} /></label>
-      <label>to size <input name="to" value=${to} /></label>
       <button type="submit">Set</button>
     </form>
-    <button onClick=${check} data-testid="consistency">Verify consistency ${from} → ${to}</button>
+    <button onClick=${check} data-testid="consistency">Verify consistency ${from} → signed size</button>
     <${Steps} steps=${steps} testid="consistency-steps" />
     <h2>Search</h2>
     <form class="inline" onSubmit=${search}><label>seq or leaf hash <input name="q" value=${p.q ?? ''} /></label><button type="submit">Find</button></form>

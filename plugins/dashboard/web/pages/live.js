@@ -49,6 +49,7 @@ export function LivePage({ route }) {
   const [entries, setEntries] = useState([])
   const [conn, setConn] = useState('connecting')
   const [paused, setPaused] = useState(false)
+  const [heldCount, setHeldCount] = useState(0)
   const held = useRef([])
   const pausedRef = useRef(false)
   const [scroll, setScroll] = useState(0)
@@ -71,8 +72,10 @@ export function LivePage({ route }) {
       es.addEventListener('entry', (m) => {
         const e = JSON.parse(m.data)
         if (e.leaf.type === 'control') dispatchEvent(new Event('svc:control'))
-        if (pausedRef.current) held.current.push(e)
-        else add([e])
+        if (pausedRef.current) {
+          held.current.push(e)
+          setHeldCount(held.current.length)
+        } else add([e])
       })
     }, () => setConn('error'))
     return () => {
@@ -96,6 +99,7 @@ export function LivePage({ route }) {
     if (paused) {
       const batch = held.current
       held.current = []
+      setHeldCount(0)
       setEntries((old) => [...batch.reverse(), ...old].slice(0, KEEP))
     }
     setPaused(!paused)
@@ -105,7 +109,7 @@ export function LivePage({ route }) {
   return html`<section>
     <div class="bar">
       <span class=${`conn conn-${conn}`} data-testid="conn">${conn}</span>
-      <button onClick=${toggle} data-testid="pause">${paused ? `Resume (${held.current.length} held)` : 'Pause'}</button>
+      <button onClick=${toggle} data-testid="pause">${paused ? `Resume (${heldCount} held)` : 'Pause'}</button>
       <span>${shown.length} of ${entries.length} shown</span>
     </div>
     <form class="filters" onSubmit=${(e) => e.preventDefault()}>
