@@ -29,6 +29,7 @@ export {
   daemonListeners,
   defineGateKind,
   extensionRegistry,
+  lazyRoutes,
   registerOnce,
   type DaemonListener,
   type EnginePlugin,
@@ -45,6 +46,7 @@ export {
 } from './plugin.ts'
 export { ApiProblem, EngineError, ERR, formatEngineError, RefusalError, type ProblemCode } from './errors.ts'
 export { callPayload, callPayloadBytes, canonicalJson, canonicalSha256, payloadHash, sha256 } from './hash.ts'
+export { lazyValidator, newAjv } from './lazy-ajv.ts'
 export { writePrivateFile } from './atomic-file.ts'
 export { ensureHookKey, HOOK_KEY_FILE, HOOK_NONCE, hookMac } from './hook-key.ts'
 export { readText } from './read-text.ts'
