@@ -9,7 +9,9 @@ import { createHash } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dashboardPort } from '../cli/commands/daemon.ts'
-import { startTestDaemon, type TestDaemon } from './helpers/daemon.ts'
+import { spawnDaemon } from './helpers/child-daemon.ts'
+import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
+import { runCli } from './helpers/run-cli.ts'
 
 const PASSWORD = 'correct horse battery'
 let d: TestDaemon
@@ -54,6 +56,20 @@ describe('dashboard port', () => {
     expect(() => dashboardPort(undefined, { SVC_DASHBOARD_PORT: '79x' }, 7878)).toThrow('SVC_DASHBOARD_PORT=79x: must be a port number from 0 to 65535')
   })
 
+  it('is logged at start by a real `svc daemon` (which refuses a bad --dashboard-port)', async () => {
+    const child = await spawnDaemon(tempDir('svc-dash-child-'), { SVC_ALLOW_UNATTESTED: '1' })
+    try {
+      const url = /"dashboard":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(child.logs())![1]!
+      expect((await fetch(`${url}/`)).status).toBe(200)
+      expect(child.logs()).toMatch(new RegExp(`"protected_ports":\\[[0-9,]*\\b${new URL(url).port}\\b`))
+    } finally {
+      await child.stop()
+    }
+    const bad = await runCli(['daemon', '--port', '0', '--dashboard-port', '7879x', '--home', tempDir()], {})
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr).toContain("option '--dashboard-port <port>' argument '7879x' is invalid. must be a port number from 0 to 65535")
+  })
+
   it('listens on an ephemeral loopback port that joins $SVC_PORTS', () => {
     expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(port).not.toBe(7879)
@@ -73,6 +89,7 @@ describe('browser boundary', () => {
     )
     expect(res.headers['x-content-type-options']).toBe('nosniff')
     expect(res.headers['x-frame-options']).toBe('DENY')
+    expect(res.headers['referrer-policy']).toBe('no-referrer')
     expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([])
     expect(res.body).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/)
     expect(res.body.match(/<script/g)).toHaveLength(2)
@@ -128,6 +145,14 @@ describe('login, cookie and CSRF', () => {
     expect(d.engine.mode()).toBe('monitor')
     const leaf = (await d.request('GET', `/v1/ledger/entries?after=${body.ledger_seq - 1}&limit=1`)).body.entries[0].leaf
     expect(leaf).toMatchObject({ type: 'control', verdict: 'mode_changed', facts: { from: 'firewall', to: 'monitor', reason: 'triage a noisy gate', who: expect.stringMatching(/^operator:[0-9a-f]{12}$/) } })
+    await d.request('PATCH', '/v1/mode', { mode: 'firewall' }, { authorization: `Bearer ${await d.operatorToken()}` })
+  })
+
+  it('keeps the reason of a mode change from the CLI too (`svc mode --reason`)', async () => {
+    const r = await runCli(['mode', 'monitor', '--reason', 'ci flake hunt'], { SVC_URL: d.url, SVC_ADMIN_PASSWORD: PASSWORD, HOME: tempDir() })
+    expect(r.stdout).toBe('mode: firewall -> monitor\n')
+    const last = (await d.request('GET', '/v1/ledger/entries?order=desc&limit=1')).body.entries[0].leaf
+    expect(last).toMatchObject({ verdict: 'mode_changed', facts: { reason: 'ci flake hunt' }, reason: expect.stringMatching(/: ci flake hunt$/) })
     await d.request('PATCH', '/v1/mode', { mode: 'firewall' }, { authorization: `Bearer ${await d.operatorToken()}` })
   })
 
