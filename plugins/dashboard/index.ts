@@ -3,16 +3,19 @@
  * of its own for changes: its JSON endpoints answer through the API app in-process with the operator token its
  * login obtained, so every change runs the same route and writes the same ledger entry as the CLI.
  */
+import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
 import { daemonListeners, type EnginePlugin } from '../../core/index.ts'
 import { LiveFeed } from './live-feed.ts'
-import { buildDashboard } from './server.ts'
 
 const plugin: EnginePlugin = {
   name: 'feature:dashboard',
   apply(host) {
     const feed = new LiveFeed()
     host.hooks.ledgerAppend.tap('feature:dashboard', (entry) => feed.appended(entry.seq))
-    daemonListeners(host.registry).set('dashboard', { name: 'dashboard', build: (api, opts) => buildDashboard({ api, feed, env: opts.env, log: opts.log }) })
+    // The server module (Fastify app, page files) loads only when a daemon builds the listener, not for `svc explain`.
+    const build = async (api: FastifyInstance, opts: { env: Readonly<Record<string, string | undefined>>; log: Logger }) => (await import('./server.ts')).buildDashboard({ api, feed, env: opts.env, log: opts.log })
+    daemonListeners(host.registry).set('dashboard', { name: 'dashboard', build })
   },
 }
 export default plugin
