@@ -92,4 +92,4 @@ export {
   type NativeResponse,
 } from './harness.ts'
 export { ABSOLUTE_PATH } from './server/routes/schemas.ts'
-export { extraAllowedHosts, isOwnHost } from './server/browser-guard.ts'
+export { browserRefusal, extraAllowedHosts } from './server/browser-guard.ts'

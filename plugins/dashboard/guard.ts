@@ -4,8 +4,8 @@
  * from (`Origin`, `Sec-Fetch-Site`), and never be a CORS preflight. Every answer carries a strict CSP and no
  * `Access-Control-*` header.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ApiProblem, extraAllowedHosts, isOwnHost } from '../../core/index.ts'
+import type { FastifyInstance } from 'fastify'
+import { ApiProblem, browserRefusal, extraAllowedHosts } from '../../core/index.ts'
 
 /** The Content-Security-Policy: this origin only; the one inline script (the import map) allowed by its hash. */
 export function contentSecurityPolicy(importMapHash: string): string {
@@ -23,23 +23,12 @@ export function contentSecurityPolicy(importMapHash: string): string {
   ].join('; ')
 }
 
-function refusal(request: FastifyRequest, extra: ReadonlySet<string>): string | undefined {
-  if (request.method === 'OPTIONS') return 'CORS preflight refused: the dashboard answers its own page only'
-  const host = request.headers.host ?? ''
-  if (!isOwnHost(host, request.socket.localPort, extra)) return `Host "${host.slice(0, 100)}" is not this dashboard (expected 127.0.0.1 or localhost with its port)`
-  const origin = request.headers.origin
-  if (origin !== undefined && origin.toLowerCase() !== `http://${host.toLowerCase()}`) return `requests from the origin "${origin.slice(0, 100)}" are refused`
-  const site = request.headers['sec-fetch-site']
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') return `cross-site requests (Sec-Fetch-Site: ${String(site).slice(0, 40)}) are refused`
-  return undefined
-}
-
 /** Installs the Host/Origin check (first onRequest hook) and the security headers on every answer. */
 export function installGuard(app: FastifyInstance, env: Readonly<Record<string, string | undefined>>, importMapHash: string): void {
   const extra = extraAllowedHosts(env)
   const csp = contentSecurityPolicy(importMapHash)
   app.addHook('onRequest', async (request) => {
-    const reason = refusal(request, extra)
+    const reason = browserRefusal(request, extra, 'this dashboard')
     if (reason) throw new ApiProblem(403, 'browser_refused', reason)
   })
   app.addHook('onSend', async (request, reply) => {
