@@ -208,6 +208,19 @@ describe('event stream', () => {
   })
 })
 
+describe('shutdown', () => {
+  it('ends open event streams instead of waiting for the pages to leave', async () => {
+    const o = await startTestDaemon({ dashboard: true })
+    const res = await fetch(`${o.dashboardUrl}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: PASSWORD }) })
+    const cookie = res.headers.get('set-cookie')!.split(';')[0]!
+    const stream = await fetch(`${o.dashboardUrl}/events`, { headers: { cookie } })
+    const reader = stream.body!.getReader()
+    await reader.read()
+    await o.stop()
+    for (let r = await reader.read(); !r.done; r = await reader.read());
+  })
+})
+
 describe('other operator auth modes', () => {
   it('answers the login as the API does (501 with what is missing) in oidc mode', async () => {
     const o = await startTestDaemon({ dashboard: true, env: { SVC_AUTH_MODE: 'oidc' } })

@@ -34,7 +34,8 @@ export async function buildDashboard(opts: DashboardOptions): Promise<FastifyIns
     const bound = app.server.address()
     if (bound !== null && typeof bound === 'object') sessions.cookieName = `svc_dashboard_${bound.port}`
   })
-  app.addHook('onClose', async () => feed.close())
+  // Before the server waits for its connections to end: an open event stream would otherwise hold shutdown.
+  app.addHook('preClose', async () => feed.close())
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const status = err instanceof ApiProblem ? err.status : (err.statusCode ?? 500)
     const code = err instanceof ApiProblem ? err.code : status >= 500 ? 'internal' : 'invalid_request'
