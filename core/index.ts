@@ -32,6 +32,7 @@ export {
   lazyRoutes,
   registerOnce,
   type DaemonListener,
+  type DaemonListenerOptions,
   type EnginePlugin,
   type EvaluatorKind,
   type EvaluatorWhere,

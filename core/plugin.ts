@@ -107,7 +107,14 @@ export interface EvaluatorKind {
  */
 export interface DaemonListener {
   readonly name: string
-  build(api: FastifyInstance, opts: { readonly env: Readonly<Record<string, string | undefined>>; readonly log: Logger }): Promise<FastifyInstance>
+  build(api: FastifyInstance, opts: DaemonListenerOptions): Promise<FastifyInstance>
+}
+
+export interface DaemonListenerOptions {
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly log: Logger
+  /** What `svc doctor` finds (hooks per harness, shim, session, policy, ledger, problems), computed by the CLI side. */
+  readonly doctor?: () => Promise<unknown>
 }
 
 /** The listeners plugins registered (at most the dashboard today). */

@@ -79,7 +79,7 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
     await page.goto(`${base}/`)
     await page.getByLabel('Operator password').fill('not the password')
     await page.getByRole('button', { name: 'Log in' }).click()
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('wrong password')
+    await page.getByRole('alert').filter({ hasText: 'wrong password' }).waitFor()
     await shot('login')
     await page.getByLabel('Operator password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Log in' }).click()
@@ -116,7 +116,7 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
     expect(new Set(await page.locator('.row .verdict').allTextContents())).toEqual(new Set(['deny']))
     await page.locator('input[name="q"]').fill('reset')
     await page.locator('input[name="q"]').press('Enter')
-    await expect.poll(() => page.url()).toContain('q=reset')
+    await expect.poll(() => page.url(), { timeout: 15_000 }).toContain('q=reset')
   })
 
   it('renders hostile agent text as inert text on the Live and Decision pages', async () => {
@@ -175,7 +175,7 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
     await page.goto(`${base}/#/decision/${denied.ledger_seq}`)
     await page.getByTestId('fp-link').click()
     await page.getByTestId('draft').waitFor()
-    expect(await page.getByTestId('draft').inputValue()).toContain(`git.reset-hard.fp-${denied.ledger_seq}`)
+    await expect.poll(() => page.getByTestId('draft').inputValue(), { timeout: 15_000 }).toContain(`id: git.reset-hard.fp-${denied.ledger_seq}\n`)
     await page.getByTestId('validate').click()
     await page.getByTestId('validation').filter({ hasText: 'valid:' }).waitFor()
     expect(await page.getByTestId('diff').textContent()).toContain(`+  - id: git.reset-hard.fp-${denied.ledger_seq}`)
@@ -237,12 +237,20 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
   })
 
   it('renders the remaining pages', async () => {
-    for (const [name, testid] of [['gates', 'gates'], ['sessions', 'sessions'], ['health', undefined]] as const) {
+    for (const [name, shows] of [['gates', 'git.reset-hard'], ['sessions', sid]] as const) {
       await page.goto(`${base}/#/${name}`)
-      await (testid ? page.getByTestId(testid) : page.locator('dl.fields')).waitFor()
+      await page.getByTestId(name).waitFor()
+      expect(await page.getByTestId(name).textContent()).toContain(shows)
       await shot(name)
     }
-    expect(await page.getByRole('heading', { name: 'Health' }).count()).toBe(1)
+  })
+
+  it('shows the svc doctor checks on the Health page: no hooks installed is a problem with its fix', async () => {
+    await page.goto(`${base}/#/health`)
+    await page.getByTestId('doctor-result').waitFor()
+    expect(await page.getByTestId('no-hooks').textContent()).toContain('svc install')
+    expect(await page.getByTestId('problems').textContent()).toContain('svc install')
+    await shot('health')
   })
 
   it('saw no CSP violation, no script error and no request leaving 127.0.0.1', async () => {

@@ -15,7 +15,7 @@ import { buildApp } from '../../core/server/app.ts'
 import { createAuthService } from '../../core/server/auth.ts'
 import { SqliteLedger } from '../../core/ledger/ledger.ts'
 import { ledgerMarkerPath } from '../../core/ledger/ledger-guard.ts'
-import { protectedPorts, SHIPPED_POLICIES_DIR, VERSION } from '../paths.ts'
+import { protectedPorts, SHIPPED_POLICIES_DIR, userHomeOf, VERSION } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
 
 export interface DaemonOptions {
@@ -126,7 +126,10 @@ function loopbackUrl(address: string): string {
 async function listenDashboard(api: FastifyInstance, engine: Engine, port: number, host: string, env: NodeJS.ProcessEnv, log: Logger): Promise<FastifyInstance | undefined> {
   const listener = daemonListeners(engine.registry).get('dashboard')
   if (!listener) return undefined
-  const app = await listener.build(api, { env: { ...env }, log: log.child({ surface: 'dashboard' }) })
+  const apiUrl = loopbackUrl(`http://${host.includes(':') ? `[${host}]` : host}:${boundPort(api)}`)
+  // The Health page shows what `svc doctor` finds; its modules load only when the page asks.
+  const doctor = async () => (await import('../commands/doctor.ts')).doctorCheck(apiUrl, engine.home, userHomeOf(env))
+  const app = await listener.build(api, { env: { ...env }, log: log.child({ surface: 'dashboard' }), doctor })
   try {
     await app.listen({ port, host })
   } catch (err) {

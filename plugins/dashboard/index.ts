@@ -4,8 +4,7 @@
  * login obtained, so every change runs the same route and writes the same ledger entry as the CLI.
  */
 import type { FastifyInstance } from 'fastify'
-import type { Logger } from 'pino'
-import { daemonListeners, type EnginePlugin } from '../../core/index.ts'
+import { daemonListeners, type DaemonListenerOptions, type EnginePlugin } from '../../core/index.ts'
 import { LiveFeed } from './live-feed.ts'
 
 const plugin: EnginePlugin = {
@@ -14,7 +13,7 @@ const plugin: EnginePlugin = {
     const feed = new LiveFeed()
     host.hooks.ledgerAppend.tap('feature:dashboard', (entry) => feed.appended(entry.seq))
     // The server module (Fastify app, page files) loads only when a daemon builds the listener, not for `svc explain`.
-    const build = async (api: FastifyInstance, opts: { env: Readonly<Record<string, string | undefined>>; log: Logger }) => (await import('./server.ts')).buildDashboard({ api, feed, env: opts.env, log: opts.log })
+    const build = async (api: FastifyInstance, opts: DaemonListenerOptions) => (await import('./server.ts')).buildDashboard({ api, feed, ...opts })
     daemonListeners(host.registry).set('dashboard', { name: 'dashboard', build })
   },
 }

@@ -16,6 +16,7 @@ export interface DashboardOptions {
   readonly feed: LiveFeed
   readonly env: Readonly<Record<string, string | undefined>>
   readonly log?: Logger
+  readonly doctor?: () => Promise<unknown>
 }
 
 function problem(status: number, code: string, detail: string) {
@@ -82,6 +83,12 @@ export async function buildDashboard(opts: DashboardOptions): Promise<FastifyIns
     reply.hijack()
     reply.raw.writeHead(200, { 'x-content-type-options': 'nosniff', 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' })
     await feed.stream(reply.raw, resume === undefined ? undefined : Number(resume))
+  })
+
+  app.get('/doctor', async (request) => {
+    sessions.require(request)
+    if (!opts.doctor) throw new ApiProblem(404, 'not_found', 'this daemon does not report doctor checks')
+    return opts.doctor()
   })
 
   installForwarding(app, api, sessions)

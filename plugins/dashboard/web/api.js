@@ -44,6 +44,11 @@ export async function logout() {
   csrf = null
 }
 
+/** What `svc doctor` finds, computed by the daemon (GET /doctor). */
+export async function doctor() {
+  return answer(await fetch('/doctor'))
+}
+
 export async function get(path) {
   return answer(await fetch(`/api${path}`))
 }
