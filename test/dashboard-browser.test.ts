@@ -173,7 +173,7 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
   it('runs the false-positive flow end to end through the rule-lifecycle endpoints', async () => {
     const denied = await check('git reset --hard HEAD~5')
     await page.goto(`${base}/#/decision/${denied.ledger_seq}`)
-    await page.getByTestId('fp-link').click()
+    await page.locator(`a[href="#/fp/${denied.ledger_seq}"]`).click()
     await page.getByTestId('draft').waitFor()
     await expect.poll(() => page.getByTestId('draft').inputValue(), { timeout: 15_000 }).toContain(`id: git.reset-hard.fp-${denied.ledger_seq}\n`)
     await page.getByTestId('validate').click()
@@ -209,6 +209,11 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
 
   it('verifies a consistency proof on the Ledger page and fails a tampered one', async () => {
     await page.goto(`${base}/#/ledger?from=3`)
+    await page.getByTestId('checkpoints').waitFor()
+    const signed = (await d.request('GET', '/v1/ledger/checkpoints')).body.checkpoints
+    expect(signed.length).toBeGreaterThan(0)
+    // The oldest: newer ones may be signed between the page's read and this one.
+    expect(await page.getByTestId('checkpoints').textContent()).toContain(signed.at(-1).root)
     await page.getByTestId('consistency').click()
     await page.getByTestId('consistency-steps-result').filter({ hasText: 'verified' }).waitFor()
     await shot('ledger')
@@ -237,12 +242,18 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
   })
 
   it('renders the remaining pages', async () => {
-    for (const [name, shows] of [['gates', 'git.reset-hard'], ['sessions', sid]] as const) {
-      await page.goto(`${base}/#/${name}`)
-      await page.getByTestId(name).waitFor()
-      expect(await page.getByTestId(name).textContent()).toContain(shows)
-      await shot(name)
-    }
+    await page.goto(`${base}/#/gates`)
+    const row = page.locator('[data-testid="gates"] tr', { has: page.getByRole('link', { name: 'git.reset-hard', exact: true }) })
+    await row.waitFor()
+    const entries = (await d.request('GET', '/v1/ledger/entries?rule=git.reset-hard&limit=1000')).body.entries as { leaf: { verdict: string } }[]
+    const denies = entries.filter((e) => e.leaf.verdict === 'deny').length
+    expect(denies).toBeGreaterThan(3)
+    expect(await row.locator('td').evaluateAll((tds) => tds.slice(5, 9).map((td) => td.textContent))).toEqual([String(denies), String(denies), String(denies), `${denies} / 0 / 0`])
+    await shot('gates')
+    await page.goto(`${base}/#/sessions`)
+    await page.getByTestId('sessions').waitFor()
+    expect(await page.getByTestId('sessions').textContent()).toContain(sid)
+    await shot('sessions')
   })
 
   it('shows the svc doctor checks on the Health page: no hooks installed is a problem with its fix', async () => {

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dashboardPort } from '../cli/commands/daemon.ts'
+import { gateStats } from '../core/ledger/gate-stats.ts'
 import { spawnDaemon } from './helpers/child-daemon.ts'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
 import { runCli } from './helpers/run-cli.ts'
@@ -205,6 +206,27 @@ describe('event stream', () => {
     expect(text).toContain('"rule_id":"git.reset-hard"')
     const bad = await fetch(`${base}/events`, { headers: { cookie, 'last-event-id': 'abc' } })
     expect(bad.status).toBe(400)
+  })
+})
+
+describe('routes the dashboard added to the API', () => {
+  it('counts hits per gate from the ledger over 24 h, 7 d and 30 d, split by verdict', async () => {
+    const sid = await d.session()
+    for (const command of ['git reset --hard', 'git reset --hard HEAD~1', 'ls']) await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command } })
+    const stats = (await d.request('GET', '/v1/gates/stats')).body.gates as { rule_id: string; hits_24h: number; hits_7d: number; hits_30d: number; verdicts: Record<string, number> }[]
+    const reset = stats.find((g) => g.rule_id === 'git.reset-hard')!
+    expect(reset).toMatchObject({ hits_24h: reset.hits_30d, hits_7d: reset.hits_30d, verdicts: { deny: reset.hits_30d, allow: 0, monitor_alert: 0 } })
+    expect(reset.hits_30d).toBeGreaterThanOrEqual(2)
+    const day = 24 * 60 * 60 * 1000
+    expect(gateStats(d.engine.ledger.store, Date.now() + 2 * day).find((g) => g.rule_id === 'git.reset-hard')).toMatchObject({ hits_24h: 0, hits_7d: reset.hits_30d, hits_30d: reset.hits_30d })
+    expect(gateStats(d.engine.ledger.store, Date.now() + 8 * day).find((g) => g.rule_id === 'git.reset-hard')).toMatchObject({ hits_24h: 0, hits_7d: 0, hits_30d: reset.hits_30d })
+    expect(gateStats(d.engine.ledger.store, Date.now() + 31 * day)).toEqual([])
+  })
+
+  it('lists the signed checkpoints newest first', async () => {
+    const none = (await d.request('GET', '/v1/ledger/checkpoints')).body.checkpoints
+    expect(Array.isArray(none)).toBe(true)
+    expect((await d.request('GET', '/v1/ledger/checkpoints?limit=0')).status).toBe(400)
   })
 })
 

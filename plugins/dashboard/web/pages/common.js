@@ -6,7 +6,11 @@ import { html } from '../html.js'
 export function useLoad(load, deps) {
   const [state, setState] = useState({})
   const run = () => load().then((data) => setState({ data }), (error) => setState({ error }))
-  useEffect(() => void run(), deps)
+  // A new subject (another seq) drops the old answer at once: no stale page, no stale link, while it loads.
+  useEffect(() => {
+    setState({})
+    run()
+  }, deps)
   return { ...state, reload: run }
 }
 

@@ -5,7 +5,7 @@ import { get } from '../api.js'
 import { html } from '../html.js'
 import { href, setParams } from '../route.js'
 import { equalBytes, fromBase64, parseCheckpoint, verifyConsistency, verifyNote } from '../verify.js'
-import { Failure, Fields, Steps, useLoad } from './common.js'
+import { Failure, Fields, Steps, Table, useLoad } from './common.js'
 
 const REMEMBERED = 'svc-dashboard-roots'
 
@@ -40,6 +40,7 @@ export async function verifyGrowth(c, root) {
 export function LedgerPage({ route }) {
   const p = route.params
   const { data: root, error } = useLoad(() => get('/v1/ledger/root'), [])
+  const { data: history } = useLoad(() => get('/v1/ledger/checkpoints?limit=50'), [])
   const [steps, setSteps] = useState(null)
   const [found, setFound] = useState(null)
   if (error) return html`<${Failure} error=${error} />`
@@ -84,6 +85,8 @@ export function LedgerPage({ route }) {
   return html`<section>
     <${Fields} rows=${[['origin', root.origin], ['tree size', root.tree_size], ['root', root.root_hex], ['signer', root.signer], ['session', root.session_id]]} />
     ${root.checkpoint ? html`<h2>Signed checkpoint</h2><pre data-testid="checkpoint">${root.checkpoint}</pre>` : html`<p>No signed checkpoint: no session with a signing key is active.</p>`}
+    <h2>Checkpoint history</h2>
+    ${history ? html`<${Table} testid="checkpoints" columns=${[['tree size', (c) => c.tree_size], ['root', (c) => c.root], ['signed by', (c) => c.signer_kid], ['at', (c) => c.created_at], ['', (c) => html`<a href=${href('ledger', undefined, { ...p, from: c.tree_size })}>prove growth since</a>`]]} rows=${history.checkpoints} />` : null}
     <h2>Consistency</h2>
     <p>Proves that the tree of the first <em>from</em> leaves is a prefix of the signed tree now (nothing was rewritten).</p>
     <form class="inline" onSubmit=${(e) => (e.preventDefault(), setParams('ledger', undefined, { ...p, from: e.target.elements.from.value }))}>
