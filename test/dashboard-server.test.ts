@@ -223,6 +223,18 @@ describe('routes the dashboard added to the API', () => {
     expect(gateStats(d.engine.ledger.store, Date.now() + 31 * day)).toEqual([])
   })
 
+  it('explains every gate for the stored call of a decision (operator only: the reasons can quote the call)', async () => {
+    const sid = await d.session()
+    const seq = (await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'claude-code', tool: 'Bash', input: { command: 'git reset --hard' } })).body.ledger_seq
+    expect((await d.request('GET', `/v1/ledger/calls/${seq}/trace`)).status).toBe(401)
+    const auth = { authorization: `Bearer ${await d.operatorToken()}` }
+    const r = await d.request('GET', `/v1/ledger/calls/${seq}/trace`, undefined, auth)
+    expect(r.body).toMatchObject({ seq, verdict: 'deny', rule_id: 'git.reset-hard', policy_hash: d.engine.policy.hash, recorded_policy_hash: d.engine.policy.hash })
+    expect(r.body.gates.find((g: { id: string }) => g.id === 'git.reset-hard')).toMatchObject({ layer: 'daemon', matched: true, on_hit: 'deny' })
+    expect(r.body.gates.some((g: { matched: boolean }) => !g.matched)).toBe(true)
+    expect((await d.request('GET', '/v1/ledger/calls/0/trace', undefined, auth)).status).toBe(404)
+  })
+
   it('lists the signed checkpoints newest first', async () => {
     const none = (await d.request('GET', '/v1/ledger/checkpoints')).body.checkpoints
     expect(Array.isArray(none)).toBe(true)

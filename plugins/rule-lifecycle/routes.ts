@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Engine } from '../../core/index.ts'
 import { applyCase, revertApply } from './apply.ts'
 import { buildBundle, bundleBytes, redactedSummary } from './bundle.ts'
+import { callTraceRoute } from './call-trace.ts'
 import { caseEvent, casePolicyHash } from './case-event.ts'
 import { draftReplacement, type BundleView } from './draft.ts'
 import type { Fixture } from './fixtures.ts'
@@ -136,6 +137,8 @@ export function falsePositiveRoutes(payloads: () => PayloadStore) {
         return { reverted: true, apply_seq: journal.apply_seq, revert_seq: entry.seq, path: journal.path, gate_id: journal.gate_id }
       },
     })
+
+    callTraceRoute(app, engine, payloads)
 
     app.get<{ Querystring: { seqs: string } }>('/v1/ledger/calls', {
       schema: {
