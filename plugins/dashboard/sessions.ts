@@ -36,6 +36,8 @@ export class DashboardSessions {
   cookieName = 'svc_dashboard'
 
   create(token: string, expiresAt: number): { id: string; session: DashboardSession } {
+    const now = Date.now()
+    for (const [old, s] of this.#sessions) if (s.expiresAt <= now) this.#sessions.delete(old)
     const id = randomBytes(32).toString('base64url')
     const session = { token, csrf: randomBytes(32).toString('base64url'), expiresAt }
     this.#sessions.set(id, session)
