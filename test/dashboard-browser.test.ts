@@ -146,7 +146,7 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
     await page.getByTestId('steps-result').filter({ hasText: 'verified: every step passed' }).waitFor()
     const steps = page.locator('[data-testid="steps"] li')
     expect(await steps.count()).toBe(6)
-    expect(await steps.evaluateAll((li) => li.map((l) => l.getAttribute('data-ok')))).toEqual(Array(6).fill('true'))
+    expect(await steps.evaluateAll((li: { getAttribute(name: string): string | null }[]) => li.map((l) => l.getAttribute('data-ok')))).toEqual(Array(6).fill('true'))
     await shot('decision')
   })
 
@@ -253,7 +253,7 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
     const entries = (await d.request('GET', '/v1/ledger/entries?rule=git.reset-hard&limit=1000')).body.entries as { leaf: { verdict: string } }[]
     const denies = entries.filter((e) => e.leaf.verdict === 'deny').length
     expect(denies).toBeGreaterThan(3)
-    expect(await row.locator('td').evaluateAll((tds) => tds.slice(5, 9).map((td) => td.textContent))).toEqual([String(denies), String(denies), String(denies), `${denies} / 0 / 0`])
+    expect(await row.locator('td').evaluateAll((tds: { textContent: string | null }[]) => tds.slice(5, 9).map((td) => td.textContent))).toEqual([String(denies), String(denies), String(denies), `${denies} / 0 / 0`])
     await shot('gates')
     await page.goto(`${base}/#/sessions`)
     await page.getByTestId('sessions').waitFor()
