@@ -8,6 +8,7 @@ import { parsePortList, svcPortSet } from '../core/match/svc-ports.ts'
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 export const SHIPPED_POLICIES_DIR = join(PROJECT_ROOT, 'policies')
 export const DEFAULT_PORT = 7878
+export const DEFAULT_DASHBOARD_PORT = 7879
 export const VERSION: string = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version
 
 /** `$SVC_HOME`, else `~/.svc`. */

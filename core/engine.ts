@@ -72,7 +72,8 @@ export interface Engine {
   readonly log: Logger
   mode(): Mode
   /** Changes the mode: a `mode_changed` control leaf first (who, from, to), then the sealed state row. */
-  setMode(mode: Mode, who: string): Promise<LedgerEntry>
+  /** Sets the daemon mode and ledgers who did it (and why, when a reason is given). */
+  setMode(mode: Mode, who: string, reason?: string): Promise<LedgerEntry>
   /** Whether guardrail evaluators run after a local allow (persisted; on by default). */
   guardrailsEnabled(): boolean
   setGuardrailsEnabled(enabled: boolean): void
@@ -279,11 +280,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     home: opts.home,
     log: opts.log,
     mode: () => mode,
-    async setMode(next, who) {
+    async setMode(next, who, reason) {
       const previous = mode
       // A change whose sealed row could not be written would refuse the next start: check first.
       state.assertWritable()
-      const entry = await recordEvent('mode_changed', { who, from: previous, to: next }, `daemon mode ${previous} -> ${next} by ${who}`)
+      const entry = await recordEvent('mode_changed', { who, from: previous, to: next, ...(reason ? { reason } : {}) }, `daemon mode ${previous} -> ${next} by ${who}${reason ? `: ${reason}` : ''}`)
       mode = next
       try {
         state.setModeRow(sealMode(sealer, next, entry.seq))

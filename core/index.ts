@@ -26,10 +26,13 @@ export { GuardrailFailure, malformed, type ProviderWire } from './guardrail/wire
 export {
   applyPlugins,
   createRegistries,
+  daemonListeners,
   defineGateKind,
   extensionRegistry,
   lazyRoutes,
   registerOnce,
+  type DaemonListener,
+  type DaemonListenerOptions,
   type EnginePlugin,
   type EvaluatorKind,
   type EvaluatorWhere,
@@ -63,6 +66,7 @@ export { mcpToolName, UNRESOLVED_MCP_SERVER } from './match/mcp-names.ts'
 export { PROXY_SUBCOMMAND, unwrapArgs, wrapArgs, type WrappedCommand } from './mcp-wrap.ts'
 export { GateCompiler, type CompiledGate, type CompiledNode, type DisabledBy } from './policy/compile.ts'
 export { evaluateNode, type GateTrace, type NodeTrace } from './policy/evaluate.ts'
+export { explainGates, explainNode, type GateLine, type NodeExplanation } from './policy/explain-node.ts'
 export { MAX_POLICY_BYTES, parsePolicy, type ParsedPolicy, type RawGate } from './policy/parse.ts'
 export { GATE_ID_PATTERN, gateSchema, policyFileSchema } from './policy/schema.ts'
 export { REPO_POLICY_FILE, type PolicySource } from './policy/sources.ts'
@@ -97,3 +101,4 @@ export { ABSOLUTE_PATH } from './server/routes/schemas.ts'
 export { checkpointText, noteKeyId, noteVerifierKey, parseCheckpoint, signNote, verifyNote } from './ledger/signed-note.ts'
 export { verifyConsistency } from './ledger/proof-verify.ts'
 export { newSeed, signingKeyFromSeed, signNative, verifyNative, type SigningKey } from './ledger/ed25519.ts'
+export { browserRefusal, extraAllowedHosts } from './server/browser-guard.ts'

@@ -100,6 +100,28 @@ export interface EvaluatorKind {
   compile(value: unknown, where: EvaluatorWhere): CompiledEvaluator
 }
 
+/**
+ * A second HTTP surface the daemon serves on a port of its own (the web dashboard). `build` gets the daemon's
+ * API app so the surface can answer through it in-process (same routes, same ledger entries) and never listens:
+ * the daemon does. Registered with `daemonListeners(registry).set(name, listener)`.
+ */
+export interface DaemonListener {
+  readonly name: string
+  build(api: FastifyInstance, opts: DaemonListenerOptions): Promise<FastifyInstance>
+}
+
+export interface DaemonListenerOptions {
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly log: Logger
+  /** What `svc doctor` finds (hooks per harness, shim, session, policy, ledger, problems), computed by the CLI side. */
+  readonly doctor?: () => Promise<unknown>
+}
+
+/** The listeners plugins registered (at most the dashboard today). */
+export function daemonListeners(registry: Registries): Map<string, DaemonListener> {
+  return extensionRegistry<DaemonListener>(registry, 'listener')
+}
+
 /** Map-backed registries, one set per engine. */
 export interface Registries {
   readonly gateKinds: Map<string, GateKind>

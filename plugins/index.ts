@@ -5,6 +5,7 @@
 import type { EnginePlugin } from '../core/index.ts'
 import command from './gates/command/index.ts'
 import commandRegex from './gates/command-regex/index.ts'
+import dashboard from './dashboard/index.ts'
 import jsonpath from './gates/jsonpath/index.ts'
 import mcp from './gates/mcp/index.ts'
 import path from './gates/path/index.ts'
@@ -18,4 +19,4 @@ import normaliseToolInput from './normalise-tool-input/index.ts'
 import ruleLifecycle from './rule-lifecycle/index.ts'
 import shellAnalysis from './shell-analysis/index.ts'
 
-export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, shellAnalysis, tool, commandRegex, command, signal, path, url, jsonpath, mcp, installer, mcpPin, guardrails, ruleLifecycle]
+export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, shellAnalysis, tool, commandRegex, command, signal, path, url, jsonpath, mcp, installer, mcpPin, guardrails, ruleLifecycle, dashboard]

@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { startDaemon } from '../daemon/start.ts'
 import type { CliIo } from '../io.ts'
-import { DEFAULT_PORT, svcHome } from '../paths.ts'
+import { DEFAULT_DASHBOARD_PORT, DEFAULT_PORT, svcHome } from '../paths.ts'
 import { mintOnDaemon } from '../signer/mint-flow.ts'
 
 function parsePort(value: string): number {
@@ -11,23 +11,41 @@ function parsePort(value: string): number {
   return port
 }
 
+/**
+ * The dashboard's port: `--dashboard-port`, else `SVC_DASHBOARD_PORT`, else 7879 next to the default API port and
+ * a free one (logged) next to any other, so two daemons on different API ports never fight over 7879.
+ */
+export function dashboardPort(flag: number | undefined, env: NodeJS.ProcessEnv, apiPort: number): number {
+  if (flag !== undefined) return flag
+  const raw = env.SVC_DASHBOARD_PORT
+  if (raw !== undefined && raw !== '') {
+    try {
+      return parsePort(raw)
+    } catch {
+      throw new Error(`SVC_DASHBOARD_PORT=${raw}: must be a port number from 0 to 65535`)
+    }
+  }
+  return apiPort === DEFAULT_PORT ? DEFAULT_DASHBOARD_PORT : 0
+}
+
 export function makeDaemonCommand(io: CliIo): Command {
   return new Command('daemon')
     .description('run the svc daemon in the foreground (API on 127.0.0.1)')
     .addOption(new Option('--port <port>', 'API port').default(DEFAULT_PORT).argParser(parsePort))
+    .addOption(new Option('--dashboard-port <port>', 'web dashboard port (default $SVC_DASHBOARD_PORT, else 7879 with the default --port, else any free port; 0 picks one)').argParser(parsePort))
     .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
     .option('--host <address>', 'listen address (default 127.0.0.1; 0.0.0.0 inside a container)')
     .option('--allow-non-loopback', 'allow a non-loopback --host outside a container (exposes the API)')
     .option('--new-ledger', 'start a new ledger although $SVC_HOME/checkpoints.log or the ledger marker says one existed here (only over an absent or empty ledger.db; the new ledger\'s first leaf names the one it replaces)')
     .option('--dev-session', 'after start, mint a development session with the software signer (needs SVC_ALLOW_SOFTWARE_SIGNER=1; `npm start` sets it)')
-    .action(async (opts: { port: number; home?: string; host?: string; allowNonLoopback?: boolean; devSession?: boolean; newLedger?: boolean }) => {
+    .action(async (opts: { port: number; dashboardPort?: number; home?: string; host?: string; allowNonLoopback?: boolean; devSession?: boolean; newLedger?: boolean }) => {
       const home = svcHome(io.env, opts.home)
       // Handlers go in before the daemon announces itself: a SIGTERM right after "listening" still shuts down gracefully.
       let signalled: string | undefined
       let onSignal: (signal: string) => void = (signal) => void (signalled = signal)
       process.once('SIGTERM', () => onSignal('SIGTERM'))
       process.once('SIGINT', () => onSignal('SIGINT'))
-      const daemon = await startDaemon({ home, port: opts.port, host: opts.host, allowNonLoopback: opts.allowNonLoopback, env: io.env, newLedger: opts.newLedger })
+      const daemon = await startDaemon({ home, port: opts.port, host: opts.host, allowNonLoopback: opts.allowNonLoopback, env: io.env, newLedger: opts.newLedger, dashboardPort: dashboardPort(opts.dashboardPort, io.env, opts.port) })
       if (opts.devSession) {
         try {
           const minted = await mintOnDaemon(io, { tier: 'software', home, baseUrl: daemon.url })

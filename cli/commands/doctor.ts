@@ -96,6 +96,12 @@ export function sandboxProbes(report: StatusReport, userHome: string, env: NodeJ
   return out
 }
 
+/** Everything doctor checks: the status report and its problems plus harness configs that drifted from their schema. */
+export async function doctorCheck(url: string, home: string, userHome: string): Promise<{ report: StatusReport; problems: Problem[] }> {
+  const report = await collectStatus(url, home)
+  return { report, problems: [...report.problems, ...schemaDrift(report.hooks, userHome)] }
+}
+
 export function makeDoctorCommand(io: CliIo): Command {
   return new Command('doctor')
     .description('check everything status checks and offer fixes (a stale shim, removed hook entries, a changed daemon URL, an invalid harness config)')
@@ -106,10 +112,7 @@ export function makeDoctorCommand(io: CliIo): Command {
     .action(async (opts: { url?: string; home?: string; fix?: boolean; probe?: boolean }) => {
       const url = daemonUrl(io.env, opts.url)
       const home = svcHome(io.env, opts.home)
-      const check = async () => {
-        const report = await collectStatus(url, home)
-        return { report, problems: [...report.problems, ...schemaDrift(report.hooks, userHomeOf(io.env))] }
-      }
+      const check = () => doctorCheck(url, home, userHomeOf(io.env))
       let { report, problems } = await check()
       if (opts.fix && problems.some((p) => p.fix)) {
         for (const line of applyFixes(problems, report, userHomeOf(io.env))) io.out(`fixed: ${line}`)

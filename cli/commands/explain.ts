@@ -6,9 +6,8 @@
  */
 import { Command } from 'commander'
 import pino from 'pino'
-import { createEngine, type Decision, type EvalRequest, type GateTrace, type LayerName, type ToolCall } from '../../core/index.ts'
+import { createEngine, explainGates, type Decision, type EvalRequest, type GateLine, type GateTrace, type ToolCall } from '../../core/index.ts'
 import { harnessCall } from '../../plugins/rule-lifecycle/harness-call.ts'
-import { explainNode } from '../explain/trace.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { daemonPort, protectedPorts, SHIPPED_POLICIES_DIR, svcHome, userHomeOf } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
@@ -21,16 +20,6 @@ interface Options {
   cwd?: string
   home?: string
   json?: boolean
-}
-
-/** One evaluated gate in the explanation. */
-export interface GateLine {
-  readonly layer: LayerName
-  readonly source: string
-  readonly id: string
-  readonly on_hit: string
-  readonly matched: boolean
-  readonly why: string
 }
 
 /** Builds the `svc explain` command. */
@@ -70,7 +59,7 @@ export function makeExplainCommand(io: CliIo): Command {
         const trace: GateTrace[] = []
         const { request, decision } = await engine.decide(call, undefined, trace)
         const ctx = engine.evalContext()
-        const gates: GateLine[] = trace.map(({ layer, gate, matched, node }) => ({ layer, source: gate.source, id: gate.id, on_hit: gate.evaluators.length > 0 ? 'guardrail' : gate.onHit, matched: matched !== undefined, why: explainNode(node).why }))
+        const gates = explainGates(trace)
         if (opts.json) io.out(JSON.stringify({ mode: engine.mode(), svc_ports: ctx.svcPorts, request: summary(request), gates, decision: verdictOf(decision) }, null, 2))
         else io.out(render(engine.mode(), request, gates, decision, ctx.svcPorts))
         if (opts.exitCode && decision.verdict === 'deny') throw new CliError(`denied${decision.ruleId ? ` by ${decision.ruleId}` : ''}`)

@@ -10,7 +10,8 @@ export function makeModeCommand(io: CliIo): Command {
     .addArgument(new Argument('[mode]', 'new mode').choices(['monitor', 'firewall']))
     .option('--url <url>', 'daemon base URL')
     .option('--password-stdin', 'read the operator password from stdin')
-    .action(async (mode: string | undefined, opts: { url?: string; passwordStdin?: boolean }) => {
+    .option('--reason <text>', 'why (kept in the mode_changed ledger entry)')
+    .action(async (mode: string | undefined, opts: { url?: string; passwordStdin?: boolean; reason?: string }) => {
       const url = daemonUrl(io.env, opts.url)
       if (!mode) {
         io.out((await callDaemon<{ mode: string }>(url, '/v1/mode')).mode)
@@ -18,7 +19,7 @@ export function makeModeCommand(io: CliIo): Command {
       }
       const password = opts.passwordStdin ? await io.ask('operator password: ', { hidden: true }) : undefined
       const token = await operatorToken(url, io, password)
-      const res = await callDaemon<{ mode: string; previous: string }>(url, '/v1/mode', { method: 'PATCH', body: { mode }, token })
+      const res = await callDaemon<{ mode: string; previous: string }>(url, '/v1/mode', { method: 'PATCH', body: { mode, ...(opts.reason ? { reason: opts.reason } : {}) }, token })
       io.out(`mode: ${res.previous} -> ${res.mode}`)
     })
 }

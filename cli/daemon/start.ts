@@ -8,14 +8,14 @@ import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { daemonLogger } from './log.ts'
 import { trustKeysFromEnv } from './trust-env.ts'
-import { createEngine, type Engine } from '../../core/index.ts'
+import { createEngine, daemonListeners, type Engine } from '../../core/index.ts'
 import { parseDuration } from '../../core/duration.ts'
 import { SessionStore } from '../../core/sessions/store.ts'
 import { buildApp } from '../../core/server/app.ts'
 import { createAuthService } from '../../core/server/auth.ts'
 import { SqliteLedger } from '../../core/ledger/ledger.ts'
 import { ledgerMarkerPath } from '../../core/ledger/ledger-guard.ts'
-import { protectedPorts, SHIPPED_POLICIES_DIR, VERSION } from '../paths.ts'
+import { protectedPorts, SHIPPED_POLICIES_DIR, userHomeOf, VERSION } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
 import { startOtlpExport } from '../fleet/otlp-daemon.ts'
 import { startWitnessing } from '../fleet/witness-daemon.ts'
@@ -30,12 +30,16 @@ export interface DaemonOptions {
   readonly policiesDir?: string
   /** `--new-ledger`: start a new ledger where evidence says one existed (its first leaf names what it replaces). */
   readonly newLedger?: boolean
+  /** Port of the web dashboard (0 = pick one); undefined serves no dashboard. */
+  readonly dashboardPort?: number
 }
 
 export interface RunningDaemon {
   readonly app: FastifyInstance
   readonly engine: Engine
   readonly url: string
+  /** The dashboard's base URL when one is served. */
+  readonly dashboardUrl?: string
   close(): Promise<void>
 }
 
@@ -86,8 +90,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const auth = createAuthService(opts.home, opts.env)
     const app = await buildApp({ engine, auth, version: VERSION, env: { ...opts.env }, logger: log })
     const address = await app.listen({ port: opts.port, host })
-    const bound = app.server.address()
-    if (bound !== null && typeof bound === 'object') engine.setSvcPorts([...svcPorts, bound.port])
+    const dashboard = opts.dashboardPort === undefined ? undefined : await listenDashboard(app, engine, opts.dashboardPort, host, opts.env, log)
+    engine.setSvcPorts([...svcPorts, boundPort(app), ...(dashboard ? [boundPort(dashboard)] : [])].filter((p): p is number => p !== undefined))
+    const dashboardUrl = dashboard ? loopbackUrl(`http://${host.includes(':') ? `[${host}]` : host}:${boundPort(dashboard)}`) : undefined
     // Off the hook path: ships committed leaves to an OpenTelemetry collector when SVC_OTLP_ENDPOINT is set.
     let otlp: ReturnType<typeof startOtlpExport>
     let witnessing: ReturnType<typeof startWitnessing>
@@ -96,17 +101,20 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       witnessing = startWitnessing(opts.home, opts.env, ledger, log)
     } catch (err) {
       await otlp?.stop()
+      await dashboard?.close()
       await app.close()
       throw err
     }
-    log.info({ address, home: opts.home, mode: engine.mode(), policy_hash: engine.policy.hash, protected_ports: engine.svcPorts() }, 'svc daemon listening')
+    log.info({ address, ...(dashboardUrl ? { dashboard: dashboardUrl } : {}), home: opts.home, mode: engine.mode(), policy_hash: engine.policy.hash, protected_ports: engine.svcPorts() }, 'svc daemon listening')
     let closing: Promise<void> | undefined
     return {
       app,
       engine,
-      url: address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]'),
+      url: loopbackUrl(address),
+      ...(dashboardUrl ? { dashboardUrl } : {}),
       close() {
         closing ??= (async () => {
+          await dashboard?.close()
           await app.close()
           await otlp?.stop()
           await witnessing?.stop()
@@ -119,4 +127,31 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     await engine.close()
     throw err
   }
+}
+
+function boundPort(app: FastifyInstance): number | undefined {
+  const bound = app.server.address()
+  return bound !== null && typeof bound === 'object' ? bound.port : undefined
+}
+
+function loopbackUrl(address: string): string {
+  return address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]')
+}
+
+/** The dashboard plugin's second listener on its own port (same bind address as the API); none when no plugin offers one. */
+async function listenDashboard(api: FastifyInstance, engine: Engine, port: number, host: string, env: NodeJS.ProcessEnv, log: Logger): Promise<FastifyInstance | undefined> {
+  const listener = daemonListeners(engine.registry).get('dashboard')
+  if (!listener) return undefined
+  const apiUrl = loopbackUrl(`http://${host.includes(':') ? `[${host}]` : host}:${boundPort(api)}`)
+  // The Health page shows what `svc doctor` finds; its modules load only when the page asks.
+  const doctor = async () => (await import('../commands/doctor.ts')).doctorCheck(apiUrl, engine.home, userHomeOf(env))
+  const app = await listener.build(api, { env: { ...env }, log: log.child({ surface: 'dashboard' }), doctor })
+  try {
+    await app.listen({ port, host })
+  } catch (err) {
+    await app.close()
+    await api.close()
+    throw new Error(`the dashboard cannot listen on ${host}:${port}: ${(err as Error).message} (choose another with --dashboard-port or SVC_DASHBOARD_PORT; 0 picks a free one)`)
+  }
+  return app
 }

@@ -180,6 +180,11 @@ export class LedgerStore {
     return row ? toCheckpointRow(row) : undefined
   }
 
+  /** The newest `limit` checkpoints, newest first. */
+  recentCheckpoints(limit: number): CheckpointRow[] {
+    return (this.db.prepare('SELECT * FROM checkpoints ORDER BY tree_size DESC LIMIT ?').all(limit) as Record<string, unknown>[]).map(toCheckpointRow)
+  }
+
   checkpoints(): CheckpointRow[] {
     return (this.db.prepare('SELECT * FROM checkpoints ORDER BY tree_size').all() as Record<string, unknown>[]).map(toCheckpointRow)
   }

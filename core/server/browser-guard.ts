@@ -29,11 +29,15 @@ export function isOwnHost(host: string, localPort: number | undefined, extra: Re
   return port === String(localPort) || (port === '' && localPort === 80)
 }
 
-function refusal(request: FastifyRequest, extra: ReadonlySet<string>): string | undefined {
-  if (request.method === 'OPTIONS') return 'CORS preflight refused: the svc API is not for browsers'
+/**
+ * Why a request is not for `surface` (`this daemon`, `this dashboard`), or undefined when it may proceed: a
+ * preflight, a Host naming something else, another browser origin, a cross-site fetch.
+ */
+export function browserRefusal(request: FastifyRequest, extra: ReadonlySet<string>, surface = 'this daemon'): string | undefined {
+  if (request.method === 'OPTIONS') return `CORS preflight refused: ${surface} answers no other origin`
   const host = request.headers.host ?? ''
   if (!isOwnHost(host, request.socket.localPort, extra)) {
-    return `Host "${host.slice(0, 100)}" is not this daemon (expected 127.0.0.1, localhost or [::1] with its port; add others to SVC_ALLOWED_HOSTS)`
+    return `Host "${host.slice(0, 100)}" is not ${surface} (expected 127.0.0.1, localhost or [::1] with its port; add others to SVC_ALLOWED_HOSTS)`
   }
   const origin = request.headers.origin
   if (origin !== undefined && origin.toLowerCase() !== `http://${host.toLowerCase()}`) return `requests from the browser origin "${origin.slice(0, 100)}" are refused`
@@ -46,7 +50,7 @@ function refusal(request: FastifyRequest, extra: ReadonlySet<string>): string | 
 export function installBrowserGuard(app: FastifyInstance, env: Readonly<Record<string, string | undefined>>): void {
   const extra = extraAllowedHosts(env)
   app.addHook('onRequest', async (request) => {
-    const reason = refusal(request, extra)
+    const reason = browserRefusal(request, extra)
     if (reason) throw new ApiProblem(403, 'browser_refused', reason)
   })
 }

@@ -7,7 +7,9 @@ import type { FastifyInstance } from 'fastify'
 import type { Engine } from '../../core/index.ts'
 import { applyCase, revertApply } from './apply.ts'
 import { buildBundle, bundleBytes, redactedSummary } from './bundle.ts'
+import { callTraceRoute } from './call-trace.ts'
 import { caseEvent, casePolicyHash } from './case-event.ts'
+import { draftReplacement, type BundleView } from './draft.ts'
 import type { Fixture } from './fixtures.ts'
 import type { PayloadStore } from './payload-store.ts'
 import { TARGET_CHOICES } from './target.ts'
@@ -87,6 +89,21 @@ export function falsePositiveRoutes(payloads: () => PayloadStore) {
       },
     })
 
+    app.get<{ Params: { seq: string } }>('/v1/false-positives/cases/:seq/draft', {
+      schema: {
+        summary: 'The replacement draft for a case (the matched gate minus exactly this call), as `svc false-positive <seq>` writes it; untrusted until validated',
+        params: seqParam,
+        response: { 200: { type: 'object', required: ['replacement_yaml', 'exact'], properties: { replacement_yaml: { type: 'string' }, exact: { type: 'boolean', description: 'false when the exclusion could not be made exact (a redacted call, no command or path)' } } }, 404: problem, 409: problem, 410: problem, 422: problem },
+      },
+      handler: async (request) => {
+        const c = caseEvent(engine, payloads(), Number(request.params.seq))
+        const disabled = engine.policy.isDisabled(c.gate) || (c.repo !== undefined && engine.policy.repoDisables(c.repo).has(c.gate.id))
+        const bundle = JSON.parse(bundleBytes(buildBundle(c, { policyHash: casePolicyHash(engine, c.repo), home: home(), disabled, raw: false })).toString()) as BundleView
+        const draft = draftReplacement(bundle)
+        return { replacement_yaml: draft.yaml, exact: draft.exact }
+      },
+    })
+
     app.post<{ Body: CaseBody }>('/v1/false-positives/validate', {
       schema: { summary: 'Validates a replacement gate against a case: parses, does not match the original event, still blocks the gate’s malicious examples', body: caseBody, response: { 200: validation, 404: problem, 409: problem, 410: problem, 422: problem } },
       handler: async (request) => validationView(await validateCase(engine, payloads(), request.body)),
@@ -120,6 +137,8 @@ export function falsePositiveRoutes(payloads: () => PayloadStore) {
         return { reverted: true, apply_seq: journal.apply_seq, revert_seq: entry.seq, path: journal.path, gate_id: journal.gate_id }
       },
     })
+
+    callTraceRoute(app, engine, payloads)
 
     app.get<{ Querystring: { seqs: string } }>('/v1/ledger/calls', {
       schema: {

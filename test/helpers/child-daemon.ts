@@ -15,7 +15,7 @@ export interface ChildDaemon {
 }
 
 export async function spawnDaemon(home: string, env: NodeJS.ProcessEnv = {}): Promise<ChildDaemon> {
-  const child = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['daemon', '--port', '0', '--home', home], { env: { PATH: process.env.PATH, HOME: home, ...env } })
+  const child = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['daemon', '--port', '0', '--dashboard-port', '0', '--home', home], { env: { PATH: process.env.PATH, HOME: home, ...env } })
   let logs = ''
   let exited = false
   child.stdout!.on('data', (b: Buffer) => (logs += b.toString()))

@@ -17,7 +17,7 @@ export interface DaemonProcess {
 /** Starts `svc daemon --port 0 [args]`; rejects with its stderr when it exits before listening. */
 export function startDaemonProcess(env: NodeJS.ProcessEnv, args: readonly string[] = []): Promise<DaemonProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(SVC, ['daemon', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(SVC, ['daemon', '--port', '0', '--dashboard-port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     let err = ''
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()))

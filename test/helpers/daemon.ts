@@ -22,10 +22,11 @@ export function tempDir(prefix = 'svc-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
 }
 
-export async function startTestDaemon(opts: { env?: NodeJS.ProcessEnv; home?: string; policiesDir?: string; log?: Logger } = {}): Promise<TestDaemon> {
+/** `dashboard: true` also serves the web dashboard, on an ephemeral port like the API (never 7879). */
+export async function startTestDaemon(opts: { env?: NodeJS.ProcessEnv; home?: string; policiesDir?: string; log?: Logger; dashboard?: boolean } = {}): Promise<TestDaemon> {
   const home = opts.home ?? tempDir()
   const env = { SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: 'correct horse battery', ...opts.env }
-  const daemon = await startDaemon({ home, port: 0, env, log: opts.log ?? pino({ level: 'silent' }), policiesDir: opts.policiesDir })
+  const daemon = await startDaemon({ home, port: 0, env, log: opts.log ?? pino({ level: 'silent' }), policiesDir: opts.policiesDir, ...(opts.dashboard ? { dashboardPort: 0 } : {}) })
   const request: TestDaemon['request'] = async (method, path, body, headers = {}) => {
     const res = await fetch(`${daemon.url}${path}`, {
       method,

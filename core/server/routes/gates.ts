@@ -1,6 +1,7 @@
 /** GET /v1/gates and GET /v1/policy/view: the live gates with their source, state and counters. */
 import type { FastifyInstance } from 'fastify'
 import type { CompiledGate } from '../../policy/compile.ts'
+import { gateStats } from '../../ledger/gate-stats.ts'
 import { gateKey } from '../../state/state-db.ts'
 import { ABSOLUTE_PATH } from './schemas.ts'
 
@@ -68,6 +69,36 @@ export default async function gateRoutes(app: FastifyInstance): Promise<void> {
           return { id: g.id, source: g.source, layer: g.layer, on_hit: g.onHit, disabled: false, matched_count: stats.matched, last_hit_at: stats.lastHitAt ? new Date(stats.lastHitAt).toISOString() : null }
         }),
     }),
+  })
+
+  app.get('/v1/gates/stats', {
+    schema: {
+      summary: 'Hits per gate from the ledger: last 24 h, 7 d and 30 d, the verdict split over 30 d, and the last hit',
+      response: {
+        200: {
+          type: 'object',
+          required: ['gates'],
+          properties: {
+            gates: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['rule_id', 'hits_24h', 'hits_7d', 'hits_30d', 'verdicts', 'last_hit_at'],
+                properties: {
+                  rule_id: { type: 'string' },
+                  hits_24h: { type: 'integer' },
+                  hits_7d: { type: 'integer' },
+                  hits_30d: { type: 'integer' },
+                  verdicts: { type: 'object', properties: { allow: { type: 'integer' }, deny: { type: 'integer' }, monitor_alert: { type: 'integer' } } },
+                  last_hit_at: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    handler: async () => ({ gates: gateStats(app.engine.ledger.store, Date.now()).map(({ last_hit_ms: last, ...s }) => ({ ...s, last_hit_at: new Date(last).toISOString() })) }),
   })
 
   app.get<{ Querystring: { cwd?: string } }>('/v1/policy/view', {

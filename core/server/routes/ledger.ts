@@ -159,6 +159,28 @@ export default async function ledgerRoutes(app: FastifyInstance): Promise<void> 
     },
   })
 
+  app.get<{ Querystring: { limit?: string } }>('/v1/ledger/checkpoints', {
+    schema: {
+      summary: 'Signed checkpoints issued so far, newest first: tree size, root, who signed, when, the signed note',
+      querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'string', pattern: '^[1-9][0-9]{0,3}$' } } },
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            checkpoints: {
+              type: 'array',
+              items: { type: 'object', properties: { tree_size: { type: 'integer' }, root: { type: 'string' }, signer_kid: { type: 'string' }, created_at: { type: 'string' }, note: { type: 'string' } } },
+            },
+          },
+        },
+      },
+    },
+    handler: async (request) => {
+      const rows = ledger.store.recentCheckpoints(Number(request.query.limit ?? 100))
+      return { checkpoints: rows.map((c) => ({ tree_size: c.treeSize, root: b64(c.root), signer_kid: c.signerKid, created_at: new Date(c.createdMs).toISOString(), note: c.note })) }
+    },
+  })
+
   app.post<{ Body: VerifyTuple }>('/v1/ledger/verify', {
     schema: {
       summary: 'Offline verification of a (leaf, seq, proof, root) tuple; touches no state',

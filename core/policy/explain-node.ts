@@ -3,7 +3,8 @@
  * held, which did not, and so why the gate matched or not. Nothing is evaluated here, so the explanation
  * is exactly what the daemon's evaluator did.
  */
-import type { NodeTrace } from '../../core/index.ts'
+import type { LayerName } from '../types.ts'
+import type { GateTrace, NodeTrace } from './evaluate.ts'
 
 /** The outcome of one `when` node and the reason. */
 export interface NodeExplanation {
@@ -41,4 +42,19 @@ export function explainNode(node: NodeTrace): NodeExplanation {
 function summarise(items: readonly string[]): string {
   const unique = [...new Set(items)]
   return unique.length > 3 ? `${unique.slice(0, 3).join('; ')}; ...` : unique.join('; ')
+}
+
+/** One evaluated gate as `svc explain` and the dashboard show it. */
+export interface GateLine {
+  readonly layer: LayerName
+  readonly source: string
+  readonly id: string
+  readonly on_hit: string
+  readonly matched: boolean
+  readonly why: string
+}
+
+/** Every gate the evaluator ran, in order, with whether it matched and why. */
+export function explainGates(trace: readonly GateTrace[]): GateLine[] {
+  return trace.map(({ layer, gate, matched, node }) => ({ layer, source: gate.source, id: gate.id, on_hit: gate.evaluators.length > 0 ? 'guardrail' : gate.onHit, matched: matched !== undefined, why: explainNode(node).why }))
 }
