@@ -9,6 +9,7 @@ import { Command } from 'commander'
 import type { HarnessDefinition } from '../../core/index.ts'
 import { harnessPlugins } from '../../harnesses/index.ts'
 import { applyInstall, installShim } from '../../plugins/installer/apply.ts'
+import { harnessEnvOf } from '../../plugins/installer/harness-env.ts'
 import { parseJsoncStrict } from '../../plugins/installer/jsonc-edit.ts'
 import { planInstall } from '../../plugins/installer/plan.ts'
 import { schemaProblems } from '../../plugins/installer/validate.ts'
@@ -20,11 +21,11 @@ import { renderStatus } from './status.ts'
 const registered = (): ReadonlyMap<string, HarnessDefinition> => new Map(harnessPlugins.map((p) => [p.harness.id, p.harness]))
 
 /** Harness configs svc edited that no longer validate against the harness's schema (no automatic fix). */
-export function schemaDrift(hooks: readonly HarnessHooks[], userHome: string): Problem[] {
+export function schemaDrift(hooks: readonly HarnessHooks[], userHome: string, vars: NodeJS.ProcessEnv = {}): Problem[] {
   const problems: Problem[] = []
   const defs = registered()
   for (const h of hooks) {
-    const location = defs.get(h.harness)?.configLocations({ home: userHome, env: {} }).find((l) => l.path === h.file && l.schema)
+    const location = defs.get(h.harness)?.configLocations(harnessEnvOf(vars, userHome)).find((l) => l.path === h.file && l.schema)
     if (!location?.schema) continue
     let found: string[]
     try {
@@ -43,7 +44,7 @@ export function schemaDrift(hooks: readonly HarnessHooks[], userHome: string): P
 }
 
 /** Applies the fixes `problems` offer; returns one line per fix done. */
-function applyFixes(problems: readonly Problem[], report: StatusReport, userHome: string): string[] {
+function applyFixes(problems: readonly Problem[], report: StatusReport, userHome: string, vars: NodeJS.ProcessEnv): string[] {
   const done: string[] = []
   if (problems.some((p) => p.fix?.kind === 'refresh-shim')) {
     installShim(report.home)
@@ -55,7 +56,7 @@ function applyFixes(problems: readonly Problem[], report: StatusReport, userHome
     const harnesses = reinstall.map((id) => defs.get(id)).filter((h): h is HarnessDefinition => h !== undefined)
     const installed = report.hooks.filter((h) => reinstall.includes(h.harness))
     const req = {
-      harnesses, scope: 'user' as const, env: { home: userHome, env: {} }, svcHome: report.home, daemonUrl: report.url,
+      harnesses, scope: 'user' as const, env: harnessEnvOf(vars, userHome), svcHome: report.home, daemonUrl: report.url,
       failOpen: false, transport: installed.some((h) => h.usesShim) || installed.length === 0 ? ('command' as const) : ('http' as const),
     }
     const plan = planInstall(req)
@@ -76,11 +77,11 @@ export function makeDoctorCommand(io: CliIo): Command {
       const home = svcHome(io.env, opts.home)
       const check = async () => {
         const report = await collectStatus(url, home)
-        return { report, problems: [...report.problems, ...schemaDrift(report.hooks, userHomeOf(io.env))] }
+        return { report, problems: [...report.problems, ...schemaDrift(report.hooks, userHomeOf(io.env), io.env)] }
       }
       let { report, problems } = await check()
       if (opts.fix && problems.some((p) => p.fix)) {
-        for (const line of applyFixes(problems, report, userHomeOf(io.env))) io.out(`fixed: ${line}`)
+        for (const line of applyFixes(problems, report, userHomeOf(io.env), io.env)) io.out(`fixed: ${line}`)
         ;({ report, problems } = await check())
       }
       io.out(renderStatus({ ...report, problems: [] }).replace(/\nprotection: .*$/s, ''))

@@ -9,6 +9,8 @@ import { Command, Option } from 'commander'
 import type { HarnessDefinition } from '../../core/index.ts'
 import { harnessPlugins, PLANNED_HARNESSES } from '../../harnesses/index.ts'
 import { applyInstall, applyUninstall, installShim } from '../../plugins/installer/apply.ts'
+import { harnessEnvOf } from '../../plugins/installer/harness-env.ts'
+import { TRUST_BY_HAND, trustCodexHooks } from '../../plugins/installer/codex-trust.ts'
 import { shimPath, shimState } from '../../plugins/installer/shim.ts'
 import { planInstall, planUninstall, type Plan } from '../../plugins/installer/plan.ts'
 import { HarnessSelectionError, selectHarnesses } from '../../plugins/installer/select.ts'
@@ -59,7 +61,7 @@ async function checkTier(io: CliIo, opts: CommonOptions): Promise<void> {
 }
 
 function selection(io: CliIo, opts: CommonOptions) {
-  const env = { home: userHomeOf(io.env), ...(opts.repo || opts.scope === 'repo' ? { repo: resolve(opts.repo ?? '.') } : {}), env: {} }
+  const env = harnessEnvOf(io.env, userHomeOf(io.env), opts.repo || opts.scope === 'repo' ? resolve(opts.repo ?? '.') : undefined)
   try {
     return { env, ...selectHarnesses(registered(), new Set(PLANNED_HARNESSES), opts.harness, env, opts.scope) }
   } catch (err) {
@@ -111,17 +113,37 @@ export function makeInstallCommand(io: CliIo): Command {
         if (opts.dryRun) return io.out(`would refresh the ${shim} shim ${shimPath(req.svcHome)}`)
         installShim(req.svcHome)
         io.out(`refreshed the ${shim} shim ${shimPath(req.svcHome)}; the hook entries were already current`)
-        return mintSession(io, opts)
+        await mintSession(io, opts)
+        return finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
       }
-      if (!(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))) return
+      if (!(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))) {
+        if (!opts.dryRun && plan.changes.length === 0) await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
+        return
+      }
       applyInstall(req, plan.token)
-      io.out(`installed svc hooks for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
+      io.out(`wrote svc hooks for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
       if (opts.withSkill && harnesses.some((h) => h.id === 'claude-code')) {
         const skill = installClaudeSkill(opts.scope === 'repo' ? env.repo! : env.home)
         io.out(`false-positive skill: ${skill.path}${skill.changed ? '' : ' (already installed)'}`)
       }
       await mintSession(io, opts)
+      await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
+      io.out(`installed svc hooks for ${harnesses.map((h) => h.id).join(', ')}`)
     })
+}
+
+/**
+ * Hooks a harness will not run until the user trusts them are not installed yet. Codex: trust exactly svc's
+ * own entries through Codex's app server; when that cannot be done, fail and say what to do by hand.
+ */
+async function finishHarnessTrust(io: CliIo, harnesses: readonly HarnessDefinition[], svcHomeDir: string, cwd: string): Promise<void> {
+  if (!harnesses.some((h) => h.id === 'codex')) return
+  const result = await trustCodexHooks({ svcHome: svcHomeDir, env: io.env, cwd, write: true })
+  if (result.problem) {
+    throw new CliError(`codex: svc's hook entries are written, but Codex will not run them: ${result.problem}.\nTo finish: ${TRUST_BY_HAND} (or put codex on PATH and re-run \`svc install --harness codex\`); \`svc status\` shows when they are trusted`)
+  }
+  if (result.changed.length > 0) io.out(`codex: trusted svc's ${result.changed.length} hook entr${result.changed.length === 1 ? 'y' : 'ies'} through Codex's app server (only svc's own)`)
+  else io.out(`codex: svc's ${result.ours.length} hook entries are trusted`)
 }
 
 /**
