@@ -76,7 +76,7 @@ export function makeDoctorCommand(io: CliIo): Command {
       const url = daemonUrl(io.env, opts.url)
       const home = svcHome(io.env, opts.home)
       const check = async () => {
-        const report = await collectStatus(url, home)
+        const report = await collectStatus(url, home, { userHome: userHomeOf(io.env), vars: io.env, cwd: process.cwd() })
         return { report, problems: [...report.problems, ...schemaDrift(report.hooks, userHomeOf(io.env), io.env)] }
       }
       let { report, problems } = await check()
