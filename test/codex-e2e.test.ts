@@ -4,13 +4,13 @@
  * first tool call is gated; a denied key read never runs and its reason reaches the model; an allowed echo
  * runs; a stopped daemon blocks (fail closed).
  */
-import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { findCodex } from '../plugins/installer/codex-app-server.ts'
 import { startFakeResponses, type FakeResponses } from './helpers/fake-openai-responses.ts'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
+import { spawnBounded } from './helpers/spawn-bounded.ts'
 
 const ROOT = new URL('..', import.meta.url).pathname
 const BIN = join(ROOT, 'node_modules/.bin')
@@ -24,14 +24,7 @@ let home: string
 let codexHome: string
 let work: string
 
-function run(cmd: string, args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<{ code: number; out: string }> {
-  const child = spawn(cmd, args, { cwd: work, env: { PATH, HOME: home, CODEX_HOME: codexHome, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  child.stdout.on('data', (c) => (out += c))
-  child.stderr.on('data', (c) => (out += c))
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-  return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code: code ?? -1, out }))))
-}
+const run = (cmd: string, args: string[], env: Record<string, string>) => spawnBounded(cmd, args, { cwd: work, env: { PATH, HOME: home, CODEX_HOME: codexHome, NO_COLOR: '1', ...env } })
 
 const svc = (args: string[], env: Record<string, string> = {}) => run(join(ROOT, 'cli/svc.sh'), args, { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery', ...env })
 const codex = (prompt: string) => run(CODEX!, ['exec', '--skip-git-repo-check', prompt], { SCRIPTED_KEY: 'test-key' })

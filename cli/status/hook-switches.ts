@@ -34,7 +34,20 @@ function read(file: string, format: 'json' | 'toml'): Record<string, unknown> | 
 }
 
 function claude(file: string): HookSwitch[] {
-  return read(file, 'json')?.disableAllHooks === true ? [{ harness: 'claude-code', file, setting: 'disableAllHooks: true' }] : []
+  const settings = read(file, 'json')
+  if (settings && !strictJson(file)) return [{ harness: 'claude-code', file, setting: 'a file that is not strict JSON (comments or trailing commas; Claude Code ignores all of it)' }]
+  return settings?.disableAllHooks === true ? [{ harness: 'claude-code', file, setting: 'disableAllHooks: true' }] : []
+}
+
+/** Claude Code reads settings.json with a strict JSON parser and ignores a file that fails it. */
+function strictJson(file: string): boolean {
+  try {
+    const text = readFileSync(file, 'utf8')
+    if (text.trim() !== '') JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
 }
 
 function gemini(file: string): HookSwitch[] {
