@@ -121,14 +121,14 @@ export function makeInstallCommand(io: CliIo): Command {
         return
       }
       applyInstall(req, plan.token)
-      io.out(`wrote svc hooks for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
+      // Not "installed" until every harness will run the entries (Codex: trusted); this throws when one will not.
+      await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
+      io.out(`installed svc hooks for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
       if (opts.withSkill && harnesses.some((h) => h.id === 'claude-code')) {
         const skill = installClaudeSkill(opts.scope === 'repo' ? env.repo! : env.home)
         io.out(`false-positive skill: ${skill.path}${skill.changed ? '' : ' (already installed)'}`)
       }
       await mintSession(io, opts)
-      await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
-      io.out(`installed svc hooks for ${harnesses.map((h) => h.id).join(', ')}`)
     })
 }
 

@@ -41,7 +41,7 @@ export class HookProtocol {
     const toolUseId = call.toolUseId ?? ''
     const key = toolUseId ? HookMemory.key(call.source, toolUseId) : undefined
     if (input.kind === 'outcome') {
-      const record = () => this.#recordOutcome(call, input.outcome, key)
+      const record = () => this.#recordOutcome(call, input.outcome, key, input.unlinkable === true)
       await (key ? this.#memory.once(`${key}\u0000${input.outcome}`, record) : record())
       return undefined
     }
@@ -104,15 +104,14 @@ export class HookProtocol {
    * it is live. A second delivery of the same outcome (after a restart too) finds it in the ledger and
    * appends nothing.
    */
-  async #recordOutcome(call: HarnessCall, outcome: 'ran' | 'tool_errored', key: string | undefined): Promise<void> {
+  async #recordOutcome(call: HarnessCall, outcome: 'ran' | 'tool_errored', key: string | undefined, unlinkable: boolean): Promise<void> {
     const { ledger, sessions } = this.#engine
     const toolUseId = call.toolUseId ?? ''
     if (key) await this.#memory.settled(key)
     const parent = ledger.latestDecision(call.source, toolUseId)
     if (key && ledger.hasOutcomeAfter(call.source, toolUseId, parent?.seq ?? -1, outcome)) return
     const now = this.#now()
-    // Cursor's post-tool event names an MCP tool `MCP:<tool>`, unlike the beforeMCPExecution call that decided it.
-    if (!parent && toolUseId && !String(call.meta?.native_tool ?? '').startsWith('MCP:')) await this.#recordBypass(call, now)
+    if (!parent && toolUseId && !unlinkable) await this.#recordBypass(call, now)
     const session = sessions.current()
     const live = session && sessions.status(session.id, now).state === 'active' ? session : undefined
     await this.#engine.record(

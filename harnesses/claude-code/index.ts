@@ -3,6 +3,7 @@
  * Claude-style payloads, `hookSpecificOutput.permissionDecision` answers, and an opt-in native HTTP hook.
  */
 import { join } from 'node:path'
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser'
 import { fileURLToPath } from 'node:url'
 import { defineHarness, denyText, RefusalError } from '../../core/index.ts'
 import { asRecord, groupIsOurs, INSTALL_HEADER, parseClaudeStyle, readJsonc, serversFromJsonMap, shimCommand } from '../kit/index.ts'
@@ -35,6 +36,10 @@ function handler(ctx: InstallContext, event: string): Record<string, unknown> {
  */
 function assertStrictJson(file: string, text: string | undefined): void {
   if (text === undefined || text.trim() === '') return
+  const errors: ParseError[] = []
+  parseJsonc(text, errors, { allowTrailingComma: true })
+  // Unparsable even as JSONC: the installer's own error names it.
+  if (errors.length > 0) return
   try {
     JSON.parse(text)
   } catch {
