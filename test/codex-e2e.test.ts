@@ -55,6 +55,8 @@ describe.skipIf(!RUNNABLE)('Codex CLI with svc installed (real binary)', () => {
     writeFileSync(join(home, '.ssh/id_rsa'), 'PRIVATE KEY\n')
     model = await startFakeResponses({ toolName: 'exec_command' })
     writeFileSync(join(codexHome, 'config.toml'), configToml(model.url))
+    // The user's own hook, untrusted: svc must never trust it.
+    writeFileSync(join(codexHome, 'hooks.json'), JSON.stringify({ hooks: { PostToolUse: [{ matcher: '.*', hooks: [{ type: 'command', command: 'true # the user’s own' }] }] } }, null, 2))
     daemon = await startTestDaemon({ home: join(home, '.svc'), env: { SVC_USER_HOME: home } })
   }, 60_000)
 
@@ -83,6 +85,7 @@ describe.skipIf(!RUNNABLE)('Codex CLI with svc installed (real binary)', () => {
     const config = readFileSync(join(codexHome, 'config.toml'), 'utf8')
     expect(config).toContain('# my codex config')
     expect(config.match(/trusted_hash = "sha256:/g)).toHaveLength(2)
+    expect(config).not.toContain('post_tool_use:0:0') // the user's entry keeps its own (untrusted) state
     expect(existsSync(join(home, '.codex'))).toBe(false)
     const status = await svc(['status', '--json'])
     expect(JSON.parse(status.out.slice(0, status.out.lastIndexOf('}') + 1)).problems.filter((p: { what: string }) => p.what.startsWith('codex'))).toEqual([])
@@ -122,6 +125,18 @@ describe.skipIf(!RUNNABLE)('Codex CLI with svc installed (real binary)', () => {
       writeFileSync(path, original)
     }
   }, 60_000)
+
+  it('svc doctor asks Codex itself, and --fix trusts exactly svc’s entries again', async () => {
+    const path = join(codexHome, 'config.toml')
+    writeFileSync(path, readFileSync(path, 'utf8').replace(/trusted_hash = "sha256:[0-9a-f]+"\n/g, ''))
+    const doctor = await svc(['doctor'])
+    expect(doctor.code).toBe(1)
+    expect(doctor.out).toMatch(/codex: Codex has svc hook entries it will not run: .*\(untrusted\).* \[fix\]/)
+    const fixed = await svc(['doctor', '--fix'])
+    expect(fixed.out).toContain("fixed: trusted svc's 2 Codex hook entries through Codex's app server")
+    expect(fixed.out).not.toContain('codex: Codex has')
+    expect(readFileSync(path, 'utf8').match(/trusted_hash = "sha256:/g)).toHaveLength(2)
+  }, 90_000)
 
   it('blocks tool calls when the daemon is stopped (fail closed)', async () => {
     await daemon.stop()

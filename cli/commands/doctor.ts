@@ -13,6 +13,7 @@ import { harnessEnvOf } from '../../plugins/installer/harness-env.ts'
 import { parseJsoncStrict } from '../../plugins/installer/jsonc-edit.ts'
 import { planInstall } from '../../plugins/installer/plan.ts'
 import { schemaProblems } from '../../plugins/installer/validate.ts'
+import { TRUST_BY_HAND, trustCodexHooks } from '../../plugins/installer/codex-trust.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { daemonUrl, svcHome, userHomeOf } from '../paths.ts'
 import { collectStatus, type HarnessHooks, type Problem, type StatusReport } from '../status/collect.ts'
@@ -43,8 +44,20 @@ export function schemaDrift(hooks: readonly HarnessHooks[], userHome: string, va
   return problems
 }
 
+/**
+ * Asks Codex itself (its app server) whether it will run svc's entries: the check status cannot make
+ * without starting Codex (entries moved to other keys, a project layer, a newer Codex). Fixable: doctor
+ * --fix trusts exactly svc's entries, as `svc install` does.
+ */
+export async function codexTrustProblems(hooks: readonly HarnessHooks[], home: string, vars: NodeJS.ProcessEnv, cwd: string): Promise<Problem[]> {
+  if (!hooks.some((h) => h.harness === 'codex')) return []
+  const result = await trustCodexHooks({ svcHome: home, env: vars, cwd, write: false })
+  if (!result.problem) return []
+  return [{ what: `codex: ${result.problem}`, hint: `\`svc doctor --fix\` (trusts exactly svc's entries through Codex), or ${TRUST_BY_HAND}`, fix: { kind: 'trust-codex-hooks' } }]
+}
+
 /** Applies the fixes `problems` offer; returns one line per fix done. */
-function applyFixes(problems: readonly Problem[], report: StatusReport, userHome: string, vars: NodeJS.ProcessEnv): string[] {
+async function applyFixes(problems: readonly Problem[], report: StatusReport, userHome: string, vars: NodeJS.ProcessEnv): Promise<string[]> {
   const done: string[] = []
   if (problems.some((p) => p.fix?.kind === 'refresh-shim')) {
     installShim(report.home)
@@ -63,6 +76,10 @@ function applyFixes(problems: readonly Problem[], report: StatusReport, userHome
     if (plan.changes.length > 0) applyInstall(req, plan.token)
     done.push(`re-installed the svc hooks of ${reinstall.join(', ')} for ${report.url} (${plan.changes.length} file(s))`)
   }
+  if (problems.some((p) => p.fix?.kind === 'trust-codex-hooks')) {
+    const result = await trustCodexHooks({ svcHome: report.home, env: vars, cwd: userHome, write: true })
+    done.push(result.problem ? `could not trust svc's Codex entries: ${result.problem}` : `trusted svc's ${result.changed.length} Codex hook entr${result.changed.length === 1 ? 'y' : 'ies'} through Codex's app server`)
+  }
   return done
 }
 
@@ -77,11 +94,14 @@ export function makeDoctorCommand(io: CliIo): Command {
       const home = svcHome(io.env, opts.home)
       const check = async () => {
         const report = await collectStatus(url, home, { userHome: userHomeOf(io.env), vars: io.env, cwd: process.cwd() })
-        return { report, problems: [...report.problems, ...schemaDrift(report.hooks, userHomeOf(io.env), io.env)] }
+        const codex = await codexTrustProblems(report.hooks, home, io.env, userHomeOf(io.env))
+        // The app server's answer supersedes status's quick check of the same entries.
+        const quick = codex.length > 0 ? report.problems.filter((p) => !p.what.startsWith('codex: ')) : report.problems
+        return { report, problems: [...quick, ...codex, ...schemaDrift(report.hooks, userHomeOf(io.env), io.env)] }
       }
       let { report, problems } = await check()
       if (opts.fix && problems.some((p) => p.fix)) {
-        for (const line of applyFixes(problems, report, userHomeOf(io.env), io.env)) io.out(`fixed: ${line}`)
+        for (const line of await applyFixes(problems, report, userHomeOf(io.env), io.env)) io.out(`fixed: ${line}`)
         ;({ report, problems } = await check())
       }
       io.out(renderStatus({ ...report, problems: [] }).replace(/\nprotection: .*$/s, ''))

@@ -14,7 +14,7 @@ import { shimPath, shimState } from '../../plugins/installer/shim.ts'
 import { codexTrustDrift } from '../../plugins/installer/codex-trust.ts'
 import { projectHookSwitches, userHookSwitches, type HookSwitch } from './hook-switches.ts'
 
-export type FixKind = 'refresh-shim' | 'reinstall-hooks'
+export type FixKind = 'refresh-shim' | 'reinstall-hooks' | 'trust-codex-hooks'
 
 export interface Problem {
   readonly what: string
