@@ -146,4 +146,15 @@ describe.skipIf(!RUNNABLE)('Codex CLI with svc installed (real binary)', () => {
     expect(existsSync(marker)).toBe(false)
     expect(model.toolOutputs.at(-1)).toMatch(/svc/i)
   }, 120_000)
+
+  it('uninstall removes svc’s entries and the trust it had Codex record, and nothing of the user’s', async () => {
+    const res = await svc(['uninstall', '--yes'])
+    expect(res.code, res.out).toBe(0)
+    expect(res.out).toContain("codex: removed the Codex trust of svc's 2 entries")
+    const config = readFileSync(join(codexHome, 'config.toml'), 'utf8')
+    expect(config).toContain('# my codex config')
+    expect(config).not.toContain('trusted_hash')
+    expect(readFileSync(join(codexHome, 'hooks.json'), 'utf8')).toContain('the user’s own')
+    expect(readFileSync(join(codexHome, 'hooks.json'), 'utf8')).not.toContain('svc-hook')
+  }, 60_000)
 })

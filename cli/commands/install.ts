@@ -10,7 +10,7 @@ import type { HarnessDefinition } from '../../core/index.ts'
 import { harnessPlugins, PLANNED_HARNESSES } from '../../harnesses/index.ts'
 import { applyInstall, applyUninstall, installShim } from '../../plugins/installer/apply.ts'
 import { harnessEnvOf } from '../../plugins/installer/harness-env.ts'
-import { TRUST_BY_HAND, trustCodexHooks } from '../../plugins/installer/codex-trust.ts'
+import { TRUST_BY_HAND, trustCodexHooks, untrustCodexHooks } from '../../plugins/installer/codex-trust.ts'
 import { shimPath, shimState } from '../../plugins/installer/shim.ts'
 import { planInstall, planUninstall, type Plan } from '../../plugins/installer/plan.ts'
 import { HarnessSelectionError, selectHarnesses } from '../../plugins/installer/select.ts'
@@ -169,5 +169,7 @@ export function makeUninstallCommand(io: CliIo): Command {
     if (!(await reviewPlan(io, plan, opts, { unchanged: 'no svc hooks are installed; nothing to change', question: 'change', refused: 'nothing changed' }))) return
     applyUninstall(req, plan.token)
     io.out(`removed svc hooks from ${plan.changes.length} file(s)`)
+    const untrusted = await untrustCodexHooks({ svcHome: req.svcHome, env: io.env, cwd: userHomeOf(io.env) })
+    if (untrusted) io.out(`codex: ${untrusted}`)
   })
 }

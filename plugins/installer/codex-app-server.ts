@@ -26,6 +26,8 @@ export interface CodexAppServer {
   listHooks(cwd: string): Promise<{ hooks: CodexHookMetadata[]; warnings: string[]; errors: string[] }>
   /** Upserts tables under `keyPath` of the user's config.toml; returns the file Codex wrote. */
   upsertConfig(keyPath: string, value: Record<string, unknown>): Promise<string>
+  /** Replaces the table at `keyPath` of the user's config.toml with `value`. */
+  replaceConfig(keyPath: string, value: Record<string, unknown>): Promise<string>
 }
 
 /** The `codex` executable on `PATH` (or `$SVC_CODEX_BIN`), or undefined. */
@@ -90,6 +92,10 @@ export async function withCodexAppServer<T>(bin: string, env: NodeJS.ProcessEnv,
       },
       async upsertConfig(keyPath, value) {
         const res = await call<{ filePath: string }>('config/batchWrite', { edits: [{ keyPath, value, mergeStrategy: 'upsert' }], reloadUserConfig: true })
+        return res.filePath
+      },
+      async replaceConfig(keyPath, value) {
+        const res = await call<{ filePath: string }>('config/batchWrite', { edits: [{ keyPath, value, mergeStrategy: 'replace' }], reloadUserConfig: true })
         return res.filePath
       },
     })

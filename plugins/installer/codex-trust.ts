@@ -6,7 +6,7 @@
  * never guessed. The keys and hashes trusted are kept in `$SVC_HOME/install/codex-trust.json` so
  * `svc status` can check them without starting Codex.
  */
-import { readFileSync, realpathSync } from 'node:fs'
+import { readFileSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse as parseToml } from 'smol-toml'
 import { writePrivateFile } from '../../core/index.ts'
@@ -140,4 +140,33 @@ export function codexTrustDrift(svcHome: string): string[] {
     else if (s?.trusted_hash !== hash) out.push(`${key} is no longer trusted`)
   }
   return out
+}
+
+/**
+ * After `svc uninstall` removed svc's Codex entries: drops the trust svc recorded for them (only keys still
+ * carrying the hash svc trusted), through the app server, and forgets the record. Returns what it did, or
+ * why it could not (the entries are gone either way; a stale trust entry matches no hook).
+ */
+export async function untrustCodexHooks(opts: { svcHome: string; env: NodeJS.ProcessEnv; cwd: string }): Promise<string | undefined> {
+  const record = readCodexTrust(opts.svcHome)
+  if (!record || svcCodexHooks(opts.svcHome).length > 0) return undefined
+  let state: Record<string, { trusted_hash?: unknown }> = {}
+  try {
+    state = (parseToml(readFileSync(record.configFile, 'utf8')) as { hooks?: { state?: typeof state } }).hooks?.state ?? {}
+  } catch {
+    state = {}
+  }
+  const ours = Object.keys(record.hooks).filter((key) => state[key]?.trusted_hash === record.hooks[key])
+  const forget = () => rmSync(RECORD(opts.svcHome), { force: true })
+  if (ours.length === 0) return void forget()
+  const bin = findCodex(opts.env)
+  if (!bin) return `codex is not on PATH: the trust entries svc had Codex record stay in ${record.configFile} (${ours.join(', ')}); they match no hook now`
+  try {
+    const kept = Object.fromEntries(Object.entries(state).filter(([key]) => !ours.includes(key)))
+    await withCodexAppServer(bin, opts.env, opts.cwd, (server) => server.replaceConfig('hooks.state', kept))
+    forget()
+    return `removed the Codex trust of svc's ${ours.length} entr${ours.length === 1 ? 'y' : 'ies'} from ${record.configFile}`
+  } catch (err) {
+    return `could not remove svc's Codex trust entries from ${record.configFile}: ${(err as Error).message}`
+  }
 }
