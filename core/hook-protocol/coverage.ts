@@ -55,6 +55,11 @@ export class HookCoverage {
     return entry
   }
 
+  /** Any hook event of the session reached the daemon. */
+  seen(call: CoverageCall, now = Date.now()): void {
+    this.#entry(call, now)
+  }
+
   /** A pre-tool call reached the daemon. */
   gated(call: CoverageCall, now = Date.now()): void {
     this.#entry(call, now).gated++

@@ -41,6 +41,7 @@ export class HookProtocol {
     const toolUseId = call.toolUseId ?? ''
     const key = toolUseId ? HookMemory.key(call.source, toolUseId) : undefined
     if (input.kind === 'outcome') {
+      this.coverage.seen(call, this.#now())
       const record = () => this.#recordOutcome(call, input.outcome, key, input.unlinkable === true)
       await (key ? this.#memory.once(`${key}\u0000${input.outcome}`, record) : record())
       return undefined
