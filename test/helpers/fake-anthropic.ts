@@ -4,9 +4,8 @@
  * one `Bash` tool use; the request that carries its `tool_result` ends the turn, and that result is
  * recorded (what the model would see: a deny reason must arrive here). Side requests get plain text.
  */
-import { once } from 'node:events'
-import { createServer, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { ServerResponse } from 'node:http'
+import { sendEvents, startScriptedServer, textOf } from './scripted-model.ts'
 
 export interface FakeAnthropic {
   readonly url: string
@@ -23,16 +22,6 @@ interface Block {
   tool_use_id?: string
 }
 
-function textOf(value: unknown): string {
-  if (typeof value === 'string') return value
-  if (Array.isArray(value)) return value.map(textOf).join('\n')
-  if (value && typeof value === 'object') {
-    const v = value as Record<string, unknown>
-    return typeof v.text === 'string' ? v.text : textOf(v.content ?? '')
-  }
-  return ''
-}
-
 function stream(res: ServerResponse, model: string, block: Record<string, unknown>, delta: Record<string, unknown>, stop: string): void {
   const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
   const events = [
@@ -43,48 +32,31 @@ function stream(res: ServerResponse, model: string, block: Record<string, unknow
     { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } },
     { type: 'message_stop' },
   ]
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-  res.end(events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join(''))
+  sendEvents(res, events)
 }
 
 export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   const toolResults: string[] = []
-  const requests: string[] = []
   let n = 0
-  const server: Server = createServer((req, res) => {
-    let raw = ''
-    req.on('data', (c) => (raw += c))
-    req.on('end', () => {
-      requests.push(`${req.method} ${req.url?.split('?')[0]}`)
-      if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"type":"error","error":{"type":"not_found_error","message":"not here"}}')
-      if (req.url.startsWith('/v1/messages/count_tokens')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":10}')
-      const body = (raw ? JSON.parse(raw) : {}) as { model?: string; stream?: boolean; messages?: { role: string; content: string | Block[] }[] }
-      const model = body.model ?? 'claude-test'
-      // Newer Claude Code appends a `system` role message after the user's: the turn is the last user message.
-      const last = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user')
-      const blocks: Block[] = typeof last?.content === 'string' ? [{ type: 'text', text: last.content }] : (last?.content ?? [])
-      const result = blocks.find((b) => b.type === 'tool_result')
-      const command = /RUN: (.+)/.exec(blocks.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n'))?.[1]?.trim()
-      if (result) toolResults.push(textOf(result.content))
-      if (!body.stream) {
-        const message = { id: `msg_${++n}`, type: 'message', role: 'assistant', model, content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } }
-        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(message))
-      }
-      if (command && !result) {
-        return stream(res, model, { type: 'tool_use', id: `toolu_${++n}`, name: 'Bash', input: {} }, { type: 'input_json_delta', partial_json: JSON.stringify({ command, description: 'scripted' }) }, 'tool_use')
-      }
-      stream(res, model, { type: 'text', text: '' }, { type: 'text_delta', text: 'Done.' }, 'end_turn')
-    })
+  const server = await startScriptedServer((req, raw, res) => {
+    if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"type":"error","error":{"type":"not_found_error","message":"not here"}}')
+    if (req.url.startsWith('/v1/messages/count_tokens')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":10}')
+    const body = (raw ? JSON.parse(raw) : {}) as { model?: string; stream?: boolean; messages?: { role: string; content: string | Block[] }[] }
+    const model = body.model ?? 'claude-test'
+    // Newer Claude Code appends a `system` role message after the user's: the turn is the last user message.
+    const last = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user')
+    const blocks: Block[] = typeof last?.content === 'string' ? [{ type: 'text', text: last.content }] : (last?.content ?? [])
+    const result = blocks.find((b) => b.type === 'tool_result')
+    const command = /RUN: (.+)/.exec(blocks.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n'))?.[1]?.trim()
+    if (result) toolResults.push(textOf(result.content))
+    if (!body.stream) {
+      const message = { id: `msg_${++n}`, type: 'message', role: 'assistant', model, content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } }
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(message))
+    }
+    if (command && !result) {
+      return stream(res, model, { type: 'tool_use', id: `toolu_${++n}`, name: 'Bash', input: {} }, { type: 'input_json_delta', partial_json: JSON.stringify({ command, description: 'scripted' }) }, 'tool_use')
+    }
+    stream(res, model, { type: 'text', text: '' }, { type: 'text_delta', text: 'Done.' }, 'end_turn')
   })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    toolResults,
-    requests,
-    async close() {
-      server.closeAllConnections()
-      server.close()
-    },
-  }
+  return { url: server.origin, toolResults, requests: server.requests, close: server.close }
 }

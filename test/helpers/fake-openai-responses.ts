@@ -4,9 +4,7 @@
  * after `RUN:` in the user's prompt); the request that carries its `function_call_output` ends the turn, and
  * that output is recorded (it is what the model would see: a deny reason must arrive here).
  */
-import { once } from 'node:events'
-import { createServer, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { sendEvents, startScriptedServer, textOf } from './scripted-model.ts'
 
 export interface FakeResponses {
   /** Base URL to configure as the provider's `base_url` (ends in `/v1`). */
@@ -28,68 +26,37 @@ interface InputItem {
   call_id?: string
 }
 
-function events(res: ServerResponse, list: { type: string; [k: string]: unknown }[]): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-  res.end(list.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join(''))
-}
 
 const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 }
 
-function textOf(value: unknown): string {
-  if (typeof value === 'string') return value
-  if (Array.isArray(value)) return value.map(textOf).join('\n')
-  if (value && typeof value === 'object') {
-    const v = value as Record<string, unknown>
-    return typeof v.text === 'string' ? v.text : textOf(v.content ?? v.output ?? '')
-  }
-  return ''
-}
-
 export async function startFakeResponses(opts: { toolName?: string } = {}): Promise<FakeResponses> {
   const toolOutputs: string[] = []
-  const requests: string[] = []
   let lastTools: string[] = []
   let n = 0
-  const server: Server = createServer((req, res) => {
-    let raw = ''
-    req.on('data', (c) => (raw += c))
-    req.on('end', () => {
-      requests.push(`${req.method} ${req.url?.split('?')[0]}`)
-      if (req.method !== 'POST' || !req.url?.startsWith('/v1/responses')) return void res.writeHead(404).end()
-      const body = (raw ? JSON.parse(raw) : {}) as { input?: InputItem[]; tools?: { name?: string; type?: string }[] }
-      lastTools = (body.tools ?? []).map((t) => t.name ?? t.type ?? '?')
-      const input = body.input ?? []
-      const id = `resp_${++n}`
-      const created = { type: 'response.created', response: { id } }
-      const completed = { type: 'response.completed', response: { id, usage } }
-      const last = input[input.length - 1]
-      if (last?.type === 'function_call_output') {
-        toolOutputs.push(textOf(last.output))
-        const message = { type: 'message', role: 'assistant', id: `msg_${n}`, content: [{ type: 'output_text', text: 'Done.', annotations: [] }] }
-        return events(res, [created, { type: 'response.output_item.done', output_index: 0, item: message }, completed])
-      }
-      const prompt = input.filter((i) => i.role === 'user').map((i) => textOf(i.content)).join('\n')
-      const command = /RUN: (.+)/.exec(prompt)?.[1]?.trim()
-      if (!command) {
-        const message = { type: 'message', role: 'assistant', id: `msg_${n}`, content: [{ type: 'output_text', text: 'Nothing to run.', annotations: [] }] }
-        return events(res, [created, { type: 'response.output_item.done', output_index: 0, item: message }, completed])
-      }
-      const name = opts.toolName ?? 'shell'
-      const args = name === 'exec_command' ? { cmd: command } : name === 'shell_command' ? { command } : { command: ['bash', '-lc', command] }
-      const call = { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name, arguments: JSON.stringify(args) }
-      events(res, [created, { type: 'response.output_item.done', output_index: 0, item: call }, completed])
-    })
+  const server = await startScriptedServer((req, raw, res) => {
+    if (req.method !== 'POST' || !req.url?.startsWith('/v1/responses')) return void res.writeHead(404).end()
+    const body = (raw ? JSON.parse(raw) : {}) as { input?: InputItem[]; tools?: { name?: string; type?: string }[] }
+    lastTools = (body.tools ?? []).map((t) => t.name ?? t.type ?? '?')
+    const input = body.input ?? []
+    const id = `resp_${++n}`
+    const created = { type: 'response.created', response: { id } }
+    const completed = { type: 'response.completed', response: { id, usage } }
+    const last = input[input.length - 1]
+    if (last?.type === 'function_call_output') {
+      toolOutputs.push(textOf(last.output))
+      const message = { type: 'message', role: 'assistant', id: `msg_${n}`, content: [{ type: 'output_text', text: 'Done.', annotations: [] }] }
+      return sendEvents(res, [created, { type: 'response.output_item.done', output_index: 0, item: message }, completed])
+    }
+    const prompt = input.filter((i) => i.role === 'user').map((i) => textOf(i.content)).join('\n')
+    const command = /RUN: (.+)/.exec(prompt)?.[1]?.trim()
+    if (!command) {
+      const message = { type: 'message', role: 'assistant', id: `msg_${n}`, content: [{ type: 'output_text', text: 'Nothing to run.', annotations: [] }] }
+      return sendEvents(res, [created, { type: 'response.output_item.done', output_index: 0, item: message }, completed])
+    }
+    const name = opts.toolName ?? 'shell'
+    const args = name === 'exec_command' ? { cmd: command } : name === 'shell_command' ? { command } : { command: ['bash', '-lc', command] }
+    const call = { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name, arguments: JSON.stringify(args) }
+    sendEvents(res, [created, { type: 'response.output_item.done', output_index: 0, item: call }, completed])
   })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    toolOutputs,
-    requests,
-    toolNames: () => lastTools,
-    async close() {
-      server.closeAllConnections()
-      server.close()
-    },
-  }
+  return { url: `${server.origin}/v1`, toolOutputs, requests: server.requests, toolNames: () => lastTools, close: server.close }
 }
