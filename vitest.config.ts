@@ -1,8 +1,13 @@
 import { availableParallelism } from 'node:os'
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
 /** Unit tests and the corpus: no daemon, no CLI process (`npm run test:fast`). */
 export const FAST = ['{core,plugins,harnesses,guardrail-providers,cli}/**/*.test.ts', 'test/corpus/**/*.test.ts', 'test/gate-index.test.ts', 'test/architecture.test.ts']
+
+// Hundreds of daemons and CLI processes start during a run, each in a fresh $SVC_HOME: one shared V8 compile
+// cache (inherited by every child) spares each of them stripping and compiling the same TypeScript again.
+process.env.NODE_COMPILE_CACHE ??= fileURLToPath(new URL('./node_modules/.cache/svc-node-compile', import.meta.url))
 
 export default defineConfig({
   test: {

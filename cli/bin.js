@@ -8,13 +8,13 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-// V8's compile cache also keeps stripped TypeScript: a warm start skips the stripper entirely (~150 ms on these
-// machines). It lives under $SVC_HOME, which the self-protection gates keep agents out of: a cache in a shared
-// temp directory would be code another process could plant. Only once the home exists (`svc --help` or
-// `svc install --dry-run` must not create it), and not for the daemon: it starts rarely and lives long, and
-// writing a cold cache would only slow its start.
+// V8's compile cache also keeps stripped TypeScript: a warm start skips the stripper entirely (~150 ms for a
+// command, ~750 ms for the daemon, which loads every route). It lives under $SVC_HOME, which the self-protection
+// gates keep agents out of: a cache in a shared temp directory would be code another process could plant. Only
+// once the home exists (`svc --help` or `svc install --dry-run` must not create it). NODE_COMPILE_CACHE, when the
+// user sets it, wins (Node enables it before this line; the test suite shares one across its many processes).
 const home = process.env.SVC_HOME || join(homedir(), '.svc')
-if (existsSync(home) && process.argv[2] !== 'daemon') module.enableCompileCache?.(join(home, 'cache', 'node-compile'))
+if (existsSync(home)) module.enableCompileCache?.(join(home, 'cache', 'node-compile'))
 
 const root = new URL('../', import.meta.url).href
 

@@ -20,6 +20,8 @@ import { indexOf } from './policy/gate-index.ts'
 import { evaluateNode, type GateTrace, type NodeTrace } from './policy/evaluate.ts'
 import { openDisableSealer, type DisableSealer } from './policy/disable-seal.ts'
 import { PolicyStore } from './policy/store.ts'
+import { openParseCache } from './policy/parse-cache.ts'
+import { parserFingerprint } from './policy/parse.ts'
 import { expiredSessionReason } from './sessions/renewal.ts'
 import { SessionStore, type Session } from './sessions/store.ts'
 import { svcPortSet } from './match/svc-ports.ts'
@@ -125,7 +127,9 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   const onReload = (hash: string, previous: string) => {
     recordEvent('policy_reloaded', { policy_hash: hash, previous_policy_hash: previous }, `policy reloaded: ${previous} -> ${hash}`).catch((err: unknown) => opts.log.error({ err }, 'could not ledger a policy reload'))
   }
-  const policy = new PolicyStore({ policiesDir: opts.policiesDir, home: opts.home, compiler: new GateCompiler(registry, hooks), sealer, log: opts.log.child({ part: 'policy' }), onReload })
+  const compiler = new GateCompiler(registry, hooks)
+  const parseCache = openParseCache(join(opts.home, 'cache', 'policy'), sha256(`${parserFingerprint()}\0${compiler.schemaFingerprint()}`))
+  const policy = new PolicyStore({ policiesDir: opts.policiesDir, home: opts.home, compiler, sealer, log: opts.log.child({ part: 'policy' }), parseCache, onReload })
   policy.load(Date.now())
   const ledger = opts.ledger ?? new SqliteLedger(join(opts.home, 'ledger.db'))
   const sessions = opts.sessions ?? new SessionStore()

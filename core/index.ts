@@ -28,6 +28,7 @@ export {
   createRegistries,
   defineGateKind,
   extensionRegistry,
+  lazyRoutes,
   registerOnce,
   type EnginePlugin,
   type EvaluatorKind,
@@ -43,6 +44,7 @@ export {
 } from './plugin.ts'
 export { ApiProblem, EngineError, ERR, formatEngineError, RefusalError, type ProblemCode } from './errors.ts'
 export { callPayload, callPayloadBytes, canonicalJson, canonicalSha256, payloadHash, sha256 } from './hash.ts'
+export { lazyValidator, newAjv } from './lazy-ajv.ts'
 export { writePrivateFile } from './atomic-file.ts'
 export { ensureHookKey, HOOK_KEY_FILE, HOOK_NONCE, hookMac } from './hook-key.ts'
 export { readText } from './read-text.ts'

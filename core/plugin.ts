@@ -30,6 +30,15 @@ export type TapOnly<H> = { readonly [K in keyof H]: H[K] extends { promise: unkn
  */
 export type FeatureRoutes = (app: FastifyInstance) => Promise<void>
 
+/**
+ * Routes whose module loads only when the daemon builds its server: every CLI command that builds an engine
+ * (`svc explain`, `svc policy test`) applies all plugins, and should not load their HTTP handlers, schemas and
+ * editors on the way. Use as `host.addRoutes(lazyRoutes(() => import('./routes.ts')))`.
+ */
+export function lazyRoutes(load: () => Promise<{ readonly default: FeatureRoutes }>): FeatureRoutes {
+  return async (app) => (await load()).default(app)
+}
+
 /** What a plugin's `apply` receives: the engine's hooks, registries, a logger bound to it and `$SVC_HOME`. */
 export interface PluginHost {
   readonly hooks: TapOnly<EngineHooks>

@@ -23,6 +23,12 @@ describe('compileGlob', () => {
     expect(compileGlob(pattern, { pathMode: true }).test(value)).toBe(expected)
   })
 
+  // Globs compile their regex on first use, except a `[...]` class: a bad class must fail the policy load.
+  it('refuses a class RE2 cannot compile when the pattern is compiled, not when it is first tested', () => {
+    expect(() => compileGlob('a[z-a]', { pathMode: false })).toThrow(/invalid character class range/)
+    expect(() => compileGlob('[z-a]*', { pathMode: true, caseInsensitive: true })).toThrow(/invalid character class range/)
+  })
+
   it('matches multi-line values (DOTALL)', () => {
     expect(compileGlob('*rm -rf*', { pathMode: false }).test('x\nrm -rf ~\n')).toBe(true)
   })

@@ -16,20 +16,46 @@ export interface Glob {
   test(value: string): boolean
 }
 
-/** Compiles a glob; throws an Error naming the problem for an unbalanced `[` or `{`. */
+/**
+ * Compiles a glob; throws an Error naming the problem for an unbalanced `[` or `{`, or a class RE2 refuses.
+ * Most of a policy's globs are literals (no regex at all), and the rest are compiled on first use and shared
+ * between gates: building an engine stays cheap for a short-lived `svc explain`, not only for the daemon.
+ */
 export function compileGlob(pattern: string, options: GlobOptions): Glob {
-  // DOTALL: `*` must cross newlines too, or multi-line values (inline code, file names) slip past `*x*`.
-  const regex = RE2JS.compile(`^(?:${globToRegex(pattern, options.pathMode)})$`, RE2JS.DOTALL | (options.caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0))
   // Case folding has Unicode subtleties (ſ folds to s), so only exact-case globs get the literal fast paths.
-  if (options.caseInsensitive) return { source: pattern, test: (value) => regex.matches(value) }
-  if (!SPECIAL.test(pattern)) return { source: pattern, test: (value) => value === pattern }
+  if (!options.caseInsensitive && !SPECIAL.test(pattern)) return { source: pattern, test: (value) => value === pattern }
+  const regex = sharedRegex(globToRegex(pattern, options.pathMode), options.caseInsensitive === true)
+  // A `[...]` class is the one construct whose body RE2 may still refuse (a reversed range): compile it now, so
+  // a bad pattern fails when the policy loads, never while a call is being decided.
+  if (pattern.includes('[')) regex.get()
+  if (options.caseInsensitive) return { source: pattern, test: (value) => regex.get().matches(value) }
   // The literal text before the first and after the last wildcard must be there: a cheap necessary check
   // that spares the regex run for most values (gates test many globs against every path and argument).
   const prefix = pattern.slice(0, pattern.search(SPECIAL))
   const last = lastSpecial(pattern)
   // `**/` is one unit, `(?:.*/)?`: the slash after `**` is optional, so it is not part of the literal suffix.
   const suffix = pattern.slice(last + (pattern.startsWith('**/', last - 1) ? 2 : 1))
-  return { source: pattern, test: (value) => value.startsWith(prefix) && value.endsWith(suffix) && regex.matches(value) }
+  return { source: pattern, test: (value) => value.startsWith(prefix) && value.endsWith(suffix) && regex.get().matches(value) }
+}
+
+interface LazyRegex {
+  get(): RE2JS
+}
+
+/** One compiled RE2 per distinct regex and flags, built on first use (policies repeat the same globs often). */
+const regexes = new Map<string, LazyRegex>()
+
+function sharedRegex(body: string, caseInsensitive: boolean): LazyRegex {
+  const key = `${caseInsensitive ? 'i' : 's'}${body}`
+  let lazy = regexes.get(key)
+  if (!lazy) {
+    let compiled: RE2JS | undefined
+    // DOTALL: `*` must cross newlines too, or multi-line values (inline code, file names) slip past `*x*`.
+    const flags = RE2JS.DOTALL | (caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0)
+    lazy = { get: () => (compiled ??= RE2JS.compile(`^(?:${body})$`, flags)) }
+    regexes.set(key, lazy)
+  }
+  return lazy
 }
 
 const SPECIAL = /[*?[\]{}\\]/

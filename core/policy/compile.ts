@@ -3,9 +3,10 @@
  * at load, and validated against the kind's schema. Unknown kinds and bad values are load errors that
  * name the file, the gate and the reason.
  */
-import { Ajv, type ValidateFunction } from 'ajv'
+import type { Ajv, ValidateFunction } from 'ajv'
 import { EngineError, ERR } from '../errors.ts'
 import { canonicalSha256 } from '../hash.ts'
+import { newAjv } from '../lazy-ajv.ts'
 import type { CompiledLeaf, EngineHooks, LeafHook } from '../hooks.ts'
 import type { CompiledEvaluator } from '../guardrail/evaluator.ts'
 import type { GateKind, IndexKeys, JsonSchema, Registries } from '../plugin.ts'
@@ -67,7 +68,8 @@ export interface GateOrigin {
 export class GateCompiler {
   readonly #registry: Registries
   readonly #hooks: EngineHooks
-  readonly #ajv = new Ajv({ allErrors: false, strict: false })
+  #ajv?: Ajv
+  #schemasChecked = false
   readonly #validators = new Map<string, ValidateFunction>()
 
   constructor(registry: Registries, hooks: EngineHooks) {
@@ -94,6 +96,22 @@ export class GateCompiler {
   }
 
   compile(raw: RawGate, origin: GateOrigin): CompiledGate {
+    // A gate from the parse cache passed these exact schemas before: only the kinds' own compile runs again.
+    this.#schemasChecked = raw.checked === true
+    try {
+      return this.#compileGate(raw, origin)
+    } finally {
+      this.#schemasChecked = false
+    }
+  }
+
+  /** Identifies every gate and evaluator kind's schema (the parse cache keys on it). */
+  schemaFingerprint(): string {
+    const kinds = (map: ReadonlyMap<string, { readonly schema: JsonSchema }>) => [...map].map(([name, kind]) => [name, kind.schema])
+    return canonicalSha256({ gates: kinds(this.#registry.gateKinds), evaluators: kinds(this.#registry.evaluatorKinds) })
+  }
+
+  #compileGate(raw: RawGate, origin: GateOrigin): CompiledGate {
     const g = raw.value
     const id = g.id as string
     const when = (g.when ?? g.match) as Record<string, unknown> | undefined
@@ -139,8 +157,8 @@ export class GateCompiler {
       const known = [...this.#registry.evaluatorKinds.keys()].sort().join(', ') || 'none registered'
       throw new EngineError(ERR.GATE_UNKNOWN_KIND, `gate "${gateId}": evaluator kind "${String(entry.kind)}" is not yet implemented (known: ${known})`, { loc: loc(['kind']) })
     }
-    const validate = this.#validator(`evaluator:${kind.kind}`, kind.schema)
-    if (!validate(entry)) {
+    const validate = this.#schemasChecked ? undefined : this.#validator(`evaluator:${kind.kind}`, kind.schema)
+    if (validate && !validate(entry)) {
       const err = validate.errors?.[0]
       const path = (err?.instancePath ?? '').split('/').slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p))
       const extra = err?.keyword === 'additionalProperties' ? ` "${(err.params as { additionalProperty: string }).additionalProperty}"` : ''
@@ -152,7 +170,7 @@ export class GateCompiler {
   #validator(key: string, schema: JsonSchema): ValidateFunction {
     let validate = this.#validators.get(key)
     if (!validate) {
-      validate = this.#ajv.compile(schema)
+      validate = (this.#ajv ??= newAjv()).compile(schema)
       this.#validators.set(key, validate)
     }
     return validate
@@ -194,6 +212,7 @@ export class GateCompiler {
   }
 
   #validate(kind: GateKind, value: unknown, gateId: string, loc: SourceLoc, path: string): void {
+    if (this.#schemasChecked) return
     const validate = this.#validator(kind.kind, kind.schema)
     if (!validate(value)) {
       const err = validate.errors?.[0]

@@ -2,9 +2,13 @@
  * Parses policy YAML into plain objects with source locations. Every error names the file, the line
  * and column, and what was wrong; nothing here compiles gates (see compile.ts).
  */
-import { Ajv, type ErrorObject } from 'ajv'
-import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { ErrorObject } from 'ajv'
+import type { Document, LineCounter } from 'yaml'
 import { EngineError, ERR } from '../errors.ts'
+import { lazyValidator } from '../lazy-ajv.ts'
+import { sha256 } from '../hash.ts'
 import type { Mode, SourceLoc } from '../types.ts'
 import { groupPolicyFileSchema, policyFileSchema } from './schema.ts'
 
@@ -17,6 +21,8 @@ export interface RawGate {
   readonly loc: SourceLoc
   /** Where a value inside this gate was written (e.g. `['evaluate', 0, 'model']`); the gate's own place when unknown. */
   readonly locate?: (path: readonly (string | number)[]) => SourceLoc
+  /** True when this gate comes from the parse cache: it passed the current schemas at an earlier load. */
+  readonly checked?: boolean
 }
 
 export interface ParsedPolicy {
@@ -33,13 +39,21 @@ export interface ParsedGroupPolicy {
   readonly users: ReadonlyMap<string, readonly RawGate[]>
 }
 
-const ajv = new Ajv({ allErrors: false, strict: false })
-const validatePolicyFile = ajv.compile(policyFileSchema)
-const validateGroupFile = ajv.compile(groupPolicyFileSchema)
+// ajv and yaml load on first use: a start whose policy files all come from the parse cache needs neither.
+const require = createRequire(import.meta.url)
+const yaml = (): typeof import('yaml') => require('yaml')
+const policyValidator = lazyValidator(policyFileSchema)
+const groupValidator = lazyValidator(groupPolicyFileSchema)
+
+/** Identifies this parser and the policy schemas (their source text), so the parse cache notices a change of either. */
+export function parserFingerprint(): string {
+  return sha256(['parse.ts', 'schema.ts'].map((name) => readFileSync(new URL(`./${name}`, import.meta.url), 'utf8')).join('\0'))
+}
 
 /** Parses a regular policy file (daemon, registry, user or repo layer). */
 export function parsePolicy(text: string, file: string): ParsedPolicy {
   const { doc, lines, data } = parseYaml(text, file)
+  const validatePolicyFile = policyValidator()
   if (!validatePolicyFile(data)) throw schemaError(validatePolicyFile.errors, doc, lines, file)
   const policy = data as { mode?: Mode; gates?: Record<string, unknown>[] }
   return { file, mode: policy.mode ?? 'firewall', gates: locateGates(policy.gates ?? [], doc, lines, file, ['gates']) }
@@ -48,6 +62,7 @@ export function parsePolicy(text: string, file: string): ParsedPolicy {
 /** Parses `$SVC_HOME/group-policy.yaml`. */
 export function parseGroupPolicy(text: string, file: string): ParsedGroupPolicy {
   const { doc, lines, data } = parseYaml(text, file)
+  const validateGroupFile = groupValidator()
   if (!validateGroupFile(data)) throw schemaError(validateGroupFile.errors, doc, lines, file)
   const policy = data as { mode?: Mode; groups?: Record<string, { gates: Record<string, unknown>[] }>; users?: Record<string, { gates: Record<string, unknown>[] }> }
   const section = (key: 'groups' | 'users') =>
@@ -59,6 +74,7 @@ function parseYaml(text: string, file: string): { doc: Document; lines: LineCoun
   if (Buffer.byteLength(text) > MAX_POLICY_BYTES) {
     throw new EngineError(ERR.POLICY_INVALID, `policy file is larger than ${MAX_POLICY_BYTES} bytes`, { loc: { file } })
   }
+  const { LineCounter, parseDocument } = yaml()
   const lines = new LineCounter()
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
   const first = doc.errors[0]
@@ -79,6 +95,7 @@ function parseYaml(text: string, file: string): { doc: Document; lines: LineCoun
 }
 
 function locateGates(gates: Record<string, unknown>[], doc: Document, lines: LineCounter, file: string, path: string[]): RawGate[] {
+  const { isMap, isSeq } = yaml()
   const seq = doc.getIn(path, true)
   return gates.map((value, i) => {
     const node = isSeq(seq) ? seq.items[i] : undefined

@@ -9,6 +9,7 @@ import { readRegularFile } from '../regular-file.ts'
 import type { Mode, SourceLoc } from '../types.ts'
 import type { CompiledGate, GateCompiler } from './compile.ts'
 import type { RawGate } from './parse.ts'
+import type { ParseCache } from './parse-cache.ts'
 import { parseInline, parseInWorker, type ParseKind } from './parse-worker.ts'
 import { drain, runJob, type Job, type Steps } from './steps.ts'
 
@@ -44,9 +45,12 @@ export class PolicyFile {
   good?: LoadedPolicy
   problem?: FileProblem
   #stamp = ''
+  readonly #cache?: ParseCache
 
-  constructor(src: PolicySource) {
+  /** `cache`: where parsed forms are kept between processes (never for the repo layer: agents write those files). */
+  constructor(src: PolicySource, cache?: ParseCache) {
     this.src = src
+    if (src.layer !== 'repo') this.#cache = cache
   }
 
   get exists(): boolean {
@@ -92,17 +96,27 @@ export class PolicyFile {
   *#compile(text: string, contentHash: string, compiler: GateCompiler, now: number): Steps<LoadedPolicy> {
     const { layer, source, path } = this.src
     if (this.src.kind === 'group') {
-      const parsed = yield* runJob(parseJob('group', text, path))
+      const [parsed, cached] = yield* this.#parse('group', text, contentHash)
       const compileMap = function* (entries: ReadonlyMap<string, readonly RawGate[]>, prefix: string): Steps<Map<string, CompiledGate[]>> {
         const out = new Map<string, CompiledGate[]>()
         for (const [name, gates] of entries) out.set(name, yield* compiler.compileSteps(gates, { layer, source: `${prefix}${name}`, policyMode: parsed.mode }))
         return out
       }
-      return { mode: parsed.mode, contentHash, gates: [], groups: yield* compileMap(parsed.groups, 'group:'), users: yield* compileMap(parsed.users, 'user:'), loadedAt: now }
+      const loaded = { mode: parsed.mode, contentHash, gates: [], groups: yield* compileMap(parsed.groups, 'group:'), users: yield* compileMap(parsed.users, 'user:'), loadedAt: now }
+      if (!cached) this.#cache?.put('group', path, contentHash, parsed)
+      return loaded
     }
-    const parsed = yield* runJob(parseJob('policy', text, path))
+    const [parsed, cached] = yield* this.#parse('policy', text, contentHash)
     const gates = yield* compiler.compileSteps(parsed.gates, { layer, source, policyMode: parsed.mode })
+    if (!cached) this.#cache?.put('policy', path, contentHash, parsed)
     return { mode: parsed.mode, contentHash, gates, groups: new Map(), users: new Map(), loadedAt: now }
+  }
+
+  /** The file's parsed form, and whether it came from the parse cache (this exact file passed before). */
+  *#parse<K extends ParseKind>(kind: K, text: string, contentHash: string): Steps<[ReturnType<typeof parseInline<K>>, boolean]> {
+    const cached = this.#cache?.get(kind, this.src.path, contentHash) as ReturnType<typeof parseInline<K>> | undefined
+    if (cached) return [cached, true]
+    return [yield* runJob(parseJob(kind, text, this.src.path)), false]
   }
 }
 

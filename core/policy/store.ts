@@ -15,6 +15,7 @@ import type { DisableSealer } from './disable-seal.ts'
 import { PolicyFile, type FileProblem, type LoadedPolicy } from './policy-file.ts'
 import { RepoRootFinder } from './repo-root.ts'
 import { drain, runYielding, type Steps } from './steps.ts'
+import type { ParseCache } from './parse-cache.ts'
 import { repoSource, staticSources } from './sources.ts'
 
 /** The gates one layer contributes to a call. */
@@ -61,6 +62,8 @@ export interface PolicyStoreOptions {
   readonly compiler: GateCompiler
   readonly sealer: DisableSealer
   readonly log: Logger
+  /** Parsed policy files kept between processes (see parse-cache.ts); none in tests that build stores directly. */
+  readonly parseCache?: ParseCache
   /** Called after a reload changed the policy in force (the engine ledgers it with both hashes). */
   readonly onReload?: (hash: string, previousHash: string) => void
 }
@@ -126,7 +129,7 @@ export class PolicyStore {
 
   *#refreshSteps(now: number): Steps<boolean> {
     const known = new Map(this.#files.map((f) => [f.src.path, f]))
-    const files = staticSources(this.#opts.policiesDir, this.#opts.home).map((src) => known.get(src.path) ?? new PolicyFile(src))
+    const files = staticSources(this.#opts.policiesDir, this.#opts.home).map((src) => known.get(src.path) ?? new PolicyFile(src, this.#opts.parseCache))
     let changed = files.length !== this.#files.length
     for (const file of files) {
       const hadProblem = file.problem?.message

@@ -3,15 +3,14 @@
  * ledger seq) and serves the guardrail endpoints (providers, provider test, catalog, on/off switch,
  * traces). The providers themselves are plugins in guardrail-providers/.
  */
-import { extensionRegistry, STAGE, type EnginePlugin } from '../../core/index.ts'
-import routes from './routes.ts'
+import { extensionRegistry, lazyRoutes, STAGE, type EnginePlugin } from '../../core/index.ts'
 import { traceOf } from './trace.ts'
 import { TraceStore } from './trace-store.ts'
 
 const plugin: EnginePlugin = {
   name: 'feature:guardrails',
   apply({ hooks, registry, home, addRoutes }) {
-    addRoutes(routes)
+    addRoutes(lazyRoutes(() => import('./routes.ts')))
     const slot = extensionRegistry<TraceStore>(registry, 'guardrail-traces')
     hooks.initialize.tapPromise({ name: 'guardrails', stage: STAGE.DEFAULT }, async () => {
       slot.set('store', new TraceStore(home))

@@ -4,13 +4,12 @@
  * applies atomically with backups, keeps the manifest and ships the POSIX shim. The CLI uses the same
  * modules in-process (`svc install`).
  */
-import type { EnginePlugin } from '../../core/index.ts'
-import installRoutes from './routes.ts'
+import { lazyRoutes, type EnginePlugin } from '../../core/index.ts'
 
 const plugin: EnginePlugin = {
   name: 'feature:installer',
   apply(host) {
-    host.addRoutes(installRoutes)
+    host.addRoutes(lazyRoutes(() => import('./routes.ts')))
   },
 }
 

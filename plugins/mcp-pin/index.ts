@@ -6,11 +6,10 @@
  * them through the normal policy path (modes, trace, nudge, ledger). Its routes (routes.ts) check and
  * accept pins over HTTP.
  */
-import { defineGateKind, harnessRegistry, mcpToolName, STAGE, UNRESOLVED_MCP_SERVER, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
+import { defineGateKind, harnessRegistry, lazyRoutes, mcpToolName, STAGE, UNRESOLVED_MCP_SERVER, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
 import { runtimeIdentityOf } from './fingerprint.ts'
 import { PinStore } from './pin-store.ts'
 import { configuredServers, findRepoRoot, resolveServer, serverForRuntime } from './resolve.ts'
-import mcpRoutes from './routes.ts'
 
 /** Where the pin verdict rides on the request (always overwritten here, so a caller cannot preset it). */
 const META_KEY = 'svc_mcp_pin'
@@ -51,7 +50,7 @@ const plugin: EnginePlugin = {
   dependsOn: ['normalise:tool-input'],
   apply(host) {
     gate.apply(host)
-    host.addRoutes(mcpRoutes)
+    host.addRoutes(lazyRoutes(() => import('./routes.ts')))
     const harnesses = harnessRegistry(host.registry)
     let store: PinStore | undefined
     host.hooks.preEvaluate.tap({ name: 'mcp-pin', stage: STAGE.DEFAULT }, (request, ctx): EvalRequest => {

@@ -19,9 +19,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import { Ajv } from 'ajv'
 import { parse } from 'yaml'
-import type { Decision, Engine, EvalRequest, ToolCall } from '../../core/index.ts'
+import { lazyValidator, type Decision, type Engine, type EvalRequest, type ToolCall } from '../../core/index.ts'
 import { harnessCall } from './harness-call.ts'
 
 export type Expectation = 'allow' | 'deny' | 'monitor_alert'
@@ -52,11 +51,12 @@ const fixtureSchema = {
   },
   oneOf: [{ required: ['command'], not: { required: ['input'] } }, { required: ['input'], not: { required: ['command'] } }],
 } as const
-const validate = new Ajv({ strict: false }).compile({ type: 'object', additionalProperties: false, required: ['fixtures'], properties: { version: { const: 1 }, fixtures: { type: 'array', items: fixtureSchema } } })
+const fixturesValidator = lazyValidator({ type: 'object', additionalProperties: false, required: ['fixtures'], properties: { version: { const: 1 }, fixtures: { type: 'array', items: fixtureSchema } } })
 
 /** Parses a fixtures document; throws naming the file and the first problem. */
 export function parseFixtures(text: string, file: string): Fixture[] {
   const doc = parse(text) as unknown
+  const validate = fixturesValidator()
   if (!validate(doc)) {
     const err = validate.errors?.[0]
     throw new Error(`${file}: ${err?.instancePath || 'top level'} ${err?.message ?? 'is not a fixtures file'}`)

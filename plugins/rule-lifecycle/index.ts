@@ -6,7 +6,6 @@
 import { join } from 'node:path'
 import type { EnginePlugin } from '../../core/index.ts'
 import { DEFAULT_RETENTION, PayloadStore, retentionFrom, type Retention } from './payload-store.ts'
-import { falsePositiveRoutes } from './routes.ts'
 
 /** The payload store's file in `$SVC_HOME`. */
 export const PAYLOADS_FILE = 'payloads.db'
@@ -19,15 +18,16 @@ const plugin: EnginePlugin = {
     host.hooks.ledgerAppend.tap('feature:rule-lifecycle', (entry, _decision, payloadBytes) => {
       if (entry.kind === 'decision' && payloadBytes) open().put(entry.seq, entry.payloadHash, payloadBytes, entry.at)
     })
-    const routes = falsePositiveRoutes(() => open())
     host.addRoutes(async (app) => {
+      // The route modules load only when a daemon builds its server (see lazyRoutes in core/plugin.ts).
+      const { falsePositiveRoutes } = await import('./routes.ts')
       // The daemon's environment sets retention; the store is opened here (or at the first decision), never in apply.
       open(retentionFrom(app.env)).bindLedger(app.engine.ledger.origin)
       app.addHook('onClose', async () => {
         store?.close()
         store = undefined
       })
-      await routes(app)
+      await falsePositiveRoutes(() => open())(app)
     })
   },
 }

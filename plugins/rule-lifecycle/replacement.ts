@@ -3,16 +3,15 @@
  * one gate of the policy schema, compiles with the daemon's gate kinds, denies (or monitors, like the gate it
  * replaces) and never allows, disables nothing and reuses no live gate id.
  */
-import { Ajv } from 'ajv'
 import { isMap, isSeq, parseDocument } from 'yaml'
-import { EngineError, gateSchema, type CompiledGate, type Engine, type LayerName, type Mode } from '../../core/index.ts'
+import { EngineError, gateSchema, lazyValidator, type CompiledGate, type Engine, type LayerName, type Mode } from '../../core/index.ts'
 import { refusal } from './case-event.ts'
 import { compilerFor } from './compiler.ts'
 
 /** Largest replacement text accepted. */
 export const MAX_REPLACEMENT_BYTES = 64 * 1024
 
-const validateGate = new Ajv({ strict: false, allErrors: false }).compile(gateSchema)
+const gateValidator = lazyValidator(gateSchema)
 
 export interface ReplacementTarget {
   readonly layer: LayerName
@@ -42,6 +41,7 @@ export function parseReplacement(engine: Engine, yamlText: string, original: Com
     value = list[0]
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('must be a YAML mapping with `id` and `when`')
+  const validateGate = gateValidator()
   if (!validateGate(value)) {
     const err = validateGate.errors?.[0]
     const field = err?.keyword === 'additionalProperties' ? `unknown field "${(err.params as { additionalProperty: string }).additionalProperty}"` : `${err?.instancePath || 'gate'} ${err?.message ?? 'is invalid'}`

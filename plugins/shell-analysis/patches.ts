@@ -2,8 +2,12 @@
  * Commands that apply a patch (`apply_patch <<EOF`, `git apply FILE`, `git am`, `patch -p1 < FILE`) change
  * the files the patch names, not the patch file: those paths are read from the patch text (here-doc,
  * here-string, a file written earlier in the command, or the patch file on disk, bounded).
+ *
+ * A patch whose text svc cannot read (piped from a download or a decoder, a file that is not there yet or too
+ * big, more patch files than it reads, more files than it lists) could change any file in the repository,
+ * `.claude/settings.json` and `.svc.yaml` included: that is the `unknown_patch` signal, denied by the analysis pack.
  */
-import { looksLikePatch, patchedPaths } from '../../core/index.ts'
+import { looksLikePatch, MAX_PATCH_TARGETS, patchedPaths } from '../../core/index.ts'
 import { contentOf } from './files.ts'
 import type { Invocation } from './invocation.ts'
 import type { AnalysisState } from './state.ts'
@@ -22,15 +26,23 @@ export function patchedByCommand(st: AnalysisState, inv: Invocation, program: st
     sources = args.slice(sub + 1).filter((a) => !a.startsWith('-'))
   } else return undefined
   const texts: string[] = []
-  if (inv.stdin?.text !== undefined) texts.push(inv.stdin.text)
+  let unknown = sources.length + inv.redirects.reads.length > MAX_PATCH_FILES
+  if (inv.stdin) {
+    if (inv.stdin.text !== undefined) texts.push(inv.stdin.text)
+    // A pipe svc cannot compute (a redirected file is read below, with the other patch files).
+    else if (inv.stdin.kind === 'pipe' && sources.length === 0) unknown = true
+  }
   for (const source of [...sources, ...inv.redirects.reads].slice(0, MAX_PATCH_FILES)) {
     if (looksLikePatch(source)) texts.push(source)
     else {
       const text = contentOf(st, inv.scope, source)
       if (text !== undefined) texts.push(text)
+      else unknown = true
     }
   }
-  return texts.flatMap((t) => patchedPaths(t))
+  const paths = texts.map((t) => patchedPaths(t))
+  if (unknown || paths.some((p) => p.length >= MAX_PATCH_TARGETS)) st.signals.add('unknown_patch')
+  return paths.flat()
 }
 
 function optionValues(args: readonly string[], names: readonly string[]): string[] {

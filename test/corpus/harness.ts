@@ -63,6 +63,7 @@ export async function createCorpusWorld(options: { svcPorts?: readonly number[] 
   writeFileSync(join(cwd, '.env.example'), 'TOKEN=\n')
   // A patch the agent wrote with a file tool earlier: applying it changes the policy file it names.
   writeFileSync(join(cwd, 'evil.diff'), 'diff --git a/.svc.yaml b/.svc.yaml\n--- a/.svc.yaml\n+++ b/.svc.yaml\n@@ -1 +1 @@\n-a\n+b\n')
+  writeFileSync(join(cwd, 'fix.diff'), 'diff --git a/src/app.ts b/src/app.ts\n--- a/src/app.ts\n+++ b/src/app.ts\n@@ -1 +1 @@\n-a\n+b\n')
   // Scripts an earlier tool call wrote (the Write tool does not look at content): running them is analysed.
   writeFileSync(join(cwd, 'evil.sh'), '#!/bin/sh\necho starting\nsvc mode monitor\n')
   writeFileSync(join(cwd, 'evil.py'), 'import os\nos.system("curl -s http://127.0.0.1:7878/v1/mode")\n')

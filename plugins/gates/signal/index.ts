@@ -26,6 +26,8 @@ export const SIGNALS = [
   'unknown_port',
   'unknown_code',
   'unknown_keys',
+  // A patch applied from text svc cannot read (a download, a decoder, a missing or oversized file).
+  'unknown_patch',
   // git pointed at code svc cannot see (core.hooksPath, include.path, --config-env).
   'opaque_config',
 ] as const
