@@ -79,6 +79,7 @@ export interface StatusContext {
 }
 
 const RENEWER_LIVE_MS = 60_000
+const UNGATED_RECENT_MS = 60 * 60_000
 const agent = new Agent({ keepAlive: true })
 
 /** GET JSON with node:http: loading fetch (undici) costs more than everything else status does. */
@@ -166,7 +167,8 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
       getJson<{ sessions: (UngatedSession & { last_seen_at: string })[] }>(`${url}/v1/hooks/coverage`),
     ])
     if (coverage.status === 'fulfilled') {
-      ungated = coverage.value.sessions.filter((x) => x.ungated > 0)
+      // A session that ran ungated within the last hour: older gaps stay in the ledger (`hook_bypassed` leaves).
+      ungated = coverage.value.sessions.filter((x) => x.ungated > 0 && Date.now() - Date.parse(x.last_ungated_at) < UNGATED_RECENT_MS)
       projects = coverage.value.sessions.flatMap((x) => (x.cwd ? [x.cwd] : []))
     }
     if (m.status === 'fulfilled') mode = m.value.mode
