@@ -31,5 +31,12 @@ if (root.includes('/node_modules/')) {
   })
 }
 
-const { main } = await import('./main.ts')
-process.exitCode = await main(process.argv.slice(2))
+// `svc mcp-proxy` runs once per MCP server a harness starts: straight to the relay, without the command table.
+if (process.argv[2] === 'mcp-proxy') {
+  const { runProxy } = await import('./mcp-proxy/main.ts')
+  // Exits at once when the server does: the harness may keep our stdin open.
+  process.exit(await runProxy(process.argv.slice(3)))
+} else {
+  const { main } = await import('./main.ts')
+  process.exitCode = await main(process.argv.slice(2))
+}

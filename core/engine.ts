@@ -251,6 +251,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         monitorMatch: decision.monitorMatch,
         ruleId: decision.ruleId,
         toolUseId: wellFormed(call.toolUseId ?? ''),
+        ...(call.linkSeq === undefined ? {} : { linkSeq: call.linkSeq }),
         policyTrace: decision.trace,
         payloadHash: sha256(payloadBytes),
         reason: wellFormed(decision.reason),

@@ -123,6 +123,8 @@ export interface McpServerEntry {
   readonly tcp?: string
   readonly envNames?: readonly string[]
   readonly headerNames?: readonly string[]
+  /** The entry runs the real server through `svc mcp-proxy` (command and args above are the real server's). */
+  readonly wrapped?: boolean
 }
 
 /** The definition a harness folder provides. */

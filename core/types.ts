@@ -37,6 +37,11 @@ export interface ToolCall {
   readonly meta?: Readonly<Record<string, unknown>>
   /** The harness's id for this tool use, when it has one (links outcome rows to the decision). */
   readonly toolUseId?: string
+  /**
+   * The same call's decision at another enforcement point (the hook's leaf of a call `svc mcp-proxy` then
+   * relays): recorded as the leaf's `link_seq`, so the ledger shows one call with two enforcement points.
+   */
+  readonly linkSeq?: number
 }
 
 /** One simple command after shell analysis: what actually runs. */
@@ -174,6 +179,8 @@ export interface LedgerDraft {
   readonly payloadHash: string
   readonly reason: string
   readonly parentSeq?: number
+  /** Decision leaves: the seq of the same call's decision at another enforcement point (see ToolCall.linkSeq). */
+  readonly linkSeq?: number
   /** Set only when a guardrail (not local policy) decided: the leaf then says so (`stage: "guardrail"`). */
   readonly stage?: 'guardrail'
   readonly at: number

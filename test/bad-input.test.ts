@@ -82,6 +82,7 @@ const valid: Record<string, unknown> = {
   'POST /v1/uninstall': { harnesses: ['cursor'], scope: 'user', token: `uninstall-${'0'.repeat(32)}`, dry_run: true },
   'POST /v1/mcp/pin/check': { server: 'x', harness: 'cursor', cwd: '/tmp', identity: { transport: 'stdio', command: 'x' }, tools: [] },
   'POST /v1/mcp/pin/accept': { server: 'x', fingerprint: `sha256:${'0'.repeat(64)}` },
+  'POST /v1/mcp/proxy/{event}': { server: 'x', harness: 'cursor', identity: { command: 'x', args: [], cwd: '/tmp' }, method: 'tools/call', params: {}, request_id: 'r', outcome: 'ran', tools: [], first: true, last: true },
   'POST /v1/guardrails/providers/{id}/test': { model: 'openai/omni-moderation-latest', text: 'probe' },
   'PUT /v1/guardrails/enabled': { enabled: true },
   'POST /v1/false-positives/validate': { bundle: {}, replacement_yaml: 'id: x', target: 'auto', note: '', examples: [], policy_hash: '0' },
@@ -132,6 +133,7 @@ const semantic: BadCase[] = [
   op('POST', '/v1/gates/check', { session_id: 'x', source: 's', tool: 'Bash', input: {}, cwd: 'relative/dir' }, 400, /field "cwd" must match pattern/),
   op('GET', '/v1/ledger/proof/9999999999999999', undefined, 400, /field "seq" must match pattern/),
   op('POST', '/v1/mcp/pin/accept', { server: 'nothing-queued', fingerprint: `sha256:${'0'.repeat(64)}` }, 404, /nothing-queued/, true),
+  op('POST', '/v1/mcp/proxy/nothing', { server: 'x', identity: { command: 'x', args: [], cwd: '/tmp' } }, 404, /no event "nothing"/),
   op('POST', '/v1/mcp/pin/accept', { server: 'queued' }, 400, /missing required field "fingerprint"/, true),
   op('POST', '/v1/mcp/pin/accept', { server: 'queued', fingerprint: `sha256:${'0'.repeat(64)}` }, 409, /fingerprint/, true),
   // Pre-tool events answer every bad payload with a native deny instead (test/hook-bad-input.test.ts).

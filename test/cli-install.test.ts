@@ -68,7 +68,7 @@ describe('svc mcp', () => {
   it('lists seen servers and accepts a pin with operator rights', async () => {
     await daemon.request('POST', '/v1/mcp/pin/check', { server: 'docs', identity: { transport: 'http', url: 'http://127.0.0.1:9/mcp', header_names: ['Authorization'] } })
     const list = await svc(['mcp', 'list'], { SVC_URL: daemon.url })
-    expect(list.stdout).toMatch(/^docs\tqueued\t-\tqueued sha256:[0-9a-f]{64} \(from api\)/m)
+    expect(list.stdout).toMatch(/^docs\thttp\tUNGOVERNED \(seen at run time only, in no harness config svc reads\)\tqueued waiting sha256:[0-9a-f]{64}\tseen at run time$/m)
     const denied = await svc(['mcp', 'pin', 'accept', 'docs'], { SVC_URL: daemon.url })
     expect(denied.stderr).toContain('this needs operator rights')
     const ok = await svc(['mcp', 'pin', 'accept', 'docs'], { SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery' })

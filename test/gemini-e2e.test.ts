@@ -36,6 +36,8 @@ function run(cmd: string, args: string[], env: Record<string, string>, input = '
 
 const gemini = (prompt: string, env: Record<string, string> = {}) =>
   run(process.execPath, [GEMINI, '-p', prompt, '--approval-mode', 'yolo', '--skip-trust'], { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: model.url, ...env })
+// Project-level MCP servers load only in a trusted workspace.
+const trusted = { GEMINI_CLI_TRUST_WORKSPACE: 'true' }
 
 beforeAll(async () => {
   home = tempDir('svc-gemini-e2e-')
@@ -105,7 +107,7 @@ describe('Gemini CLI with svc installed', () => {
       const ran = join(home, 'ungated-marker')
       const before = daemon.engine.ledger.size()
       // A trusted workspace: Gemini merges its project settings (`--skip-trust` is applied after settings load).
-      expect((await gemini(`RUN: touch ${ran}`, { GEMINI_CLI_TRUST_WORKSPACE: 'true' })).code).toBe(0)
+      expect((await gemini(`RUN: touch ${ran}`, trusted)).code).toBe(0)
       expect(existsSync(ran)).toBe(true)
       const leaves = Array.from({ length: daemon.engine.ledger.size() - before }, (_, i) => daemon.engine.ledger.get(before + i))
       expect(leaves.find((l) => l?.kind === 'control')).toMatchObject({ kind: 'control', verdict: 'hook_bypassed', source: 'svc' })
@@ -118,6 +120,36 @@ describe('Gemini CLI with svc installed', () => {
     } finally {
       rmSync(join(work, '.gemini'), { recursive: true, force: true })
     }
+  }, 120_000)
+
+  it('runs an MCP tool through svc mcp-proxy once its tools are pinned; hook and proxy decisions are linked', async () => {
+    const project = join(work, '.gemini/settings.json')
+    mkdirSync(join(work, '.git'), { recursive: true })
+    mkdirSync(join(work, '.gemini'), { recursive: true })
+    const original = `{\n  // a project MCP server\n  "mcpServers": { "fx": { "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(join(ROOT, 'test/fixtures/mcp/server.ts'))}], "env": { "SVC_HOME": ${JSON.stringify(join(home, '.svc'))}, "SVC_URL": ${JSON.stringify(daemon.url)} } } }\n}\n`
+    writeFileSync(project, original)
+    const svcEnv = { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url }
+    const wrap = await run(join(ROOT, 'cli/svc.sh'), ['mcp', 'wrap', '--yes', '--repo', work], svcEnv)
+    expect(wrap.out).toContain('wrapped fx')
+    // First sight: the proxy shows the CLI no tools of an unpinned server, and queues its list for review.
+    await gemini('MCP: mcp_fx_echo {"text":"too early"}', trusted)
+    expect(model.declared.has('mcp_fx_echo')).toBe(false)
+    const pins = await daemon.request('GET', '/v1/mcp/pins')
+    const served = pins.body.servers.find((s: { server: string }) => s.server === 'fx').served_fingerprint
+    const accepted = await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'fx', fingerprint: served }, { authorization: `Bearer ${await daemon.operatorToken()}` })
+    expect(accepted.status).toBe(200)
+    const before = daemon.engine.ledger.size()
+    const res = await gemini('MCP: mcp_fx_echo {"text":"via proxy"}', trusted)
+    expect(res.code).toBe(0)
+    expect(model.declared.has('mcp_fx_echo')).toBe(true)
+    expect(JSON.stringify(model.toolResults.at(-1))).toContain('echo: via proxy')
+    const rows = Array.from({ length: daemon.engine.ledger.size() - before }, (_, i) => daemon.engine.ledger.get(before + i)!)
+    const hook = rows.find((r) => r.kind === 'decision' && r.source === 'gemini' && r.tool === 'mcp__fx__echo')
+    expect(hook).toMatchObject({ verdict: 'allow' })
+    expect(rows.find((r) => r.kind === 'decision' && r.source === 'mcp-proxy')).toMatchObject({ tool: 'mcp__fx__echo', verdict: 'allow', linkSeq: hook!.seq })
+    const unwrap = await run(join(ROOT, 'cli/svc.sh'), ['mcp', 'unwrap', '--yes', '--repo', work], svcEnv)
+    expect(unwrap.code).toBe(0)
+    expect(readFileSync(project, 'utf8')).toBe(original)
   }, 120_000)
 
   it('uninstalls back to the user’s bytes', async () => {

@@ -5,33 +5,18 @@
  * curl POST of the same payload, all against one real daemon process in the same run.
  * Run: npm run bench:hook   (BENCH_N to change the number of calls per path)
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PROJECT_ROOT } from '../../cli/paths.ts'
-import { BENCH_PASSWORD, unattestedSession, wrongLogins } from '../lib/operator.ts'
+import { unattestedSession, wrongLogins } from '../lib/operator.ts'
+import { startDaemon } from '../lib/daemon.ts'
 import { formatUs, summarise } from '../lib/stats.ts'
 
 const N = Number(process.env.BENCH_N ?? 200)
 const SHIM = join(PROJECT_ROOT, 'plugins/installer/svc-hook.sh')
 
-function startDaemon(home: string, port: number): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['cli/main.ts', 'daemon', '--port', String(port), '--home', home], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: BENCH_PASSWORD, SVC_LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    let buf = ''
-    child.stdout!.on('data', (b: Buffer) => {
-      buf += b
-      const m = /"address":"(http:[^"]+)"/.exec(buf)
-      if (m) resolve({ child, url: m[1]! })
-    })
-    child.once('exit', (code) => reject(new Error(`daemon exited ${code}`)))
-  })
-}
 
 function spawnOnce(cmd: string, args: string[], input: string): Promise<{ ns: number; out: string; code: number }> {
   const t0 = process.hrtime.bigint()

@@ -6,20 +6,14 @@
 import { createInterface } from 'node:readline/promises'
 import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
-import { fixturesOf, parseFixtures } from '../../plugins/rule-lifecycle/fixtures.ts'
-import { readCaseDir, writeCaseDir, type BundleView } from '../false-positive/case-dir.ts'
+import { parseFixtures } from '../../plugins/rule-lifecycle/fixtures.ts'
+import { readCaseDir } from '../false-positive/case-dir.ts'
 import { writeRulesPatch } from '../false-positive/rules-patch.ts'
+import { parseSeq, writeCase, type CaseOpts } from '../false-positive/write-case.ts'
 import { installClaudeSkill, skillMarkdown } from '../false-positive/skill.ts'
 import { callDaemon, operatorToken } from '../http.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { daemonUrl } from '../paths.ts'
-
-interface CaseOpts {
-  target: 'auto' | 'repo' | 'user'
-  out?: string
-  includeRaw?: boolean
-  url?: string
-}
 
 interface Validation {
   seq: number
@@ -31,33 +25,6 @@ interface Validation {
   still_denied_by: string[]
   diff: string
   apply_seq?: number
-}
-
-function parseSeq(value: string): number {
-  if (!/^(0|[1-9][0-9]{0,14})$/.test(value)) throw new CliError(`seq must be a ledger sequence number, not "${value}"`, 2)
-  return Number(value)
-}
-
-async function writeCase(io: CliIo, seqText: string, opts: CaseOpts): Promise<void> {
-  if (!opts.out) throw new CliError('--out <dir> is required: the case directory to write', 2)
-  const seq = parseSeq(seqText)
-  const url = daemonUrl(io.env, opts.url)
-  const token = opts.includeRaw ? await operatorToken(url, io) : undefined
-  const res = await fetch(`${url}/v1/false-positives/cases/${seq}${opts.includeRaw ? '?include_raw=true' : ''}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }).catch((err: Error) => {
-    throw new CliError(`cannot reach the svc daemon at ${url} (${err.message})`)
-  })
-  const text = await res.text()
-  if (!res.ok) throw new CliError(`no case for seq ${seq}: ${(JSON.parse(text) as { detail?: string }).detail ?? res.statusText} (HTTP ${res.status})`)
-  const bundle = JSON.parse(text) as BundleView
-  const view = await callDaemon<{ gates: { id: string; source: string; file: string }[] }>(url, '/v1/policy/view')
-  const live = view.gates.find((g) => g.id === bundle.matched_gate.id && g.source === bundle.matched_gate.source)
-  const malicious = live ? fixturesOf(live.file).filter((f) => f.expect !== 'allow' && f.rule === bundle.matched_gate.id) : []
-  const dir = resolve(opts.out)
-  const { exact } = writeCaseDir(dir, text, bundle, { seq, target: opts.target, include_raw: opts.includeRaw === true, daemon_url: url }, malicious as unknown as Record<string, unknown>[])
-  io.out(`wrote case ${seq} (gate ${bundle.matched_gate.id}, ${bundle.matched_gate.source}) to ${dir}`)
-  io.out(opts.includeRaw ? `raw data: INCLUDED (unredacted call in ${dir}/bundle.json and fixtures.yaml; keep them private)` : `raw data: not included (the bundle at ${dir}/bundle.json is redacted)`)
-  io.out(`draft replacement: ${dir}/replacement.yaml${exact ? '' : ' (review it: the exclusion could not be made exact)'}; ${malicious.length} malicious fixture(s) of the gate in fixtures.yaml`)
-  io.out(`next: edit the draft, then \`svc false-positive apply ${dir}\``)
 }
 
 async function confirm(io: CliIo, question: string): Promise<boolean> {

@@ -30,6 +30,9 @@ export const commands: readonly CommandEntry[] = [
   { name: 'explain', summary: 'show how a tool call is analysed and decided, through the same engine path as the daemon', load: async () => (await import('./explain.ts')).makeExplainCommand },
   { name: 'false-positive', summary: 'recover from a false positive: write a case bundle and a replacement draft, validate and apply it, revert it', load: async () => (await import('./false-positive.ts')).makeFalsePositiveCommand },
   { name: 'log', summary: 'what the agent did: decisions newest first, filtered, with the redacted command, path or URL', load: async () => (await import('./log.ts')).makeLogCommand },
+  { name: 'tail', summary: 'follow new decisions, one plain line (or JSON object) each, for pipes and scripts', load: async () => (await import('./tail.ts')).makeTailCommand },
+  { name: 'top', summary: 'terminal dashboard: live decisions, gates, sessions, MCP pins and the ledger, with keyboard navigation', load: async () => (await import('./top.ts')).makeTopCommand },
+  { name: 'hud', summary: 'print one status line (mode, signer tier, allow/deny counts, pending pin changes) for Claude Code\'s statusLine', load: async () => (await import('./hud.ts')).makeHudCommand },
   { name: 'policy', summary: 'tools for rule authors: run fixtures, lint policy files', load: async () => (await import('./policy.ts')).makePolicyCommand },
 ]
 

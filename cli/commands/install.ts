@@ -99,9 +99,14 @@ export function makeInstallCommand(io: CliIo): Command {
     .option('--fail-open', 'let tool calls through when the daemon is down (default: fail closed)')
     .option('--with-skill', 'also install the false-positive skill for Claude Code (.claude/skills/svc-false-positive)')
     .addOption(new Option('--transport <kind>', 'command shim, or Claude Code’s native HTTP hook (fails open)').choices(['command', 'http']).default('command'))
-    .action(async (opts: CommonOptions & { failOpen?: boolean; withSkill?: boolean; transport: 'command' | 'http' }) => {
+    .option('--mcp', 'also run every stdio MCP server of the harness configs through `svc mcp-proxy` (as `svc mcp wrap`)')
+    .action(async (opts: CommonOptions & { failOpen?: boolean; withSkill?: boolean; transport: 'command' | 'http'; mcp?: boolean }) => {
       await checkTier(io, opts)
       const { env, harnesses, skipped } = selection(io, opts)
+      if (opts.mcp) {
+        const { runWrap } = await import('../mcp-wrap/command.ts')
+        await runWrap(io, 'wrap', undefined, { yes: opts.yes, dryRun: opts.dryRun, repo: env.repo }, (question) => confirm(io, question))
+      }
       for (const s of skipped) io.err(`skipped ${s.harness}: ${s.reason}`)
       if (harnesses.length === 0) throw new CliError(`no supported harness detected at ${opts.scope} scope; name one with --harness`)
       const req = { harnesses, scope: opts.scope, env, svcHome: svcHome(io.env, opts.home), daemonUrl: daemonUrl(io.env, opts.url), failOpen: !!opts.failOpen, transport: opts.transport }

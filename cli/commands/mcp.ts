@@ -1,11 +1,13 @@
 /**
- * `svc mcp list` shows the MCP servers the daemon has seen with their pin state; `svc mcp accept <server>`
- * (also spelled `svc mcp pin accept <server>`) pins the queued or changed fingerprint (operator rights).
+ * `svc mcp list` shows the MCP servers the harness configs define (wrapped or not) and those seen at run time,
+ * with pin state tool by tool; `svc mcp accept <server>` (also spelled `svc mcp pin accept <server>`) pins the
+ * queued or changed fingerprint (operator rights); `svc mcp wrap|unwrap [server]` (cli/mcp-wrap/).
  */
 import { Command } from 'commander'
 import { callDaemon, operatorToken } from '../http.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { daemonUrl } from '../paths.ts'
+import { wrapCommands } from '../mcp-wrap/command.ts'
 
 interface PinView {
   server: string
@@ -16,6 +18,19 @@ interface PinView {
   latest_fingerprint?: string
   latest_source?: string
   identity: Record<string, unknown>
+  served_fingerprint?: string
+}
+
+interface ServerView {
+  name: string
+  harness?: string
+  file?: string
+  transport: string
+  wrapped: boolean
+  governed: boolean
+  ungoverned_reason?: string
+  pin: { state: string; pinned_fingerprint?: string; pending_fingerprint?: string; served_fingerprint?: string; stale?: boolean }
+  tools?: { name: string; state: string; why: string; changed?: string[] }[]
 }
 
 function acceptCommand(io: CliIo): Command {
@@ -35,7 +50,9 @@ function acceptCommand(io: CliIo): Command {
         const { servers } = await callDaemon<{ servers: PinView[] }>(url, '/v1/mcp/pins')
         const waiting = servers.find((s) => s.server === server)
         if (!waiting?.pending_fingerprint) throw new CliError(`MCP server "${server}" has nothing waiting to be accepted (see \`svc mcp list\`)`)
-        fingerprint = waiting.pending_fingerprint
+        // What the proxy saw the server serve (its whole tool list) is what an operator means to pin, when it waits.
+        const served = waiting.served_fingerprint
+        fingerprint = served && (served === waiting.pending_fingerprint || served === waiting.latest_fingerprint) ? served : waiting.pending_fingerprint
         io.out(`accepting ${server} at ${fingerprint} (from ${waiting.pending_source}); identity: ${JSON.stringify(waiting.identity)}`)
       }
       const res = await callDaemon<PinView>(url, '/v1/mcp/pin/accept', { body: { server, fingerprint }, token })
@@ -47,20 +64,23 @@ export function makeMcpCommand(io: CliIo): Command {
   const mcp = new Command('mcp').description('MCP server pinning')
   mcp.addCommand(
     new Command('list')
-      .description('MCP servers seen by the daemon, with pin state and fingerprints')
+      .description('MCP servers in the harness configs (wrapped or not) and seen at run time, with pin state tool by tool')
       .option('--url <url>', 'daemon base URL')
       .option('--json', 'print JSON')
       .action(async (opts: { url?: string; json?: boolean }) => {
-        const { servers } = await callDaemon<{ servers: PinView[] }>(daemonUrl(io.env, opts.url), '/v1/mcp/pins')
+        const { servers } = await callDaemon<{ servers: ServerView[] }>(daemonUrl(io.env, opts.url), `/v1/mcp/servers?cwd=${encodeURIComponent(process.cwd())}`)
         if (opts.json) return io.out(JSON.stringify(servers, null, 2))
-        if (servers.length === 0) return io.out('no MCP servers seen yet')
+        if (servers.length === 0) return io.out('no MCP servers configured or seen')
         for (const s of servers) {
-          const waiting = s.pending_fingerprint ? (s.state === 'pinned' ? `CHANGED -> ${s.pending_fingerprint} (from ${s.pending_source})` : `queued ${s.pending_fingerprint} (from ${s.pending_source})`) : ''
-          const later = s.latest_fingerprint ? `\talso seen ${s.latest_fingerprint} (from ${s.latest_source})` : ''
-          io.out(`${s.server}\t${s.state}\t${s.pinned_fingerprint ?? '-'}\t${waiting}${later}\t${JSON.stringify(s.identity)}`)
+          const where = s.harness ? `${s.harness} ${s.file}` : 'seen at run time'
+          const governed = s.governed ? (s.wrapped ? 'wrapped' : 'proxied') : `UNGOVERNED (${s.ungoverned_reason})`
+          const pin = `${s.pin.state}${s.pin.stale ? ' (tool list stale)' : ''}${s.pin.pending_fingerprint ? ` waiting ${s.pin.pending_fingerprint}` : ''}`
+          io.out(`${s.name}\t${s.transport}\t${governed}\t${pin}\t${where}`)
+          for (const t of s.tools ?? []) io.out(`  ${t.name}\t${t.state}${t.state === 'pinned' ? '' : `\t${t.why}`}`)
         }
       }),
   )
+  for (const command of wrapCommands(io, async (question) => /^y(es)?$/i.test((await io.ask(`${question} [y/N] `))?.trim() ?? ''))) mcp.addCommand(command)
   mcp.addCommand(acceptCommand(io))
   mcp.addCommand(new Command('pin').description('pin commands (`svc mcp pin accept <server>`)').addCommand(acceptCommand(io)))
   return mcp

@@ -44,6 +44,8 @@ export interface LeafObject {
   readonly prev_leaf_hash: string
   readonly reason: string
   readonly parent_seq?: number
+  /** A decision of the same call at another enforcement point (hook and MCP proxy): the other decision's seq. */
+  readonly link_seq?: number
   /** Present only when a guardrail decided (absent: local policy or the core did). */
   readonly stage?: 'guardrail'
   readonly certificate?: SessionCertificate
@@ -82,6 +84,7 @@ export function leafObject(draft: LeafDraft, seq: number, prevLeafHash: string):
     prev_leaf_hash: prevLeafHash,
     reason: draft.reason,
     ...(draft.parentSeq === undefined ? {} : { parent_seq: draft.parentSeq }),
+    ...(draft.linkSeq === undefined ? {} : { link_seq: draft.linkSeq }),
     ...(draft.stage === undefined ? {} : { stage: draft.stage }),
     ...(draft.certificate === undefined ? {} : { certificate: draft.certificate }),
     ...(draft.policyHash === undefined ? {} : { policy_hash: draft.policyHash }),
@@ -112,6 +115,7 @@ export function entryFromLeaf(leaf: LeafObject, leafHash: Buffer, sig: Buffer | 
     payloadHash: leaf.payload_hash,
     reason: leaf.reason,
     ...(leaf.parent_seq === undefined ? {} : { parentSeq: leaf.parent_seq }),
+    ...(leaf.link_seq === undefined ? {} : { linkSeq: leaf.link_seq }),
     ...(leaf.stage === undefined ? {} : { stage: leaf.stage }),
     ...(leaf.policy_hash === undefined ? {} : { policyHash: leaf.policy_hash }),
     ...(leaf.mode === undefined ? {} : { mode: leaf.mode }),

@@ -5,7 +5,7 @@
  */
 import { parse as parseJsonc } from 'jsonc-parser'
 import { parse as parseToml } from 'smol-toml'
-import type { McpServerEntry } from '../../core/index.ts'
+import { unwrapArgs, type McpServerEntry } from '../../core/index.ts'
 import { asRecord } from './payload.ts'
 
 function strings(value: unknown): string[] | undefined {
@@ -26,6 +26,13 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined
 }
 
+/** The command an entry runs: for an entry svc wrapped, the real server inside the wrapper (marked `wrapped`). */
+function stdioCommand(command: string | undefined, args: string[] | undefined): Pick<McpServerEntry, 'command' | 'args' | 'wrapped'> {
+  const inner = unwrapArgs(args)
+  if (inner) return { command: inner.command, args: [...inner.args], wrapped: true }
+  return { command, args }
+}
+
 /** Entries of a JSON `mcpServers` map (Claude Code, Gemini CLI, Cursor shapes). */
 export function serversFromJsonMap(map: unknown, harness: string, file: string): McpServerEntry[] {
   const servers = asRecord(map)
@@ -43,8 +50,7 @@ export function serversFromJsonMap(map: unknown, harness: string, file: string):
         harness,
         file,
         transport,
-        command: str(s.command),
-        args: strings(s.args),
+        ...stdioCommand(str(s.command), strings(s.args)),
         cwd: str(s.cwd),
         url,
         tcp: str(s.tcp),
@@ -73,8 +79,7 @@ export function serversFromCodexToml(text: string, file: string): McpServerEntry
         harness: 'codex',
         file,
         transport: url ? 'http' : 'stdio',
-        command: str(s.command),
-        args: strings(s.args),
+        ...stdioCommand(str(s.command), strings(s.args)),
         cwd: str(s.cwd),
         url,
         envNames: names(s.env, s.env_vars),

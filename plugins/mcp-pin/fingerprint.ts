@@ -1,10 +1,12 @@
 /**
  * MCP server fingerprints: SHA-256 over RFC 8785 canonical JSON of the server's identity (transport,
  * command, args, cwd, url, tcp, and the NAMES of env vars and headers — never their values) plus, when
- * known, its tool list (name, description, input schema). Equal identities give equal fingerprints
- * whatever the key order or the harness the server was found in.
+ * known, its tool list (the set hash). Each tool also has its own fingerprint, bound to the identity, over
+ * the fields a model reads or a harness acts on: name, title, description, inputSchema, outputSchema and
+ * annotations (MCP `Tool`, https://modelcontextprotocol.io/specification/2025-11-25/server/tools). Equal
+ * identities give equal fingerprints whatever the key order or the harness the server was found in.
  */
-import { canonicalSha256, type McpServerEntry } from '../../core/index.ts'
+import { canonicalSha256, unwrapArgs, type McpServerEntry } from '../../core/index.ts'
 
 /** What identifies a server: a config entry without where it was found. */
 export interface ServerIdentity extends Omit<McpServerEntry, 'name' | 'harness' | 'file' | 'transport'> {
@@ -12,10 +14,35 @@ export interface ServerIdentity extends Omit<McpServerEntry, 'name' | 'harness' 
   readonly transport: McpServerEntry['transport'] | 'unknown'
 }
 
+/** What is pinned of a tool (anything else a server sends, e.g. `_meta` or `icons`, is not). */
 export interface McpToolInfo {
   readonly name: string
+  readonly title?: string
   readonly description?: string
   readonly inputSchema?: unknown
+  readonly outputSchema?: unknown
+  readonly annotations?: unknown
+}
+
+export const TOOL_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const
+
+/** The pinned fields of a tool as a server sent it (absent fields stay absent, so older pins keep their hash). */
+export function toolInfo(tool: Readonly<Record<string, unknown>>): McpToolInfo {
+  const out: Record<string, unknown> = {}
+  for (const field of TOOL_FIELDS) if (tool[field] !== undefined) out[field] = tool[field]
+  return out as unknown as McpToolInfo
+}
+
+/** `sha256:<hex>` of one tool bound to its server's identity: the same tool on another server is another pin. */
+export function toolFingerprint(identity: ServerIdentity, tool: McpToolInfo): string {
+  return `sha256:${canonicalSha256({ identity: identityOf(identity), tool: toolInfo(tool as unknown as Record<string, unknown>) })}`
+}
+
+/** The pinned fields that differ between two versions of a tool (RFC 8785 comparison). */
+export function toolDiff(before: McpToolInfo, after: McpToolInfo): string[] {
+  const a = before as unknown as Record<string, unknown>
+  const b = after as unknown as Record<string, unknown>
+  return TOOL_FIELDS.filter((f) => canonicalSha256({ v: a[f] ?? null }) !== canonicalSha256({ v: b[f] ?? null }))
 }
 
 function normaliseUrl(url: string): string {
@@ -42,7 +69,7 @@ export function identityOf(entry: ServerIdentity): ServerIdentity {
 /** `sha256:<hex>` of the canonical identity and (sorted) tool list. */
 export function fingerprint(identity: ServerIdentity, tools?: readonly McpToolInfo[]): string {
   const toolList = tools
-    ?.map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), ...(t.inputSchema !== undefined ? { inputSchema: t.inputSchema } : {}) }))
+    ?.map((t) => toolInfo(t as unknown as Record<string, unknown>))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   const doc = { identity: identityOf(identity), ...(toolList ? { tools: toolList } : {}) }
   return `sha256:${canonicalSha256(doc)}`
@@ -64,6 +91,13 @@ export function runtimeIdentityOf(context: unknown): RuntimeIdentity | undefined
   const out: Record<string, unknown> = {}
   for (const key of ['command', 'cwd', 'url', 'tcp'] as const) if (typeof c[key] === 'string' && c[key] !== '') out[key] = c[key]
   if (Array.isArray(c.args)) out.args = c.args.filter((a): a is string => typeof a === 'string')
+  // A server started through `svc mcp-proxy` is the real server inside (args, or Cursor's whole command line).
+  const line = typeof out.command === 'string' && out.args === undefined ? (out.command as string).split(' ') : undefined
+  const inner = unwrapArgs((out.args as string[] | undefined) ?? line?.slice(1))
+  if (inner) {
+    out.command = inner.command
+    out.args = [...inner.args]
+  }
   return Object.keys(out).length ? (out as RuntimeIdentity) : undefined
 }
 

@@ -10,24 +10,31 @@ import { defineGateKind, harnessRegistry, lazyRoutes, mcpToolName, STAGE, UNRESO
 import { runtimeIdentityOf } from './fingerprint.ts'
 import { PinStore } from './pin-store.ts'
 import { configuredServers, findRepoRoot, resolveServer, serverForRuntime } from './resolve.ts'
+import { toolPinState } from './tool-state.ts'
 
 /** Where the pin verdict rides on the request (always overwritten here, so a caller cannot preset it). */
 const META_KEY = 'svc_mcp_pin'
 
 interface PinFacts {
   readonly server: string
-  readonly state: 'queued' | 'pinned' | 'mismatch'
+  readonly state: 'queued' | 'pinned' | 'mismatch' | 'stale'
   readonly fingerprint: string
   readonly pinned_fingerprint?: string
+  /** Set when the server's served tool list decided (tool-level pin, tool-state.ts): the tool and why. */
+  readonly tool?: string
+  readonly why?: string
 }
+
+const STATES = ['queued', 'mismatch', 'stale'] as const
 
 const gate = defineGateKind<readonly string[] | string>({
   kind: 'mcp_pin',
-  description: 'Matches MCP calls whose server pin is in one of the given states (queued = not pinned yet, mismatch = changed since pinned).',
+  description:
+    'Matches MCP calls whose pin is in one of the given states (queued = not pinned yet, mismatch = changed since pinned, stale = the server announced a changed tool list not verified yet). Tool by tool where svc mcp-proxy has seen the server\'s tool list, else per server.',
   schema: {
     anyOf: [
-      { type: 'string', enum: ['queued', 'mismatch'] },
-      { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: ['queued', 'mismatch'] } },
+      { type: 'string', enum: STATES },
+      { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: STATES } },
     ],
   },
   compile(value) {
@@ -37,6 +44,11 @@ const gate = defineGateKind<readonly string[] | string>({
       const facts = request.meta?.[META_KEY] as PinFacts | undefined
       if (!facts || !states.has(facts.state)) return undefined
       const accept = `\`svc mcp pin accept ${facts.server}\``
+      if (facts.tool !== undefined) {
+        const fp = facts.fingerprint ? ` (now ${facts.fingerprint.slice(0, 19)}…)` : ''
+        if (facts.state === 'stale') return `MCP server "${facts.server}": ${facts.why}; calls wait until the proxy has verified its fresh tool list`
+        return `MCP tool "${facts.tool}" of server "${facts.server}" is not pinned: ${facts.why}${fp}; an operator must review it (\`svc mcp list\`) and run ${accept}`
+      }
       if (facts.state === 'mismatch') {
         return `MCP server "${facts.server}" changed since it was pinned (now ${facts.fingerprint.slice(0, 19)}…, pinned ${String(facts.pinned_fingerprint).slice(0, 19)}…); an operator must review it and run ${accept}`
       }
@@ -50,7 +62,7 @@ const plugin: EnginePlugin = {
   dependsOn: ['normalise:tool-input'],
   apply(host) {
     gate.apply(host)
-    host.addRoutes(lazyRoutes(() => import('./routes.ts')))
+    host.addRoutes(lazyRoutes(() => import('./all-routes.ts')))
     const harnesses = harnessRegistry(host.registry)
     let store: PinStore | undefined
     host.hooks.preEvaluate.tap({ name: 'mcp-pin', stage: STAGE.DEFAULT }, (request, ctx): EvalRequest => {
@@ -78,7 +90,12 @@ const plugin: EnginePlugin = {
       store ??= new PinStore(host.home)
       const check = store.check(server, resolved.identity, request.source)
       if (check.firstSighting) host.log.warn({ server, fingerprint: check.fingerprint }, 'new MCP server queued for pinning')
-      const facts: PinFacts = { server, state: check.state, fingerprint: check.fingerprint, ...(check.pinnedFingerprint ? { pinned_fingerprint: check.pinnedFingerprint } : {}) }
+      // A server whose tool list the proxy has seen is pinned tool by tool (whichever path the call came by).
+      // Methods (`resources/read`, `prompts/get`: MCP tool names never hold a `/`) are pinned per server.
+      const toolPin = tool.includes('/') ? undefined : toolPinState(store.get(server), tool)
+      const facts: PinFacts = toolPin
+        ? { server, state: toolPin.state, fingerprint: toolPin.fingerprint ?? '', ...(toolPin.pinnedFingerprint ? { pinned_fingerprint: toolPin.pinnedFingerprint } : {}), tool, why: toolPin.why }
+        : { server, state: check.state, fingerprint: check.fingerprint, ...(check.pinnedFingerprint ? { pinned_fingerprint: check.pinnedFingerprint } : {}) }
       return { ...request, tool: mcpToolName(server, tool), mcp: { server, tool }, meta: { ...meta, [META_KEY]: facts } }
     })
   },

@@ -34,8 +34,23 @@ export interface PinRecord {
   readonly pending?: Sighting
   /** The most recent sighting that differs from `pending`, from a caller without operator rights. */
   readonly latest?: Sighting
+  /** The tool list the server last served through `svc mcp-proxy` (what its calls are checked against, tool by tool). */
+  readonly served?: ServedTools
   readonly firstSeen: string
   readonly lastSeen: string
+}
+
+/**
+ * A server's tools as the proxy last saw them in `tools/list` (every page). `stale` from
+ * `notifications/tools/list_changed` until a fresh complete list arrives; `partial` while a listing's pages come in.
+ */
+export interface ServedTools {
+  readonly identity: ServerIdentity
+  readonly tools: readonly McpToolInfo[]
+  readonly fingerprint?: string
+  readonly stale: boolean
+  readonly partial: boolean
+  readonly at: string
 }
 
 export interface CheckOptions {
@@ -129,6 +144,38 @@ export class PinStore {
     return { server, state: 'mismatch', fingerprint: seen, pinnedFingerprint: record.pinned?.fingerprint, firstSighting: false }
   }
 
+  /**
+   * Records one page of a `tools/list` the proxy relayed: `first` starts a fresh listing, `last` completes it,
+   * clears `stale` and checks the whole list as a sighting (a new or changed set waits for an operator).
+   */
+  recordServed(server: string, identity: ServerIdentity, page: readonly McpToolInfo[], opts: { first: boolean; last: boolean; now?: Date }): PinRecord {
+    const at = (opts.now ?? new Date()).toISOString()
+    const servers = { ...this.#read().servers }
+    const record: PinRecord = servers[server] ?? { server, state: 'queued', firstSeen: at, lastSeen: at }
+    const earlier = opts.first || !record.served ? [] : record.served.tools
+    const byName = new Map(earlier.map((t) => [t.name, t]))
+    for (const tool of page) byName.set(tool.name, tool)
+    const tools = [...byName.values()]
+    const stale = (record.served?.stale ?? false) && !opts.last
+    servers[server] = { ...record, served: { identity, tools, stale, partial: !opts.last, at }, lastSeen: at }
+    this.#save(servers)
+    if (!opts.last) return servers[server]!
+    const check = this.check(server, identity, 'mcp-proxy', { tools, now: opts.now })
+    const after = this.#read().servers[server]!
+    const done: PinRecord = { ...after, served: { ...after.served!, fingerprint: check.fingerprint } }
+    this.#save({ ...this.#read().servers, [server]: done })
+    return done
+  }
+
+  /** `notifications/tools/list_changed`: calls wait until a fresh list is verified. */
+  markStale(server: string, now = new Date()): void {
+    const servers = { ...this.#read().servers }
+    const record = servers[server]
+    if (!record?.served) return
+    servers[server] = { ...record, served: { ...record.served, stale: true, at: now.toISOString() } }
+    this.#save(servers)
+  }
+
   /** Operator accept: pins exactly `expected`, which must be the pending (or latest) fingerprint. */
   accept(server: string, expected: string, now = new Date()): PinRecord {
     const servers = { ...this.#read().servers }
@@ -145,6 +192,7 @@ export class PinStore {
       server,
       state: 'pinned',
       pinned: { fingerprint: chosen.fingerprint, identity: chosen.identity, ...(chosen.tools ? { tools: chosen.tools } : {}), at },
+      ...(record.served ? { served: record.served } : {}),
       firstSeen: record.firstSeen,
       lastSeen: record.lastSeen,
     }

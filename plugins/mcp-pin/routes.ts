@@ -60,6 +60,8 @@ const pinView = {
     latest_fingerprint: { type: 'string', description: 'a later, different sighting by a caller without operator rights (never replaces the pending one)' },
     latest_source: { type: 'string' },
     identity: { type: 'object', additionalProperties: true },
+    served_fingerprint: { type: 'string', description: 'the tool list svc mcp-proxy last saw (set hash); accept it to pin what the server serves' },
+    served_stale: { type: 'boolean', description: 'the server announced a changed tool list not verified yet' },
     first_seen: { type: 'string' },
     last_seen: { type: 'string' },
     ledger_seq: { type: 'integer', description: 'accept only: the mcp_pin_accepted ledger entry' },
@@ -74,6 +76,7 @@ function view(record: ReturnType<PinStore['list']>[number]) {
     ...(record.pending ? { pending_fingerprint: record.pending.fingerprint, pending_source: record.pending.source } : {}),
     ...(record.latest ? { latest_fingerprint: record.latest.fingerprint, latest_source: record.latest.source } : {}),
     identity: record.pending?.identity ?? record.pinned?.identity ?? {},
+    ...(record.served?.fingerprint ? { served_fingerprint: record.served.fingerprint, served_stale: record.served.stale } : {}),
     first_seen: record.firstSeen,
     last_seen: record.lastSeen,
   }

@@ -171,6 +171,9 @@ export const OPEN_OBJECTS = new Set([
   'POST /v1/gates/check.input',
   'POST /v1/gates/check.meta',
   'POST /v1/mcp/pin/check.tools[].input_schema',
+  // What svc mcp-proxy relays: an MCP request's params and a server's tool objects, as the protocol has them.
+  'POST /v1/mcp/proxy/{event}.params',
+  'POST /v1/mcp/proxy/{event}.tools[]',
   // A case bundle is a document the daemon wrote and reads back by seq and hashes; an example's input is a tool's input.
   'POST /v1/false-positives/validate.bundle',
   'POST /v1/false-positives/validate.examples[].input',

@@ -1,7 +1,7 @@
 /**
  * A scripted Gemini API on loopback (HARNESSES.md §10): speaks the streaming wire format of
  * `models/*:streamGenerateContent?alt=sse`, asks for exactly one tool call (the command after `RUN:` in
- * the user's prompt), then ends the turn and records the tool result the CLI sent back.
+ * the user's prompt, or the MCP tool after `MCP:`), then ends the turn and records the tool result the CLI sent back.
  */
 import { startScriptedServer } from './scripted-model.ts'
 
@@ -11,6 +11,8 @@ export interface FakeGemini {
   readonly toolResults: unknown[]
   /** Paths of every request (to prove nothing else was asked). */
   readonly requests: string[]
+  /** Function names the CLI declared to the model (its tools, MCP ones included). */
+  readonly declared: Set<string>
   close(): Promise<void>
 }
 
@@ -29,8 +31,10 @@ const usage = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 
 
 export async function startFakeGemini(): Promise<FakeGemini> {
   const toolResults: unknown[] = []
+  const declared = new Set<string>()
   const server = await startScriptedServer((req, raw, res) => {
-    const body = (raw ? JSON.parse(raw) : {}) as { contents?: { role: string; parts: Part[] }[] }
+    const body = (raw ? JSON.parse(raw) : {}) as { contents?: { role: string; parts: Part[] }[]; tools?: { functionDeclarations?: { name: string }[] }[] }
+    for (const t of body.tools ?? []) for (const f of t.functionDeclarations ?? []) declared.add(f.name)
     if (req.url?.includes(':countTokens')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ totalTokens: 10 }))
     const contents = body.contents ?? []
     const last = contents[contents.length - 1]
@@ -43,12 +47,14 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     } else {
       const prompt = contents.flatMap((c) => c.parts.map((p) => p.text ?? '')).join('\n')
       const command = /RUN: (.+)/.exec(prompt)?.[1]
+      // `MCP: <function name> <json args>` asks for an MCP tool the CLI declared.
+      const mcp = /MCP: (\S+) (.+)/.exec(prompt)
       // Side calls (routing, next-speaker checks) get a plain JSON text answer.
-      parts = command && stream ? [{ functionCall: { name: 'run_shell_command', args: { command } } }] : [{ text: '{"reasoning":"scripted","model_choice":"flash","complexity_reasoning":"scripted","complexity_score":1,"next_speaker":"user"}' }]
+      parts = mcp && stream ? [{ functionCall: { name: mcp[1], args: JSON.parse(mcp[2]!) } }] : command && stream ? [{ functionCall: { name: 'run_shell_command', args: { command } } }] : [{ text: '{"reasoning":"scripted","model_choice":"flash","complexity_reasoning":"scripted","complexity_score":1,"next_speaker":"user"}' }]
     }
     const chunk = { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata: usage, modelVersion: 'gemini-2.5-flash' }
     if (stream) return sse(res, chunk)
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(chunk))
   })
-  return { url: server.origin, toolResults, requests: server.requests, close: server.close }
+  return { url: server.origin, toolResults, requests: server.requests, declared, close: server.close }
 }
