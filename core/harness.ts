@@ -52,6 +52,25 @@ export interface InstallContext extends HarnessEnv {
   readonly readConfig: (path: string) => unknown
   /** Current raw text of a config file, or undefined when absent. */
   readonly readText: (path: string) => string | undefined
+  /** Set by `svc install --sandbox`: what the harness's own OS sandbox must keep from the agent's commands. */
+  readonly sandbox?: SandboxFacts
+}
+
+/**
+ * What the second layer (issue 16) asks of each harness's own sandbox for the agent's shell commands:
+ * `svcHome` neither readable nor writable, `protectedFiles` not writable, the daemon's `ports` unreachable
+ * under every loopback spelling, and no way to switch the sandbox off from inside.
+ */
+export interface SandboxFacts {
+  readonly svcHome: string
+  /** `$SVC_PORTS`: the daemon's listening port, 7878/7879 and SVC_PROTECTED_PORTS. */
+  readonly ports: readonly number[]
+  /** Absolute paths of every harness hook/MCP config and svc policy file the agent's commands must not write. */
+  readonly protectedFiles: readonly string[]
+  /** Write the harness's managed (root-owned, enterprise) settings instead of the user's. */
+  readonly system: boolean
+  /** Root of the managed settings (`/etc` normally; a temp dir in tests). */
+  readonly systemRoot: string
 }
 
 /**
@@ -67,8 +86,19 @@ export type InstallEntry =
       /** Content of the file when it does not exist yet (default `{}`). */
       readonly seed?: Readonly<Record<string, unknown>>
       readonly schema?: string
+      /** `set`: put `value` at `pointer` itself (a scalar setting), remembering what was there for uninstall. */
+      readonly mode?: 'append' | 'set'
     }
-  | { readonly format: 'toml'; readonly file: string; readonly text: string; readonly schema?: string }
+  | {
+      readonly format: 'toml'
+      readonly file: string
+      readonly text: string
+      readonly schema?: string
+      /** `start`: the block holds top-level keys, which TOML only allows before the first table. */
+      readonly position?: 'start' | 'end'
+      /** Which svc block this is (a re-install replaces only an earlier block with the same id). */
+      readonly block?: string
+    }
 
 /** The installer's plan for one harness: entries plus what the user must do afterwards. */
 export interface HarnessInstallPlan {
@@ -139,6 +169,11 @@ export interface HarnessDefinition {
   configLocations(env: HarnessEnv): readonly ConfigLocation[]
   /** Our entries for a scope. Pure: reads through the context, writes nothing. */
   installPlan(ctx: InstallContext): HarnessInstallPlan
+  /**
+   * The harness's own OS sandbox configured to `ctx.sandbox` (`svc install --sandbox`): entries for its user or
+   * managed settings. Pure, like `installPlan`; throws an Error naming the setting when it cannot be done safely.
+   */
+  sandboxPlan?(ctx: InstallContext & { readonly sandbox: SandboxFacts }): HarnessInstallPlan
   /** True when a config value (hook handler or group) was written by this control plane. */
   isOurs(value: unknown, installId: string): boolean
   /** Parses a native payload; throws HookPayloadError on a payload it cannot use. */

@@ -88,7 +88,12 @@ export {
   type HookPhase,
   type InstallContext,
   type InstallEntry,
+  type SandboxFacts,
   type McpServerEntry,
   type NativeResponse,
 } from './harness.ts'
 export { ABSOLUTE_PATH } from './server/routes/schemas.ts'
+// Ledger crypto for fleet plugins (witness cosignatures, log keys): C2SP signed notes, RFC 6962 proofs, Ed25519.
+export { checkpointText, noteKeyId, noteVerifierKey, parseCheckpoint, signNote, verifyNote } from './ledger/signed-note.ts'
+export { verifyConsistency } from './ledger/proof-verify.ts'
+export { newSeed, signingKeyFromSeed, signNative, verifyNative, type SigningKey } from './ledger/ed25519.ts'

@@ -14,6 +14,10 @@ import { parseJsoncStrict } from '../../plugins/installer/jsonc-edit.ts'
 import { planInstall } from '../../plugins/installer/plan.ts'
 import { schemaProblems } from '../../plugins/installer/validate.ts'
 import { TRUST_BY_HAND, trustCodexHooks } from '../../plugins/installer/codex-trust.ts'
+import { probeClaude, probeCodex, type ProbeResult } from '../../plugins/installer/sandbox-probe.ts'
+import { join } from 'node:path'
+import { valueAt } from '../../plugins/installer/jsonc-edit.ts'
+import { readManifest } from '../../plugins/installer/manifest.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { daemonUrl, svcHome, userHomeOf } from '../paths.ts'
 import { collectStatus, type HarnessHooks, type Problem, type StatusReport } from '../status/collect.ts'
@@ -83,13 +87,41 @@ async function applyFixes(problems: readonly Problem[], report: StatusReport, us
   return done
 }
 
+/** Runs the sandbox probes where a harness offers a way in: Claude Code via sandbox-runtime, Codex via `codex sandbox`. */
+export function sandboxProbes(report: StatusReport, userHome: string, env: NodeJS.ProcessEnv): ProbeResult[] {
+  const files = readManifest(report.home).files
+  // Managed settings first: they win over the user's.
+  const claudeFile = Object.keys(files).filter((f) => files[f]!.harnesses.includes('claude-code') && files[f]!.entries.some((e) => e.layer === 'sandbox')).sort((a) => (a.includes('managed') ? -1 : 1))[0]
+  let block: Record<string, unknown> | undefined
+  try {
+    block = claudeFile ? (valueAt(readFileSync(claudeFile, 'utf8'), ['sandbox']) as Record<string, unknown>) : undefined
+  } catch {
+    block = undefined
+  }
+  let port = 7878
+  try {
+    port = Number(new URL(report.url).port) || 7878
+  } catch {
+    /* the default port */
+  }
+  const targets = { home: userHome, svcHome: report.home, secretFile: join(report.home, 'hook.key'), port, cwd: process.cwd() }
+  const out: ProbeResult[] = []
+  if (report.sandbox.some((s) => s.harness === 'claude-code')) out.push(...probeClaude(block, claudeFile ? join(claudeFile, '..') : userHome, { ...targets, hookConfig: join(userHome, '.claude', 'settings.json') }, env))
+  if (report.sandbox.some((s) => s.harness === 'codex')) out.push(...probeCodex({ ...targets, hookConfig: join(userHome, '.codex', 'hooks.json') }, env))
+  for (const s of report.sandbox.filter((x) => x.harness !== 'claude-code' && x.harness !== 'codex')) {
+    out.push({ harness: s.harness, probe: 'all', outcome: 'not-probed', detail: 'the harness offers no command that runs a probe inside its sandbox' })
+  }
+  return out
+}
+
 export function makeDoctorCommand(io: CliIo): Command {
   return new Command('doctor')
     .description('check everything status checks and offer fixes (a stale shim, removed hook entries, a changed daemon URL, an invalid harness config)')
     .option('--url <url>', 'daemon base URL (default $SVC_URL or http://127.0.0.1:7878)')
     .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
     .option('--fix', 'apply the fixes marked [fix] (nothing else is changed)')
-    .action(async (opts: { url?: string; home?: string; fix?: boolean }) => {
+    .option('--probe', 'run attacks inside each harness’s sandbox (read $SVC_HOME, write a hook config, reach the daemon port): each must fail')
+    .action(async (opts: { url?: string; home?: string; fix?: boolean; probe?: boolean }) => {
       const url = daemonUrl(io.env, opts.url)
       const home = svcHome(io.env, opts.home)
       const check = async () => {
@@ -105,6 +137,13 @@ export function makeDoctorCommand(io: CliIo): Command {
         ;({ report, problems } = await check())
       }
       io.out(renderStatus({ ...report, problems: [] }).replace(/\nprotection: .*$/s, ''))
+      if (opts.probe) {
+        for (const p of sandboxProbes(report, userHomeOf(io.env), io.env)) {
+          const outcome = p.outcome === 'blocked' ? 'blocked (good)' : p.outcome === 'not-probed' ? 'not probed' : p.residual ? 'reached (known residual)' : 'REACHED'
+          io.out(`probe:    ${p.harness}: ${p.probe}: ${outcome}${p.detail ? ` — ${p.detail}` : ''}`)
+          if (p.outcome === 'reached' && !p.residual) problems.push({ what: `${p.harness}: from inside its sandbox, "${p.probe}" got through`, hint: 're-apply `svc install --sandbox` and check the harness’s sandbox dependencies (Linux: bubblewrap, socat)' })
+        }
+      }
       if (problems.length === 0) return io.out('doctor: everything checks out; protection is in force')
       io.out(`doctor: ${problems.length} problem${problems.length === 1 ? '' : 's'}:`)
       for (const p of problems) io.out(`  - ${p.what}${p.fix ? ' [fix]' : ''}\n    → ${p.hint}`)

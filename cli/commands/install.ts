@@ -6,7 +6,7 @@
 import { createInterface } from 'node:readline/promises'
 import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
-import type { HarnessDefinition } from '../../core/index.ts'
+import type { HarnessDefinition, HarnessEnv } from '../../core/index.ts'
 import { harnessPlugins, PLANNED_HARNESSES } from '../../harnesses/index.ts'
 import { applyInstall, applyUninstall, installShim } from '../../plugins/installer/apply.ts'
 import { harnessEnvOf } from '../../plugins/installer/harness-env.ts'
@@ -17,7 +17,8 @@ import { HarnessSelectionError, selectHarnesses } from '../../plugins/installer/
 import { installClaudeSkill } from '../false-positive/skill.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { mintOnDaemon, totpSecrets } from '../signer/mint-flow.ts'
-import { daemonUrl, svcHome, userHomeOf } from '../paths.ts'
+import { daemonPort, daemonUrl, protectedPorts, SHIPPED_POLICIES_DIR, svcHome, userHomeOf } from '../paths.ts'
+import { sandboxFacts } from '../../plugins/installer/sandbox-facts.ts'
 import { addTierOptions } from './session.ts'
 
 interface CommonOptions {
@@ -100,7 +101,9 @@ export function makeInstallCommand(io: CliIo): Command {
     .option('--with-skill', 'also install the false-positive skill for Claude Code (.claude/skills/svc-false-positive)')
     .addOption(new Option('--transport <kind>', 'command shim, or Claude Code’s native HTTP hook (fails open)').choices(['command', 'http']).default('command'))
     .option('--mcp', 'also run every stdio MCP server of the harness configs through `svc mcp-proxy` (as `svc mcp wrap`)')
-    .action(async (opts: CommonOptions & { failOpen?: boolean; withSkill?: boolean; transport: 'command' | 'http'; mcp?: boolean }) => {
+    .option('--sandbox', 'also configure each harness’s own OS sandbox for the agent’s commands (svc home hidden, configs read-only, daemon ports unreachable)')
+    .option('--system', 'with --sandbox: write the harnesses’ managed (root-owned) settings instead of the user’s; needs root')
+    .action(async (opts: CommonOptions & { failOpen?: boolean; withSkill?: boolean; transport: 'command' | 'http'; mcp?: boolean; sandbox?: boolean; system?: boolean }) => {
       await checkTier(io, opts)
       const { env, harnesses, skipped } = selection(io, opts)
       if (opts.mcp) {
@@ -109,7 +112,9 @@ export function makeInstallCommand(io: CliIo): Command {
       }
       for (const s of skipped) io.err(`skipped ${s.harness}: ${s.reason}`)
       if (harnesses.length === 0) throw new CliError(`no supported harness detected at ${opts.scope} scope; name one with --harness`)
-      const req = { harnesses, scope: opts.scope, env, svcHome: svcHome(io.env, opts.home), daemonUrl: daemonUrl(io.env, opts.url), failOpen: !!opts.failOpen, transport: opts.transport }
+      const home = svcHome(io.env, opts.home)
+      const url = daemonUrl(io.env, opts.url)
+      const req = { harnesses, scope: opts.scope, env, svcHome: home, daemonUrl: url, failOpen: !!opts.failOpen, transport: opts.transport, ...sandboxRequest(io, opts, env, home) }
       const plan = planInstall(req)
       // Entries in place but the shim they run is missing or from another version: refresh it (no config changes).
       const shim = shimState(req.svcHome)
@@ -128,13 +133,30 @@ export function makeInstallCommand(io: CliIo): Command {
       applyInstall(req, plan.token)
       // Not "installed" until every harness will run the entries (Codex: trusted); this throws when one will not.
       await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
-      io.out(`installed svc hooks for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
+      io.out(`installed svc hooks${opts.sandbox ? ' and the sandbox layer' : ''} for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
       if (opts.withSkill && harnesses.some((h) => h.id === 'claude-code')) {
         const skill = installClaudeSkill(opts.scope === 'repo' ? env.repo! : env.home)
         io.out(`false-positive skill: ${skill.path}${skill.changed ? '' : ' (already installed)'}`)
       }
       await mintSession(io, opts)
     })
+}
+
+/** The `sandbox` part of an install request (`--sandbox`, `--system`), or nothing. */
+function sandboxRequest(io: CliIo, opts: { sandbox?: boolean; system?: boolean; url?: string }, env: HarnessEnv, home: string) {
+  if (opts.system && !opts.sandbox) throw new CliError('--system only applies with --sandbox (the managed sandbox settings)')
+  if (!opts.sandbox) return {}
+  // SVC_SYSTEM_ROOT relocates /etc for tests; the real one needs root, or the files would be the agent's to edit.
+  const systemRoot = io.env.SVC_SYSTEM_ROOT ?? '/etc'
+  if (opts.system && !io.env.SVC_SYSTEM_ROOT && process.getuid?.() !== 0) throw new CliError('--system writes managed settings under /etc that only root may change: run it as root (sudo svc install --sandbox --system)')
+  let listening: number | undefined
+  try {
+    listening = Number(new URL(daemonUrl(io.env, opts.url)).port) || daemonPort(io.env)
+  } catch {
+    listening = daemonPort(io.env)
+  }
+  const ports = protectedPorts(io.env, listening)
+  return { sandbox: sandboxFacts({ registered: [...registered().values()], env, svcHome: home, ports, policiesDir: SHIPPED_POLICIES_DIR, system: !!opts.system, systemRoot }) }
 }
 
 /**

@@ -18,6 +18,8 @@ import { LedgerStore } from '../../core/ledger/store.ts'
 import { PAYLOADS_FILE } from '../../plugins/rule-lifecycle/index.ts'
 import { PayloadStore, verifyPayloads } from '../../plugins/rule-lifecycle/payload-store.ts'
 import { readTrustedHostKeys, readTrustFile, type TrustedKeyRecord } from '../../core/trust/host-keys.ts'
+import { witnessReport } from '../fleet/witness-report.ts'
+import { loadLogKey } from '../../plugins/witness/log-key.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { svcHome } from '../paths.ts'
 
@@ -30,6 +32,7 @@ interface VerifyOpts {
   portable?: boolean
   threads?: number
   json?: boolean
+  witnessPolicy?: string
 }
 
 function parseThreads(value: string): number {
@@ -77,7 +80,17 @@ async function verify(io: CliIo, opts: VerifyOpts): Promise<void> {
   }
   if (!report.ok) throw new CliError(`ledger verification FAILED: ${report.problemCount} problem(s)`)
   if (!opts.file) checkStoredPayloads(io, dbPath, opts.json)
+  if (!opts.file) checkWitnesses(io, dbPath, opts.witnessPolicy ?? io.env.SVC_WITNESS_POLICY, opts.json)
   if (!opts.json) io.out('ledger verified: OK')
+}
+
+/** Witness cosignatures kept beside the ledger must be of checkpoints this ledger signed (and verify). */
+function checkWitnesses(io: CliIo, dbPath: string, policy: string | undefined, json: boolean | undefined): void {
+  const report = witnessReport(dbPath, policy)
+  if (!report) return
+  if (!json) for (const line of report.lines) io.out(line)
+  for (const p of report.problems) io.err(`  ✗ ${p}`)
+  if (report.problems.length > 0) throw new CliError(`witness verification FAILED: ${report.problems.length} problem(s)`)
 }
 
 /** Every call kept in payloads.db (beside the ledger) must hash to its leaf's payload_hash. */
@@ -113,6 +126,7 @@ export function makeLedgerCommand(io: CliIo): Command {
       .option('--portable', 'verify signatures with pure-JS @noble/ed25519 instead of node:crypto (slower)')
       .option('--threads <n>', 'verifier threads for a database (default: one per core)', parseThreads)
       .option('--json', 'print the full report as JSON')
+      .option('--witness-policy <file>', 'C2SP tlog-policy file to check witness cosignatures with (default $SVC_WITNESS_POLICY)')
       .action((opts: VerifyOpts) => verify(io, opts)),
   )
   ledger.addCommand(
@@ -127,6 +141,21 @@ export function makeLedgerCommand(io: CliIo): Command {
         const doc = exportLedger(dbPath)
         writePrivateFile(opts.out, JSON.stringify(doc))
         io.out(`wrote ${doc.tree_size} leaves and ${doc.checkpoints.length} checkpoints to ${opts.out}`)
+      }),
+  )
+  ledger.addCommand(
+    new Command('log-key')
+      .description('print the verifier key (vkey) witnesses must be configured with for this ledger (creates the host log key on first use)')
+      .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
+      .action((opts: { home?: string }) => {
+        const home = svcHome(io.env, opts.home)
+        const dbPath = join(home, 'ledger.db')
+        if (!existsSync(dbPath)) throw new CliError(`no ledger database at ${dbPath} (start the daemon once)`)
+        const store = new LedgerStore(dbPath, { readOnly: true })
+        const origin = store.meta('origin')
+        store.close()
+        if (!origin) throw new CliError(`${dbPath} has no origin yet`)
+        io.out(loadLogKey(home, origin).vkey)
       }),
   )
   return ledger

@@ -27,6 +27,10 @@ export function renderStatus(r: StatusReport): string {
   }
   if (r.hooks.length === 0) out.push('hooks:    none installed')
   for (const h of r.hooks) out.push(`hooks:    ${h.harness} (${h.scope}) ${h.file}: ${h.entries - h.missing}/${h.entries} entries${h.urls.length ? `, calls ${h.urls.join(', ')}` : ''}`)
+  for (const sb of r.sandbox ?? []) {
+    const where = sb.files.length ? ` (${sb.files.join(', ')}: ${sb.settings - sb.missing}/${sb.settings} settings)` : ''
+    out.push(`sandbox:  ${sb.harness} ${sb.state === 'off' ? 'off: the agent’s commands run without the second layer; `svc install --sandbox` turns it on' : sb.state}${where}`)
+  }
   if (r.hooks.some((h) => h.usesShim)) out.push(`shim:     ${r.shim} (${r.home}/bin/svc-hook)`)
   if (r.policy) {
     out.push(`policy:   ${r.policy.status}, hash ${r.policy.hash.slice(0, 12)}`)

@@ -17,6 +17,8 @@ import { SqliteLedger } from '../../core/ledger/ledger.ts'
 import { ledgerMarkerPath } from '../../core/ledger/ledger-guard.ts'
 import { protectedPorts, SHIPPED_POLICIES_DIR, VERSION } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
+import { startOtlpExport } from '../fleet/otlp-daemon.ts'
+import { startWitnessing } from '../fleet/witness-daemon.ts'
 
 export interface DaemonOptions {
   readonly home: string
@@ -86,6 +88,17 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const address = await app.listen({ port: opts.port, host })
     const bound = app.server.address()
     if (bound !== null && typeof bound === 'object') engine.setSvcPorts([...svcPorts, bound.port])
+    // Off the hook path: ships committed leaves to an OpenTelemetry collector when SVC_OTLP_ENDPOINT is set.
+    let otlp: ReturnType<typeof startOtlpExport>
+    let witnessing: ReturnType<typeof startWitnessing>
+    try {
+      otlp = startOtlpExport(opts.home, opts.env, log)
+      witnessing = startWitnessing(opts.home, opts.env, ledger, log)
+    } catch (err) {
+      await otlp?.stop()
+      await app.close()
+      throw err
+    }
     log.info({ address, home: opts.home, mode: engine.mode(), policy_hash: engine.policy.hash, protected_ports: engine.svcPorts() }, 'svc daemon listening')
     let closing: Promise<void> | undefined
     return {
@@ -95,6 +108,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       close() {
         closing ??= (async () => {
           await app.close()
+          await otlp?.stop()
+          await witnessing?.stop()
           await engine.close()
         })()
         return closing

@@ -9,7 +9,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { Agent, get as httpGet } from 'node:http'
 import { join } from 'node:path'
 import type { Manifest } from '../../plugins/installer/manifest.ts'
-import { indexOfEqual } from '../../plugins/installer/jsonc-edit.ts'
+import { entryPresent } from '../../plugins/installer/entry-present.ts'
 import { shimPath, shimState } from '../../plugins/installer/shim.ts'
 import { codexTrustDrift } from '../../plugins/installer/codex-trust.ts'
 import { projectHookSwitches, userHookSwitches, type HookSwitch } from './hook-switches.ts'
@@ -36,6 +36,15 @@ export interface HarnessHooks {
   readonly usesShim: boolean
 }
 
+export interface HarnessSandbox {
+  readonly harness: string
+  /** `on`: every sandbox setting svc wrote is in place; `degraded`: some were changed; `off`: none written. */
+  readonly state: 'on' | 'degraded' | 'off'
+  readonly files: readonly string[]
+  readonly settings: number
+  readonly missing: number
+}
+
 export interface StatusReport {
   readonly url: string
   readonly home: string
@@ -51,6 +60,8 @@ export interface StatusReport {
     readonly renewer?: { readonly tier: string; readonly seenAt: string; readonly live: boolean }
   }
   readonly hooks: readonly HarnessHooks[]
+  /** The second layer per harness with hooks: its own OS sandbox as `svc install --sandbox` configured it. */
+  readonly sandbox: readonly HarnessSandbox[]
   readonly shim: 'current' | 'stale' | 'missing'
   readonly policy?: { readonly status: string; readonly hash: string; readonly files: readonly { path: string; layer: string; status: string; gates?: number; error?: string }[] }
   readonly ledger?: { readonly treeSize: number; readonly checkpointSize?: number; readonly signer: string; readonly bytesOnDisk?: number }
@@ -119,26 +130,48 @@ function urlsOf(value: unknown): string[] {
   return [...text.matchAll(URL_IN_ENTRY)].map((m) => (m[1] ?? m[2] ?? '').replace(/\\+$/, ''))
 }
 
+/** A config file's text, or undefined when it is gone or unreadable. */
+function textOf(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
 /** Installed hooks per harness and file, from the install manifest checked against the files as they are. */
 export function installedHooks(home: string): HarnessHooks[] {
   const manifest = readManifest(home)
   const out: HarnessHooks[] = []
   for (const [file, record] of Object.entries(manifest?.files ?? {})) {
-    let text: string | undefined
-    try {
-      text = readFileSync(file, 'utf8')
-    } catch {
-      text = undefined
-    }
+    const text = textOf(file)
     for (const harness of record.harnesses) {
-      const entries = record.entries.filter((e) => e.harness === harness)
-      const present = entries.filter((e) => text !== undefined && (e.format === 'toml' ? text.includes(e.text) : indexOfEqual(text, e.pointer, e.value) >= 0))
+      const entries = record.entries.filter((e) => e.harness === harness && e.layer !== 'sandbox')
+      if (entries.length === 0) continue
+      const present = entries.filter((e) => text !== undefined && entryPresent(text, e))
       const urls = [...new Set(entries.flatMap((e) => urlsOf(e.format === 'toml' ? e.text : e.value)))]
       const usesShim = entries.some((e) => (e.format === 'toml' ? e.text : JSON.stringify(e.value)).includes('/bin/svc-hook'))
       out.push({ harness, scope: record.scope, file, entries: entries.length, missing: entries.length - present.length, urls, usesShim })
     }
   }
   return out
+}
+
+/** The sandbox layer per harness that has svc hooks or sandbox settings, from the manifest and the files. */
+export function installedSandbox(home: string): HarnessSandbox[] {
+  const byHarness = new Map<string, { files: string[]; settings: number; missing: number }>()
+  for (const [file, record] of Object.entries(readManifest(home)?.files ?? {})) {
+    const text = textOf(file)
+    for (const harness of record.harnesses) {
+      const slot = byHarness.get(harness) ?? { files: [], settings: 0, missing: 0 }
+      const entries = record.entries.filter((e) => e.harness === harness && e.layer === 'sandbox')
+      if (entries.length > 0) slot.files.push(file)
+      slot.settings += entries.length
+      slot.missing += entries.filter((e) => text === undefined || !entryPresent(text, e)).length
+      byHarness.set(harness, slot)
+    }
+  }
+  return [...byHarness].map(([harness, s]) => ({ harness, state: s.settings === 0 ? 'off' : s.missing > 0 ? 'degraded' : 'on', ...s }))
 }
 
 /** Gathers the report for the daemon at `url` and the state in `home`. */
@@ -219,6 +252,13 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
       fix: { kind: 'reinstall-hooks', harnesses: [h.harness], scope: h.scope },
     })
   }
+  const sandbox = installedSandbox(home)
+  for (const sb of sandbox.filter((x) => x.state === 'degraded')) {
+    problems.push({
+      what: `${sb.harness}: ${sb.missing} of ${sb.settings} sandbox settings svc wrote were changed or removed in ${sb.files.join(', ')}: the second layer is weakened`,
+      hint: `re-apply: \`svc install --sandbox --harness ${sb.harness}\` (add --system for managed settings)`,
+    })
+  }
   if (hooks.some((h) => h.usesShim) && shim !== 'current') {
     problems.push({ what: `the hook shim ${shimPath(home)} is ${shim}${shim === 'stale' ? ' (from another svc version, or edited)' : ''}: hooks that run it ${shim === 'missing' ? 'fail' : 'may misbehave'}`, hint: 're-run `svc install` to refresh it', fix: { kind: 'refresh-shim' } })
   }
@@ -238,7 +278,7 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
       hint: 'look for a project setting that switches hooks off, then `svc log` to see what ran',
     })
   }
-  return { url, home, daemon, mode, session, hooks, shim, policy, ledger, switchedOff, ungated, problems }
+  return { url, home, daemon, mode, session, hooks, sandbox, shim, policy, ledger, switchedOff, ungated, problems }
 }
 
 /** Settings that switch hooks off: the user's configs, and the project layers of this directory and of every directory sessions ran in. */

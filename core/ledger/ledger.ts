@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto'
 import { EngineError, ERR } from '../errors.ts'
 import type { LedgerEntry, SignerKind } from '../types.ts'
 import { checkpointLogBeside, type CheckpointLogEntry } from './checkpoint-log.ts'
+import type { CosignatureView } from './cosignature-view.ts'
 import { CompactRange } from './compact-range.ts'
 import { signNative, type SigningKey } from './ed25519.ts'
 import { leafBytes } from './jcs.ts'
@@ -98,6 +99,8 @@ export class SqliteLedger {
   #autoTimer?: NodeJS.Timeout
   #autoSign?: () => void
   #observers: ((entry: LedgerEntry) => void)[] = []
+  /** Newest cosignature per witness for GET /v1/ledger/root; set by the fleet witness feature (the core submits nothing). */
+  cosignatures: () => readonly CosignatureView[] = () => []
   /** The last error writing `checkpoints.log` (the checkpoint row itself was committed). */
   lastCheckpointLogError: string | undefined
 

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser'
 import { fileURLToPath } from 'node:url'
 import { defineHarness, denyText, RefusalError } from '../../core/index.ts'
+import { claudeSandboxPlan } from './sandbox.ts'
 import { asRecord, groupIsOurs, INSTALL_HEADER, parseClaudeStyle, readJsonc, serversFromJsonMap, shimCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 
@@ -118,6 +119,7 @@ export default defineHarness({
     return locations
   },
   installPlan,
+  sandboxPlan: (ctx) => claudeSandboxPlan(ctx, hooksFile(ctx, 'user'), SCHEMA),
   isOurs: groupIsOurs,
   parse(event, payload): HookInput {
     return parseClaudeStyle(ID, EVENTS, event, payload, (tool, input) => ({ tool, input }))

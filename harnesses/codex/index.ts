@@ -6,6 +6,7 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse as parseToml } from 'smol-toml'
+import { codexSandboxPlan } from './sandbox.ts'
 import { defineHarness, denyText } from '../../core/index.ts'
 import { asRecord, groupIsOurs, parseClaudeStyle, serversFromCodexToml, shimCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
@@ -113,6 +114,7 @@ export default defineHarness({
     ])
   },
   installPlan,
+  sandboxPlan: (ctx) => codexSandboxPlan(ctx, codexDir(ctx, 'user')),
   isOurs: groupIsOurs,
   parse(event, payload) {
     return parseClaudeStyle(ID, EVENTS, event, payload, mapCodexTool)

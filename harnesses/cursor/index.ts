@@ -9,6 +9,7 @@ import { defineHarness, denyText, mcpToolName, UNRESOLVED_MCP_SERVER } from '../
 import { absolutePath, asRecord, commandIsOurs, compact, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 import { mapCursorTool } from './tools.ts'
+import { cursorSandboxPlan } from './sandbox.ts'
 
 const ID = 'cursor'
 const EVENTS = {
@@ -57,7 +58,9 @@ function parse(event: string, payload: Readonly<Record<string, unknown>>): HookI
   const base = { source: ID, ...(cwd ? { cwd } : {}) }
   if (event === 'beforeShellExecution') {
     const command = requireString(payload, 'command')
-    return { kind: 'call', call: { ...base, tool: 'Bash', input: { command }, toolUseId: derivedId(payload, [event, command]), meta }, derivedId: true }
+    // `sandbox` says whether Cursor runs the command in its sandbox: the gate refuses `false` (self.unsandboxed-shell).
+    const input = typeof payload.sandbox === 'boolean' ? { command, sandbox: payload.sandbox } : { command }
+    return { kind: 'call', call: { ...base, tool: 'Bash', input, toolUseId: derivedId(payload, [event, command]), meta }, derivedId: true }
   }
   if (event === 'beforeReadFile') {
     // `content` (the whole file) is deliberately not copied into the call.
@@ -121,6 +124,7 @@ export default defineHarness({
     ])
   },
   installPlan,
+  sandboxPlan: cursorSandboxPlan,
   isOurs(value, installId) {
     return commandIsOurs(asRecord(value)?.command, installId)
   },

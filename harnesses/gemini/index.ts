@@ -9,6 +9,7 @@ import { defineHarness, denyText } from '../../core/index.ts'
 import { asRecord, compact, groupIsOurs, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 import { mapGeminiTool } from './tools.ts'
+import { geminiSandboxPlan } from './sandbox.ts'
 
 const ID = 'gemini'
 const EVENTS = { BeforeTool: 'pre', AfterTool: 'post' } as const
@@ -105,6 +106,7 @@ export default defineHarness({
     ])
   },
   installPlan,
+  sandboxPlan: (ctx) => geminiSandboxPlan(ctx, settingsFile(ctx, 'user'), SCHEMA),
   isOurs(value, installId) {
     if (groupIsOurs(value, installId)) return true
     const hooks = asRecord(value)?.hooks

@@ -8,8 +8,8 @@ import { dirname } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import { ensureHookKey, readText, sha256 } from '../../core/index.ts'
 import { backupPath, readManifest, writeManifest } from './manifest.ts'
-import type { Manifest, ManifestEntry, ManifestFile } from './manifest.ts'
-import { indexOfEqual } from './jsonc-edit.ts'
+import type { Manifest, ManifestFile } from './manifest.ts'
+import { entryPresent } from './entry-present.ts'
 import { PlanConflictError, planInstall, planUninstall } from './plan.ts'
 import { SHIM_SOURCE, shimPath } from './shim.ts'
 import type { InstallRequest, Plan, UninstallRequest } from './plan.ts'
@@ -30,11 +30,6 @@ export function installShim(svcHome: string): string {
   mkdirSync(dirname(target), { recursive: true, mode: 0o700 })
   if (!existsSync(target) || readFileSync(target, 'utf8') !== source) writeFileAtomic.sync(target, source, { mode: 0o755 })
   return target
-}
-
-/** True when an entry we wrote earlier is still present in `text`. */
-function stillThere(text: string, entry: ManifestEntry): boolean {
-  return entry.format === 'toml' ? text.includes(entry.text) : indexOfEqual(text, entry.pointer, entry.value) >= 0
 }
 
 /** Directories from `dir` upwards that do not exist yet, outermost first. */
@@ -75,7 +70,7 @@ export function applyInstall(req: InstallRequest, token: string): ApplyResult {
     let record: ManifestFile
     if (previous) {
       // Entries a re-install replaced (a changed daemon URL or shim line) are no longer in the file: forget them.
-      const kept = previous.entries.filter((e) => stillThere(change.after ?? '', e))
+      const kept = previous.entries.filter((e) => entryPresent(change.after ?? '', e))
       record = { ...previous, installedHash: sha256(change.after ?? ''), entries: [...kept, ...change.entries], harnesses: [...new Set([...previous.harnesses, ...change.harnesses])] }
     } else {
       const createdDirs = missingDirs(dirname(change.path))

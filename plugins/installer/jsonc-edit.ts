@@ -96,14 +96,7 @@ export function appendToArray(text: string, pointer: readonly string[], value: u
   const style = detectStyle(text)
   const root = tree(text)
   if (!root || root.type !== 'object') throw new Error('the config file is not a JSON object; refusing to change it')
-  let node: Node = root
-  let depth = 0
-  while (depth < pointer.length) {
-    const next = findNodeAtLocation(node, [pointer[depth]!])
-    if (!next) break
-    node = next
-    depth++
-  }
+  const { node, depth } = deepestOn(root, pointer)
   if (depth === pointer.length) {
     if (node.type !== 'array') throw new Error(`/${pointer.join('/')} exists but is not an array; refusing to change it`)
     return insertMember(text, node, (indent) => render(value, indent, style), style)
@@ -152,8 +145,13 @@ export function removeAt(text: string, pointer: readonly string[], index: number
   const root = tree(text)
   const array = root && findNodeAtLocation(root, pointer as JSONPath)
   if (!array || array.type !== 'array') return text
-  let out = cutMember(text, array, index)
-  for (let depth = pointer.length; depth > 0; depth--) {
+  return pruneEmptyParents(cutMember(text, array, index), pointer, pointer.length)
+}
+
+/** Removes the containers on `pointer` (from `depth` up) that an edit left empty, unless one holds a comment. */
+function pruneEmptyParents(text: string, pointer: readonly string[], depth: number): string {
+  let out = text
+  for (; depth > 0; depth--) {
     const value = valueAt(out, pointer.slice(0, depth))
     const empty = (Array.isArray(value) && value.length === 0) || (isPlainObject(value) && Object.keys(value).length === 0)
     if (!empty) break
@@ -172,4 +170,48 @@ export function removeAt(text: string, pointer: readonly string[], index: number
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The deepest existing node on `pointer` and how many of its segments exist. */
+function deepestOn(root: Node, pointer: readonly string[]): { node: Node; depth: number } {
+  let node = root
+  let depth = 0
+  while (depth < pointer.length) {
+    const next = findNodeAtLocation(node, [pointer[depth]!])
+    if (!next) break
+    node = next
+    depth++
+  }
+  return { node, depth }
+}
+
+/**
+ * Puts `value` at `pointer` (a setting, not an array element): the existing value's text is replaced in
+ * place, or the key is added (with any missing parent objects) as the last member of its object.
+ */
+export function setAt(text: string, pointer: readonly string[], value: unknown): string {
+  const style = detectStyle(text)
+  const root = tree(text)
+  if (!root || root.type !== 'object') throw new Error('the config file is not a JSON object; refusing to change it')
+  const { node, depth } = deepestOn(root, pointer)
+  if (depth === pointer.length) {
+    const { indent } = lineIndent(text, (node.parent ?? node).offset)
+    return text.slice(0, node.offset) + render(value, indent, style) + text.slice(node.offset + node.length)
+  }
+  if (node.type !== 'object') throw new Error(`/${pointer.slice(0, depth).join('/')} exists but is not an object; refusing to change it`)
+  let built: unknown = value
+  for (let i = pointer.length - 1; i > depth; i--) built = { [pointer[i]!]: built }
+  const key = pointer[depth]!
+  return insertMember(text, node, (indent) => `${JSON.stringify(key)}: ${render(built, indent, style)}`, style)
+}
+
+/** Removes the property at `pointer`; parent objects left empty by that are removed as in `removeAt`. */
+export function deleteAt(text: string, pointer: readonly string[]): string {
+  const root = tree(text)
+  if (!root || pointer.length === 0) return text
+  const parent = pointer.length === 1 ? root : findNodeAtLocation(root, pointer.slice(0, -1) as JSONPath)
+  if (!parent || parent.type !== 'object') return text
+  const at = (parent.children ?? []).findIndex((p) => p.children?.[0]?.value === pointer[pointer.length - 1])
+  if (at < 0) return text
+  return pruneEmptyParents(cutMember(text, parent, at), pointer, pointer.length - 1)
 }

@@ -9,8 +9,18 @@ import { type HarnessScope, sha256, writePrivateFile } from '../../core/index.ts
 
 /** One entry we wrote into a file. */
 export type ManifestEntry =
-  | { readonly harness: string; readonly format: 'jsonc'; readonly pointer: readonly string[]; readonly value: unknown }
-  | { readonly harness: string; readonly format: 'toml'; readonly text: string }
+  | {
+      readonly harness: string
+      readonly format: 'jsonc'
+      readonly pointer: readonly string[]
+      readonly value: unknown
+      /** `set`: `value` replaced the setting at `pointer`; `previous` is what was there (absent: no such key). */
+      readonly op?: 'set'
+      readonly previous?: unknown
+      /** `sandbox`: written by `svc install --sandbox` (the harness's own OS sandbox), not a hook entry. */
+      readonly layer?: 'sandbox'
+    }
+  | { readonly harness: string; readonly format: 'toml'; readonly text: string; readonly block?: string; readonly layer?: 'sandbox' }
 
 export interface ManifestFile {
   readonly format: 'jsonc' | 'toml'

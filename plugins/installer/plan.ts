@@ -5,11 +5,11 @@
  */
 import { isDeepStrictEqual } from 'node:util'
 import { createPatch } from 'diff'
-import { type HarnessDefinition, type HarnessEnv, type HarnessScope, type InstallContext, type InstallEntry, readText, RefusalError, sha256 } from '../../core/index.ts'
-import { appendToArray, indexOfEqual, parseJsoncStrict, removeAt, valueAt } from './jsonc-edit.ts'
+import { type HarnessDefinition, type HarnessEnv, type HarnessScope, type InstallContext, type InstallEntry, readText, type SandboxFacts, RefusalError, sha256 } from '../../core/index.ts'
+import { appendToArray, deleteAt, indexOfEqual, parseJsoncStrict, removeAt, setAt, valueAt } from './jsonc-edit.ts'
 import { backupPath, readManifest } from './manifest.ts'
 import type { ManifestEntry, ManifestFile } from './manifest.ts'
-import { appendBlock, appendedText, assertToml, removeBlock } from './toml-edit.ts'
+import { appendBlock, appendedText, assertToml, prependBlock, removeBlock } from './toml-edit.ts'
 import { schemaProblems } from './validate.ts'
 
 export interface InstallRequest {
@@ -20,6 +20,8 @@ export interface InstallRequest {
   readonly daemonUrl: string
   readonly failOpen: boolean
   readonly transport: 'command' | 'http'
+  /** `svc install --sandbox`: also configure each harness's own OS sandbox (`sandboxPlan`). */
+  readonly sandbox?: SandboxFacts
 }
 
 export interface FileChange {
@@ -92,12 +94,18 @@ export function literalLoopbackUrl(url: string): string {
   return `http://${host}:${parsed.port || '80'}`
 }
 
+/** The sandbox entries of a harness, or a plan that only says why there are none. */
+function sandboxPlanOf(harness: HarnessDefinition, ctx: InstallContext & { readonly sandbox: SandboxFacts }) {
+  if (!harness.sandboxPlan) return { entries: [], notes: ['svc does not configure a sandbox for this harness'] }
+  return harness.sandboxPlan(ctx)
+}
+
 /** Computes the install plan: our entries appended to each harness config; skips what is already there. */
 export function planInstall(req: InstallRequest): Plan {
   const installId = installIdFor(req.svcHome)
   const notes: string[] = []
   const warnings: string[] = []
-  const byFile = new Map<string, { harness: HarnessDefinition; entries: InstallEntry[] }>()
+  const byFile = new Map<string, { harness: HarnessDefinition; entries: (InstallEntry & { layer?: 'sandbox' })[] }>()
   const ctx: InstallContext = {
     ...req.env,
     scope: req.scope,
@@ -114,8 +122,9 @@ export function planInstall(req: InstallRequest): Plan {
   }
   for (const harness of req.harnesses) {
     const plan = harness.installPlan(ctx)
-    notes.push(...plan.notes.map((n) => `${harness.displayName}: ${n}`))
-    for (const entry of plan.entries) {
+    const sandbox = req.sandbox ? sandboxPlanOf(harness, { ...ctx, sandbox: req.sandbox }) : { entries: [], notes: [] }
+    notes.push(...[...plan.notes, ...sandbox.notes].map((n) => `${harness.displayName}: ${n}`))
+    for (const entry of [...plan.entries, ...sandbox.entries.map((e) => ({ ...e, layer: 'sandbox' as const }))]) {
       const slot = byFile.get(entry.file) ?? { harness, entries: [] }
       slot.entries.push(entry)
       byFile.set(entry.file, slot)
@@ -130,15 +139,28 @@ export function planInstall(req: InstallRequest): Plan {
     let text = before ?? (entries[0]?.format === 'jsonc' ? `${JSON.stringify(entries[0].seed ?? {}, null, 2)}\n` : '')
     const written: ManifestEntry[] = []
     for (const entry of entries) {
+      const layer = entry.layer ? { layer: entry.layer } : {}
       if (entry.format === 'toml') {
         if (text.includes(entry.text)) continue
         // An earlier svc block of this harness (another daemon URL, an older shim line) is replaced.
         for (const old of previous?.entries ?? []) {
-          if (old.format === 'toml' && old.harness === harness.id) text = removeBlock(text, old.text) ?? text
+          if (old.format === 'toml' && old.harness === harness.id && old.block === entry.block) text = removeBlock(text, old.text) ?? text
         }
-        const next = appendBlock(text, entry.text)
-        written.push({ harness: harness.id, format: 'toml', text: appendedText(text, next) })
+        const next = entry.position === 'start' ? prependBlock(text, entry.text) : appendBlock(text, entry.text)
+        const added = entry.position === 'start' ? next.slice(0, next.length - text.length) : appendedText(text, next)
+        written.push({ harness: harness.id, format: 'toml', text: added, ...(entry.block ? { block: entry.block } : {}), ...layer })
         text = next
+        continue
+      }
+      if (entry.mode === 'set') {
+        const current = valueAt(text, entry.pointer)
+        if (isDeepStrictEqual(current, entry.value)) continue
+        // Re-setting a setting svc set before keeps the value from before svc, which uninstall restores.
+        const earlier = previous?.entries.find((e) => e.format === 'jsonc' && e.op === 'set' && isDeepStrictEqual(e.pointer, entry.pointer))
+        let prior: { previous?: unknown } = current === undefined ? {} : { previous: current }
+        if (earlier?.format === 'jsonc') prior = 'previous' in earlier ? { previous: earlier.previous } : {}
+        text = setAt(text, entry.pointer, entry.value)
+        written.push({ harness: harness.id, format: 'jsonc', op: 'set', pointer: entry.pointer, value: entry.value, ...prior, ...layer })
         continue
       }
       if (indexOfEqual(text, entry.pointer, entry.value) >= 0) continue
@@ -152,7 +174,7 @@ export function planInstall(req: InstallRequest): Plan {
         }
       }
       text = appendToArray(text, entry.pointer, entry.value)
-      written.push({ harness: harness.id, format: 'jsonc', pointer: entry.pointer, value: entry.value })
+      written.push({ harness: harness.id, format: 'jsonc', pointer: entry.pointer, value: entry.value, ...layer })
     }
     if (written.length === 0) continue
     if (entries[0]?.format === 'toml') assertToml(text, path)
@@ -177,6 +199,14 @@ function removalFor(path: string, record: ManifestFile, defs: ReadonlyMap<string
   if (sha256(current) === record.installedHash) return record.createdFile ? undefined : (readText(record.backup ?? backupPath(svcHome, path)) ?? current)
   let text = current
   for (const entry of record.entries) {
+    if (entry.format === 'jsonc' && entry.op === 'set') {
+      if (!isDeepStrictEqual(valueAt(text, entry.pointer), entry.value)) {
+        warnings.push(`${path}: /${entry.pointer.join('/')} was changed since install; left it alone`)
+        continue
+      }
+      text = 'previous' in entry ? setAt(text, entry.pointer, entry.previous) : deleteAt(text, entry.pointer)
+      continue
+    }
     if (entry.format === 'toml') {
       const next = removeBlock(text, entry.text)
       if (next === undefined) warnings.push(`${path}: the svc block was edited since install; left it alone — remove it by hand if you want it gone`)

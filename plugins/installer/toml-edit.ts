@@ -11,6 +11,12 @@ export function appendBlock(text: string, block: string): string {
   return `${base}${block.endsWith('\n') ? block : `${block}\n`}`
 }
 
+/** Puts `block` before the file's first line: top-level keys must come before any `[table]`. */
+export function prependBlock(text: string, block: string): string {
+  const body = block.endsWith('\n') ? block : `${block}\n`
+  return `${body}${text}`
+}
+
 /** The exact text `appendBlock` added, so removal can cut exactly that. */
 export function appendedText(before: string, after: string): string {
   return after.slice(before.length)

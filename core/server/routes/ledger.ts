@@ -28,6 +28,22 @@ const rootView = {
     session_public_key: { type: 'string' },
     checkpoint: { type: 'string', description: 'C2SP signed note over the root, signed by the current session key' },
     vkey: { type: 'string' },
+    witnesses: {
+      type: 'array',
+      description: 'the newest checkpoint each configured C2SP witness cosigned (present when witnesses are configured)',
+      items: {
+        type: 'object',
+        required: ['witness', 'tree_size', 'root', 'cosignature', 'timestamp'],
+        properties: {
+          witness: { type: 'string' },
+          tree_size: { type: 'integer' },
+          root: { type: 'string' },
+          cosignature: { type: 'string', description: 'the tlog-cosignature line, verified against the witness key' },
+          timestamp: { type: 'integer' },
+          error: { type: 'string', description: 'why the last submission failed, if it did' },
+        },
+      },
+    },
   },
 } as const
 
@@ -107,7 +123,8 @@ export default async function ledgerRoutes(app: FastifyInstance): Promise<void> 
       const root = ledger.root()
       const current = sessions.current()
       const active = current && sessions.status(current.id, Date.now()).state === 'active' ? current : undefined
-      const base = { origin: ledger.origin, root: b64(root), root_hex: root.toString('hex'), tree_size: size, seq: size === 0 ? null : size - 1, signer: active?.signer ?? 'none' }
+      const witnessed = ledger.cosignatures()
+      const base = { origin: ledger.origin, root: b64(root), root_hex: root.toString('hex'), tree_size: size, seq: size === 0 ? null : size - 1, signer: active?.signer ?? 'none', ...(witnessed.length > 0 ? { witnesses: witnessed } : {}) }
       if (!active) return base
       const signed = active.signCheckpoint?.(ledger)
       return {

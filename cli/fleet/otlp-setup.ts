@@ -1,0 +1,85 @@
+/**
+ * Builds an OTLP shipper for one `$SVC_HOME` from settings (CLI flags or the daemon's environment):
+ * the collector endpoint, headers, TLS files, and the resource every record carries. Attributes pass through
+ * the one redaction every svc surface uses (plugins/rule-lifecycle/redact.ts).
+ */
+import { hostname } from 'node:os'
+import { join } from 'node:path'
+import { resourceFromAttributes } from '@opentelemetry/resources'
+import { otlpSender, parseHeaders, type OtlpEndpointOptions } from '../../plugins/otlp-export/exporter.ts'
+import { cursorPath } from '../../plugins/otlp-export/cursor.ts'
+import { OtlpShipper } from '../../plugins/otlp-export/shipper.ts'
+import { redactText } from '../../plugins/rule-lifecycle/redact.ts'
+import { VERSION } from '../paths.ts'
+import { ledgerExportSource } from './ledger-source.ts'
+
+export interface OtlpSettings extends OtlpEndpointOptions {
+  readonly batchSize?: number
+}
+
+/** Daemon settings from the environment; undefined when `SVC_OTLP_ENDPOINT` is unset (export off). */
+export function otlpSettingsFromEnv(env: NodeJS.ProcessEnv): OtlpSettings | undefined {
+  const endpoint = env.SVC_OTLP_ENDPOINT
+  if (endpoint === undefined || endpoint === '') return undefined
+  const timeout = env.SVC_OTLP_TIMEOUT_MS === undefined ? undefined : Number(env.SVC_OTLP_TIMEOUT_MS)
+  if (timeout !== undefined && !(Number.isSafeInteger(timeout) && timeout > 0)) throw new Error(`SVC_OTLP_TIMEOUT_MS=${env.SVC_OTLP_TIMEOUT_MS}: not a positive whole number of milliseconds`)
+  return {
+    endpoint,
+    headers: env.SVC_OTLP_HEADERS ? parseHeaders(env.SVC_OTLP_HEADERS) : undefined,
+    caFile: env.SVC_OTLP_CA || undefined,
+    certFile: env.SVC_OTLP_CERT || undefined,
+    keyFile: env.SVC_OTLP_KEY || undefined,
+    timeoutMs: timeout,
+  }
+}
+
+export interface OtlpExport {
+  readonly shipper: OtlpShipper
+  close(): Promise<void>
+}
+
+/** Opens the ledger read-only and the exporter (redacting the user's home as `~`); `close` releases both. */
+export function openOtlpExport(home: string, settings: OtlpSettings, userHome: string, dbPath = join(home, 'ledger.db')): OtlpExport {
+  const source = ledgerExportSource(dbPath)
+  try {
+    const sender = otlpSender(settings)
+    const resource = resourceFromAttributes({
+      'service.name': 'svc',
+      'service.version': VERSION,
+      'host.name': hostname(),
+      'svc.ledger.origin': source.origin,
+    })
+    const shipper = new OtlpShipper({
+      source,
+      send: sender.send,
+      endpoint: settings.endpoint,
+      cursorFile: cursorPath(home, settings.endpoint),
+      context: { resource, redact: memoised((text) => redactText(text, userHome).text) },
+      batchSize: settings.batchSize,
+    })
+    return {
+      shipper,
+      async close() {
+        await sender.close()
+        source.close()
+      },
+    }
+  } catch (err) {
+    source.close()
+    throw err
+  }
+}
+
+/** Rule ids, tools, harnesses and sessions repeat across leaves: redact each distinct string once (bounded). */
+function memoised(redact: (text: string) => string): (text: string) => string {
+  const seen = new Map<string, string>()
+  return (text) => {
+    let out = seen.get(text)
+    if (out === undefined) {
+      out = redact(text)
+      if (seen.size >= 10_000) seen.clear()
+      seen.set(text, out)
+    }
+    return out
+  }
+}
