@@ -118,6 +118,11 @@ export type HookInput =
       readonly kind: 'outcome'
       readonly outcome: 'ran' | 'tool_errored'
       readonly call: Omit<ToolCall, 'sessionId'>
+      /**
+       * The harness decides this kind of call on another event whose tool use id cannot match this one: a
+       * missing decision leaf is expected, not a sign that the pre-tool hook was bypassed.
+       */
+      readonly unlinkable?: boolean
     }
   /** An event we answer without a decision (the harness proceeds as if we were absent). */
   | { readonly kind: 'ignore'; readonly why: string }

@@ -4,7 +4,7 @@
  * allowed one runs and its outcome row links to its decision.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeGemini, type FakeGemini } from './helpers/fake-gemini.ts'
@@ -92,6 +92,35 @@ describe('Gemini CLI with svc installed', () => {
     expect(outcome).toMatchObject({ kind: 'outcome', verdict: 'ran', parentSeq: before, toolUseId: decision!.toolUseId })
     expect(model.requests.every((r) => r.startsWith('POST /v1beta/models/'))).toBe(true)
   }, 60_000)
+
+  it('a project that switches svc’s hook off is caught: the agent cannot write it, the run is ledgered, status says protection is off', async () => {
+    // The agent cannot write the switch.
+    const marker = join(home, 'switch-marker')
+    const denied = await gemini(`RUN: touch ${marker}; mkdir -p .gemini && echo '{"hooksConfig":{"disabled":["svc:BeforeTool"]}}' > .gemini/settings.json`)
+    expect(denied.code).toBe(0)
+    expect(existsSync(join(work, '.gemini/settings.json'))).toBe(false)
+    expect(JSON.stringify(model.toolResults.at(-1))).toContain('self.harness-config')
+    // A human can: Gemini merges the project layer, runs the tool without BeforeTool, and AfterTool still reaches svc.
+    mkdirSync(join(work, '.gemini'), { recursive: true })
+    writeFileSync(join(work, '.gemini/settings.json'), '{ "hooksConfig": { "disabled": ["svc:BeforeTool"] } }\n')
+    try {
+      const ran = join(home, 'ungated-marker')
+      const before = daemon.engine.ledger.size()
+      // A trusted workspace: Gemini merges its project settings (`--skip-trust` is applied after settings load).
+      expect((await gemini(`RUN: touch ${ran}`, trusted)).code).toBe(0)
+      expect(existsSync(ran)).toBe(true)
+      const leaves = Array.from({ length: daemon.engine.ledger.size() - before }, (_, i) => daemon.engine.ledger.get(before + i))
+      expect(leaves.find((l) => l?.kind === 'control')).toMatchObject({ kind: 'control', verdict: 'hook_bypassed', source: 'svc' })
+      const coverage = await daemon.request('GET', '/v1/hooks/coverage')
+      expect(coverage.body.sessions.find((x: { ungated: number }) => x.ungated > 0)).toMatchObject({ harness: 'gemini', ungated: 1, cwd: work })
+      const status = await run(join(ROOT, 'cli/svc.sh'), ['status'], { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url })
+      expect(status.code).toBe(1)
+      expect(status.out).toContain(`protection is OFF for project ${work}: hooksConfig.disabled lists svc:BeforeTool`)
+      expect(status.out).toMatch(/gemini session \S+ in .* ran 1 tool call svc never gated/)
+    } finally {
+      rmSync(join(work, '.gemini'), { recursive: true, force: true })
+    }
+  }, 120_000)
 
   it('runs an MCP tool through svc mcp-proxy once its tools are pinned; hook and proxy decisions are linked', async () => {
     const project = join(work, '.gemini/settings.json')

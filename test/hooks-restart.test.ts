@@ -59,11 +59,13 @@ describe('outcome rows across a daemon restart', () => {
     await hook(post('toolu_open', 'npm test', true))
     expect(daemon.engine.ledger.size()).toBe(size + 1)
     expect(daemon.engine.ledger.get(size)).toMatchObject({ kind: 'outcome', verdict: 'tool_errored', toolUseId: 'toolu_open', parentSeq: open, ruleId: '' })
-    // An outcome with no decision anywhere is recorded once, unlinked.
+    // An outcome with no decision anywhere is recorded once, unlinked, after a `hook_bypassed` control leaf (the tool ran ungated).
     await hook(post('toolu_never_decided', 'ls'))
     await hook(post('toolu_never_decided', 'ls'))
-    expect(daemon.engine.ledger.size()).toBe(size + 2)
-    expect(daemon.engine.ledger.get(size + 1)?.parentSeq).toBeUndefined()
+    expect(daemon.engine.ledger.size()).toBe(size + 3)
+    expect(daemon.engine.ledger.get(size + 1)).toMatchObject({ kind: 'control', verdict: 'hook_bypassed' })
+    expect(daemon.engine.ledger.get(size + 2)).toMatchObject({ kind: 'outcome', toolUseId: 'toolu_never_decided' })
+    expect(daemon.engine.ledger.get(size + 2)?.parentSeq).toBeUndefined()
   })
 
   it('replay the first answer, nudge included, to a duplicate pre-tool delivery that arrives after a restart', async () => {

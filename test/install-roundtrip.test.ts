@@ -115,7 +115,7 @@ describe('install plan', () => {
     const cursor = JSON.parse(plan.changes.find((c) => c.path.endsWith('.cursor/hooks.json'))!.after!)
     expect(cursor.version).toBe(1)
     expect(cursor.hooks.preToolUse[0]).toMatchObject({ timeout: 10, failClosed: true })
-    expect(plan.notes.join('\n')).toMatch(/trust the svc entries/)
+    expect(plan.notes.join('\n')).toMatch(/trusts svc's entries through Codex's app server/)
     // Planning writes nothing.
     expect(existsSync(join(home, '.cursor/hooks.json'))).toBe(false)
     expect(existsSync(svcHome)).toBe(false)

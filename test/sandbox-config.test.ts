@@ -67,13 +67,14 @@ describe('svc install --sandbox: generated configuration per harness', () => {
   })
 
   it('keeps the user’s comments, restores a value it replaced, and gives back the original bytes on uninstall', () => {
-    const claude = '{\n  // mine\n  "sandbox": { "enabled": false },\n  "model": "x"\n}\n'
+    // Claude Code ignores a settings.json that is not strict JSON (install refuses one): its layout is kept, not comments.
+    const claude = '{\n  "sandbox": { "enabled": false },\n  "model": "x"\n}\n'
     const codex = '# codex\nmodel = "o3"\n\n[tui]\nx = 1\n'
     writeFileSync(join(home, '.claude', 'settings.json'), claude)
     writeFileSync(join(home, '.codex', 'config.toml'), codex)
     const req = request()
     applyInstall(req, planInstall(req).token)
-    expect(read('.claude', 'settings.json')).toContain('// mine')
+    expect(read('.claude', 'settings.json')).toContain('"model": "x"')
     expect(read('.codex', 'config.toml').startsWith('# svc sandbox layer')).toBe(true)
     expect(planInstall(req).changes).toEqual([])
     // An unrelated edit after install: uninstall cannot use the backup, and still restores `enabled: false`.

@@ -47,7 +47,7 @@ describe.skipIf(skip !== '')(`Claude Code's sandbox as svc configures it, on bub
     home = join(dir, 'home')
     mkdirSync(join(home, '.claude'), { recursive: true })
     mkdirSync(join(home, 'proj'), { recursive: true })
-    writeFileSync(join(home, '.claude', 'settings.json'), '{\n  // the user\'s\n  "model": "x"\n}\n')
+    writeFileSync(join(home, '.claude', 'settings.json'), '{\n  "model": "x"\n}\n')
     daemon = createServer((s) => {
       sockets.add(s)
       s.on('close', () => sockets.delete(s))

@@ -9,9 +9,11 @@ import { Command } from 'commander'
 import type { HarnessDefinition } from '../../core/index.ts'
 import { harnessPlugins } from '../../harnesses/index.ts'
 import { applyInstall, installShim } from '../../plugins/installer/apply.ts'
+import { harnessEnvOf } from '../../plugins/installer/harness-env.ts'
 import { parseJsoncStrict } from '../../plugins/installer/jsonc-edit.ts'
 import { planInstall } from '../../plugins/installer/plan.ts'
 import { schemaProblems } from '../../plugins/installer/validate.ts'
+import { TRUST_BY_HAND, trustCodexHooks } from '../../plugins/installer/codex-trust.ts'
 import { probeClaude, probeCodex, type ProbeResult } from '../../plugins/installer/sandbox-probe.ts'
 import { join } from 'node:path'
 import { valueAt } from '../../plugins/installer/jsonc-edit.ts'
@@ -24,11 +26,11 @@ import { renderStatus } from './status.ts'
 const registered = (): ReadonlyMap<string, HarnessDefinition> => new Map(harnessPlugins.map((p) => [p.harness.id, p.harness]))
 
 /** Harness configs svc edited that no longer validate against the harness's schema (no automatic fix). */
-export function schemaDrift(hooks: readonly HarnessHooks[], userHome: string): Problem[] {
+export function schemaDrift(hooks: readonly HarnessHooks[], userHome: string, vars: NodeJS.ProcessEnv = {}): Problem[] {
   const problems: Problem[] = []
   const defs = registered()
   for (const h of hooks) {
-    const location = defs.get(h.harness)?.configLocations({ home: userHome, env: {} }).find((l) => l.path === h.file && l.schema)
+    const location = defs.get(h.harness)?.configLocations(harnessEnvOf(vars, userHome)).find((l) => l.path === h.file && l.schema)
     if (!location?.schema) continue
     let found: string[]
     try {
@@ -46,8 +48,20 @@ export function schemaDrift(hooks: readonly HarnessHooks[], userHome: string): P
   return problems
 }
 
+/**
+ * Asks Codex itself (its app server) whether it will run svc's entries: the check status cannot make
+ * without starting Codex (entries moved to other keys, a project layer, a newer Codex). Fixable: doctor
+ * --fix trusts exactly svc's entries, as `svc install` does.
+ */
+export async function codexTrustProblems(hooks: readonly HarnessHooks[], home: string, vars: NodeJS.ProcessEnv, cwd: string): Promise<Problem[]> {
+  if (!hooks.some((h) => h.harness === 'codex')) return []
+  const result = await trustCodexHooks({ svcHome: home, env: vars, cwd, write: false })
+  if (!result.problem) return []
+  return [{ what: `codex: ${result.problem}`, hint: `\`svc doctor --fix\` (trusts exactly svc's entries through Codex), or ${TRUST_BY_HAND}`, fix: { kind: 'trust-codex-hooks' } }]
+}
+
 /** Applies the fixes `problems` offer; returns one line per fix done. */
-function applyFixes(problems: readonly Problem[], report: StatusReport, userHome: string): string[] {
+async function applyFixes(problems: readonly Problem[], report: StatusReport, userHome: string, vars: NodeJS.ProcessEnv): Promise<string[]> {
   const done: string[] = []
   if (problems.some((p) => p.fix?.kind === 'refresh-shim')) {
     installShim(report.home)
@@ -59,12 +73,16 @@ function applyFixes(problems: readonly Problem[], report: StatusReport, userHome
     const harnesses = reinstall.map((id) => defs.get(id)).filter((h): h is HarnessDefinition => h !== undefined)
     const installed = report.hooks.filter((h) => reinstall.includes(h.harness))
     const req = {
-      harnesses, scope: 'user' as const, env: { home: userHome, env: {} }, svcHome: report.home, daemonUrl: report.url,
+      harnesses, scope: 'user' as const, env: harnessEnvOf(vars, userHome), svcHome: report.home, daemonUrl: report.url,
       failOpen: false, transport: installed.some((h) => h.usesShim) || installed.length === 0 ? ('command' as const) : ('http' as const),
     }
     const plan = planInstall(req)
     if (plan.changes.length > 0) applyInstall(req, plan.token)
     done.push(`re-installed the svc hooks of ${reinstall.join(', ')} for ${report.url} (${plan.changes.length} file(s))`)
+  }
+  if (problems.some((p) => p.fix?.kind === 'trust-codex-hooks')) {
+    const result = await trustCodexHooks({ svcHome: report.home, env: vars, cwd: userHome, write: true })
+    done.push(result.problem ? `could not trust svc's Codex entries: ${result.problem}` : `trusted svc's ${result.changed.length} Codex hook entr${result.changed.length === 1 ? 'y' : 'ies'} through Codex's app server`)
   }
   return done
 }
@@ -97,9 +115,13 @@ export function sandboxProbes(report: StatusReport, userHome: string, env: NodeJ
 }
 
 /** Everything doctor checks: the status report and its problems plus harness configs that drifted from their schema. */
-export async function doctorCheck(url: string, home: string, userHome: string): Promise<{ report: StatusReport; problems: Problem[] }> {
-  const report = await collectStatus(url, home)
-  return { report, problems: [...report.problems, ...schemaDrift(report.hooks, userHome)] }
+export async function doctorCheck(url: string, home: string, env: NodeJS.ProcessEnv, cwd = process.cwd()): Promise<{ report: StatusReport; problems: Problem[] }> {
+  const userHome = userHomeOf(env)
+  const report = await collectStatus(url, home, { userHome, vars: env, cwd })
+  const codex = await codexTrustProblems(report.hooks, home, env, userHome)
+  // The app server's answer supersedes status's quick check of the same entries.
+  const quick = codex.length > 0 ? report.problems.filter((p) => !p.what.startsWith('codex: ')) : report.problems
+  return { report, problems: [...quick, ...codex, ...schemaDrift(report.hooks, userHome, env)] }
 }
 
 export function makeDoctorCommand(io: CliIo): Command {
@@ -112,10 +134,10 @@ export function makeDoctorCommand(io: CliIo): Command {
     .action(async (opts: { url?: string; home?: string; fix?: boolean; probe?: boolean }) => {
       const url = daemonUrl(io.env, opts.url)
       const home = svcHome(io.env, opts.home)
-      const check = () => doctorCheck(url, home, userHomeOf(io.env))
+      const check = () => doctorCheck(url, home, io.env)
       let { report, problems } = await check()
       if (opts.fix && problems.some((p) => p.fix)) {
-        for (const line of applyFixes(problems, report, userHomeOf(io.env))) io.out(`fixed: ${line}`)
+        for (const line of await applyFixes(problems, report, userHomeOf(io.env), io.env)) io.out(`fixed: ${line}`)
         ;({ report, problems } = await check())
       }
       io.out(renderStatus({ ...report, problems: [] }).replace(/\nprotection: .*$/s, ''))

@@ -6,9 +6,11 @@
 import { createInterface } from 'node:readline/promises'
 import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
-import type { HarnessDefinition } from '../../core/index.ts'
+import type { HarnessDefinition, HarnessEnv } from '../../core/index.ts'
 import { harnessPlugins, PLANNED_HARNESSES } from '../../harnesses/index.ts'
 import { applyInstall, applyUninstall, installShim } from '../../plugins/installer/apply.ts'
+import { harnessEnvOf } from '../../plugins/installer/harness-env.ts'
+import { TRUST_BY_HAND, trustCodexHooks, untrustCodexHooks } from '../../plugins/installer/codex-trust.ts'
 import { shimPath, shimState } from '../../plugins/installer/shim.ts'
 import { planInstall, planUninstall, type Plan } from '../../plugins/installer/plan.ts'
 import { HarnessSelectionError, selectHarnesses } from '../../plugins/installer/select.ts'
@@ -60,7 +62,7 @@ async function checkTier(io: CliIo, opts: CommonOptions): Promise<void> {
 }
 
 function selection(io: CliIo, opts: CommonOptions) {
-  const env = { home: userHomeOf(io.env), ...(opts.repo || opts.scope === 'repo' ? { repo: resolve(opts.repo ?? '.') } : {}), env: {} }
+  const env = harnessEnvOf(io.env, userHomeOf(io.env), opts.repo || opts.scope === 'repo' ? resolve(opts.repo ?? '.') : undefined)
   try {
     return { env, ...selectHarnesses(registered(), new Set(PLANNED_HARNESSES), opts.harness, env, opts.scope) }
   } catch (err) {
@@ -121,10 +123,16 @@ export function makeInstallCommand(io: CliIo): Command {
         if (opts.dryRun) return io.out(`would refresh the ${shim} shim ${shimPath(req.svcHome)}`)
         installShim(req.svcHome)
         io.out(`refreshed the ${shim} shim ${shimPath(req.svcHome)}; the hook entries were already current`)
-        return mintSession(io, opts)
+        await mintSession(io, opts)
+        return finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
       }
-      if (!(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))) return
+      if (!(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))) {
+        if (!opts.dryRun && plan.changes.length === 0) await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
+        return
+      }
       applyInstall(req, plan.token)
+      // Not "installed" until every harness will run the entries (Codex: trusted); this throws when one will not.
+      await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
       io.out(`installed svc hooks${opts.sandbox ? ' and the sandbox layer' : ''} for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
       if (opts.withSkill && harnesses.some((h) => h.id === 'claude-code')) {
         const skill = installClaudeSkill(opts.scope === 'repo' ? env.repo! : env.home)
@@ -135,7 +143,7 @@ export function makeInstallCommand(io: CliIo): Command {
 }
 
 /** The `sandbox` part of an install request (`--sandbox`, `--system`), or nothing. */
-function sandboxRequest(io: CliIo, opts: { sandbox?: boolean; system?: boolean; url?: string }, env: { home: string; repo?: string; env: Record<string, string> }, home: string) {
+function sandboxRequest(io: CliIo, opts: { sandbox?: boolean; system?: boolean; url?: string }, env: HarnessEnv, home: string) {
   if (opts.system && !opts.sandbox) throw new CliError('--system only applies with --sandbox (the managed sandbox settings)')
   if (!opts.sandbox) return {}
   // SVC_SYSTEM_ROOT relocates /etc for tests; the real one needs root, or the files would be the agent's to edit.
@@ -149,6 +157,20 @@ function sandboxRequest(io: CliIo, opts: { sandbox?: boolean; system?: boolean; 
   }
   const ports = protectedPorts(io.env, listening)
   return { sandbox: sandboxFacts({ registered: [...registered().values()], env, svcHome: home, ports, policiesDir: SHIPPED_POLICIES_DIR, system: !!opts.system, systemRoot }) }
+}
+
+/**
+ * Hooks a harness will not run until the user trusts them are not installed yet. Codex: trust exactly svc's
+ * own entries through Codex's app server; when that cannot be done, fail and say what to do by hand.
+ */
+async function finishHarnessTrust(io: CliIo, harnesses: readonly HarnessDefinition[], svcHomeDir: string, cwd: string): Promise<void> {
+  if (!harnesses.some((h) => h.id === 'codex')) return
+  const result = await trustCodexHooks({ svcHome: svcHomeDir, env: io.env, cwd, write: true })
+  if (result.problem) {
+    throw new CliError(`codex: svc's hook entries are written, but Codex will not run them: ${result.problem}.\nTo finish: ${TRUST_BY_HAND} (or put codex on PATH and re-run \`svc install --harness codex\`); \`svc status\` shows when they are trusted`)
+  }
+  if (result.changed.length > 0) io.out(`codex: trusted svc's ${result.changed.length} hook entr${result.changed.length === 1 ? 'y' : 'ies'} through Codex's app server (only svc's own)`)
+  else io.out(`codex: svc's ${result.ours.length} hook entries are trusted`)
 }
 
 /**
@@ -174,5 +196,7 @@ export function makeUninstallCommand(io: CliIo): Command {
     if (!(await reviewPlan(io, plan, opts, { unchanged: 'no svc hooks are installed; nothing to change', question: 'change', refused: 'nothing changed' }))) return
     applyUninstall(req, plan.token)
     io.out(`removed svc hooks from ${plan.changes.length} file(s)`)
+    const untrusted = await untrustCodexHooks({ svcHome: req.svcHome, env: io.env, cwd: userHomeOf(io.env) })
+    if (untrusted) io.out(`codex: ${untrusted}`)
   })
 }

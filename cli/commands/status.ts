@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander'
 import { CliError, type CliIo } from '../io.ts'
-import { daemonUrl, svcHome } from '../paths.ts'
+import { daemonUrl, svcHome, userHomeOf } from '../paths.ts'
 import { collectStatus, type StatusReport } from '../status/collect.ts'
 import { versionLine } from '../version.ts'
 
@@ -52,7 +52,7 @@ export function makeStatusCommand(io: CliIo): Command {
     .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
     .option('--json', 'print the report as JSON')
     .action(async (opts: { url?: string; home?: string; json?: boolean }) => {
-      const report = await collectStatus(daemonUrl(io.env, opts.url), svcHome(io.env, opts.home))
+      const report = await collectStatus(daemonUrl(io.env, opts.url), svcHome(io.env, opts.home), { userHome: userHomeOf(io.env), vars: io.env, cwd: process.cwd() })
       io.out(opts.json ? JSON.stringify(report, null, 2) : renderStatus(report))
       if (report.problems.length > 0) throw new CliError(`protection is not fully in force (${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}; \`svc doctor\` offers fixes)`)
     })

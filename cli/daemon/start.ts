@@ -15,7 +15,7 @@ import { buildApp } from '../../core/server/app.ts'
 import { createAuthService } from '../../core/server/auth.ts'
 import { SqliteLedger } from '../../core/ledger/ledger.ts'
 import { ledgerMarkerPath } from '../../core/ledger/ledger-guard.ts'
-import { protectedPorts, SHIPPED_POLICIES_DIR, userHomeOf, VERSION } from '../paths.ts'
+import { protectedPorts, SHIPPED_POLICIES_DIR, VERSION } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
 import { startOtlpExport } from '../fleet/otlp-daemon.ts'
 import { startWitnessing } from '../fleet/witness-daemon.ts'
@@ -144,7 +144,7 @@ async function listenDashboard(api: FastifyInstance, engine: Engine, port: numbe
   if (!listener) return undefined
   const apiUrl = loopbackUrl(`http://${host.includes(':') ? `[${host}]` : host}:${boundPort(api)}`)
   // The Health page shows what `svc doctor` finds; its modules load only when the page asks.
-  const doctor = async () => (await import('../commands/doctor.ts')).doctorCheck(apiUrl, engine.home, userHomeOf(env))
+  const doctor = async () => (await import('../commands/doctor.ts')).doctorCheck(apiUrl, engine.home, env)
   const app = await listener.build(api, { env: { ...env }, log: log.child({ surface: 'dashboard' }), doctor })
   try {
     await app.listen({ port, host })

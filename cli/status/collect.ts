@@ -11,8 +11,10 @@ import { join } from 'node:path'
 import type { Manifest } from '../../plugins/installer/manifest.ts'
 import { entryPresent } from '../../plugins/installer/entry-present.ts'
 import { shimPath, shimState } from '../../plugins/installer/shim.ts'
+import { codexTrustDrift } from '../../plugins/installer/codex-trust.ts'
+import { projectHookSwitches, userHookSwitches, type HookSwitch } from './hook-switches.ts'
 
-export type FixKind = 'refresh-shim' | 'reinstall-hooks'
+export type FixKind = 'refresh-shim' | 'reinstall-hooks' | 'trust-codex-hooks'
 
 export interface Problem {
   readonly what: string
@@ -63,10 +65,32 @@ export interface StatusReport {
   readonly shim: 'current' | 'stale' | 'missing'
   readonly policy?: { readonly status: string; readonly hash: string; readonly files: readonly { path: string; layer: string; status: string; gates?: number; error?: string }[] }
   readonly ledger?: { readonly treeSize: number; readonly checkpointSize?: number; readonly signer: string; readonly bytesOnDisk?: number }
+  /** Settings that switch svc's hooks off (user configs, and the project layers of known project directories). */
+  readonly switchedOff: readonly (HookSwitch & { readonly project?: string })[]
+  /** Harness sessions whose tool calls ran without reaching svc's pre-tool hook (from the daemon). */
+  readonly ungated: readonly UngatedSession[]
   readonly problems: readonly Problem[]
 }
 
+/** A harness session the daemon saw run tools it never gated (GET /v1/hooks/coverage). */
+export interface UngatedSession {
+  readonly harness: string
+  readonly harness_session_id?: string
+  readonly cwd?: string
+  readonly ungated: number
+  readonly gated: number
+  readonly last_ungated_at: string
+}
+
+/** Where status looks besides the daemon: the user's home and environment, and the directory it runs in. */
+export interface StatusContext {
+  readonly userHome?: string
+  readonly vars?: Readonly<Record<string, string | undefined>>
+  readonly cwd?: string
+}
+
 const RENEWER_LIVE_MS = 60_000
+const UNGATED_RECENT_MS = 60 * 60_000
 const agent = new Agent({ keepAlive: true })
 
 /** GET JSON with node:http: loading fetch (undici) costs more than everything else status does. */
@@ -151,13 +175,15 @@ export function installedSandbox(home: string): HarnessSandbox[] {
 }
 
 /** Gathers the report for the daemon at `url` and the state in `home`. */
-export async function collectStatus(url: string, home: string): Promise<StatusReport> {
+export async function collectStatus(url: string, home: string, ctx: StatusContext = {}): Promise<StatusReport> {
   const problems: Problem[] = []
   let daemon: StatusReport['daemon']
   let mode: string | undefined
   let session: StatusReport['session']
   let policy: StatusReport['policy']
   let ledger: StatusReport['ledger']
+  let ungated: UngatedSession[] = []
+  let projects: string[] = []
   try {
     const health = await getJson<{ version: string }>(`${url}/v1/health`)
     daemon = { reachable: true, version: health.version }
@@ -166,12 +192,18 @@ export async function collectStatus(url: string, home: string): Promise<StatusRe
     problems.push({ what: `the daemon at ${url} is not reachable (${daemon.error})`, hint: 'start it: `svc service install` (runs at login, restarts on failure) or `svc daemon`; another URL: --url or SVC_URL' })
   }
   if (daemon.reachable) {
-    const [m, cur, view, root] = await Promise.allSettled([
+    const [m, cur, view, root, coverage] = await Promise.allSettled([
       getJson<{ mode: string }>(`${url}/v1/mode`),
       getJson<{ state: 'active' | 'expired' | 'none'; session?: { session_id: string; signer: string; expires_at: string; idle_expires_at?: string; banner?: string }; renewer?: { tier: string; seen_at: string }; now: string }>(`${url}/v1/sessions/current`),
       getJson<{ status: string; policy_hash: string; files: { path: string; layer: string; status: string; gates?: number; error?: string }[] }>(`${url}/v1/policy/view`),
       getJson<{ tree_size: number; signer: string; checkpoint?: string }>(`${url}/v1/ledger/root`),
+      getJson<{ sessions: (UngatedSession & { last_seen_at: string })[] }>(`${url}/v1/hooks/coverage`),
     ])
+    if (coverage.status === 'fulfilled') {
+      // A session that ran ungated within the last hour: older gaps stay in the ledger (`hook_bypassed` leaves).
+      ungated = coverage.value.sessions.filter((x) => x.ungated > 0 && Date.now() - Date.parse(x.last_ungated_at) < UNGATED_RECENT_MS)
+      projects = coverage.value.sessions.flatMap((x) => (x.cwd ? [x.cwd] : []))
+    }
     if (m.status === 'fulfilled') mode = m.value.mode
     if (mode === 'monitor') problems.push({ what: 'the daemon is in monitor mode: denies are only recorded, every call is let through', hint: 'switch back: `svc mode firewall`' })
     if (cur.status === 'fulfilled') {
@@ -230,5 +262,35 @@ export async function collectStatus(url: string, home: string): Promise<StatusRe
   if (hooks.some((h) => h.usesShim) && shim !== 'current') {
     problems.push({ what: `the hook shim ${shimPath(home)} is ${shim}${shim === 'stale' ? ' (from another svc version, or edited)' : ''}: hooks that run it ${shim === 'missing' ? 'fail' : 'may misbehave'}`, hint: 're-run `svc install` to refresh it', fix: { kind: 'refresh-shim' } })
   }
-  return { url, home, daemon, mode, session, hooks, sandbox, shim, policy, ledger, problems }
+  for (const line of hooks.some((h) => h.harness === 'codex') ? codexTrustDrift(home) : []) {
+    problems.push({ what: `codex: ${line}; Codex runs only hooks the user trusted and enabled`, hint: 're-run `svc install --harness codex` (trusts exactly svc\'s entries through Codex), or open `/hooks` in Codex and trust and enable them' })
+  }
+  const switchedOff = hookSwitches(hooks, projects, ctx)
+  for (const s of switchedOff) {
+    problems.push({
+      what: s.project ? `protection is OFF for project ${s.project}: ${s.setting} in ${s.file} switches svc's ${s.harness} hooks off` : `${s.harness}: ${s.setting} in ${s.file} switches svc's hooks off`,
+      hint: `remove that setting (an agent cannot: svc denies its writes to that file)`,
+    })
+  }
+  for (const u of ungated) {
+    problems.push({
+      what: `${u.harness} session ${u.harness_session_id ?? '?'}${u.cwd ? ` in ${u.cwd}` : ''} ran ${u.ungated} tool call${u.ungated === 1 ? '' : 's'} svc never gated (its pre-tool hook did not reach the daemon; last at ${u.last_ungated_at})`,
+      hint: 'look for a project setting that switches hooks off, then `svc log` to see what ran',
+    })
+  }
+  return { url, home, daemon, mode, session, hooks, sandbox, shim, policy, ledger, switchedOff, ungated, problems }
+}
+
+/** Settings that switch hooks off: the user's configs, and the project layers of this directory and of every directory sessions ran in. */
+function hookSwitches(hooks: readonly HarnessHooks[], projects: readonly string[], ctx: StatusContext): StatusReport['switchedOff'] {
+  if (!ctx.userHome) return []
+  const installed = new Set(hooks.map((h) => h.harness))
+  const out: (HookSwitch & { project?: string })[] = userHookSwitches(ctx.userHome, ctx.vars ?? {}).filter((s) => installed.has(s.harness))
+  const seen = new Set<string>()
+  for (const dir of [ctx.cwd, ...projects]) {
+    if (!dir || seen.has(dir)) continue
+    seen.add(dir)
+    for (const s of projectHookSwitches(dir, ctx.userHome)) if (installed.has(s.harness) && !out.some((o) => o.file === s.file && o.setting === s.setting)) out.push({ ...s, project: dir })
+  }
+  return out
 }

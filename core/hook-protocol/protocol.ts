@@ -11,6 +11,7 @@ import { payloadHash } from '../hash.ts'
 import type { LeafObject } from '../ledger/leaf.ts'
 import type { Session } from '../sessions/store.ts'
 import type { ToolCall } from '../types.ts'
+import { HookCoverage } from './coverage.ts'
 import { HookMemory, REPLAY_MS } from './memory.ts'
 
 type HarnessCall = Omit<ToolCall, 'sessionId'>
@@ -23,6 +24,8 @@ export class HookProtocol {
   readonly #engine: Engine
   readonly #memory = new HookMemory()
   readonly #now: () => number
+  /** Which harness sessions reach the daemon, and whether their tool calls were gated. */
+  readonly coverage = new HookCoverage()
 
   constructor(engine: Engine, now: () => number = Date.now) {
     this.#engine = engine
@@ -38,12 +41,14 @@ export class HookProtocol {
     const toolUseId = call.toolUseId ?? ''
     const key = toolUseId ? HookMemory.key(call.source, toolUseId) : undefined
     if (input.kind === 'outcome') {
-      const record = () => this.#recordOutcome(call, input.outcome, key)
+      this.coverage.seen(call, this.#now())
+      const record = () => this.#recordOutcome(call, input.outcome, key, input.unlinkable === true)
       await (key ? this.#memory.once(`${key}\u0000${input.outcome}`, record) : record())
       return undefined
     }
     // Derived ids name the call, not one use of it: never duplicates, so never replayed (and never hashed
     // for replay: inputs can be megabytes of file content).
+    this.coverage.gated(call, this.#now())
     const replayKey = input.derivedId ? undefined : key
     const callHash = replayKey ? HookMemory.callHash(call) : ''
     const decide = () => this.#decidePreTool(call, callHash, replayKey)
@@ -100,13 +105,14 @@ export class HookProtocol {
    * it is live. A second delivery of the same outcome (after a restart too) finds it in the ledger and
    * appends nothing.
    */
-  async #recordOutcome(call: HarnessCall, outcome: 'ran' | 'tool_errored', key: string | undefined): Promise<void> {
+  async #recordOutcome(call: HarnessCall, outcome: 'ran' | 'tool_errored', key: string | undefined, unlinkable: boolean): Promise<void> {
     const { ledger, sessions } = this.#engine
     const toolUseId = call.toolUseId ?? ''
     if (key) await this.#memory.settled(key)
     const parent = ledger.latestDecision(call.source, toolUseId)
     if (key && ledger.hasOutcomeAfter(call.source, toolUseId, parent?.seq ?? -1, outcome)) return
     const now = this.#now()
+    if (!parent && toolUseId && !unlinkable) await this.#recordBypass(call, now)
     const session = sessions.current()
     const live = session && sessions.status(session.id, now).state === 'active' ? session : undefined
     await this.#engine.record(
@@ -117,5 +123,13 @@ export class HookProtocol {
       },
       live,
     )
+  }
+
+  /** A tool ran that svc never decided: the session's pre-tool hook is off or bypassed. A control leaf says so. */
+  async #recordBypass(call: HarnessCall, now: number): Promise<void> {
+    this.coverage.ungated(call, now)
+    const harnessSession = typeof call.meta?.harness_session_id === 'string' ? call.meta.harness_session_id : ''
+    const facts = { harness: call.source, tool: call.tool, tool_use_id: call.toolUseId ?? '', harness_session_id: harnessSession, cwd: call.cwd ?? '' }
+    await this.#engine.recordEvent('hook_bypassed', facts, `${call.source} ran ${call.tool || 'a tool'} without svc's pre-tool hook deciding it (session ${harnessSession || '?'}${call.cwd ? ` in ${call.cwd}` : ''}): its hooks are off or bypassed there`)
   }
 }

@@ -3,8 +3,9 @@
  * Claude-style payloads, `hookSpecificOutput.permissionDecision` answers, and an opt-in native HTTP hook.
  */
 import { join } from 'node:path'
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser'
 import { fileURLToPath } from 'node:url'
-import { defineHarness, denyText } from '../../core/index.ts'
+import { defineHarness, denyText, RefusalError } from '../../core/index.ts'
 import { claudeSandboxPlan } from './sandbox.ts'
 import { asRecord, groupIsOurs, INSTALL_HEADER, parseClaudeStyle, readJsonc, serversFromJsonMap, shimCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
@@ -30,8 +31,26 @@ function handler(ctx: InstallContext, event: string): Record<string, unknown> {
   return { type: 'command', command: shimCommand(ctx, ID, event, event !== 'PreToolUse'), timeout: 10 }
 }
 
+/**
+ * Claude Code parses settings.json as strict JSON and silently ignores a file it cannot parse (comments,
+ * trailing commas): hooks written there would never run. Refuse rather than install hooks that are off.
+ */
+function assertStrictJson(file: string, text: string | undefined): void {
+  if (text === undefined || text.trim() === '') return
+  const errors: ParseError[] = []
+  parseJsonc(text, errors, { allowTrailingComma: true })
+  // Unparsable even as JSONC: the installer's own error names it.
+  if (errors.length > 0) return
+  try {
+    JSON.parse(text)
+  } catch {
+    throw new RefusalError(422, 'unprocessable', `${file} is not strict JSON (comments or trailing commas): Claude Code ignores the whole file, so hooks written there would never run. Make it plain JSON, then re-run svc install`)
+  }
+}
+
 function installPlan(ctx: InstallContext) {
   const file = hooksFile(ctx, ctx.scope)
+  assertStrictJson(file, ctx.readText(file))
   const entries: InstallEntry[] = Object.keys(EVENTS).map((event) => ({
     format: 'jsonc' as const,
     file,

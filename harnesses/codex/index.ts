@@ -65,7 +65,7 @@ function installPlan(ctx: InstallContext) {
   const features = asRecord(asRecord(parseTomlQuietly(tomlText))?.features)
   const notes = [
     ...(features?.hooks === false || features?.codex_hooks === false ? [`WARNING: [features] turns hooks off in ${configToml}: Codex runs no hooks, so svc cannot gate anything until you enable them.`] : []),
-    'Codex runs a hook only after you trust its exact definition: open `/hooks` in Codex and trust the svc entries.',
+    "Codex runs a hook only after its exact definition is trusted: `svc install` trusts svc's entries through Codex's app server (after an install through the API, run `svc doctor --fix` or trust them in Codex's `/hooks`).",
     ...(ctx.scope === 'repo' ? ['Project hooks load only when the project .codex/ layer is trusted.'] : []),
   ]
   return { entries, notes }

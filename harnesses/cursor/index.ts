@@ -89,7 +89,8 @@ function parse(event: string, payload: Readonly<Record<string, unknown>>): HookI
     meta: compact({ ...meta, native_tool: nativeTool !== mapped.tool ? nativeTool : undefined }),
   }
   if (phase === 'pre') return { kind: 'call', call, derivedId: optionalString(payload, 'tool_use_id') === undefined }
-  return { kind: 'outcome', outcome: phase === 'post_error' ? 'tool_errored' : 'ran', call }
+  // `MCP:<tool>` calls were decided on beforeMCPExecution under another id: no decision leaf links to this one.
+  return { kind: 'outcome', outcome: phase === 'post_error' ? 'tool_errored' : 'ran', call, ...(nativeTool.startsWith('MCP:') ? { unlinkable: true } : {}) }
 }
 
 function render(event: string, answer: HookAnswer | undefined): { body: string } {

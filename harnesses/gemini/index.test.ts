@@ -40,3 +40,11 @@ describe('gemini render', () => {
     'allows with {} (no explicit allow)': [['BeforeTool', { verdict: 'allow', ruleId: '', reason: '' }, '{}'], ['AfterTool', undefined, '{}']],
   })
 })
+
+describe('gemini config locations', () => {
+  it('follows GEMINI_CLI_HOME for the user settings, as Gemini CLI does', () => {
+    expect(gemini.harness.configLocations({ home: '/home/u', env: { GEMINI_CLI_HOME: '/elsewhere' } }).map((l) => l.path)).toContain('/elsewhere/.gemini/settings.json')
+    expect(gemini.harness.configLocations({ home: '/home/u', env: {} }).map((l) => l.path)).toContain('/home/u/.gemini/settings.json')
+  })
+})
+

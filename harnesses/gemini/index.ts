@@ -16,8 +16,13 @@ const EVENTS = { BeforeTool: 'pre', AfterTool: 'post' } as const
 const SCHEMA = fileURLToPath(new URL('./settings.schema.json', import.meta.url))
 const NAME_PREFIX = 'svc:'
 
+/** Gemini CLI reads its user settings under $GEMINI_CLI_HOME when set, instead of the home directory. */
+function geminiHome(env: HarnessEnv): string {
+  return env.env.GEMINI_CLI_HOME || env.home
+}
+
 function settingsFile(env: HarnessEnv, scope: 'user' | 'repo'): string {
-  return scope === 'user' ? join(env.home, '.gemini', 'settings.json') : join(env.repo ?? '.', '.gemini', 'settings.json')
+  return scope === 'user' ? join(geminiHome(env), '.gemini', 'settings.json') : join(env.repo ?? '.', '.gemini', 'settings.json')
 }
 
 function installPlan(ctx: InstallContext) {
@@ -90,7 +95,7 @@ export default defineHarness({
   displayName: 'Gemini CLI',
   events: EVENTS,
   detect(env, scope, exists) {
-    if (scope === 'user') return exists(join(env.home, '.gemini'))
+    if (scope === 'user') return exists(join(geminiHome(env), '.gemini'))
     return !!env.repo && (exists(join(env.repo, '.gemini')) || exists(join(env.repo, 'GEMINI.md')))
   },
   configLocations(env): ConfigLocation[] {

@@ -3,9 +3,7 @@
  * `models/*:streamGenerateContent?alt=sse`, asks for exactly one tool call (the command after `RUN:` in
  * the user's prompt, or the MCP tool after `MCP:`), then ends the turn and records the tool result the CLI sent back.
  */
-import { once } from 'node:events'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { startScriptedServer } from './scripted-model.ts'
 
 export interface FakeGemini {
   readonly url: string
@@ -33,47 +31,30 @@ const usage = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 
 
 export async function startFakeGemini(): Promise<FakeGemini> {
   const toolResults: unknown[] = []
-  const requests: string[] = []
   const declared = new Set<string>()
-  const server: Server = createServer((req, res) => {
-    let raw = ''
-    req.on('data', (c) => (raw += c))
-    req.on('end', () => {
-      requests.push(`${req.method} ${req.url?.split('?')[0]}`)
-      const body = (raw ? JSON.parse(raw) : {}) as { contents?: { role: string; parts: Part[] }[]; tools?: { functionDeclarations?: { name: string }[] }[] }
-      for (const t of body.tools ?? []) for (const f of t.functionDeclarations ?? []) declared.add(f.name)
-      if (req.url?.includes(':countTokens')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ totalTokens: 10 }))
-      const contents = body.contents ?? []
-      const last = contents[contents.length - 1]
-      const response = last?.parts.find((p) => p.functionResponse)?.functionResponse
-      const stream = req.url?.includes(':streamGenerateContent')
-      let parts: Part[]
-      if (response) {
-        toolResults.push(response.response)
-        parts = [{ text: 'Done.' }]
-      } else {
-        const prompt = contents.flatMap((c) => c.parts.map((p) => p.text ?? '')).join('\n')
-        const command = /RUN: (.+)/.exec(prompt)?.[1]
-        // `MCP: <function name> <json args>` asks for an MCP tool the CLI declared.
-        const mcp = /MCP: (\S+) (.+)/.exec(prompt)
-        // Side calls (routing, next-speaker checks) get a plain JSON text answer.
-        parts = mcp && stream ? [{ functionCall: { name: mcp[1], args: JSON.parse(mcp[2]!) } }] : command && stream ? [{ functionCall: { name: 'run_shell_command', args: { command } } }] : [{ text: '{"reasoning":"scripted","model_choice":"flash","complexity_reasoning":"scripted","complexity_score":1,"next_speaker":"user"}' }]
-      }
-      const chunk = { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata: usage, modelVersion: 'gemini-2.5-flash' }
-      if (stream) return sse(res, chunk)
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(chunk))
-    })
+  const server = await startScriptedServer((req, raw, res) => {
+    const body = (raw ? JSON.parse(raw) : {}) as { contents?: { role: string; parts: Part[] }[]; tools?: { functionDeclarations?: { name: string }[] }[] }
+    for (const t of body.tools ?? []) for (const f of t.functionDeclarations ?? []) declared.add(f.name)
+    if (req.url?.includes(':countTokens')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ totalTokens: 10 }))
+    const contents = body.contents ?? []
+    const last = contents[contents.length - 1]
+    const response = last?.parts.find((p) => p.functionResponse)?.functionResponse
+    const stream = req.url?.includes(':streamGenerateContent')
+    let parts: Part[]
+    if (response) {
+      toolResults.push(response.response)
+      parts = [{ text: 'Done.' }]
+    } else {
+      const prompt = contents.flatMap((c) => c.parts.map((p) => p.text ?? '')).join('\n')
+      const command = /RUN: (.+)/.exec(prompt)?.[1]
+      // `MCP: <function name> <json args>` asks for an MCP tool the CLI declared.
+      const mcp = /MCP: (\S+) (.+)/.exec(prompt)
+      // Side calls (routing, next-speaker checks) get a plain JSON text answer.
+      parts = mcp && stream ? [{ functionCall: { name: mcp[1], args: JSON.parse(mcp[2]!) } }] : command && stream ? [{ functionCall: { name: 'run_shell_command', args: { command } } }] : [{ text: '{"reasoning":"scripted","model_choice":"flash","complexity_reasoning":"scripted","complexity_score":1,"next_speaker":"user"}' }]
+    }
+    const chunk = { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata: usage, modelVersion: 'gemini-2.5-flash' }
+    if (stream) return sse(res, chunk)
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(chunk))
   })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    toolResults,
-    requests,
-    declared,
-    async close() {
-      server.closeAllConnections()
-      server.close()
-    },
-  }
+  return { url: server.origin, toolResults, requests: server.requests, declared, close: server.close }
 }

@@ -96,7 +96,9 @@ function roundTrip(h: HarnessDefinition, { env, req }: { env: HarnessEnv; req: I
   if (seeded) {
     for (const l of files) {
       mkdirSync(dirname(l.path), { recursive: true })
-      writeFileSync(l.path, l.format === 'toml' ? '# mine\nmodel = "x"\n' : '// mine\n{\n  "theme": "dark",  // keep\n  "x": [1, 2]\n}\n')
+      // Claude Code ignores a settings file that is not strict JSON (install refuses one): its user config has no comments.
+      const json = h.id === 'claude-code' ? '{\n  "theme": "dark",\n  "x": [1, 2]\n}\n' : '// mine\n{\n  "theme": "dark",  // keep\n  "x": [1, 2]\n}\n'
+      writeFileSync(l.path, l.format === 'toml' ? '# mine\nmodel = "x"\n' : json)
     }
   }
   const snapshot = () => Object.fromEntries(files.map((l) => [l.path, existsSync(l.path) ? readFileSync(l.path, 'utf8') : null]))

@@ -92,6 +92,35 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
     return sendNative(reply, harness.render(event, await refuseUnread(app.engine, request, harness.id, why)).body)
   })
 
+  app.get('/v1/hooks/coverage', {
+    schema: {
+      summary: 'Harness sessions seen by the hooks, and tool calls that ran ungated',
+      description:
+        'One row per harness session (by its own session id) since the daemon started: pre-tool calls gated, and tool runs whose post-tool event arrived with no decision (the pre-tool hook was switched off or bypassed; each is also a `hook_bypassed` control leaf). Most recently seen first; at most 256 sessions.',
+      response: {
+        200: {
+          type: 'object',
+          required: ['sessions'],
+          properties: {
+            sessions: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['harness', 'gated', 'ungated', 'first_seen_at', 'last_seen_at'],
+                properties: {
+                  harness: { type: 'string' }, harness_session_id: { type: 'string' }, cwd: { type: 'string' },
+                  gated: { type: 'integer' }, ungated: { type: 'integer' },
+                  first_seen_at: { type: 'string', format: 'date-time' }, last_seen_at: { type: 'string', format: 'date-time' }, last_ungated_at: { type: 'string', format: 'date-time' },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    handler: async () => ({ sessions: protocol.coverage.sessions() }),
+  })
+
   app.post<{ Params: HookParams; Body: Record<string, unknown> }>('/v1/hooks/:harness/:event', {
     bodyLimit: HOOK_BODY_LIMIT,
     config: { readsIllFormedText: true },
