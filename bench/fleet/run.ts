@@ -6,17 +6,16 @@
  * continuously to the receiver (100 ms poll).
  * Run: npm run bench:fleet   (BENCH_LEAVES, BENCH_SECONDS, BENCH_CONNECTIONS)
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:http'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { PROJECT_ROOT } from '../../cli/paths.ts'
+import { startDaemon } from '../lib/daemon.ts'
 import { openOtlpExport } from '../../cli/fleet/otlp-setup.ts'
 import { SqliteLedger } from '../../core/ledger/ledger.ts'
 import { decisionDraft } from '../../core/testing/ledger-fixtures.ts'
-import { BENCH_PASSWORD, unattestedSession } from '../lib/operator.ts'
+import { unattestedSession } from '../lib/operator.ts'
 
 const LEAVES = Number(process.env.BENCH_LEAVES ?? 50_000)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
@@ -35,22 +34,9 @@ await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
 const endpoint = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-fleet-'))
 
-function startDaemon(home: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['cli/main.ts', 'daemon', '--port', '0', '--home', home], { cwd: PROJECT_ROOT, env: { ...process.env, SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: BENCH_PASSWORD, SVC_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
-    let buf = ''
-    child.stdout!.on('data', (b: Buffer) => {
-      buf += b
-      const m = /"address":"(http:[^"]+)"/.exec(buf)
-      if (m) resolve({ child, url: m[1]! })
-    })
-    child.once('exit', (code) => reject(new Error(`daemon exited ${code}`)))
-  })
-}
-
 async function checkLoad(label: string, env: NodeJS.ProcessEnv): Promise<void> {
   const home = join(dir, label.replace(/\W+/g, '-'))
-  const d = await startDaemon(home, env)
+  const d = await startDaemon(home, 0, env)
   try {
     const session = await unattestedSession(d.url)
     const body = (command: string) => JSON.stringify({ session_id: session, source: 'claude-code', tool: 'Bash', input: { command }, cwd: '/tmp' })
