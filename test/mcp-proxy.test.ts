@@ -4,11 +4,13 @@
  * pagination, list_changed, concurrency, cancellation, both protocol revisions, exit status, daemon down.
  */
 import { mkdirSync } from 'node:fs'
+import { createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
 import { runCli } from './helpers/run-cli.ts'
+import { waitFor } from './helpers/wait.ts'
 import { connectThroughProxy, FIXTURE, rawProxy, STATELESS_FIXTURE, type ProxyTarget } from './helpers/mcp-proxy.ts'
 
 let daemon: TestDaemon
@@ -164,6 +166,46 @@ describe('svc mcp-proxy', () => {
     expect(await running.exit).toEqual({ code: null, signal: 'SIGTERM' })
   })
 
+  it('records what it relays without a verdict (method, id, direction, size; never contents), read by svc mcp log', async () => {
+    const { client, close } = await connectThroughProxy(target, 'logged')
+    await client.listTools()
+    await client.listResources()
+    await close()
+    const traffic = await waitFor(async () => {
+      const res = await daemon.request('GET', '/v1/mcp/traffic?server=logged&limit=500')
+      if (!res.body.servers) throw new Error(JSON.stringify(res.body))
+      const t = res.body.servers[0]
+      return t.by_method['tools/list'] && t.by_method['notifications/initialized'] ? t : undefined
+    }, 'the relay to post its record')
+    expect(traffic.dropped).toBe(0)
+    expect(traffic.entries).toContainEqual(expect.objectContaining({ from: 'client', kind: 'notification', method: 'notifications/initialized' }))
+    const list = traffic.entries.find((e: any) => e.method === 'tools/list')
+    expect(list).toMatchObject({ from: 'client', kind: 'request' })
+    expect(traffic.entries).toContainEqual(expect.objectContaining({ from: 'server', kind: 'response', id: list.id }))
+    expect(JSON.stringify(traffic)).not.toContain('greeting')
+    const log = await runCli(['mcp', 'log', 'logged'], { HOME: target.cwd, SVC_URL: daemon.url })
+    expect(log.stdout).toContain('tools/list')
+    expect(log.stdout).toMatch(/logged: \d+ message\(s\) recorded, 0 dropped/)
+  })
+
+  it('relays methods it does not gate while the daemon hangs, and counts what it could not record', async () => {
+    const held: Socket[] = []
+    const hung = createServer((socket) => void held.push(socket))
+    await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r))
+    const port = (hung.address() as { port: number }).port
+    try {
+      const { client, stderr, close } = await connectThroughProxy({ ...target, url: `http://127.0.0.1:${port}` }, 'hung')
+      await client.ping()
+      expect((await client.listResources()).resources.map((r) => r.uri)).toContain('file:///greeting')
+      expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('hello')
+      await close()
+      expect(stderr()).not.toContain('svc denied')
+    } finally {
+      for (const s of held) s.destroy()
+      hung.close()
+    }
+  })
+
   it('denies every gated request and shows no tools when the daemon is down (fail closed)', async () => {
     const { client, stderr, close } = await connectThroughProxy({ ...target, url: 'http://127.0.0.1:9' })
     expect(await listAll(client)).toEqual([])
@@ -173,6 +215,8 @@ describe('svc mcp-proxy', () => {
     await expect(client.getPrompt({ name: 'hello' })).rejects.toMatchObject({ code: -31403 })
     expect(stderr()).toContain('none are shown (fail-closed)')
     await close()
+    // The record could not be posted: said once on stderr (relaying went on).
+    await waitFor(() => stderr().includes('could not record relayed messages'), 'the relay to report its dropped record')
   })
 
   it('links a call that reached svc through the hook and then the proxy: one call, two enforcement points', async () => {

@@ -1,7 +1,8 @@
 /**
  * `svc mcp list` shows the MCP servers the harness configs define (wrapped or not) and those seen at run time,
  * with pin state tool by tool; `svc mcp accept <server>` (also spelled `svc mcp pin accept <server>`) pins the
- * queued or changed fingerprint (operator rights); `svc mcp wrap|unwrap [server]` (cli/mcp-wrap/).
+ * queued or changed fingerprint (operator rights); `svc mcp wrap|unwrap [server]` (cli/mcp-wrap/); `svc mcp log
+ * <server>` shows what the proxy relayed without a verdict (initialize, lists, notifications…).
  */
 import { Command } from 'commander'
 import { callDaemon, operatorToken } from '../http.ts'
@@ -31,6 +32,14 @@ interface ServerView {
   ungoverned_reason?: string
   pin: { state: string; pinned_fingerprint?: string; pending_fingerprint?: string; served_fingerprint?: string; stale?: boolean }
   tools?: { name: string; state: string; why: string; changed?: string[] }[]
+}
+
+interface TrafficView {
+  server: string
+  received: number
+  dropped: number
+  by_method: Record<string, number>
+  entries: { at: string; from: string; kind: string; method?: string; id?: string | number; bytes: number }[]
 }
 
 function acceptCommand(io: CliIo): Command {
@@ -78,6 +87,24 @@ export function makeMcpCommand(io: CliIo): Command {
           io.out(`${s.name}\t${s.transport}\t${governed}\t${pin}\t${where}`)
           for (const t of s.tools ?? []) io.out(`  ${t.name}\t${t.state}${t.state === 'pinned' ? '' : `\t${t.why}`}`)
         }
+      }),
+  )
+  mcp.addCommand(
+    new Command('log')
+      .description('messages svc mcp-proxy relayed for a server without a verdict (method, id, direction, size), oldest first')
+      .argument('<server>', 'server name')
+      .option('--limit <n>', 'entries to show (at most 500)', '50')
+      .option('--url <url>', 'daemon base URL')
+      .option('--json', 'print JSON')
+      .action(async (server: string, opts: { limit: string; url?: string; json?: boolean }) => {
+        const limit = Number(opts.limit)
+        if (!Number.isInteger(limit) || limit < 0 || limit > 500) throw new CliError('--limit must be a whole number from 0 to 500', 2)
+        const { servers } = await callDaemon<{ servers: TrafficView[] }>(daemonUrl(io.env, opts.url), `/v1/mcp/traffic?server=${encodeURIComponent(server)}&limit=${limit}`)
+        const t = servers[0]!
+        if (opts.json) return io.out(JSON.stringify(t, null, 2))
+        io.out(`${t.server}: ${t.received} message(s) recorded, ${t.dropped} dropped${t.dropped ? ' (the relay could not reach the daemon)' : ''}`)
+        for (const [method, n] of Object.entries(t.by_method)) io.out(`  ${method}\t${n}`)
+        for (const e of t.entries) io.out(`${e.at}\t${e.from === 'client' ? '→' : '←'} ${e.kind}\t${e.method ?? ''}\t${e.id ?? ''}\t${e.bytes} B`)
       }),
   )
   for (const command of wrapCommands(io, async (question) => /^y(es)?$/i.test((await io.ask(`${question} [y/N] `))?.trim() ?? ''))) mcp.addCommand(command)

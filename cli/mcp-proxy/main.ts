@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { askDaemon, type DaemonLink } from './daemon-client.ts'
 import { Relay } from './relay.ts'
+import { TrafficLog, trafficEntry } from './traffic-log.ts'
 
 export interface ProxyArgs {
   readonly server: string
@@ -54,14 +55,20 @@ export async function runProxy(argv: readonly string[], env: NodeJS.ProcessEnv =
     timeoutMs: (opts.timeoutS ?? Number(env.SVC_MCP_PROXY_TIMEOUT ?? 5)) * 1000,
   }
   const identity = { command: opts.command, args: opts.args, cwd: process.cwd() }
+  const server = { server: opts.server, ...(opts.harness ? { harness: opts.harness } : {}), identity }
+  const traffic = new TrafficLog({
+    post: (batch) => askDaemon(link, 'log', { ...server, ...batch }),
+    warn: (message) => process.stderr.write(`svc mcp-proxy: ${message}\n`),
+  })
   const child = spawn(opts.command, [...opts.args], { stdio: ['pipe', 'pipe', 'inherit'] })
   const relay = new Relay(opts.server, {
     toClient: (line) => process.stdout.write(`${line}\n`),
     toServer: (line) => {
       if (child.stdin.writable) child.stdin.write(`${line}\n`)
     },
-    ask: (event, body) => askDaemon(link, event, { server: opts.server, ...(opts.harness ? { harness: opts.harness } : {}), identity, ...body }),
+    ask: (event, body) => askDaemon(link, event, { ...server, ...body }),
     warn: (message) => process.stderr.write(`svc mcp-proxy: ${message}\n`),
+    record: (from, line, message) => traffic.add(trafficEntry(from, line, message)),
   })
   child.stdin.on('error', () => undefined)
   createInterface({ input: process.stdin, crlfDelay: Infinity }).on('line', (line) => line.trim() && relay.fromClient(line)).on('close', () => child.stdin.end())
@@ -74,8 +81,10 @@ export async function runProxy(argv: readonly string[], env: NodeJS.ProcessEnv =
       process.stderr.write(`svc mcp-proxy: cannot start ${opts.command}: ${err.message}\n`)
       resolve(127)
     })
-    child.on('close', (code, signal) => {
+    child.on('close', async (code, signal) => {
       for (const s of signals) process.off(s, forward)
+      // The last batch of the record, waited for briefly: a slow daemon must not hold the exit.
+      await Promise.race([traffic.flush(), new Promise((r) => setTimeout(r, 1000).unref())])
       if (signal) {
         process.kill(process.pid, signal)
         return

@@ -13,6 +13,9 @@
  * Everything else, including both revisions' discovery (`initialize`/`notifications/initialized` of 2025-11-25,
  * `server/discover` and per-request `_meta` versions of 2026-07-28), passes through byte for byte.
  *
+ * Every message but the gated requests (which the ledger holds) is recorded: method, id, direction and size
+ * (the `record` port, traffic-log.ts), never waited for.
+ *
  * A request cancelled (`notifications/cancelled`, https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation)
  * while its verdict is pending is dropped: the server never sees it, and the client expects no answer.
  */
@@ -26,6 +29,8 @@ export interface RelayPorts {
   /** Asks the daemon; rejects when it cannot answer (the relay then denies or hides). */
   ask(event: 'call' | 'outcome' | 'tools' | 'list-changed', body: Record<string, unknown>): Promise<Record<string, unknown>>
   warn(message: string): void
+  /** Records a message relayed without a verdict (traffic-log.ts); must not block or throw. */
+  record?(from: 'client' | 'server', line: string, message: Record<string, unknown> | undefined): void
 }
 
 type Message = Record<string, unknown>
@@ -61,8 +66,9 @@ export class Relay {
       for (const m of parsed) this.fromClient(JSON.stringify(m))
       return
     }
+    const { method, id } = isObject(parsed) ? parsed : {}
+    if (!(typeof method === 'string' && GATED_METHODS.has(method) && id !== undefined)) this.#ports.record?.('client', line, isObject(parsed) ? parsed : undefined)
     if (!isObject(parsed)) return this.#ports.toServer(line)
-    const { method, id } = parsed
     if (method === 'notifications/cancelled' && isObject(parsed.params)) {
       const waiting = this.#pending.get(idKey(parsed.params.requestId))
       if (waiting) {
@@ -97,6 +103,7 @@ export class Relay {
   /** One line from the server. */
   fromServer(line: string): void {
     const parsed = parse(line)
+    this.#ports.record?.('server', line, isObject(parsed) ? parsed : undefined)
     if (!isObject(parsed)) return this.#ports.toClient(line)
     if (parsed.method === 'notifications/tools/list_changed') {
       const pass = () => this.#ports.toClient(line)

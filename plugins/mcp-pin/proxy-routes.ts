@@ -10,6 +10,7 @@
  * - `outcome`: what the server answered to an allowed call (`ran`, or `tool_errored` for `isError`/an error).
  * - `tools`: one page of a `tools/list` result; answers each tool's pin state (the relay shows only pinned ones).
  * - `list-changed`: `notifications/tools/list_changed`: the server's tools are stale until listed again.
+ * - `log`: a batch of the messages the relay passed without a verdict (traffic.ts), and how many it dropped.
  */
 import { homedir } from 'node:os'
 import type { FastifyInstance, FastifyReply } from 'fastify'
@@ -19,6 +20,7 @@ import { PinStore } from './pin-store.ts'
 import { ProxyLinker } from './proxy-link.ts'
 import { configuredServers, findRepoRoot, resolveServer } from './resolve.ts'
 import { toolPinState } from './tool-state.ts'
+import { trafficOf, type TrafficEntry } from './traffic.ts'
 
 export const PROXY_SOURCE = 'mcp-proxy'
 const GATED = new Set(['tools/call', 'resources/read', 'prompts/get'])
@@ -34,9 +36,11 @@ interface ProxyBody {
   tools?: Record<string, unknown>[]
   first?: boolean
   last?: boolean
+  entries?: TrafficEntry[]
+  dropped?: number
 }
 
-const EVENTS = ['call', 'outcome', 'tools', 'list-changed']
+const EVENTS = ['call', 'outcome', 'tools', 'list-changed', 'log']
 
 const body = {
   type: 'object',
@@ -58,6 +62,24 @@ const body = {
     tools: { type: 'array', maxItems: 4096, items: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 256 } } } },
     first: { type: 'boolean' },
     last: { type: 'boolean' },
+    entries: {
+      type: 'array',
+      maxItems: 256,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['at', 'from', 'kind', 'bytes'],
+        properties: {
+          at: { type: 'string', maxLength: 64 },
+          from: { type: 'string', enum: ['client', 'server'] },
+          kind: { type: 'string', enum: ['request', 'notification', 'response', 'error', 'other'] },
+          method: { type: 'string', maxLength: 64 },
+          id: { type: ['string', 'number'], maxLength: 128 },
+          bytes: { type: 'integer', minimum: 0 },
+        },
+      },
+    },
+    dropped: { type: 'integer', minimum: 0 },
   },
 } as const
 
@@ -98,7 +120,7 @@ export default async function proxyRoutes(app: FastifyInstance): Promise<void> {
 
   app.post<{ Params: { event: string }; Body: ProxyBody }>('/v1/mcp/proxy/:event', {
     schema: {
-      summary: 'svc mcp-proxy: decide an MCP request, record its outcome, pin a tools/list page, mark a tool list stale',
+      summary: 'svc mcp-proxy: decide an MCP request, record its outcome, pin a tools/list page, mark a tool list stale, log relayed messages',
       description: 'Called by the `svc mcp-proxy` relay only. Answers carry `x-svc-hook: 1` and `x-svc-mac` (HMAC under the hook key over nonce, `mcp-proxy`, event and body). The relay denies (fail closed) on any other answer, an error status included.',
       params: { type: 'object', required: ['event'], properties: { event: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } } },
       body,
@@ -108,6 +130,10 @@ export default async function proxyRoutes(app: FastifyInstance): Promise<void> {
       const { event } = request.params
       if (!EVENTS.includes(event)) throw new ApiProblem(404, 'not_found', `svc mcp-proxy has no event "${event}"; supported: ${EVENTS.join(', ')}`)
       const b = request.body
+      if (event === 'log') {
+        trafficOf(app.engine).add(b.server, b.entries ?? [], b.dropped ?? 0)
+        return send(reply, event, { ok: true })
+      }
       if (event === 'list-changed') {
         store.markStale(b.server)
         return send(reply, event, { ok: true })
