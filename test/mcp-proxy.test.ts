@@ -166,6 +166,19 @@ describe('svc mcp-proxy', () => {
     expect(await running.exit).toEqual({ code: null, signal: 'SIGTERM' })
   })
 
+  it.each(['SIGINT', 'SIGHUP'] as const)('forwards %s to the server, and ends with it when the server does', async (signal) => {
+    const ready = `process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 'ready', result: {} }) + '\\n'); setInterval(() => {}, 1000)`
+    // A server that handles the signal: its own exit status proves the signal reached it (the relay did not just die).
+    const handling = rawProxy(target, [process.execPath, '-e', `process.on('${signal}', () => process.exit(42)); ${ready}`])
+    await handling.next('ready')
+    handling.child.kill(signal)
+    expect(await handling.exit).toEqual({ code: 42, signal: null })
+    const plain = rawProxy(target, [process.execPath, '-e', ready])
+    await plain.next('ready')
+    plain.child.kill(signal)
+    expect(await plain.exit).toEqual({ code: null, signal })
+  })
+
   it('records what it relays without a verdict (method, id, direction, size; never contents), read by svc mcp log', async () => {
     const { client, close } = await connectThroughProxy(target, 'logged')
     await client.listTools()
