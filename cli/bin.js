@@ -31,8 +31,9 @@ if (root.includes('/node_modules/')) {
   })
 }
 
-// `svc mcp-proxy` runs once per MCP server a harness starts: straight to the relay, without the command table.
-if (process.argv[2] === 'mcp-proxy') {
+// `svc mcp-proxy` runs once per MCP server a harness starts: straight to the relay, without the command table
+// (its help, `svc mcp-proxy --help`, is the table's: cli/commands/mcp-proxy.ts).
+if (process.argv[2] === 'mcp-proxy' && !['--help', '-h'].includes(process.argv[3])) {
   const { runProxy } = await import('./mcp-proxy/main.ts')
   // Exits at once when the server does: the harness may keep our stdin open.
   process.exit(await runProxy(process.argv.slice(3)))

@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander'
 import { EngineError, formatEngineError } from '../core/errors.ts'
 import { commands, requestedCommands } from './commands/index.ts'
+import { runsProxy } from './commands/mcp-proxy.ts'
 import { CliError, processIo, type CliIo } from './io.ts'
 import { versionLine } from './version.ts'
 
@@ -29,6 +30,8 @@ export async function buildProgram(io: CliIo, argv: readonly string[]): Promise<
 }
 
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  // The relay speaks JSON-RPC on the process's own stdio, not through `io` (cli/bin.js goes there directly).
+  if (runsProxy(argv)) return (await import('./mcp-proxy/main.ts')).runProxy(argv.slice(1))
   try {
     await (await buildProgram(io, argv)).parseAsync([...argv], { from: 'user' })
     return 0
@@ -47,4 +50,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   }
 }
 
-if (import.meta.main) process.exitCode = await main(process.argv.slice(2))
+if (import.meta.main) {
+  process.exitCode = await main(process.argv.slice(2))
+  // The relay is done when its server is: the harness may keep our stdin open.
+  if (runsProxy(process.argv.slice(2))) process.exit()
+}

@@ -3,6 +3,7 @@
  * process, deciding through a real daemon on an ephemeral port. Pins, denials as the client sees them,
  * pagination, list_changed, concurrency, cancellation, both protocol revisions, exit status, daemon down.
  */
+import { spawnSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
 import { runCli } from './helpers/run-cli.ts'
 import { waitFor } from './helpers/wait.ts'
-import { connectThroughProxy, FIXTURE, rawProxy, STATELESS_FIXTURE, type ProxyTarget } from './helpers/mcp-proxy.ts'
+import { connectThroughProxy, FIXTURE, rawProxy, ROOT, STATELESS_FIXTURE, type ProxyTarget } from './helpers/mcp-proxy.ts'
 
 let daemon: TestDaemon
 let target: ProxyTarget
@@ -164,6 +165,19 @@ describe('svc mcp-proxy', () => {
     await new Promise((r) => setTimeout(r, 300))
     running.child.kill('SIGTERM')
     expect(await running.exit).toEqual({ code: null, signal: 'SIGTERM' })
+  })
+
+  it('is listed by svc --help, and runs (or names what is wrong) through cli/main.ts as through cli/bin.js', () => {
+    const run = (entry: string, args: string[]) => spawnSync(process.execPath, [`${ROOT}cli/${entry}`, ...args], { cwd: target.cwd, env: { PATH: process.env.PATH, HOME: target.cwd, SVC_HOME: target.svcHome, SVC_URL: target.url }, encoding: 'utf8', input: '' })
+    expect(run('main.ts', ['--help']).stdout).toMatch(/\n {2}mcp-proxy +the relay a wrapped MCP server entry runs/)
+    for (const entry of ['main.ts', 'bin.js']) {
+      expect(run(entry, ['mcp-proxy', '--server', 'fx', '--', process.execPath, '-e', 'process.exit(5)']).status, entry).toBe(5)
+      const usage = run(entry, ['mcp-proxy', '--server', 'fx'])
+      expect(usage.status, entry).toBe(2)
+      expect(usage.stderr, entry).toContain('svc mcp-proxy: no server command after `--`')
+      const help = run(entry, ['mcp-proxy', '--help'])
+      expect(help.stdout, entry).toContain('Usage: svc mcp-proxy --server <id>')
+    }
   })
 
   it.each(['SIGINT', 'SIGHUP'] as const)('forwards %s to the server, and ends with it when the server does', async (signal) => {

@@ -29,6 +29,7 @@ export const commands: readonly CommandEntry[] = [
   { name: 'uninstall', summary: 'remove every hook entry svc wrote (and nothing else)', load: async () => (await import('./install.ts')).makeUninstallCommand },
   { name: 'service', summary: 'run the daemon (and the session renewer) as a per-user service: systemd on Linux, launchd on macOS', load: async () => (await import('./service.ts')).makeServiceCommand },
   { name: 'mcp', summary: 'MCP server pinning', load: async () => (await import('./mcp.ts')).makeMcpCommand },
+  { name: 'mcp-proxy', summary: 'the relay a wrapped MCP server entry runs: starts the server, gates its tools/call, resources/read and prompts/get through the daemon, pins its tool list, logs the rest', load: async () => (await import('./mcp-proxy.ts')).makeMcpProxyCommand },
   { name: 'explain', summary: 'show how a tool call is analysed and decided, through the same engine path as the daemon', load: async () => (await import('./explain.ts')).makeExplainCommand },
   { name: 'false-positive', summary: 'recover from a false positive: write a case bundle and a replacement draft, validate and apply it, revert it', load: async () => (await import('./false-positive.ts')).makeFalsePositiveCommand },
   { name: 'log', summary: 'what the agent did: decisions newest first, filtered, with the redacted command, path or URL', load: async () => (await import('./log.ts')).makeLogCommand },
