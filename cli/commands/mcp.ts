@@ -39,7 +39,7 @@ interface TrafficView {
   received: number
   dropped: number
   by_method: Record<string, number>
-  entries: { at: string; from: string; kind: string; method?: string; id?: string | number; bytes: number }[]
+  entries: { at: string; from: string; kind: string; method?: string; id?: string; bytes: number }[]
 }
 
 function acceptCommand(io: CliIo): Command {

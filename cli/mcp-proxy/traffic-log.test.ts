@@ -19,9 +19,9 @@ describe('mcp-proxy traffic log', () => {
     relay.fromServer(error)
     relay.fromClient('not json')
     expect(recorded.map(({ at: _, ...e }) => e)).toEqual([
-      { from: 'client', kind: 'request', method: 'tools/list', id: 2, bytes: list.length },
+      { from: 'client', kind: 'request', method: 'tools/list', id: '2', bytes: list.length },
       { from: 'client', kind: 'notification', method: 'notifications/initialized', bytes: initialized.length },
-      { from: 'server', kind: 'error', id: 2, bytes: error.length },
+      { from: 'server', kind: 'error', id: '2', bytes: error.length },
       { from: 'client', kind: 'other', bytes: 8 },
     ])
     expect(JSON.stringify(recorded)).not.toContain('secret')

@@ -11,7 +11,8 @@ export interface TrafficEntry {
   readonly from: 'client' | 'server'
   readonly kind: 'request' | 'notification' | 'response' | 'error' | 'other'
   readonly method?: string
-  readonly id?: string | number
+  /** The JSON-RPC id as JSON text (`1`, `"a"`). */
+  readonly id?: string
   readonly bytes: number
 }
 
@@ -88,7 +89,8 @@ export class TrafficLog {
 export function trafficEntry(from: TrafficEntry['from'], line: string, message: Record<string, unknown> | undefined): TrafficEntry {
   const base = { at: new Date().toISOString(), from, bytes: Buffer.byteLength(line) }
   if (!message) return { ...base, kind: 'other' }
-  const id = typeof message.id === 'number' ? message.id : typeof message.id === 'string' ? message.id.slice(0, 128) : undefined
+  // As JSON text: `1` and `"1"` are different requests.
+  const id = typeof message.id === 'number' || typeof message.id === 'string' ? JSON.stringify(message.id).slice(0, 128) : undefined
   const withId = id === undefined ? base : { ...base, id }
   if (typeof message.method === 'string') return { ...withId, kind: id === undefined ? 'notification' : 'request', method: message.method.slice(0, 64) }
   return { ...withId, kind: 'error' in message ? 'error' : 'result' in message ? 'response' : 'other' }

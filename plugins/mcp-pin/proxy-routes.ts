@@ -74,7 +74,7 @@ const body = {
           from: { type: 'string', enum: ['client', 'server'] },
           kind: { type: 'string', enum: ['request', 'notification', 'response', 'error', 'other'] },
           method: { type: 'string', maxLength: 64 },
-          id: { type: ['string', 'number'], maxLength: 128 },
+          id: { type: 'string', maxLength: 128, description: 'the JSON-RPC id as JSON text' },
           bytes: { type: 'integer', minimum: 0 },
         },
       },

@@ -8,7 +8,7 @@ import { trafficOf } from './traffic.ts'
 
 const entry = {
   type: 'object',
-  properties: { at: { type: 'string' }, from: { type: 'string' }, kind: { type: 'string' }, method: { type: 'string' }, id: { anyOf: [{ type: 'string' }, { type: 'number' }] }, bytes: { type: 'integer' } },
+  properties: { at: { type: 'string' }, from: { type: 'string' }, kind: { type: 'string' }, method: { type: 'string' }, id: { type: 'string' }, bytes: { type: 'integer' } },
 } as const
 
 const serverTraffic = {

@@ -10,7 +10,8 @@ export interface TrafficEntry {
   readonly from: 'client' | 'server'
   readonly kind: string
   readonly method?: string
-  readonly id?: string | number
+  /** The JSON-RPC id as JSON text (`1`, `"a"`). */
+  readonly id?: string
   readonly bytes: number
 }
 
