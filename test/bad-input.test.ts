@@ -88,6 +88,7 @@ const valid: Record<string, unknown> = {
   'POST /v1/false-positives/validate': { bundle: {}, replacement_yaml: 'id: x', target: 'auto', note: '', examples: [], policy_hash: '0' },
   'POST /v1/false-positives/apply': { bundle: {}, replacement_yaml: 'id: x', target: 'auto', note: '', examples: [], policy_hash: '0' },
   'POST /v1/false-positives/revert': { apply_seq: 0 },
+  'POST /v1/false-positives/cases/{seq}/replay': { bundle: {}, replacement_yaml: 'id: x', target: 'auto', note: '', examples: [], policy_hash: '0' },
 }
 const generated = ops.flatMap((op) =>
   casesFor(op, {

@@ -176,6 +176,8 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
   })
 
   it('runs the false-positive flow end to end through the rule-lifecycle endpoints', async () => {
+    const earlier = await check('git reset --hard HEAD~5')
+    const unrelated = await check('git reset --hard HEAD~6')
     const denied = await check('git reset --hard HEAD~5')
     await page.goto(`${base}/#/decision/${denied.ledger_seq}`)
     await page.locator(`a[href="#/fp/${denied.ledger_seq}"]`).click()
@@ -184,6 +186,12 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
     await page.getByTestId('validate').click()
     await page.getByTestId('validation').filter({ hasText: 'valid:' }).waitFor()
     expect(await page.getByTestId('diff').textContent()).toContain(`+  - id: git.reset-hard.fp-${denied.ledger_seq}`)
+    await page.getByTestId('replay').click()
+    await page.getByTestId('replay-allowed').waitFor()
+    const replayed = await Promise.all((await page.locator('[data-testid="replay-allowed"] li').all()).map(async (li) => Number(await li.getAttribute('data-seq'))))
+    expect(replayed).toEqual([denied.ledger_seq, earlier.ledger_seq])
+    expect(replayed).not.toContain(unrelated.ledger_seq)
+    expect(await page.getByTestId('replay-allowed').textContent()).toContain('git reset --hard HEAD~5')
     await shot('false-positive')
     await page.getByTestId('apply').click()
     await page.getByTestId('confirm-apply').click()
