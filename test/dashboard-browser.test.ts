@@ -220,6 +220,19 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
     await shot('mcp')
   })
 
+  it('rejects a queued MCP server pin from the page, ledgered', async () => {
+    const queued = await d.request('POST', '/v1/mcp/pin/check', { server: 'spy-server', identity: { transport: 'stdio', command: 'spy' } })
+    expect(queued.body.state).toBe('queued')
+    await page.goto(`${base}/#/mcp`)
+    await page.reload() // the previous test left this page open: load the pins again
+    await page.getByTestId('reject-spy-server').click()
+    await page.getByTestId('accepted').filter({ hasText: 'spy-server rejected' }).waitFor()
+    const pins = (await d.request('GET', '/v1/mcp/pins')).body.servers
+    expect(pins.find((s: { server: string }) => s.server === 'spy-server')).toMatchObject({ state: 'queued', rejected_fingerprint: queued.body.fingerprint })
+    const last = (await d.request('GET', '/v1/ledger/entries?order=desc&limit=1')).body.entries[0].leaf
+    expect(last).toMatchObject({ verdict: 'mcp_pin_rejected', facts: { server: 'spy-server', who: expect.stringMatching(/^operator:/) } })
+  })
+
   it('verifies a consistency proof on the Ledger page and fails a tampered one', async () => {
     await page.goto(`${base}/#/ledger?from=3`)
     await page.getByTestId('checkpoints').waitFor()
