@@ -71,6 +71,17 @@ const pinView = {
   },
 } as const
 
+/** An operator's accept or reject of the exact fingerprint reviewed. */
+function pinDecisionSchema(summary: string, description: string) {
+  return {
+    summary,
+    description,
+    security: [{ operator: [] }],
+    body: { type: 'object', additionalProperties: false, required: ['server', 'fingerprint'], properties: { server: name, fingerprint: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } } },
+    response: { 200: pinView, 400: { $ref: 'Problem#' }, 401: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' }, 409: { $ref: 'Problem#' } },
+  } as const
+}
+
 function view(record: ReturnType<PinStore['list']>[number]) {
   return {
     server: record.server,
@@ -142,13 +153,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
 
   app.post<{ Body: { server: string; fingerprint: string } }>('/v1/mcp/pin/accept', {
     onRequest: app.auth.requireOperator,
-    schema: {
-      summary: 'Accept a queued (or changed) MCP server pin (operator)',
-      description: 'Pins exactly `fingerprint`, which must be the one the operator reviewed (pending or latest); 409 when the server now waits with another. Recorded in the ledger.',
-      security: [{ operator: [] }],
-      body: { type: 'object', additionalProperties: false, required: ['server', 'fingerprint'], properties: { server: name, fingerprint: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } } },
-      response: { 200: pinView, 400: { $ref: 'Problem#' }, 401: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' }, 409: { $ref: 'Problem#' } },
-    },
+    schema: pinDecisionSchema('Accept a queued (or changed) MCP server pin (operator)', 'Pins exactly `fingerprint`, which must be the one the operator reviewed (pending or latest); 409 when the server now waits with another. Recorded in the ledger.'),
     handler: async (request) => {
       const record = store.accept(request.body.server, request.body.fingerprint)
       const pinned = record.pinned!.fingerprint
@@ -160,13 +165,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
 
   app.post<{ Body: { server: string; fingerprint: string } }>('/v1/mcp/pin/reject', {
     onRequest: app.auth.requireOperator,
-    schema: {
-      summary: 'Reject a queued (or changed) MCP server pin (operator)',
-      description: 'Marks exactly `fingerprint` (pending or latest) rejected: the server stays unpinned and its calls are denied with a reason naming the rejection until an operator accepts a fingerprint. Recorded in the ledger.',
-      security: [{ operator: [] }],
-      body: { type: 'object', additionalProperties: false, required: ['server', 'fingerprint'], properties: { server: name, fingerprint: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } } },
-      response: { 200: pinView, 400: { $ref: 'Problem#' }, 401: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' }, 409: { $ref: 'Problem#' } },
-    },
+    schema: pinDecisionSchema('Reject a queued (or changed) MCP server pin (operator)', 'Marks exactly `fingerprint` (pending or latest) rejected: the server stays unpinned and its calls are denied with a reason naming the rejection until an operator accepts a fingerprint. Recorded in the ledger.'),
     handler: async (request) => {
       const who = app.auth.who(request)
       const record = store.reject(request.body.server, request.body.fingerprint, who)
