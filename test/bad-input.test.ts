@@ -82,12 +82,14 @@ const valid: Record<string, unknown> = {
   'POST /v1/uninstall': { harnesses: ['cursor'], scope: 'user', token: `uninstall-${'0'.repeat(32)}`, dry_run: true },
   'POST /v1/mcp/pin/check': { server: 'x', harness: 'cursor', cwd: '/tmp', identity: { transport: 'stdio', command: 'x' }, tools: [] },
   'POST /v1/mcp/pin/accept': { server: 'x', fingerprint: `sha256:${'0'.repeat(64)}` },
+  'POST /v1/mcp/pin/reject': { server: 'x', fingerprint: `sha256:${'0'.repeat(64)}` },
   'POST /v1/mcp/proxy/{event}': { server: 'x', harness: 'cursor', identity: { command: 'x', args: [], cwd: '/tmp' }, method: 'tools/call', params: {}, request_id: 'r', outcome: 'ran', tools: [], first: true, last: true },
   'POST /v1/guardrails/providers/{id}/test': { model: 'openai/omni-moderation-latest', text: 'probe' },
   'PUT /v1/guardrails/enabled': { enabled: true },
   'POST /v1/false-positives/validate': { bundle: {}, replacement_yaml: 'id: x', target: 'auto', note: '', examples: [], policy_hash: '0' },
   'POST /v1/false-positives/apply': { bundle: {}, replacement_yaml: 'id: x', target: 'auto', note: '', examples: [], policy_hash: '0' },
   'POST /v1/false-positives/revert': { apply_seq: 0 },
+  'POST /v1/false-positives/cases/{seq}/replay': { bundle: {}, replacement_yaml: 'id: x', target: 'auto', note: '', examples: [], policy_hash: '0' },
 }
 const generated = ops.flatMap((op) =>
   casesFor(op, {

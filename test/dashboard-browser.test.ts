@@ -176,6 +176,8 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
   })
 
   it('runs the false-positive flow end to end through the rule-lifecycle endpoints', async () => {
+    const earlier = await check('git reset --hard HEAD~5')
+    const unrelated = await check('git reset --hard HEAD~6')
     const denied = await check('git reset --hard HEAD~5')
     await page.goto(`${base}/#/decision/${denied.ledger_seq}`)
     await page.locator(`a[href="#/fp/${denied.ledger_seq}"]`).click()
@@ -184,6 +186,12 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
     await page.getByTestId('validate').click()
     await page.getByTestId('validation').filter({ hasText: 'valid:' }).waitFor()
     expect(await page.getByTestId('diff').textContent()).toContain(`+  - id: git.reset-hard.fp-${denied.ledger_seq}`)
+    await page.getByTestId('replay').click()
+    await page.getByTestId('replay-allowed').waitFor()
+    const replayed = await Promise.all((await page.locator('[data-testid="replay-allowed"] li').all()).map(async (li) => Number(await li.getAttribute('data-seq'))))
+    expect(replayed).toEqual([denied.ledger_seq, earlier.ledger_seq])
+    expect(replayed).not.toContain(unrelated.ledger_seq)
+    expect(await page.getByTestId('replay-allowed').textContent()).toContain('git reset --hard HEAD~5')
     await shot('false-positive')
     await page.getByTestId('apply').click()
     await page.getByTestId('confirm-apply').click()
@@ -210,6 +218,19 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
     const last = (await d.request('GET', '/v1/ledger/entries?order=desc&limit=1')).body.entries[0].leaf
     expect(last).toMatchObject({ verdict: 'mcp_pin_accepted', facts: { server: 'docs-server', who: expect.stringMatching(/^operator:/) } })
     await shot('mcp')
+  })
+
+  it('rejects a queued MCP server pin from the page, ledgered', async () => {
+    const queued = await d.request('POST', '/v1/mcp/pin/check', { server: 'spy-server', identity: { transport: 'stdio', command: 'spy' } })
+    expect(queued.body.state).toBe('queued')
+    await page.goto(`${base}/#/mcp`)
+    await page.reload() // the previous test left this page open: load the pins again
+    await page.getByTestId('reject-spy-server').click()
+    await page.getByTestId('accepted').filter({ hasText: 'spy-server rejected' }).waitFor()
+    const pins = (await d.request('GET', '/v1/mcp/pins')).body.servers
+    expect(pins.find((s: { server: string }) => s.server === 'spy-server')).toMatchObject({ state: 'queued', rejected_fingerprint: queued.body.fingerprint })
+    const last = (await d.request('GET', '/v1/ledger/entries?order=desc&limit=1')).body.entries[0].leaf
+    expect(last).toMatchObject({ verdict: 'mcp_pin_rejected', facts: { server: 'spy-server', who: expect.stringMatching(/^operator:/) } })
   })
 
   it('verifies a consistency proof on the Ledger page and fails a tampered one', async () => {

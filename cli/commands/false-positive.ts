@@ -40,6 +40,20 @@ async function confirm(io: CliIo, question: string): Promise<boolean> {
   return /^y(es)?$/i.test((await io.readStdin()).split('\n')[0]!.trim())
 }
 
+interface ReplayRow {
+  seq: number
+  tool: string
+  now: string
+  candidate: string
+  input: Record<string, unknown>
+}
+
+interface Replay {
+  replayed: number
+  now_allowed: ReplayRow[]
+  now_denied: ReplayRow[]
+}
+
 interface CaseRequestOpts {
   url?: string
   note?: string
@@ -109,6 +123,21 @@ export function makeFalsePositiveCommand(io: CliIo): Command {
         const { url, body } = caseRequest(io.env, dir, opts)
         await validate(io, url, body)
         io.out(`valid. Applying is for the user: \`svc false-positive apply ${dir}\``)
+      }),
+  )
+  cmd.addCommand(
+    new Command('replay')
+      .description('decide the newest recorded calls again with the case directory\'s replacement: which past denies it would now allow (nothing changes)')
+      .argument('<case-dir>', 'directory written by `svc false-positive <seq> --out`')
+      .option('--limit <n>', 'how many of the newest recorded decisions to replay (default 500)')
+      .addOption(new Option('--target <target>', 'override the case\'s target').choices(['auto', 'repo', 'user']))
+      .addOption(urlOption())
+      .action(async (dir: string, opts: CaseRequestOpts & { limit?: string }) => {
+        const { c, url, body } = caseRequest(io.env, dir, opts)
+        const query = opts.limit === undefined ? '' : `?limit=${parseSeq(opts.limit)}`
+        const r = await callDaemon<Replay>(url, `/v1/false-positives/cases/${String(c.bundle.event.seq)}/replay${query}`, { body })
+        io.out(`replayed ${r.replayed} recorded decision(s): ${r.now_allowed.length} past deny(s) would now be allowed, ${r.now_denied.length} past allow(s) would now be denied`)
+        for (const row of [...r.now_allowed, ...r.now_denied]) io.out(`  seq ${row.seq} ${row.tool} ${row.now} -> ${row.candidate}: ${JSON.stringify(row.input)}`)
       }),
   )
   cmd.addCommand(

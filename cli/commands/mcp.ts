@@ -42,9 +42,10 @@ interface TrafficView {
   entries: { at: string; from: string; kind: string; method?: string; id?: string; bytes: number }[]
 }
 
-function acceptCommand(io: CliIo): Command {
-  return new Command('accept')
-    .description('pin the queued (or changed) fingerprint of an MCP server (operator)')
+function pinDecisionCommand(io: CliIo, verb: 'accept' | 'reject'): Command {
+  const description = verb === 'accept' ? 'pin the queued (or changed) fingerprint of an MCP server (operator)' : 'reject the queued (or changed) fingerprint of an MCP server: its calls stay denied, saying so, until accepted (operator)'
+  return new Command(verb)
+    .description(description)
     .argument('<server>', 'server name')
     .option('--fingerprint <sha256>', 'the fingerprint you reviewed (as shown by `svc mcp list`); default: the one waiting now, shown before it is sent')
     .option('--url <url>', 'daemon base URL')
@@ -58,14 +59,15 @@ function acceptCommand(io: CliIo): Command {
         // The daemon pins only a fingerprint named exactly: show what is waiting, then name that one.
         const { servers } = await callDaemon<{ servers: PinView[] }>(url, '/v1/mcp/pins')
         const waiting = servers.find((s) => s.server === server)
-        if (!waiting?.pending_fingerprint) throw new CliError(`MCP server "${server}" has nothing waiting to be accepted (see \`svc mcp list\`)`)
+        if (!waiting?.pending_fingerprint) throw new CliError(`MCP server "${server}" has nothing waiting to be ${verb}ed (see \`svc mcp list\`)`)
         // What the proxy saw the server serve (its whole tool list) is what an operator means to pin, when it waits.
         const served = waiting.served_fingerprint
         fingerprint = served && (served === waiting.pending_fingerprint || served === waiting.latest_fingerprint) ? served : waiting.pending_fingerprint
-        io.out(`accepting ${server} at ${fingerprint} (from ${waiting.pending_source}); identity: ${JSON.stringify(waiting.identity)}`)
+        io.out(`${verb === 'accept' ? 'accepting' : 'rejecting'} ${server} at ${fingerprint} (from ${waiting.pending_source}); identity: ${JSON.stringify(waiting.identity)}`)
       }
-      const res = await callDaemon<PinView>(url, '/v1/mcp/pin/accept', { body: { server, fingerprint }, token })
-      io.out(`pinned ${res.server} at ${res.pinned_fingerprint}`)
+      const res = await callDaemon<PinView & { rejected_fingerprint?: string }>(url, `/v1/mcp/pin/${verb}`, { body: { server, fingerprint }, token })
+      if (verb === 'accept') io.out(`pinned ${res.server} at ${res.pinned_fingerprint}`)
+      else io.out(`rejected ${res.server} at ${res.rejected_fingerprint}: its calls are denied until \`svc mcp pin accept ${res.server}\``)
     })
 }
 
@@ -108,7 +110,7 @@ export function makeMcpCommand(io: CliIo): Command {
       }),
   )
   for (const command of wrapCommands(io, async (question) => /^y(es)?$/i.test((await io.ask(`${question} [y/N] `))?.trim() ?? ''))) mcp.addCommand(command)
-  mcp.addCommand(acceptCommand(io))
-  mcp.addCommand(new Command('pin').description('pin commands (`svc mcp pin accept <server>`)').addCommand(acceptCommand(io)))
+  mcp.addCommand(pinDecisionCommand(io, 'accept'))
+  mcp.addCommand(new Command('pin').description('pin commands (`svc mcp pin accept|reject <server>`)').addCommand(pinDecisionCommand(io, 'accept')).addCommand(pinDecisionCommand(io, 'reject')))
   return mcp
 }

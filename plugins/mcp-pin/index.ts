@@ -23,6 +23,8 @@ interface PinFacts {
   /** Set when the server's served tool list decided (tool-level pin, tool-state.ts): the tool and why. */
   readonly tool?: string
   readonly why?: string
+  /** An operator rejected this fingerprint (`svc mcp pin reject`). */
+  readonly rejected?: boolean
 }
 
 const STATES = ['queued', 'mismatch', 'stale'] as const
@@ -44,6 +46,7 @@ const gate = defineGateKind<readonly string[] | string>({
       const facts = request.meta?.[META_KEY] as PinFacts | undefined
       if (!facts || !states.has(facts.state)) return undefined
       const accept = `\`svc mcp pin accept ${facts.server}\``
+      if (facts.rejected) return `MCP server "${facts.server}" (fingerprint ${facts.fingerprint.slice(0, 19)}…) was rejected by an operator; its calls are denied until an operator accepts it (${accept}) or it is removed from the harness config`
       if (facts.tool !== undefined) {
         const fp = facts.fingerprint ? ` (now ${facts.fingerprint.slice(0, 19)}…)` : ''
         if (facts.state === 'stale') return `MCP server "${facts.server}": ${facts.why}; calls wait until the proxy has verified its fresh tool list`
@@ -95,7 +98,7 @@ const plugin: EnginePlugin = {
       const toolPin = tool.includes('/') ? undefined : toolPinState(store.get(server), tool)
       const facts: PinFacts = toolPin
         ? { server, state: toolPin.state, fingerprint: toolPin.fingerprint ?? '', ...(toolPin.pinnedFingerprint ? { pinned_fingerprint: toolPin.pinnedFingerprint } : {}), tool, why: toolPin.why }
-        : { server, state: check.state, fingerprint: check.fingerprint, ...(check.pinnedFingerprint ? { pinned_fingerprint: check.pinnedFingerprint } : {}) }
+        : { server, state: check.state, fingerprint: check.fingerprint, ...(check.pinnedFingerprint ? { pinned_fingerprint: check.pinnedFingerprint } : {}), ...(check.rejected ? { rejected: true } : {}) }
       return { ...request, tool: mcpToolName(server, tool), mcp: { server, tool }, meta: { ...meta, [META_KEY]: facts } }
     })
   },

@@ -6,7 +6,8 @@
  *
  * What waits is what the operator reviews, so only an operator's sighting replaces it; anyone else's
  * different sighting is kept beside it as `latest`. An accept names the exact fingerprint it pins (the
- * pending or the latest one); any other is a 409. A caller that cannot see the tool list (the hook path)
+ * pending or the latest one); any other is a 409. A reject marks the reviewed fingerprint rejected: its calls stay
+ * denied with a reason naming the rejection until an accept pins one (which clears it). A caller that cannot see the tool list (the hook path)
  * is compared under the tool list that was pinned, so a server pinned with its tools stays pinned.
  */
 import { readFileSync } from 'node:fs'
@@ -34,6 +35,8 @@ export interface PinRecord {
   readonly pending?: Sighting
   /** The most recent sighting that differs from `pending`, from a caller without operator rights. */
   readonly latest?: Sighting
+  /** An operator rejected this waiting fingerprint: its calls stay denied, with that reason, until one is accepted. */
+  readonly rejected?: { readonly fingerprint: string; readonly who: string; readonly at: string }
   /** The tool list the server last served through `svc mcp-proxy` (what its calls are checked against, tool by tool). */
   readonly served?: ServedTools
   readonly firstSeen: string
@@ -68,6 +71,8 @@ export interface PinCheck {
   readonly pinnedFingerprint?: string
   /** True when this check created the record (the first sighting). */
   readonly firstSighting: boolean
+  /** An operator rejected exactly this fingerprint. */
+  readonly rejected?: boolean
 }
 
 /** An accept that cannot happen (nothing queued, or not the fingerprint the operator reviewed). */
@@ -140,8 +145,9 @@ export class PinStore {
       servers[server] = next
       this.#save(servers)
     }
-    if (record.state === 'queued') return { server, state: 'queued', fingerprint: seen, firstSighting: false }
-    return { server, state: 'mismatch', fingerprint: seen, pinnedFingerprint: record.pinned?.fingerprint, firstSighting: false }
+    const rejected = record.rejected?.fingerprint === seen ? { rejected: true } : {}
+    if (record.state === 'queued') return { server, state: 'queued', fingerprint: seen, firstSighting: false, ...rejected }
+    return { server, state: 'mismatch', fingerprint: seen, pinnedFingerprint: record.pinned?.fingerprint, firstSighting: false, ...rejected }
   }
 
   /**
@@ -176,17 +182,33 @@ export class PinStore {
     this.#save(servers)
   }
 
-  /** Operator accept: pins exactly `expected`, which must be the pending (or latest) fingerprint. */
-  accept(server: string, expected: string, now = new Date()): PinRecord {
-    const servers = { ...this.#read().servers }
+  /** The waiting sighting an operator reviewed (pending or latest): exactly `expected`, else a refusal naming what waits. */
+  #waiting(servers: Readonly<Record<string, PinRecord>>, server: string, expected: string, verb: 'accept' | 'reject'): { record: PinRecord; chosen: Sighting } {
     const record = servers[server]
-    if (!record) throw new PinAcceptError(404, `no MCP server named "${server}" has been seen; nothing to accept`)
-    if (!record.pending) throw new PinAcceptError(409, `MCP server "${server}" is already pinned and unchanged; nothing to accept`)
+    if (!record) throw new PinAcceptError(404, `no MCP server named "${server}" has been seen; nothing to ${verb}`)
+    if (!record.pending) throw new PinAcceptError(409, `MCP server "${server}" is already pinned and unchanged; nothing to ${verb}`)
     const chosen = [record.pending, record.latest].find((s) => s?.fingerprint === expected)
     if (!chosen) {
       const waiting = [record.pending, record.latest].filter((s) => s !== undefined).map((s) => s.fingerprint).join(' or ')
       throw new PinAcceptError(409, `MCP server "${server}" now waits with fingerprint ${waiting}, not the ${expected} you reviewed; check it again`)
     }
+    return { record, chosen }
+  }
+
+  /** Operator reject: marks exactly `expected` (pending or latest) rejected; it stays waiting, so a later accept undoes it. */
+  reject(server: string, expected: string, who: string, now = new Date()): PinRecord {
+    const servers = { ...this.#read().servers }
+    const { record, chosen } = this.#waiting(servers, server, expected, 'reject')
+    const rejected: PinRecord = { ...record, rejected: { fingerprint: chosen.fingerprint, who, at: now.toISOString() } }
+    servers[server] = rejected
+    this.#save(servers)
+    return rejected
+  }
+
+  /** Operator accept: pins exactly `expected`, which must be the pending (or latest) fingerprint. */
+  accept(server: string, expected: string, now = new Date()): PinRecord {
+    const servers = { ...this.#read().servers }
+    const { record, chosen } = this.#waiting(servers, server, expected, 'accept')
     const at = now.toISOString()
     const pinned: PinRecord = {
       server,

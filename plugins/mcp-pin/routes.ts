@@ -1,7 +1,8 @@
 /**
  * MCP pinning: POST /v1/mcp/pin/check (unseen → queued on first sighting; a pinned server with another
  * fingerprint is a mismatch; only an operator's check replaces the fingerprint waiting for review),
- * POST /v1/mcp/pin/accept (operator: pins the exact fingerprint named, ledgered), and GET /v1/mcp/pins
+ * POST /v1/mcp/pin/accept (operator: pins the exact fingerprint named, ledgered), POST /v1/mcp/pin/reject
+ * (operator: marks it rejected, ledgered; its calls stay denied saying so), and GET /v1/mcp/pins
  * (the pin list; fingerprints and identities, never env or header values).
  */
 import { homedir } from 'node:os'
@@ -64,9 +65,22 @@ const pinView = {
     served_stale: { type: 'boolean', description: 'the server announced a changed tool list not verified yet' },
     first_seen: { type: 'string' },
     last_seen: { type: 'string' },
-    ledger_seq: { type: 'integer', description: 'accept only: the mcp_pin_accepted ledger entry' },
+    rejected_fingerprint: { type: 'string', description: 'the waiting fingerprint an operator rejected (its calls are denied until one is accepted)' },
+    rejected_by: { type: 'string' },
+    ledger_seq: { type: 'integer', description: 'accept and reject only: the mcp_pin_accepted / mcp_pin_rejected ledger entry' },
   },
 } as const
+
+/** An operator's accept or reject of the exact fingerprint reviewed. */
+function pinDecisionSchema(summary: string, description: string) {
+  return {
+    summary,
+    description,
+    security: [{ operator: [] }],
+    body: { type: 'object', additionalProperties: false, required: ['server', 'fingerprint'], properties: { server: name, fingerprint: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } } },
+    response: { 200: pinView, 400: { $ref: 'Problem#' }, 401: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' }, 409: { $ref: 'Problem#' } },
+  } as const
+}
 
 function view(record: ReturnType<PinStore['list']>[number]) {
   return {
@@ -76,6 +90,7 @@ function view(record: ReturnType<PinStore['list']>[number]) {
     ...(record.pending ? { pending_fingerprint: record.pending.fingerprint, pending_source: record.pending.source } : {}),
     ...(record.latest ? { latest_fingerprint: record.latest.fingerprint, latest_source: record.latest.source } : {}),
     identity: record.pending?.identity ?? record.pinned?.identity ?? {},
+    ...(record.rejected ? { rejected_fingerprint: record.rejected.fingerprint, rejected_by: record.rejected.who } : {}),
     ...(record.served?.fingerprint ? { served_fingerprint: record.served.fingerprint, served_stale: record.served.stale } : {}),
     first_seen: record.firstSeen,
     last_seen: record.lastSeen,
@@ -138,18 +153,25 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
 
   app.post<{ Body: { server: string; fingerprint: string } }>('/v1/mcp/pin/accept', {
     onRequest: app.auth.requireOperator,
-    schema: {
-      summary: 'Accept a queued (or changed) MCP server pin (operator)',
-      description: 'Pins exactly `fingerprint`, which must be the one the operator reviewed (pending or latest); 409 when the server now waits with another. Recorded in the ledger.',
-      security: [{ operator: [] }],
-      body: { type: 'object', additionalProperties: false, required: ['server', 'fingerprint'], properties: { server: name, fingerprint: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } } },
-      response: { 200: pinView, 400: { $ref: 'Problem#' }, 401: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' }, 409: { $ref: 'Problem#' } },
-    },
+    schema: pinDecisionSchema('Accept a queued (or changed) MCP server pin (operator)', 'Pins exactly `fingerprint`, which must be the one the operator reviewed (pending or latest); 409 when the server now waits with another. Recorded in the ledger.'),
     handler: async (request) => {
       const record = store.accept(request.body.server, request.body.fingerprint)
       const pinned = record.pinned!.fingerprint
       const entry = await app.engine.recordEvent('mcp_pin_accepted', { who: app.auth.who(request), server: record.server, fingerprint: pinned }, `MCP server "${record.server}" pinned at ${pinned}`)
       request.log.warn({ server: record.server, fingerprint: pinned, ledger_seq: entry.seq }, 'MCP server pinned')
+      return { ...view(record), ledger_seq: entry.seq }
+    },
+  })
+
+  app.post<{ Body: { server: string; fingerprint: string } }>('/v1/mcp/pin/reject', {
+    onRequest: app.auth.requireOperator,
+    schema: pinDecisionSchema('Reject a queued (or changed) MCP server pin (operator)', 'Marks exactly `fingerprint` (pending or latest) rejected: the server stays unpinned and its calls are denied with a reason naming the rejection until an operator accepts a fingerprint. Recorded in the ledger.'),
+    handler: async (request) => {
+      const who = app.auth.who(request)
+      const record = store.reject(request.body.server, request.body.fingerprint, who)
+      const fingerprint = record.rejected!.fingerprint
+      const entry = await app.engine.recordEvent('mcp_pin_rejected', { who, server: record.server, fingerprint }, `MCP server "${record.server}" rejected at ${fingerprint}`)
+      request.log.warn({ server: record.server, fingerprint, ledger_seq: entry.seq }, 'MCP server rejected')
       return { ...view(record), ledger_seq: entry.seq }
     },
   })

@@ -86,6 +86,12 @@ export class PayloadStore {
     return row && { seq: Number(row.seq), payloadHash: row.payload_hash, body: row.body, tsMs: Number(row.ts_ms) }
   }
 
+  /** The newest `limit` stored payloads, newest first (replay of a replacement). */
+  recent(limit: number): StoredPayload[] {
+    const rows = this.#db.prepare('SELECT seq, payload_hash, body, ts_ms FROM payloads ORDER BY seq DESC LIMIT ?').all(limit) as { seq: number; payload_hash: string; body: string; ts_ms: number }[]
+    return rows.map((r) => ({ seq: Number(r.seq), payloadHash: r.payload_hash, body: r.body, tsMs: Number(r.ts_ms) }))
+  }
+
   /** Every stored payload in seq order (for verification). */
   *all(): Generator<StoredPayload> {
     for (const row of this.#db.prepare('SELECT seq, payload_hash, body, ts_ms FROM payloads ORDER BY seq').iterate()) {

@@ -8,10 +8,11 @@ import type { Engine } from '../../core/index.ts'
 import { applyCase, revertApply } from './apply.ts'
 import { buildBundle, bundleBytes, redactedSummary } from './bundle.ts'
 import { callTraceRoute } from './call-trace.ts'
-import { caseEvent, casePolicyHash } from './case-event.ts'
+import { caseEvent, casePolicyHash, eligibleLeaf, refusal } from './case-event.ts'
 import { draftReplacement, type BundleView } from './draft.ts'
 import type { Fixture } from './fixtures.ts'
 import type { PayloadStore } from './payload-store.ts'
+import { DEFAULT_REPLAY_LIMIT, MAX_REPLAY_LIMIT, replayCase } from './replay.ts'
 import { TARGET_CHOICES } from './target.ts'
 import { validateCase, type Validated, type ValidateRequest } from './validate.ts'
 
@@ -107,6 +108,24 @@ export function falsePositiveRoutes(payloads: () => PayloadStore) {
     app.post<{ Body: CaseBody }>('/v1/false-positives/validate', {
       schema: { summary: 'Validates a replacement gate against a case: parses, does not match the original event, still blocks the gate’s malicious examples', body: caseBody, response: { 200: validation, 404: problem, 409: problem, 410: problem, 422: problem } },
       handler: async (request) => validationView(await validateCase(engine, payloads(), request.body)),
+    })
+
+    const replayed = { type: 'array', items: { type: 'object', additionalProperties: true, properties: { seq: { type: 'integer' }, tool: { type: 'string' }, recorded: { type: 'string' }, now: { type: 'string' }, candidate: { type: 'string' }, rule_id: { type: 'string' }, redacted: { type: 'boolean' } } } } as const
+    app.post<{ Params: { seq: string }; Body: CaseBody; Querystring: { limit?: string } }>('/v1/false-positives/cases/:seq/replay', {
+      schema: {
+        summary: 'Validates a replacement, then decides the newest stored calls again (local gates, nothing recorded) under the live policy and with the replacement applied: which past denies would now be allowed, which allows denied',
+        params: seqParam,
+        querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'string', pattern: '^[1-9][0-9]{0,3}$', description: `newest recorded decisions to replay (default ${DEFAULT_REPLAY_LIMIT}, at most ${MAX_REPLAY_LIMIT})` } } },
+        body: caseBody,
+        response: { 200: { type: 'object', required: ['seq', 'replayed', 'now_allowed', 'now_denied'], properties: { seq: { type: 'integer' }, replacement_id: { type: 'string' }, replayed: { type: 'integer' }, skipped: { type: 'integer' }, now_allowed: replayed, now_denied: replayed } }, 404: problem, 409: problem, 410: problem, 422: problem },
+      },
+      handler: async (request) => {
+        const seq = Number(request.params.seq)
+        eligibleLeaf(engine, seq)
+        if (request.body.bundle.event?.seq !== seq) throw refusal(422, 'invalid_bundle', `bundle.event.seq must be ${seq}, the case in the path`)
+        const v = await validateCase(engine, payloads(), request.body)
+        return { seq, replacement_id: v.replacement.gate.id, ...(await replayCase(engine, payloads(), v, Math.min(Number(request.query.limit ?? DEFAULT_REPLAY_LIMIT), MAX_REPLAY_LIMIT))) }
+      },
     })
 
     app.post<{ Body: CaseBody }>('/v1/false-positives/apply', {

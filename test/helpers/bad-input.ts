@@ -179,6 +179,8 @@ export const OPEN_OBJECTS = new Set([
   'POST /v1/false-positives/validate.examples[].input',
   'POST /v1/false-positives/apply.bundle',
   'POST /v1/false-positives/apply.examples[].input',
+  'POST /v1/false-positives/cases/{seq}/replay.bundle',
+  'POST /v1/false-positives/cases/{seq}/replay.examples[].input',
 ])
 
 /** Every place within a request body schema that accepts unknown fields (an open object, or no schema at all). */

@@ -10,6 +10,18 @@ function Diff({ text }) {
   return html`<pre class="diff" data-testid="diff">${text.split('\n').map((line) => html`<span class=${line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : ''}>${line}\n</span>`)}</pre>`
 }
 
+function ReplayRows({ rows, testid }) {
+  return html`<ul data-testid=${testid}>${rows.map((r) => html`<li data-seq=${r.seq}><a href=${href('decision', r.seq)}>seq ${r.seq}</a> ${r.tool} <code>${JSON.stringify(r.input)}</code>${r.redacted ? ' (redacted)' : ''}: ${r.now} → ${r.candidate}</li>`)}</ul>`
+}
+
+function ReplayResult({ replay }) {
+  return html`<div data-testid="replay-result">
+    <p>Replayed the ${replay.replayed} newest recorded decision(s) (${replay.skipped} skipped): ${replay.now_allowed.length} past deny(s) would now be allowed, ${replay.now_denied.length} past allow(s) would now be denied.</p>
+    ${replay.now_allowed.length ? html`<h3>Would now be allowed</h3><${ReplayRows} rows=${replay.now_allowed} testid="replay-allowed" />` : null}
+    ${replay.now_denied.length ? html`<h3 class="warn">Would now be denied</h3><${ReplayRows} rows=${replay.now_denied} testid="replay-denied" />` : null}
+  </div>`
+}
+
 export function FalsePositivePage({ route }) {
   const seq = Number(route.arg)
   const { data, error } = useLoad(async () => ({ bundle: await get(`/v1/false-positives/cases/${seq}`), draft: await get(`/v1/false-positives/cases/${seq}/draft`) }), [seq])
@@ -19,6 +31,7 @@ export function FalsePositivePage({ route }) {
   const [applied, setApplied] = useState(null)
   const [reverted, setReverted] = useState(null)
   const [problem, setProblem] = useState(null)
+  const [replay, setReplay] = useState(null)
   useEffect(() => data && setYaml(data.draft.replacement_yaml), [data])
   if (error) return html`<${Failure} error=${error} />`
   if (!data) return html`<p>Loading…</p>`
@@ -32,6 +45,7 @@ export function FalsePositivePage({ route }) {
     }
   }
   const validate = act(async () => setValidation(await send('POST', '/v1/false-positives/validate', { bundle, replacement_yaml: yaml })))
+  const replayIt = act(async () => setReplay(await send('POST', `/v1/false-positives/cases/${seq}/replay`, { bundle, replacement_yaml: yaml })))
   const apply = act(async () => {
     setApplied(await send('POST', '/v1/false-positives/apply', { bundle, replacement_yaml: yaml, policy_hash: bundle.policy_hash }))
     setConfirming(false)
@@ -53,6 +67,8 @@ export function FalsePositivePage({ route }) {
       ${validation.still_denied_by?.length ? html`<p class="warn">Still denied by: ${validation.still_denied_by.join(', ')}</p>` : null}
       <p>Target: ${validation.target.path} (${validation.target.layer})</p>
       <${Diff} text=${validation.diff} />
+      <p><button onClick=${replayIt} disabled=${!validation.valid} data-testid="replay">Replay over recorded decisions</button></p>
+      ${replay ? html`<${ReplayResult} replay=${replay} />` : null}
       ${applied ? null : confirming
         ? html`<p class="warn">This disables ${validation.gate_id} and writes ${validation.replacement_id} into ${validation.target.path}. <button onClick=${apply} data-testid="confirm-apply">Confirm apply</button> <button onClick=${() => setConfirming(false)}>Cancel</button></p>`
         : html`<button onClick=${() => setConfirming(true)} disabled=${!validation.valid} data-testid="apply">Apply…</button>`}
@@ -60,6 +76,5 @@ export function FalsePositivePage({ route }) {
     ${applied ? html`<p class="pass" data-testid="applied">Applied (ledger seq <a href=${href('decision', applied.apply_seq)}>${applied.apply_seq}</a>). ${reverted ? null : html`<button onClick=${revert} data-testid="revert">Roll back</button>`}</p>` : null}
     ${reverted ? html`<p class="pass" data-testid="reverted">Rolled back: ${reverted.path} restored (ledger seq ${reverted.revert_seq}).</p>` : null}
     <${Failure} error=${problem} />
-    <p class="note">Replay of the change over past decisions is not offered yet: validation checks the event and the gate's malicious examples.</p>
   </section>`
 }

@@ -1,5 +1,5 @@
 // MCP servers: every server the harness configs define or svc has seen, whether it runs through `svc mcp-proxy`,
-// its pin state, tool by tool what changed in a changed fingerprint, and accept (operator, ledgered).
+// its pin state, tool by tool what changed in a changed fingerprint, accept and reject (operator, ledgered).
 // Server names, identities, tool names and descriptions come from agents' configs: shown as text only.
 import { useState } from 'preact/hooks'
 import { get, send } from '../api.js'
@@ -22,11 +22,11 @@ export function McpPage() {
   if (error) return html`<${Failure} error=${error} />`
   if (!data) return html`<p>Loading…</p>`
   const waiting = (s) => s.record?.latest_fingerprint ?? s.record?.pending_fingerprint
-  const accept = async (s) => {
+  const decide = async (s, verb) => {
     setProblem(null)
     try {
-      const r = await send('POST', '/v1/mcp/pin/accept', { server: s.name, fingerprint: waiting(s) })
-      setDone(`${r.server} pinned at ${r.pinned_fingerprint} (ledger seq ${r.ledger_seq})`)
+      const r = await send('POST', `/v1/mcp/pin/${verb}`, { server: s.name, fingerprint: waiting(s) })
+      setDone(verb === 'accept' ? `${r.server} pinned at ${r.pinned_fingerprint} (ledger seq ${r.ledger_seq})` : `${r.server} rejected at ${r.rejected_fingerprint}: its calls are denied until accepted (ledger seq ${r.ledger_seq})`)
       reload()
     } catch (err) {
       setProblem(err)
@@ -42,12 +42,12 @@ export function McpPage() {
     ['waiting', (s) => (waiting(s) ? `${waiting(s)} (${s.record.latest_source ?? s.record.pending_source ?? ''})` : '')],
     ['tools', (s) => html`<${Tools} tools=${s.tools} />`],
     ['identity', (s) => html`<code>${JSON.stringify(s.identity)}</code>`],
-    ['', (s) => (waiting(s) ? html`<button onClick=${() => accept(s)} data-testid=${`accept-${s.name}`}>Accept</button>` : '')],
+    ['', (s) => (waiting(s) ? html`<button onClick=${() => decide(s, 'accept')} data-testid=${`accept-${s.name}`}>Accept</button> ${s.record?.rejected_fingerprint === waiting(s) ? html`<span class="warn">rejected</span>` : html`<button onClick=${() => decide(s, 'reject')} data-testid=${`reject-${s.name}`}>Reject</button>`}` : '')],
   ]
   return html`<section>
     <${Table} testid="pins" columns=${columns} rows=${data} />
     ${done ? html`<p class="pass" data-testid="accepted">${done}</p>` : null}
     <${Failure} error=${problem} />
-    <p class="note">Reject is not offered here: a server you do not accept stays denied by <code>mcp.unpinned-server</code>; remove it from the harness config.</p>
+    <p class="note">A server neither accepted nor rejected is denied by <code>mcp.unpinned-server</code> all the same; Reject records the operator's decision (ledgered) and names it in every deny. Accept undoes it.</p>
   </section>`
 }
