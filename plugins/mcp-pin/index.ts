@@ -6,8 +6,9 @@
  * them through the normal policy path (modes, trace, nudge, ledger). Its routes (routes.ts) check and
  * accept pins over HTTP.
  */
-import { defineGateKind, harnessRegistry, lazyRoutes, mcpToolName, STAGE, UNRESOLVED_MCP_SERVER, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
+import { defineGateKind, extensionRegistry, harnessRegistry, lazyRoutes, mcpToolName, STAGE, UNRESOLVED_MCP_SERVER, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
 import { runtimeIdentityOf } from './fingerprint.ts'
+import { PROXY_LINKER, ProxyLinker } from './proxy-link.ts'
 import { PinStore } from './pin-store.ts'
 import { configuredServers, findRepoRoot, resolveServer, serverForRuntime } from './resolve.ts'
 import { toolPinState } from './tool-state.ts'
@@ -66,6 +67,10 @@ const plugin: EnginePlugin = {
   apply(host) {
     gate.apply(host)
     host.addRoutes(lazyRoutes(() => import('./all-routes.ts')))
+    // Hook decisions of MCP calls, remembered as they are written, so the proxy's decision of the same call links to them.
+    const linker = new ProxyLinker()
+    extensionRegistry<ProxyLinker>(host.registry, PROXY_LINKER).set('linker', linker)
+    host.hooks.ledgerAppend.tap('mcp-pin', (entry) => linker.observe(entry))
     const harnesses = harnessRegistry(host.registry)
     let store: PinStore | undefined
     host.hooks.preEvaluate.tap({ name: 'mcp-pin', stage: STAGE.DEFAULT }, (request, ctx): EvalRequest => {

@@ -14,10 +14,10 @@
  */
 import { homedir } from 'node:os'
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { ApiProblem, ensureHookKey, harnessRegistry, HOOK_NONCE, hookMac, HookProtocol, mcpToolName, type HookAnswer } from '../../core/index.ts'
+import { ApiProblem, ensureHookKey, extensionRegistry, harnessRegistry, HOOK_NONCE, hookMac, HookProtocol, mcpToolName, type HookAnswer } from '../../core/index.ts'
 import { toolInfo, type RuntimeIdentity } from './fingerprint.ts'
 import { PinStore } from './pin-store.ts'
-import { ProxyLinker } from './proxy-link.ts'
+import { PROXY_LINKER, ProxyLinker } from './proxy-link.ts'
 import { configuredServers, findRepoRoot, resolveServer } from './resolve.ts'
 import { toolPinState } from './tool-state.ts'
 import { trafficOf, type TrafficEntry } from './traffic.ts'
@@ -96,7 +96,7 @@ function asCall(server: string, method: string, params: Record<string, unknown>)
 export default async function proxyRoutes(app: FastifyInstance): Promise<void> {
   const key = ensureHookKey(app.engine.home)
   const protocol = new HookProtocol(app.engine)
-  const linker = new ProxyLinker(app.engine)
+  const linker = extensionRegistry<ProxyLinker>(app.engine.registry, PROXY_LINKER).get('linker') ?? new ProxyLinker()
   const store = new PinStore(app.engine.home)
   const harnesses = harnessRegistry(app.engine.registry)
   const userHome = app.env.SVC_USER_HOME ?? homedir()
