@@ -5,16 +5,10 @@
  * stream never waits for the record. The queue is bounded; what cannot be queued or posted is counted as dropped,
  * the count travels with the next batch the daemon accepts, and the first failure is said on stderr.
  */
-export interface TrafficEntry {
-  readonly at: string
-  /** Who sent it: the client (harness) or the server. */
-  readonly from: 'client' | 'server'
-  readonly kind: 'request' | 'notification' | 'response' | 'error' | 'other'
-  readonly method?: string
-  /** The JSON-RPC id as JSON text (`1`, `"a"`). */
-  readonly id?: string
-  readonly bytes: number
-}
+// One entry type for the relay and the daemon (a type-only import: the relay loads nothing from plugins).
+import type { TrafficEntry } from '../../plugins/mcp-pin/traffic.ts'
+
+export type { TrafficEntry }
 
 export interface TrafficPorts {
   post(body: { entries: TrafficEntry[]; dropped: number }): Promise<unknown>

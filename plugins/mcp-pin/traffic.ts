@@ -7,8 +7,9 @@
  */
 export interface TrafficEntry {
   readonly at: string
+  /** Who sent it: the client (harness) or the server. */
   readonly from: 'client' | 'server'
-  readonly kind: string
+  readonly kind: 'request' | 'notification' | 'response' | 'error' | 'other'
   readonly method?: string
   /** The JSON-RPC id as JSON text (`1`, `"a"`). */
   readonly id?: string
