@@ -42,8 +42,13 @@ interface LazyRegex {
   get(): RE2JS
 }
 
-/** One compiled RE2 per distinct regex and flags, built on first use (policies repeat the same globs often). */
+/**
+ * One compiled RE2 per distinct regex and flags, built on first use (policies repeat the same globs often).
+ * Bounded: repo layers are written by agents, so the set of patterns a long-lived daemon sees is not. Clearing
+ * only ends the sharing; every compiled glob keeps its own regex.
+ */
 const regexes = new Map<string, LazyRegex>()
+const MAX_SHARED = 4096
 
 function sharedRegex(body: string, caseInsensitive: boolean): LazyRegex {
   const key = `${caseInsensitive ? 'i' : 's'}${body}`
@@ -53,6 +58,7 @@ function sharedRegex(body: string, caseInsensitive: boolean): LazyRegex {
     // DOTALL: `*` must cross newlines too, or multi-line values (inline code, file names) slip past `*x*`.
     const flags = RE2JS.DOTALL | (caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0)
     lazy = { get: () => (compiled ??= RE2JS.compile(`^(?:${body})$`, flags)) }
+    if (regexes.size >= MAX_SHARED) regexes.clear()
     regexes.set(key, lazy)
   }
   return lazy
