@@ -24,6 +24,8 @@ export function startOtlpExport(home: string, env: NodeJS.ProcessEnv, log: Logge
       if (m.started !== undefined) log.info({ endpoint: settings.endpoint, cursor: m.started }, 'OTLP export running')
       if (m.warn) log.warn({ err: m.warn }, 'OTLP export: batch not accepted; will retry (the ledger keeps it)')
       if (m.error) log.error({ err: m.error }, 'OTLP export stopped')
+      // The thread has closed its connection; its message port alone would keep it alive (15 s shutdowns).
+      if (m.stopped) void worker.terminate()
     })
     worker.once('exit', () => resolve())
     worker.on('error', (err) => log.error({ err: err.message }, 'OTLP export thread failed'))
