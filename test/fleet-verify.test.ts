@@ -41,6 +41,15 @@ async function start(home: string, receiver: OtlpReceiver, witness?: WitnessStan
   return daemon
 }
 
+/** Starts daemons side by side; when one fails, stops those that started before rethrowing (none is left running). */
+async function startAll(starts: readonly Promise<DaemonProcess>[]): Promise<DaemonProcess[]> {
+  const settled = await Promise.allSettled(starts)
+  const failed = settled.find((s) => s.status === 'rejected')
+  if (!failed) return settled.map((s) => (s as PromiseFulfilledResult<DaemonProcess>).value)
+  await Promise.all(settled.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)))
+  throw failed.reason
+}
+
 /** Mints a session and makes `n` decisions; returns the ledger size afterwards. */
 async function decide(m: Machine, n: number, tag: string): Promise<number> {
   const created = await m.daemon.post('/v1/sessions/create', mintSession(unlockHostKey('software', { home: m.home, env: envOf(m.home) })))
@@ -88,16 +97,15 @@ describe('svc fleet verify', () => {
     writeFileSync(strictPolicy, `witness w1 ${witness.vkey}\nwitness w2 ${absent.vkey}\ngroup both all w1 w2\nquorum both\n`)
     const machines: Machine[] = []
     try {
-      for (const name of ['a', 'b', 'c']) {
-        const home = join(root, name)
-        machines.push({ home, daemon: await start(home, receiver, witness), origin: '' })
-      }
-      for (const [i, m] of machines.entries()) {
+      // The machines are independent: start them, decide and wait for their checkpoints side by side.
+      const homes = ['a', 'b', 'c'].map((name) => join(root, name))
+      for (const [i, daemon] of (await startAll(homes.map((home) => start(home, receiver, witness)))).entries()) machines.push({ home: homes[i]!, daemon, origin: '' })
+      await Promise.all(machines.map(async (m, i) => {
         const size = await decide(m, 6 + i, `m${i}`)
         expect(m.origin).toMatch(/^svc\.local\//)
         await shipped(receiver, m.origin, size)
         await shipped(receiver, m.origin, size, 'svc.witness_cosignature')
-      }
+      }))
       const [a, b, c] = machines as [Machine, Machine, Machine]
       // b grows again after its first checkpoint shipped, so it has checkpoints of two sizes.
       const bSize = await decide(b, 2, 'm1-again')
@@ -164,11 +172,11 @@ describe('svc fleet verify', () => {
       await a.daemon.stop()
       const cloneHome = join(root, 'a-clone')
       execFileSync('cp', ['-a', a.home, cloneHome]) // modes kept: the signer directory must stay private
-      const clone: Machine = { home: cloneHome, daemon: await start(cloneHome, receiver), origin: a.origin }
-      a.daemon = await start(a.home, receiver)
+      const [cloneDaemon, original] = await startAll([start(cloneHome, receiver), start(a.home, receiver)])
+      const clone: Machine = { home: cloneHome, daemon: cloneDaemon!, origin: a.origin }
+      a.daemon = original!
       machines.push(clone)
-      const sizeA = await decide(a, 4, 'original')
-      const sizeClone = await decide(clone, 5, 'clone')
+      const [sizeA, sizeClone] = await Promise.all([decide(a, 4, 'original'), decide(clone, 5, 'clone')])
       expect(clone.origin).toBe(a.origin)
       await shipped(receiver, a.origin, Math.max(sizeA, sizeClone))
       // Both copies have shipped: some seq arrived twice with different bytes.
