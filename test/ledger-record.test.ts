@@ -6,13 +6,14 @@
  */
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { unlockHostKey } from '../cli/signer/long-lived-key.ts'
 import { mintSession } from '../cli/signer/mint.ts'
 import { CompactRange } from '../core/ledger/compact-range.ts'
 import { canonicalJson } from '../core/ledger/jcs.ts'
+import { ledgerMarkerPath } from '../core/ledger/ledger-guard.ts'
 import { hashLeaf } from '../core/ledger/merkle.ts'
 import { tempDir } from './helpers/daemon.ts'
 import { startDaemonProcess, type DaemonProcess } from './helpers/daemon-process.ts'
@@ -45,7 +46,7 @@ const check = (d: DaemonProcess, sessionId: string, command: string) => d.post('
 const hook = (d: DaemonProcess) => d.post('/v1/hooks/claude-code/PreToolUse', { session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo hook' }, tool_use_id: `toolu_${Math.random()}`, cwd: '/tmp' })
 
 /** A ledger with a signed session, an allow and a deny, closed by a clean shutdown (which signs a last checkpoint). */
-async function recorded(p = place()): Promise<Place & { size: number }> {
+async function record(p: Place): Promise<Place & { size: number }> {
   const d = await startDaemonProcess(p.env)
   const sid = await signedSession(p, d)
   expect((await check(d, sid, 'echo hi')).body.verdict).toBe('allow')
@@ -53,6 +54,22 @@ async function recorded(p = place()): Promise<Place & { size: number }> {
   expect(denied.body.verdict).toBe('deny')
   expect(await d.stop()).toBe(0)
   return { ...p, size: denied.body.ledger_seq + 1 }
+}
+
+let original: Promise<Place & { size: number }> | undefined
+/**
+ * The recorded ledger, made by one daemon run per file; each test tampers with its own copy in a new place
+ * (files, modes and the marker outside $SVC_HOME, which is named after the home's path, moved to the copy's).
+ */
+async function recorded(): Promise<Place & { size: number }> {
+  original ??= record(place())
+  const made = await original
+  const p = place()
+  rmSync(p.root, { recursive: true })
+  execFileSync('cp', ['-a', made.root, p.root])
+  const copiedMarker = ledgerMarkerPath({ HOME: join(p.root, 'user') }, made.home)!
+  renameSync(copiedMarker, ledgerMarkerPath(p.env, p.home)!)
+  return { ...p, size: made.size }
 }
 
 /** Opens a ledger file the way an attacker with file access (and no key) would: triggers gone. */
