@@ -19,7 +19,8 @@ import { tempDir } from './helpers/daemon.ts'
 import { startDaemonProcess, type DaemonProcess } from './helpers/daemon-process.ts'
 import { runCli } from './helpers/run-cli.ts'
 
-// Each case starts one to three real daemons and runs the real CLI: allow for a busy machine.
+// Each case starts one to three real daemons and runs the real CLI: allow for a busy machine. The cases share
+// nothing but the recorded ledger (each tampers with its own copy), so they run side by side, on both cores.
 vi.setConfig({ testTimeout: 180_000 })
 
 const roots: string[] = []
@@ -103,7 +104,7 @@ function rewriteUnsigned(db: string, seq: number, change: Record<string, unknown
 
 const verify = (p: Place, ...args: string[]) => runCli(['ledger', 'verify', ...args], p.env)
 
-describe('unsigned leaves', () => {
+describe.concurrent('unsigned leaves', () => {
   it('an untouched ledger verifies, every leaf covered by a checkpoint the daemon signed by itself', async () => {
     const p = await recorded()
     const r = await verify(p, '--json')
@@ -130,7 +131,7 @@ describe('unsigned leaves', () => {
   })
 })
 
-describe('checkpoints outside ledger.db', () => {
+describe.concurrent('checkpoints outside ledger.db', () => {
   it('are signed while leaves arrive, without anyone asking for the root, and appended to checkpoints.log', async () => {
     const p = place()
     const d = await startDaemonProcess(p.env)
@@ -157,7 +158,7 @@ describe('checkpoints outside ledger.db', () => {
   })
 })
 
-describe('no silent new ledger', () => {
+describe.concurrent('no silent new ledger', () => {
   it('a deleted ledger.db stops the daemon from starting until --new-ledger, whose first leaf names what it replaced', async () => {
     const p = await recorded()
     const last = JSON.parse(readFileSync(p.log, 'utf8').trim().split('\n').at(-1)!)
@@ -195,7 +196,7 @@ describe('no silent new ledger', () => {
   })
 })
 
-describe('faults on the ledger path: fail closed, stay up, recover, lose nothing acknowledged', () => {
+describe.concurrent('faults on the ledger path: fail closed, stay up, recover, lose nothing acknowledged', () => {
   /** Keeps checking until `until` holds for an answer (at most `tries` checks); returns the acknowledged seqs. */
   async function checksUntil(d: DaemonProcess, sid: string, until: (status: number) => boolean, tries: number, acked: number[]): Promise<{ status: number; body: any }> {
     for (let i = 0; i < tries; i++) {
@@ -281,7 +282,7 @@ describe('faults on the ledger path: fail closed, stay up, recover, lose nothing
   })
 })
 
-describe('the copy of a ledger elsewhere', () => {
+describe.concurrent('the copy of a ledger elsewhere', () => {
   it('verifies against its own checkpoint log when told where it is', async () => {
     const p = await recorded()
     const copy = join(p.root, 'copy.db')
