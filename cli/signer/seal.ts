@@ -6,8 +6,15 @@
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto'
 import { SignerError } from './signer-error.ts'
 
-/** scrypt cost: N = 2^17, r = 8 (128 MiB, ~0.3 s here), stored with each sealed blob. */
-const DEFAULT_COST = { N: 2 ** 17, r: 8, p: 1 }
+/** scrypt cost parameters, stored with each sealed blob (unsealing reads them back from it). */
+export interface SealCost {
+  readonly N: number
+  readonly r: number
+  readonly p: number
+}
+
+/** scrypt cost: N = 2^17, r = 8 (128 MiB, ~0.3 s here). */
+export const DEFAULT_SEAL_COST: SealCost = { N: 2 ** 17, r: 8, p: 1 }
 const AAD = Buffer.from('svc/seal/v1', 'utf8')
 
 export interface SealedBlob {
@@ -23,19 +30,19 @@ export interface SealedBlob {
   readonly ciphertext: string
 }
 
-function deriveKey(passphrase: string, salt: Buffer, cost: { N: number; r: number; p: number }): Buffer {
+function deriveKey(passphrase: string, salt: Buffer, cost: SealCost): Buffer {
   return scryptSync(passphrase.normalize('NFC'), salt, 32, { ...cost, maxmem: 256 * cost.N * cost.r + 1024 * 1024 })
 }
 
-/** Seals a JSON-serialisable secret under a passphrase. */
-export function seal(secret: unknown, passphrase: string): SealedBlob {
+/** Seals a JSON-serialisable secret under a passphrase (`cost`: tests pass a cheap one; svc always the default). */
+export function seal(secret: unknown, passphrase: string, cost: SealCost = DEFAULT_SEAL_COST): SealedBlob {
   const salt = randomBytes(16)
   const iv = randomBytes(12)
-  const cipher = createCipheriv('aes-256-gcm', deriveKey(passphrase, salt, DEFAULT_COST), iv)
+  const cipher = createCipheriv('aes-256-gcm', deriveKey(passphrase, salt, cost), iv)
   cipher.setAAD(AAD)
   const ciphertext = Buffer.concat([cipher.update(JSON.stringify(secret), 'utf8'), cipher.final()])
   return {
-    v: 1, kdf: 'scrypt', ...DEFAULT_COST, salt: salt.toString('base64'), aead: 'aes-256-gcm',
+    v: 1, kdf: 'scrypt', N: cost.N, r: cost.r, p: cost.p, salt: salt.toString('base64'), aead: 'aes-256-gcm',
     iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ciphertext: ciphertext.toString('base64'),
   }
 }

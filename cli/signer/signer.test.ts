@@ -46,9 +46,13 @@ describe('software signer', () => {
 
 describe('TOTP signer', () => {
   const passphrase = 'correct horse battery'
+  // Five unseals below: a cheap scrypt cost (recorded in the blob, read back by unseal) instead of 128 MiB each.
+  const sealCost = { N: 2 ** 10, r: 8, p: 1 }
+  const sealedN = () => (JSON.parse(readFileSync(totpFilePath(home), 'utf8')) as { sealed: { N: number } }).sealed.N
 
   it('enrolls with an otpauth URI, mints with a good code, and refuses replay, wrong code, wrong passphrase', () => {
-    const { uri, publicKey } = enrollTotp(home, passphrase)
+    const { uri, publicKey } = enrollTotp(home, passphrase, { sealCost })
+    expect(sealedN()).toBe(sealCost.N)
     expect(uri).toMatch(/^otpauth:\/\/totp\/svc:svc%40.+\?secret=[A-Z2-7]+&issuer=svc$/)
     expect(statSync(totpFilePath(home)).mode & 0o777).toBe(0o600)
     expect(readFileSync(totpFilePath(home), 'utf8')).not.toContain(secretOf(uri))
@@ -66,6 +70,7 @@ describe('TOTP signer', () => {
   it('refuses an expired enrollment before asking for anything', () => {
     const enrolledAt = Date.now() - 2 * 3_600_000
     const { uri } = enrollTotp(home, passphrase, { ttlMs: 3_600_000, now: enrolledAt })
+    expect(sealedN(), 'svc seals at the full cost (128 MiB)').toBe(2 ** 17)
     const code = generateSync({ secret: secretOf(uri), epoch: Math.floor(Date.now() / 1000) })
     expect(() => unlockHostKey('totp', { home, env: {}, code, passphrase })).toThrow(/enrollment expired .* re-enroll/)
   })

@@ -10,7 +10,7 @@ import { generateSecret, generateURI, verifySync } from 'otplib'
 import { newSeed, signingKeyFromSeed, type SigningKey } from '../../core/ledger/ed25519.ts'
 import { writePrivateFile } from '../../core/atomic-file.ts'
 import { trustHostKey } from '../../core/trust/host-keys.ts'
-import { seal, unseal, type SealedBlob } from './seal.ts'
+import { seal, unseal, type SealCost, type SealedBlob } from './seal.ts'
 import { SignerError } from './signer-error.ts'
 
 const MIN_PASSPHRASE = 8
@@ -35,7 +35,7 @@ export function totpFilePath(home: string): string {
 }
 
 /** Enrolls (or re-enrolls) the TOTP signer; returns the otpauth:// URI to scan. */
-export function enrollTotp(home: string, passphrase: string, options: { ttlMs?: number; now?: number } = {}): { uri: string; publicKey: Buffer } {
+export function enrollTotp(home: string, passphrase: string, options: { ttlMs?: number; now?: number; sealCost?: SealCost } = {}): { uri: string; publicKey: Buffer } {
   if (typeof passphrase !== 'string' || passphrase.length < MIN_PASSPHRASE) {
     throw new SignerError('weak_passphrase', `--passphrase is required and must be at least ${MIN_PASSPHRASE} characters`)
   }
@@ -48,7 +48,7 @@ export function enrollTotp(home: string, passphrase: string, options: { ttlMs?: 
     public_key: key.publicKey.toString('base64'),
     enrolled_at_ms: now,
     ...(options.ttlMs === undefined ? {} : { expires_at_ms: now + options.ttlMs }),
-    sealed: seal({ seed: seed.toString('base64'), totp_secret: totpSecret } satisfies SealedSecrets, passphrase),
+    sealed: seal({ seed: seed.toString('base64'), totp_secret: totpSecret } satisfies SealedSecrets, passphrase, options.sealCost),
   }
   writePrivateFile(totpFilePath(home), `${JSON.stringify(file, null, 2)}\n`)
   trustHostKey(home, key.publicKey, 'totp', `totp key ${totpFilePath(home)}`, { replaceKind: true, now })
