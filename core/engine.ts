@@ -46,6 +46,8 @@ export interface EngineOptions {
   readonly svcPorts?: readonly number[]
   /** Overrides for subsystems (tests and the trust-chain plugins). */
   readonly ledger?: Ledger
+  /** How often checkpoints are signed while leaves arrive (default 2 s). */
+  readonly checkpointIntervalMs?: number
   readonly sessions?: SessionStore
 }
 
@@ -139,7 +141,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     const now = Date.now()
     const signer = [sessions.current(), ...sessions.list()].find((s) => s?.signCheckpoint && sessions.status(s.id, now).state === 'active')
     signer?.signCheckpoint?.(ledger)
-  })
+  }, opts.checkpointIntervalMs)
   const state = new StateDb(join(opts.home, 'state.db'), (err) => opts.log.error({ err }, 'state.db: gate counters could not be saved; retrying every second'))
   const userHome = opts.userHome ?? homedir()
   let mode: Mode

@@ -35,7 +35,7 @@ const policy = join(root, 'witness-policy.txt')
 const strictPolicy = join(root, 'strict-policy.txt')
 
 async function start(home: string, receiver: OtlpReceiver, witness?: WitnessStandIn): Promise<DaemonProcess> {
-  const daemon = await startDaemonProcess({ ...envOf(home), SVC_OTLP_ENDPOINT: receiver.url, SVC_OTLP_INTERVAL: '100ms', SVC_WITNESS_POLICY: policy, SVC_WITNESS_INTERVAL: '200ms' })
+  const daemon = await startDaemonProcess({ ...envOf(home), SVC_OTLP_ENDPOINT: receiver.url, SVC_OTLP_INTERVAL: '100ms', SVC_WITNESS_POLICY: policy, SVC_WITNESS_INTERVAL: '200ms', SVC_CHECKPOINT_INTERVAL: '200ms' })
   // Enrolment: the host's log vkey registered with the witness (witnessctl add-key).
   if (witness) witness.addLog((await runCli(['ledger', 'log-key'], envOf(home))).stdout.trim())
   return daemon
@@ -65,7 +65,7 @@ async function decide(m: Machine, n: number, tag: string): Promise<number> {
   return seq + 1
 }
 
-/** Waits until the receiver holds a checkpoint (or cosignature) of `size` leaves from `origin` (auto-checkpoints run every 2 s). */
+/** Waits until the receiver holds a checkpoint (or cosignature) of `size` leaves from `origin` (checkpoints are signed every 200 ms here: SVC_CHECKPOINT_INTERVAL). */
 async function shipped(receiver: OtlpReceiver, origin: string, size: number, event = 'svc.checkpoint'): Promise<void> {
   await waitFor(() => receiver.records.some((r) => r.resource['svc.ledger.origin'] === origin && r.eventName === event && Number(r.attributes['svc.ledger.tree_size']) >= size), `${event} of ${size} leaves from ${origin}`, 60_000)
 }

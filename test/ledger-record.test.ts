@@ -9,6 +9,8 @@ import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
+import pino from 'pino'
+import { startDaemon } from '../cli/daemon/start.ts'
 import { unlockHostKey } from '../cli/signer/long-lived-key.ts'
 import { mintSession } from '../cli/signer/mint.ts'
 import { CompactRange } from '../core/ledger/compact-range.ts'
@@ -18,6 +20,7 @@ import { hashLeaf } from '../core/ledger/merkle.ts'
 import { tempDir } from './helpers/daemon.ts'
 import { startDaemonProcess, type DaemonProcess } from './helpers/daemon-process.ts'
 import { runCli } from './helpers/run-cli.ts'
+import { waitFor } from './helpers/wait.ts'
 
 // Each case starts one to three real daemons and runs the real CLI: allow for a busy machine. The cases share
 // nothing but the recorded ledger (each tampers with its own copy), so they run side by side, on both cores.
@@ -134,13 +137,23 @@ describe.concurrent('unsigned leaves', () => {
 describe.concurrent('checkpoints outside ledger.db', () => {
   it('are signed while leaves arrive, without anyone asking for the root, and appended to checkpoints.log', async () => {
     const p = place()
-    const d = await startDaemonProcess(p.env)
+    // Every 2 s by default; a shorter interval (never a longer one) spares the wait.
+    const d = await startDaemonProcess({ ...p.env, SVC_CHECKPOINT_INTERVAL: '100ms' })
     const sid = await signedSession(p, d)
     const seq = (await check(d, sid, 'echo one')).body.ledger_seq as number
-    await new Promise((r) => setTimeout(r, 2600))
-    const entries = readFileSync(p.log, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const entries = await waitFor(() => {
+      const lines = existsSync(p.log) ? readFileSync(p.log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []
+      return lines.at(-1)?.tree_size === seq + 1 ? lines : undefined
+    }, 'a checkpoint of the new leaf in checkpoints.log', 30_000)
     expect(entries.at(-1)).toMatchObject({ v: 1, tree_size: seq + 1, signer_kid: sid, note: expect.stringContaining(`\n${seq + 1}\n`) })
     expect(await d.stop()).toBe(0)
+  })
+
+  it('come at least every 2 s: a longer SVC_CHECKPOINT_INTERVAL stops the daemon from starting', async () => {
+    const p = place()
+    for (const bad of ['5s', '0ms', 'soon']) {
+      await expect(startDaemon({ home: p.home, port: 0, env: { ...p.env, SVC_CHECKPOINT_INTERVAL: bad }, log: pino({ level: 'silent' }) })).rejects.toThrow(`SVC_CHECKPOINT_INTERVAL=${bad}: `)
+    }
   })
 
   it('truncating the leaves together with their checkpoint rows is caught by checkpoints.log, by verify and at start', async () => {

@@ -43,7 +43,7 @@ describe('witnessed checkpoints', () => {
     const home = join(root, 'host')
     const policy = join(root, 'policy.txt')
     writeFileSync(policy, `# two witnesses, both required\nwitness w1 ${w1.vkey} ${w1.url}\nwitness w2 ${w2.vkey} ${w2.url}\ngroup both all w1 w2\nquorum both\n`)
-    const env = { ...envOf(home), SVC_WITNESS_POLICY: policy, SVC_WITNESS_INTERVAL: '200ms' }
+    const env = { ...envOf(home), SVC_WITNESS_POLICY: policy, SVC_WITNESS_INTERVAL: '200ms', SVC_CHECKPOINT_INTERVAL: '200ms' }
     let daemon = await startDaemonProcess(env)
     const daemons = [daemon]
     try {
@@ -85,7 +85,7 @@ describe('witnessed checkpoints', () => {
       daemons.push(daemon)
       const originalSize = await decide(daemon, home, 3)
       await waitFor(async () => (await rootOf(daemon)).witnesses?.every((w) => w.tree_size >= originalSize), 'the original keeps being witnessed', 60_000)
-      const clone = await startDaemonProcess({ ...envOf(cloneHome), SVC_WITNESS_POLICY: policy, SVC_WITNESS_INTERVAL: '200ms' })
+      const clone = await startDaemonProcess({ ...envOf(cloneHome), SVC_WITNESS_POLICY: policy, SVC_WITNESS_INTERVAL: '200ms', SVC_CHECKPOINT_INTERVAL: '200ms' })
       daemons.push(clone)
       await decide(clone, cloneHome, 9)
       const refused = await waitFor(async () => {

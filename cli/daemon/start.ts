@@ -61,6 +61,13 @@ function durationEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
   }
 }
 
+/** `SVC_CHECKPOINT_INTERVAL`: checkpoints may come more often than every 2 s (tests), never less often. */
+function checkpointInterval(env: NodeJS.ProcessEnv): number | undefined {
+  const ms = durationEnv(env, 'SVC_CHECKPOINT_INTERVAL')
+  if (ms !== undefined && (ms <= 0 || ms > 2000)) throw new Error(`SVC_CHECKPOINT_INTERVAL=${env.SVC_CHECKPOINT_INTERVAL}: must be more than 0 and at most 2s (signed checkpoints come at least every 2 s)`)
+  return ms
+}
+
 export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const host = opts.host ?? (inContainer(opts.env) ? '0.0.0.0' : '127.0.0.1')
   if (!LOOPBACK.has(host) && !inContainer(opts.env) && !opts.allowNonLoopback) {
@@ -81,7 +88,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const ledger = new SqliteLedger({ path: join(opts.home, 'ledger.db'), daemon: { marker: ledgerMarkerPath(opts.env, opts.home), allowNew: opts.newLedger } })
   let engine: Engine
   try {
-    engine = await createEngine({ sessions, plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts, env: opts.env, ledger })
+    engine = await createEngine({ sessions, checkpointIntervalMs: checkpointInterval(opts.env), plugins: allPlugins, home: opts.home, policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts, env: opts.env, ledger })
   } catch (err) {
     await ledger.close()
     throw err
