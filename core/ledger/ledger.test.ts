@@ -176,9 +176,24 @@ describe('verifyLedger detects tampering', () => {
     const r = report(s)
     expect(r.ok).toBe(false)
     expect(r.problems.join('\n')).toMatch(expected)
-    const threaded = await verifyLedgerDatabase({ path, trustedHostKeys: trustOf(s), threads: 1 })
-    expect(threaded.ok).toBe(false)
-    expect(threaded.problems.join('\n')).toMatch(expected)
+    for (const rangeLevel of [12, 2]) {
+      const threaded = await verifyLedgerDatabase({ path, trustedHostKeys: trustOf(s), threads: 2, rangeLevel })
+      expect(threaded.ok).toBe(false)
+      expect(threaded.problems.join('\n')).toMatch(expected)
+    }
+  })
+
+  it('gives the same verdict and root with ranges of 4 leaves, checking the nodes above the ranges', async () => {
+    const { s, db } = await populated()
+    const whole = report(s)
+    for (const rangeLevel of [0, 2, 3]) {
+      const r = await verifyLedgerDatabase({ path, trustedHostKeys: trustOf(s), threads: 2, rangeLevel })
+      expect(r).toMatchObject({ ok: true, root: whole.root, treeSize: 31, counts: whole.counts })
+    }
+    db.exec('UPDATE nodes SET hash = zeroblob(32) WHERE level = 4 AND idx = 0')
+    db.close()
+    const r = await verifyLedgerDatabase({ path, trustedHostKeys: trustOf(s), threads: 2, rangeLevel: 2 })
+    expect(r.problems.join('\n')).toMatch(/stored node \(4, 0\) differs/)
   })
 
   it('refuses to open a ledger whose stored tree no longer matches its checkpoint, or that lost leaves', async () => {
