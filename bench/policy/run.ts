@@ -40,15 +40,21 @@ async function engineWith(userPolicy?: string): Promise<{ engine: Engine; home: 
   return { engine, home, ms: performance.now() - t }
 }
 
+/** Process CPU µs per decision of the last decideAll (steadier than latency on a shared machine). */
+const cpuPerDecision: number[] = []
+
 async function decideAll(engine: Engine, calls: readonly ToolCall[]): Promise<number[]> {
   const session = engine.sessions.create({ signer: 'unattested' }, Date.now())
   for (const c of calls.slice(0, 500)) await engine.decide(c, session) // warm-up
   const out: number[] = []
+  const cpu = process.cpuUsage()
   for (const c of calls) {
     const t = process.hrtime.bigint()
     await engine.decide(c, session)
     out.push(Number(process.hrtime.bigint() - t))
   }
+  const used = process.cpuUsage(cpu)
+  cpuPerDecision.push((used.user + used.system) / calls.length)
   return out
 }
 
@@ -62,6 +68,7 @@ console.log(`svc bench/policy — ${GATES} extra gates (${mib(Buffer.byteLength(
 console.log(`boot load: built-in only ${small.ms.toFixed(0)} ms, with ${GATES} gates ${big.ms.toFixed(0)} ms   rss ${mib(process.memoryUsage().rss)}`)
 console.log(formatUs(`decide, ${small.engine.policy.allGates().length} gates`, summarise(smallNs)))
 console.log(formatUs(`decide, ${big.engine.policy.allGates().length} gates`, summarise(bigNs)))
+console.log(`process CPU per decision: ${cpuPerDecision.map((us) => `${us.toFixed(0)} µs`).join(' (built-in only), ')} (with ${GATES} gates)`)
 await big.engine.close()
 rmSync(big.home, { recursive: true, force: true })
 
