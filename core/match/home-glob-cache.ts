@@ -23,17 +23,13 @@ export function homeGlobsFor(patterns: readonly string[]): (roots: GlobRoots) =>
     compileGlob(pattern, { pathMode: true })
   }
   const byRoots = new Map<string, Glob[]>()
-  // Every gate of one call asks with the same (immutable) context object: it is answered without building the key again.
-  let last: { roots: GlobRoots; globs: Glob[] } | undefined
   return function homeGlobs(roots) {
-    if (last?.roots === roots) return last.globs
     const key = globRootsKey(roots)
     let globs = byRoots.get(key)
     if (!globs) {
       globs = compileHomeGlobs(patterns, roots)
       byRoots.set(key, globs)
     }
-    last = { roots, globs }
     return globs
   }
 }
