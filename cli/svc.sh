@@ -36,4 +36,9 @@ else
     exit 1
   fi
 fi
+# The daemon lives for days: V8's default young generation (grown to 64 MiB under load) is most of its RSS
+# for no gain per check (bench/check prints both). SVC_DAEMON_SEMI_SPACE_MB is only for measuring that.
+if [ "$1" = daemon ]; then
+  exec "$node" --max-semi-space-size="${SVC_DAEMON_SEMI_SPACE_MB:-4}" "$root/cli/bin.js" "$@"
+fi
 exec "$node" "$root/cli/bin.js" "$@"

@@ -52,7 +52,7 @@ const probe = probeFile(home)
 const port = 20000 + Math.floor(Math.random() * 20000)
 const PROF_DIR = process.env.BENCH_CPU_PROF
 const nodeOptions = PROF_DIR ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${PROF_DIR}` } : {}
-const daemonEnv = { SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: BENCH_PASSWORD, SVC_LOG_LEVEL: 'info', ...memoryProbeEnv(probe, { ...process.env, ...nodeOptions }) }
+const daemonEnv = { SVC_HOME: home, SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: BENCH_PASSWORD, SVC_LOG_LEVEL: 'info', ...memoryProbeEnv(probe, { ...process.env, ...nodeOptions }) }
 const startSvc = () => startChild(join(PROJECT_ROOT, 'cli/svc.sh'), ['daemon', '--port', String(port), '--home', home], daemonEnv, /"address":"(http:[^"]+)"/)
 const settle = () => new Promise((r) => setTimeout(r, 1000))
 
