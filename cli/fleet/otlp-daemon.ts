@@ -7,7 +7,7 @@ import { startWorker } from '../../core/worker-thread.ts'
 import type { Logger } from 'pino'
 import { parseDuration } from '../../core/duration.ts'
 import { userHomeOf } from '../paths.ts'
-import { otlpSettingsFromEnv } from './otlp-setup.ts'
+import { otlpSettingsFromEnv } from './otlp-settings.ts'
 
 export interface RunningExport {
   stop(): Promise<void>
