@@ -1,9 +1,11 @@
 /**
  * What an idle daemon keeps in memory (bench/check prints the figures): OpenTelemetry loads only when an export
  * is configured (SVC_OTLP_ENDPOINT), and its ledger writer thread shares the process's compile cache, so it
- * does not load Node's TypeScript stripper (a WebAssembly module of its own, ~17 MiB per thread).
+ * does not load Node's TypeScript stripper (a WebAssembly module of its own, ~17 MiB per thread); cli/svc.sh
+ * gives the daemon process its V8 memory flags.
  */
 import { spawnSync } from 'node:child_process'
+import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
@@ -44,7 +46,17 @@ function run(source: string, env: NodeJS.ProcessEnv): string {
   return r.stdout
 }
 
-describe('an idle daemon loads only what it needs', () => {
+describe('what a daemon keeps in memory', () => {
+  it('cli/svc.sh starts the daemon, and only the daemon, with the memory flags bench/check measured', () => {
+    // A stand-in node: answers svc.sh's version probe with the real one, otherwise prints the arguments it got.
+    const fake = join(tempDir(), 'node')
+    writeFileSync(fake, `#!/bin/sh\nif [ "$1" = -p ]; then exec ${JSON.stringify(process.execPath)} "$@"; fi\necho "$@"\n`)
+    chmodSync(fake, 0o755)
+    const argsOf = (...args: string[]) => spawnSync(join(PROJECT_ROOT, 'cli/svc.sh'), args, { env: { PATH: process.env.PATH, SVC_NODE: fake }, encoding: 'utf8' }).stdout.trim()
+    expect(argsOf('daemon', '--port', '0')).toBe(`--max-semi-space-size=4 --no-wasm-tier-up ${join(PROJECT_ROOT, 'cli/bin.js')} daemon --port 0`)
+    expect(argsOf('status')).toBe(`${join(PROJECT_ROOT, 'cli/bin.js')} status`)
+  })
+
   it('no OpenTelemetry module without SVC_OTLP_ENDPOINT', () => {
     const home = tempDir()
     const seen = JSON.parse(run(DAEMON_PROBE, { HOME: home, SVC_HOME: join(home, '.svc') })) as string[]
