@@ -23,8 +23,8 @@ module.registerHooks({ resolve(specifier, context, next) { const r = next(specif
 const { startDaemon } = await import(${url('cli/daemon/start.ts')})
 const env = { SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: 'correct horse battery', HOME: process.env.HOME }
 const daemon = await startDaemon({ home: process.env.SVC_HOME, port: 0, env, log: pino({ level: 'silent' }) })
+process.stdout.write(JSON.stringify([...seen]) + '\\n')
 await daemon.close()
-process.stdout.write(JSON.stringify([...seen]))
 `
 
 // Starts a worker on a TypeScript module through startWorker and asks whether the thread loaded the stripper.
@@ -40,10 +40,12 @@ await worker.terminate()
 process.stdout.write(JSON.stringify(reply))
 `
 
+/** The probe's first line of output (what it saw); throws with everything it said when it has none. */
 function run(source: string, env: NodeJS.ProcessEnv): string {
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', source], { cwd: PROJECT_ROOT, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 60_000 })
-  if (r.status !== 0) throw new Error(`probe failed (${r.status}): ${r.stderr}`)
-  return r.stdout
+  const line = r.stdout.split('\n')[0] ?? ''
+  if (!line.startsWith('[') && !line.startsWith('{')) throw new Error(`probe failed (status ${r.status}, signal ${r.signal}): ${r.stdout}${r.stderr}`)
+  return line
 }
 
 describe('what a daemon keeps in memory', () => {
