@@ -4,10 +4,13 @@
  * the ratio, the daemon's CPU per check, the latency of the first check after start, and where its memory goes
  * (idle after a cold start, idle after a warm one, after the load).
  * Run: npm run bench:check   (BENCH_SECONDS, BENCH_CONNECTIONS to change the load; BENCH_CPU_PROF=<dir> writes
- * the daemon's --cpu-prof there, summarised by `node bench/lib/profile-top.ts <dir>/*.cpuprofile`)
+ * the daemon's --cpu-prof there, summarised by `node bench/lib/profile-top.ts <dir>/*.cpuprofile` (self time)
+ * or `node bench/lib/profile-inclusive.ts <profile> 60 '' <dir>/load-window.json` (inclusive, load phase only))
+ * The daemon's main-thread CPU per check is printed too: under a shared machine's load it moves far less
+ * than throughput does.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
@@ -41,10 +44,10 @@ async function load(url: string, bodies: string[], seconds = SECONDS): Promise<a
   return autocannon({ url, connections: CONNECTIONS, duration: seconds, method: 'POST', headers: { 'content-type': 'application/json' }, requests: bodies.map((body) => ({ method: 'POST', body })) })
 }
 
-/** CPU time (user + system, all threads) the process has used, in ms. */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in USER_HZ (100 on Linux)
+/** CPU milliseconds (user + system) used by the process `pid` (every thread), or by its thread `tid` (the main thread's tid is the pid). */
+function cpuMsOf(pid: number, tid?: number): number {
+  const fields = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in clock ticks (USER_HZ = 100)
 }
 
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-check-'))
@@ -52,16 +55,17 @@ const probe = probeFile(home)
 const port = 20000 + Math.floor(Math.random() * 20000)
 const PROF_DIR = process.env.BENCH_CPU_PROF
 const nodeOptions = PROF_DIR ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${PROF_DIR}` } : {}
-const daemonEnv = { SVC_HOME: home, SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: BENCH_PASSWORD, SVC_LOG_LEVEL: 'info', ...memoryProbeEnv(probe, { ...process.env, ...nodeOptions }) }
-const startSvc = () => startChild(join(PROJECT_ROOT, 'cli/svc.sh'), ['daemon', '--port', String(port), '--home', home], daemonEnv, /"address":"(http:[^"]+)"/)
+// Only the measured (warm) daemon is profiled.
+const daemonEnv = (profiled: boolean) => ({ SVC_HOME: home, SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: BENCH_PASSWORD, SVC_LOG_LEVEL: 'info', ...memoryProbeEnv(probe, { ...process.env, ...(profiled ? nodeOptions : {}) }) })
+const startSvc = (profiled: boolean) => startChild(join(PROJECT_ROOT, 'cli/svc.sh'), ['daemon', '--port', String(port), '--home', home], daemonEnv(profiled), /"address":"(http:[^"]+)"/)
 const settle = () => new Promise((r) => setTimeout(r, 1000))
 
 // A cold start (an empty compile cache: the first start after an install or upgrade), then a warm one.
-const cold = await startSvc()
+const cold = await startSvc(false)
 await settle()
 const coldIdle = await memoryOf(cold.child.pid!, probe)
 await stop(cold.child)
-const daemon = await startSvc()
+const daemon = await startSvc(true)
 const echo = await startChild(process.execPath, ['bench/check/echo-server.ts'], {}, /(http:\S+)/)
 try {
   const base = daemon.line
@@ -82,15 +86,21 @@ try {
   await load(`${base}/v1/gates/check`, bodies, 1)
   const baseline = await load(`${echo.line}/echo`, bodies)
   const cpuBefore = cpuMsOf(pid)
+  const mainBefore = cpuMsOf(pid, pid)
+  const startUs = Number(process.hrtime.bigint() / 1000n)
   const svc = await load(`${base}/v1/gates/check`, bodies)
+  const endUs = Number(process.hrtime.bigint() / 1000n)
   const cpuMs = cpuMsOf(pid) - cpuBefore
+  const mainMs = cpuMsOf(pid, pid) - mainBefore
+  if (PROF_DIR) writeFileSync(join(PROF_DIR, 'load-window.json'), JSON.stringify({ startUs, endUs, requests: svc.requests.total }))
   const loaded = await memoryOf(pid, probe)
   const row = (name: string, r: autocannon.Result) =>
     `${name.padEnd(28)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p50=${r.latency.p50} ms  p99=${r.latency.p99} ms  errors=${r.errors} non2xx=${r.non2xx}`
   console.log(`svc bench/check — autocannon ${CONNECTIONS} connections × ${SECONDS}s, Node ${process.version}`)
   console.log(row('bare fastify echo', baseline))
   console.log(row('svc POST /v1/gates/check', svc))
-  console.log(`ratio svc/echo throughput: ${(svc.requests.average / baseline.requests.average).toFixed(3)}   daemon CPU per check: ${(cpuMs / svc.requests.total).toFixed(3)} ms (${svc.requests.total} checks)`)
+  console.log(`daemon main thread: ${mainMs.toFixed(0)} ms CPU for ${svc.requests.total} checks = ${(mainMs / svc.requests.total).toFixed(3)} ms per check; all threads ${(cpuMs / svc.requests.total).toFixed(3)} ms per check`)
+  console.log(`ratio svc/echo throughput: ${(svc.requests.average / baseline.requests.average).toFixed(3)}`)
   console.log(`first check after start: ${first.toFixed(1)} ms (python inline code), second ${second.toFixed(1)} ms (node inline code)`)
   console.log(formatMemory('daemon idle, cold start', coldIdle))
   console.log(formatMemory('daemon idle, warm start', idle))
