@@ -3,11 +3,11 @@
  * with its own read-only connection. It never touches the hook path: a check appends to the ledger and
  * returns; the thread picks the leaf up on its next poll, whatever state the collector is in.
  */
-import { Worker } from 'node:worker_threads'
+import { startWorker } from '../../core/worker-thread.ts'
 import type { Logger } from 'pino'
 import { parseDuration } from '../../core/duration.ts'
 import { userHomeOf } from '../paths.ts'
-import { otlpSettingsFromEnv } from './otlp-setup.ts'
+import { otlpSettingsFromEnv } from './otlp-settings.ts'
 
 export interface RunningExport {
   stop(): Promise<void>
@@ -18,7 +18,7 @@ export function startOtlpExport(home: string, env: NodeJS.ProcessEnv, log: Logge
   const settings = otlpSettingsFromEnv(env)
   if (!settings) return undefined
   const pollMs = env.SVC_OTLP_INTERVAL ? parseDuration(env.SVC_OTLP_INTERVAL) : 1000
-  const worker = new Worker(new URL('./otlp-worker.ts', import.meta.url), { workerData: { home, settings, userHome: userHomeOf(env), pollMs } })
+  const worker = startWorker(new URL('./otlp-worker.ts', import.meta.url), { workerData: { home, settings, userHome: userHomeOf(env), pollMs } })
   const stopped = new Promise<void>((resolve) => {
     worker.on('message', (m: { started?: number; warn?: string; error?: string; stopped?: boolean }) => {
       if (m.started !== undefined) log.info({ endpoint: settings.endpoint, cursor: m.started }, 'OTLP export running')

@@ -6,32 +6,13 @@
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { resourceFromAttributes } from '@opentelemetry/resources'
-import { otlpSender, parseHeaders, type OtlpEndpointOptions } from '../../plugins/otlp-export/exporter.ts'
+import { otlpSender } from '../../plugins/otlp-export/exporter.ts'
 import { cursorPath } from '../../plugins/otlp-export/cursor.ts'
 import { OtlpShipper } from '../../plugins/otlp-export/shipper.ts'
 import { redactText } from '../../plugins/rule-lifecycle/redact.ts'
 import { VERSION } from '../paths.ts'
 import { ledgerExportSource } from './ledger-source.ts'
-
-export interface OtlpSettings extends OtlpEndpointOptions {
-  readonly batchSize?: number
-}
-
-/** Daemon settings from the environment; undefined when `SVC_OTLP_ENDPOINT` is unset (export off). */
-export function otlpSettingsFromEnv(env: NodeJS.ProcessEnv): OtlpSettings | undefined {
-  const endpoint = env.SVC_OTLP_ENDPOINT
-  if (endpoint === undefined || endpoint === '') return undefined
-  const timeout = env.SVC_OTLP_TIMEOUT_MS === undefined ? undefined : Number(env.SVC_OTLP_TIMEOUT_MS)
-  if (timeout !== undefined && !(Number.isSafeInteger(timeout) && timeout > 0)) throw new Error(`SVC_OTLP_TIMEOUT_MS=${env.SVC_OTLP_TIMEOUT_MS}: not a positive whole number of milliseconds`)
-  return {
-    endpoint,
-    headers: env.SVC_OTLP_HEADERS ? parseHeaders(env.SVC_OTLP_HEADERS) : undefined,
-    caFile: env.SVC_OTLP_CA || undefined,
-    certFile: env.SVC_OTLP_CERT || undefined,
-    keyFile: env.SVC_OTLP_KEY || undefined,
-    timeoutMs: timeout,
-  }
-}
+import type { OtlpSettings } from './otlp-settings.ts'
 
 export interface OtlpExport {
   readonly shipper: OtlpShipper

@@ -4,7 +4,8 @@
  * posts `{ warn }` for each refused batch and `{ stopped }` when it has closed its connection.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { openOtlpExport, type OtlpSettings } from './otlp-setup.ts'
+import { openOtlpExport } from './otlp-setup.ts'
+import type { OtlpSettings } from './otlp-settings.ts'
 
 interface ExportJob {
   readonly home: string

@@ -3,7 +3,8 @@
  * the event loop) or, for `:memory:` databases that a thread cannot share, the caller's own connection.
  */
 import { once } from 'node:events'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
+import { startWorker } from '../worker-thread.ts'
 import type { CheckpointLogEntry } from './checkpoint-log.ts'
 import type { CheckpointRow, LeafWrite, LedgerStore } from './store.ts'
 import { commitRequest, type WriterInit, type WriterReply, type WriterRequest } from './writer-worker.ts'
@@ -37,7 +38,7 @@ export class ThreadWriter implements LedgerWriter {
   #thread(): Worker {
     if (this.#worker) return this.#worker
     // Small heap: the thread only moves rows into SQLite, so it should add little to the daemon's RSS.
-    const worker = new Worker(new URL('./writer-worker.ts', import.meta.url), {
+    const worker = startWorker(new URL('./writer-worker.ts', import.meta.url), {
       workerData: { svcLedgerWriter: this.#init },
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 4 },
     })

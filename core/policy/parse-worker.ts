@@ -4,8 +4,9 @@
  * their locations); compiling stays on the main thread, in slices (steps.ts). The worker starts on first
  * use and exits when idle; errors come back as the EngineError the inline parser would have thrown.
  */
-import { isMainThread, parentPort, Worker } from 'node:worker_threads'
+import { isMainThread, parentPort, type Worker } from 'node:worker_threads'
 import { EngineError, ERR } from '../errors.ts'
+import { startWorker as startThread } from '../worker-thread.ts'
 import { parseGroupPolicy, parsePolicy, type ParsedGroupPolicy, type ParsedPolicy, type RawGate } from './parse.ts'
 
 export type ParseKind = 'policy' | 'group'
@@ -40,7 +41,7 @@ export function parseInWorker<K extends ParseKind>(kind: K, text: string, file: 
 }
 
 function startWorker(): Worker {
-  const w = new Worker(new URL(import.meta.url))
+  const w = startThread(new URL(import.meta.url))
   w.on('message', (reply: Reply) => {
     const job = pending.get(reply.id)
     pending.delete(reply.id)

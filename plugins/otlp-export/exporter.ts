@@ -11,6 +11,8 @@ import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-proto'
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs'
 import type { SendResult } from './shipper.ts'
 
+export { parseHeaders } from './headers.ts'
+
 export interface OtlpEndpointOptions {
   /** Collector base URL, e.g. `https://otel.example.com:4318` (`/v1/logs` is appended unless present). */
   readonly endpoint: string
@@ -30,17 +32,6 @@ export function logsUrl(endpoint: string): string {
   const url = new URL(endpoint)
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`OTLP endpoint ${endpoint} is not an http(s) URL`)
   return url.pathname.endsWith('/v1/logs') ? url.toString() : `${url.toString().replace(/\/$/, '')}/v1/logs`
-}
-
-/** Parses `k=v,k2=v2` (the OTEL_EXPORTER_OTLP_HEADERS form) into headers; throws naming a bad pair. */
-export function parseHeaders(text: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const pair of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
-    const eq = pair.indexOf('=')
-    if (eq <= 0) throw new Error(`header "${pair}" is not key=value`)
-    out[decodeURIComponent(pair.slice(0, eq).trim())] = decodeURIComponent(pair.slice(eq + 1).trim())
-  }
-  return out
 }
 
 /** A send function over one OTLPLogExporter; `close` ends its keep-alive connections. */
