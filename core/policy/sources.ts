@@ -46,13 +46,19 @@ export function activeBundleLink(home: string): string {
 
 /** A bundle's policy files under its `svc` root, by the layer they feed (plugins/policy-bundle/layout.ts writes them). */
 export function bundleSources(home: string): PolicySource[] {
-  let dir: string
+  let revisionDir: string
   try {
     // Resolved once per refresh, so every file of one refresh comes from the same revision.
-    dir = join(realpathSync(activeBundleLink(home)), 'files', 'svc')
+    revisionDir = realpathSync(activeBundleLink(home))
   } catch {
     return []
   }
+  return bundleSourcesAt(revisionDir)
+}
+
+/** The policy files of one unpacked bundle revision directory (its `files/svc` tree). */
+export function bundleSourcesAt(revisionDir: string): PolicySource[] {
+  const dir = join(revisionDir, 'files', 'svc')
   const daemon = listDir(join(dir, 'daemon'))
     .filter((f) => f.endsWith('.yaml'))
     .sort()

@@ -56,7 +56,7 @@ export function fileList(files: ReadonlyMap<string, Uint8Array>): SignedFile[] {
 
 /** `.signatures.json` for these files, signed with a PKCS#8 PEM Ed25519 private key. */
 export async function signFiles(files: ReadonlyMap<string, Uint8Array>, privatePem: string, publicPem: string): Promise<string> {
-  let key: CryptoKey
+  let key: Awaited<ReturnType<typeof importPKCS8>>
   try {
     key = await importPKCS8(privatePem, ALG)
   } catch (err) {
