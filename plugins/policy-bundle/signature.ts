@@ -3,7 +3,7 @@
  * whose payload lists every other file with its SHA-256 (`files[{name, hash, algorithm}]`). The key id is
  * derived from the public key, so the managed file pins keys by value and cannot name the wrong one.
  */
-import { createHash, createPublicKey } from 'node:crypto'
+import { createHash, createPrivateKey, createPublicKey } from 'node:crypto'
 import { CompactSign, compactVerify, decodeProtectedHeader, exportPKCS8, exportSPKI, generateKeyPair, importPKCS8, importSPKI } from 'jose'
 import { BundleError } from './archive.ts'
 import { SIGNATURES } from './layout.ts'
@@ -55,10 +55,12 @@ export function fileList(files: ReadonlyMap<string, Uint8Array>): SignedFile[] {
 }
 
 /** `.signatures.json` for these files, signed with a PKCS#8 PEM Ed25519 private key. */
-export async function signFiles(files: ReadonlyMap<string, Uint8Array>, privatePem: string, publicPem: string): Promise<string> {
+export async function signFiles(files: ReadonlyMap<string, Uint8Array>, privatePem: string): Promise<string> {
   let key: Awaited<ReturnType<typeof importPKCS8>>
+  let publicPem: string
   try {
     key = await importPKCS8(privatePem, ALG)
+    publicPem = createPublicKey(createPrivateKey(privatePem)).export({ type: 'spki', format: 'pem' }).toString()
   } catch (err) {
     throw new BundleError(`bundle-signing key is not a PKCS#8 PEM Ed25519 private key: ${(err as Error).message}`)
   }
