@@ -228,7 +228,7 @@ describe('managed floor', () => {
     const sid = await d.session()
     expect(await check(d, sid, 'curl https://example.com', repo)).toMatchObject({ verdict: 'deny', rule_id: 'org.no-curl' })
     expect(await check(d, sid, 'curl https://example.com')).toMatchObject({ verdict: 'deny', rule_id: 'org.no-curl' })
-    // The same seal on a local gate does switch it off: the floor is what is locked, not seals in general.
+    // Calls no bundle gate matches are still decided by the local layers.
     expect((await check(d, sid, 'echo ok')).verdict).toBe('allow')
   })
 })

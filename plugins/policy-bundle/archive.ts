@@ -13,6 +13,9 @@ export const MAX_BUNDLE_BYTES = 16 * 1024 * 1024
 const MAX_FILES = 4096
 
 export class BundleError extends Error {
+  /** The revision the bundle's manifest claims, when it could be read (unverified: for the record only). */
+  claimedRevision?: number
+
   constructor(message: string) {
     super(message)
     this.name = 'BundleError'

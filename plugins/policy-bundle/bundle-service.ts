@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Engine, OperatorEventVerdict } from '../../core/index.ts'
 import { bundleSourcesAt } from '../../core/index.ts'
+import { BundleError } from './archive.ts'
 import { activate, deactivate, prune, readActive, stageBundle } from './disk.ts'
 import { fetchBundle } from './fetch-bundle.ts'
 import type { ManagedSettings } from './managed.ts'
@@ -168,7 +169,8 @@ export class BundleService {
     try {
       bundle = await verifyBundle(bytes, settings.roots)
     } catch (err) {
-      return this.#refused({ reason: (err as Error).message }, bytes)
+      const claimed = err instanceof BundleError ? err.claimedRevision : undefined
+      return this.#refused({ reason: (err as Error).message, ...(claimed !== undefined ? { revision: claimed } : {}) }, bytes)
     }
     const active = this.#active
     if (active && active.revision === bundle.revision && active.contentHash === bundle.contentHash) {

@@ -28,7 +28,13 @@ export interface VerifiedBundle {
 export async function verifyBundle(bytes: Uint8Array, roots: readonly TrustRoot[]): Promise<VerifiedBundle> {
   if (roots.length === 0) throw new BundleError('no bundle-signing keys are pinned; every bundle is refused')
   const files = await unpackBundle(bytes)
-  const keyid = await verifyFiles(files, roots)
+  let keyid: string
+  try {
+    keyid = await verifyFiles(files, roots)
+  } catch (err) {
+    if (err instanceof BundleError) err.claimedRevision = claimedRevision(files.get(MANIFEST))
+    throw err
+  }
   const manifest = parseManifest(files.get(MANIFEST))
   const min = manifest.metadata.min_svc
   if (min !== undefined && compareVersions(SVC_VERSION, min) < 0) throw new BundleError(`bundle revision ${manifest.revision} needs svc ${min} or newer; this is svc ${SVC_VERSION}`)
@@ -51,4 +57,12 @@ export function refusalAgainst(next: VerifiedBundle, active: { revision: number;
   if (next.revision < active.revision) return `bundle revision ${next.revision} is older than the active revision ${active.revision} (rollback refused)`
   if (next.revision === active.revision && next.contentHash !== active.contentHash) return `bundle revision ${next.revision} has different content from the active bundle of the same revision (refused: a new policy needs a new revision)`
   return undefined
+}
+
+function claimedRevision(manifest: Uint8Array | undefined): number | undefined {
+  try {
+    return parseManifest(manifest).revision
+  } catch {
+    return undefined
+  }
 }
