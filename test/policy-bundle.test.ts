@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
 import { startBundleServer, type BundleServer } from './helpers/bundle-server.ts'
 import { buildBundle, denyGate, newSigningKey, tamper, writeManaged, type SigningKey } from './helpers/policy-bundle.ts'
+import { runCli } from './helpers/run-cli.ts'
 import { waitFor } from './helpers/wait.ts'
 
 vi.setConfig({ testTimeout: 60_000 })
@@ -93,6 +94,9 @@ describe('signed policy bundle', () => {
     await waitFor(() => server.counts.notModified >= 2, 'conditional requests answered 304')
     expect(server.counts.ok).toBe(1)
     expect((await status(d)).last_check.outcome).toBe('not_modified')
+    // `svc status` shows it.
+    const shown = await runCli(['status', '--url', d.url], { HOME: temp('svc-status-home-'), SVC_HOME: home })
+    expect(shown.stdout).toMatch(new RegExp(`bundle: +revision 5 \\(sha256 ${s.active.sha256.slice(0, 12)}, signed by ${key.keyid}\\) from ${server.url}; last check not_modified`))
   })
 
   const refusals: [string, () => Promise<Buffer>, RegExp][] = [
