@@ -60,3 +60,21 @@ describe('svc policy bundle', () => {
     expect((await svc('verify', old, '--key', join(dir, 'team.pub'))).stderr).toMatch(/bundle REFUSED: it expired at 2020-01-01T00:00:00Z/)
   })
 })
+
+describe('bundle format limits', () => {
+  it('packs deterministically, refuses an archive over 16 MiB, and lets SVC_MANAGED_FILE name a file only while the standard place is empty', async () => {
+    const { packBundle, unpackBundle, MAX_BUNDLE_BYTES } = await import('../plugins/policy-bundle/archive.ts')
+    const { managedFilePath } = await import('../plugins/policy-bundle/managed.ts')
+    const files = new Map([['.manifest', Buffer.from('{"revision":1,"roots":["svc"]}')], ['svc/daemon/a.yaml', Buffer.from(denyGate('a', '^a '))]])
+    expect(packBundle(files).equals(packBundle(new Map([...files].reverse())))).toBe(true)
+    expect(MAX_BUNDLE_BYTES).toBe(16 * 1024 * 1024)
+    await expect(unpackBundle(Buffer.alloc(MAX_BUNDLE_BYTES + 1))).rejects.toThrow(/at most 16777216 are accepted/)
+    const standard = join(dir, 'etc-managed.json')
+    const mine = join(dir, 'mine.json')
+    writeFileSync(mine, '{}')
+    expect(managedFilePath({ SVC_MANAGED_FILE: mine }, standard)).toBe(mine)
+    writeFileSync(standard, '{}')
+    expect(managedFilePath({ SVC_MANAGED_FILE: mine }, standard)).toBe(standard)
+    expect(managedFilePath({ SVC_MANAGED_FILE: join(dir, 'nowhere.json') }, join(dir, 'no-standard.json'))).toBeUndefined()
+  })
+})

@@ -220,6 +220,18 @@ describe('managed floor', () => {
     expect((await d.request('GET', '/v1/mode')).body.mode).toBe('firewall')
   })
 
+  it('keeps an active bundle in force once it expires, flagged in the status and by svc status', async () => {
+    const expires = new Date(Date.now() + 1500).toISOString()
+    floorServer.serve(await buildBundle({ revision: 2, files: { 'svc/daemon/org.yaml': denyGate('org.no-curl', '^curl ') }, key, expires }))
+    await waitFor(async () => (await status(d)).active.revision === 2, 'revision 2')
+    const s = await waitFor(async () => ((await status(d)).active.expired ? status(d) : undefined), 'the expiry')
+    expect(s.active).toMatchObject({ revision: 2, expires, expired: true })
+    const sid = await d.session()
+    expect(await check(d, sid, 'curl https://example.com')).toMatchObject({ verdict: 'deny', rule_id: 'org.no-curl' })
+    const shown = await runCli(['status', '--url', d.url], { HOME: temp('svc-status-home-'), SVC_HOME: home })
+    expect(shown.stdout).toMatch(/policy bundle revision 2 expired at .*; it stays in force until a newer one is served/)
+  })
+
   it('lets no user or repo file loosen a bundle gate: an allow does not override it and a sealed disable does not switch it off', async () => {
     const repo = temp('svc-floor-repo-')
     mkdirSync(join(repo, '.git'))

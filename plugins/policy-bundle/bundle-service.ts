@@ -76,7 +76,7 @@ export class BundleService {
     if (!settings) {
       deactivate(this.#home)
       prune(this.#home)
-      this.#log.warn('a policy bundle was active but the managed file pins no bundle keys any more; its layers are dropped')
+      this.#refused({ reason: 'a policy bundle was active but no managed file pins bundle keys any more; its layers are dropped' })
       return
     }
     try {

@@ -65,8 +65,8 @@ interface RawManaged {
 }
 
 /** The managed file in force: the default place when it exists, else `SVC_MANAGED_FILE`, else none. */
-export function managedFilePath(env: Readonly<Record<string, string | undefined>>): string | undefined {
-  if (exists(DEFAULT_MANAGED_FILE)) return DEFAULT_MANAGED_FILE
+export function managedFilePath(env: Readonly<Record<string, string | undefined>>, defaultPath = DEFAULT_MANAGED_FILE): string | undefined {
+  if (exists(defaultPath)) return defaultPath
   const override = env.SVC_MANAGED_FILE
   return override !== undefined && override !== '' && exists(override) ? override : undefined
 }
