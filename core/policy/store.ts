@@ -320,7 +320,8 @@ export class PolicyStore {
    */
   async checkCompiles(sources: readonly PolicySource[], now: number): Promise<FileProblem | undefined> {
     for (const src of sources) {
-      const file = new PolicyFile(src)
+      // With the parse cache: the reload that activates these very files then skips parsing them again.
+      const file = new PolicyFile(src, this.#opts.parseCache)
       await runYielding(file.refreshSteps(this.#opts.compiler, now))
       if (file.problem) return file.problem
     }
