@@ -6,7 +6,7 @@
  * `/etc/svc/managed.json` is the place; `SVC_MANAGED_FILE` names another one only while that place holds
  * nothing (tests, a non-standard layout), so setting the variable cannot hide an installed managed file.
  */
-import { readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { lazyValidator, type Mode } from '../../core/index.ts'
 import { trustRoot, type TrustRoot } from './signature.ts'
 
@@ -66,9 +66,9 @@ interface RawManaged {
 
 /** The managed file in force: the default place when it exists, else `SVC_MANAGED_FILE`, else none. */
 export function managedFilePath(env: Readonly<Record<string, string | undefined>>, defaultPath = DEFAULT_MANAGED_FILE): string | undefined {
-  if (exists(defaultPath)) return defaultPath
+  if (existsSync(defaultPath)) return defaultPath
   const override = env.SVC_MANAGED_FILE
-  return override !== undefined && override !== '' && exists(override) ? override : undefined
+  return override !== undefined && override !== '' && existsSync(override) ? override : undefined
 }
 
 /** Reads and checks the managed file; undefined when there is none. Throws ManagedFileError naming what is wrong. */
@@ -105,13 +105,4 @@ function bundleSettings(path: string, raw: NonNullable<RawManaged['bundle']>): B
     throw new ManagedFileError(path, `/bundle/keys: ${(err as Error).message}`)
   }
   return { url: raw.url, roots, minDelayMs: min * 1000, maxDelayMs: max * 1000, timeoutMs: (raw.timeout_seconds ?? 30) * 1000, headers: raw.headers ?? {} }
-}
-
-function exists(path: string): boolean {
-  try {
-    statSync(path)
-    return true
-  } catch {
-    return false
-  }
 }
