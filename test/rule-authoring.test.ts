@@ -4,7 +4,7 @@
  * `--exit-code`, the one redaction function, and `svc ledger verify` checking every stored call.
  */
 import { spawn } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import { join } from 'node:path'
 import { parse } from 'yaml'
@@ -110,6 +110,22 @@ describe('the false-positive skill', () => {
     const installed = await svc(['install', '--harness', 'claude-code', '--scope', 'repo', '--repo', repo, '--yes', '--with-skill', '--url', 'http://127.0.0.1:9'])
     expect(installed.stdout).toContain(`false-positive skill: ${join(repo, '.claude', 'skills', 'svc-false-positive', 'SKILL.md')}`)
     expect(readFileSync(join(repo, '.claude', 'skills', 'svc-false-positive', 'SKILL.md'), 'utf8')).toBe(skill)
+
+    // Uninstall takes the skill with the hooks: a dry run only names it, an edited copy is left and named.
+    const skillPath = join(repo, '.claude', 'skills', 'svc-false-positive', 'SKILL.md')
+    const uninstall = (...extra: string[]) => svc(['uninstall', '--harness', 'claude-code', '--scope', 'repo', '--repo', repo, '--yes', ...extra])
+    expect((await uninstall('--dry-run')).stdout).toContain(`would remove the false-positive skill ${skillPath}`)
+    expect(existsSync(skillPath)).toBe(true)
+    const removed = await uninstall()
+    expect(removed.code).toBe(0)
+    expect(removed.stdout).toContain(`removed the false-positive skill ${skillPath}`)
+    expect(existsSync(join(repo, '.claude', 'skills', 'svc-false-positive'))).toBe(false)
+    expect((await svc(['false-positive', 'skill', '--install', repo])).code).toBe(0)
+    writeFileSync(skillPath, `${skill}\nmy own note\n`)
+    const kept = await uninstall()
+    expect(kept.code).toBe(0)
+    expect(kept.stderr).toContain(`left ${skillPath}: it differs from the skill svc installs`)
+    expect(readFileSync(skillPath, 'utf8')).toContain('my own note')
   }, 60_000)
 })
 

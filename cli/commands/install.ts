@@ -14,7 +14,7 @@ import { TRUST_BY_HAND, trustCodexHooks, untrustCodexHooks } from '../../plugins
 import { shimPath, shimState } from '../../plugins/installer/shim.ts'
 import { planInstall, planUninstall, type Plan } from '../../plugins/installer/plan.ts'
 import { HarnessSelectionError, selectHarnesses } from '../../plugins/installer/select.ts'
-import { installClaudeSkill } from '../false-positive/skill.ts'
+import { installClaudeSkill, removeClaudeSkill } from '../false-positive/skill.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { mintOnDaemon, totpSecrets } from '../signer/mint-flow.ts'
 import { daemonPort, daemonUrl, protectedPorts, SHIPPED_POLICIES_DIR, svcHome, userHomeOf } from '../paths.ts'
@@ -193,10 +193,25 @@ export function makeUninstallCommand(io: CliIo): Command {
     const harnesses = opts.harness?.length ? selection(io, opts).harnesses : [...registered().values()]
     const req = { svcHome: svcHome(io.env, opts.home), harnesses, ...(opts.scope === 'repo' || opts.repo ? { scope: opts.scope } : {}) }
     const plan = planUninstall(req)
-    if (!(await reviewPlan(io, plan, opts, { unchanged: 'no svc hooks are installed; nothing to change', question: 'change', refused: 'nothing changed' }))) return
-    applyUninstall(req, plan.token)
+    const applied = await reviewPlan(io, plan, opts, { unchanged: 'no svc hooks are installed; nothing to change', question: 'change', refused: 'nothing changed' })
+    if (applied) applyUninstall(req, plan.token)
+    // The false-positive skill (`install --with-skill`) is svc's too: it goes with the hooks, or alone when they are already gone.
+    if (!opts.harness?.length || opts.harness.includes('claude-code')) removeSkills(io, opts)
+    if (!applied) return
     io.out(`removed svc hooks from ${plan.changes.length} file(s)`)
     const untrusted = await untrustCodexHooks({ svcHome: req.svcHome, env: io.env, cwd: userHomeOf(io.env) })
     if (untrusted) io.out(`codex: ${untrusted}`)
   })
+}
+
+/** Removes the Claude Code false-positive skill at user scope and, with --repo/--scope repo, in the repository. */
+function removeSkills(io: CliIo, opts: CommonOptions): void {
+  const roots = [userHomeOf(io.env), ...(opts.repo || opts.scope === 'repo' ? [resolve(opts.repo ?? '.')] : [])]
+  for (const root of roots) {
+    const result = removeClaudeSkill(root, opts.dryRun)
+    if (!result) continue
+    if (result.removed) io.out(`removed the false-positive skill ${result.path}`)
+    else if (result.reason === 'dry run') io.out(`would remove the false-positive skill ${result.path}`)
+    else io.err(`left ${result.path}: ${result.reason}`)
+  }
 }
