@@ -58,6 +58,9 @@ describe('svc policy bundle', () => {
     const old = join(dir, 'old.tgz')
     expect((await svc('build', src, '--revision', '1', '--out', old, '--expires', '2020-01-01T00:00:00Z', '--key', join(dir, 'team.key'))).code).toBe(0)
     expect((await svc('verify', old, '--key', join(dir, 'team.pub'))).stderr).toMatch(/bundle REFUSED: it expired at 2020-01-01T00:00:00Z/)
+    const future = join(dir, 'future.tgz')
+    expect((await svc('build', src, '--revision', '2', '--out', future, '--min-svc', '99.0.0', '--key', join(dir, 'team.key'))).code).toBe(0)
+    expect((await svc('verify', future, '--key', join(dir, 'team.pub'))).stderr).toMatch(/bundle revision 2 needs svc 99\.0\.0 or newer; this is svc \d+\.\d+\.\d+/)
   })
 })
 

@@ -151,6 +151,9 @@ describe('signed policy bundle', () => {
     await server.down()
     try {
       const env = { SVC_MANAGED_FILE: join(managedDir, 'managed.json') }
+      // An edit to the unpacked files while the daemon was down does not survive the restart.
+      const unpacked = readdirSync(join(home, 'bundles')).find((n) => n.startsWith('r7-'))!
+      writeFileSync(join(home, 'bundles', unpacked, 'files', 'svc', 'registry', 'acme', 'rule.yaml'), denyGate('acme.edited', '^nothing '))
       d = await startTestDaemon({ home, env })
       const s = await status(d)
       expect(s.active).toMatchObject({ revision: 7 })

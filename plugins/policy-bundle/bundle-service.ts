@@ -81,6 +81,8 @@ export class BundleService {
     }
     try {
       const bundle = await verifyBundle(saved.bytes, settings.roots)
+      // The files in force are unpacked again from the verified bytes, not trusted as they lie on disk.
+      activate(this.#home, stageBundle(this.#home, bundle, saved.bytes))
       this.#active = { ...bundle, activatedAt: Date.now() }
       this.#log.info({ revision: bundle.revision, sha256: bundle.sha256 }, 'policy bundle restored from disk (re-verified)')
     } catch (err) {
