@@ -3,13 +3,13 @@
  * canonical form (so key order and whitespace never change an identity: gate fingerprints, the policy
  * hash, MCP fingerprints).
  */
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import type { CallPayload } from './types.ts'
 
-/** Lower-case hex SHA-256 of `text` (UTF-8). */
+/** Lower-case hex SHA-256 of `text` (UTF-8). One-shot `hash` costs a fraction of a `createHash` object on the check path. */
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex')
+  return hash('sha256', text, 'hex')
 }
 
 /**

@@ -2,12 +2,13 @@
  * bench/ledger: signed, durable appends/s (group commit, WAL + synchronous=FULL, native Ed25519) at several
  * concurrencies; inclusion and consistency proof time at 100k and 1M leaves; whole-ledger verification rate
  * (node:crypto and noble); and the RSS of a real daemon process after a check load over HTTP.
- * Run: npm run bench:ledger   (BENCH_BIG=1000000 sets the large tree, BENCH_APPENDS=20000 the append runs)
+ * Run: npm run bench:ledger   (BENCH_BIG=1000000 sets the large tree, BENCH_APPENDS=20000 the append runs;
+ * BENCH_ONLY=verify builds only the 100k tree and times its verification, BENCH_REPEAT=3 repeats each verify run)
  */
 import { spawn } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { unlockHostKey } from '../../cli/signer/long-lived-key.ts'
@@ -22,6 +23,8 @@ import { formatUs, mib, summarise } from '../lib/stats.ts'
 
 const APPENDS = Number(process.env.BENCH_APPENDS ?? 20_000)
 const BIG = Number(process.env.BENCH_BIG ?? 1_000_000)
+const ONLY_VERIFY = process.env.BENCH_ONLY === 'verify'
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 1)
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-ledger-'))
 const session = certifiedSession('software')
 const sign = leafSignerFor(session.key)
@@ -55,7 +58,7 @@ console.log(`bench/ledger on Node ${process.version}; every append is signed (no
 
 // 1. Signed, durable appends per second, and how long the event loop stalls meanwhile: commits on the caller's
 //    thread (inline, the behaviour before the writer thread) against the writer thread, in the same run.
-for (const writer of ['inline', 'thread'] as const) {
+for (const writer of ONLY_VERIFY ? [] : (['inline', 'thread'] as const)) {
   const ledger = new SqliteLedger({ path: join(dir, `appends-${writer}.db`), writer })
   await ledger.append(sessionDraft(session), sign)
   for (const concurrency of [1, 8, 64, 256]) {
@@ -69,7 +72,7 @@ for (const writer of ['inline', 'thread'] as const) {
 }
 
 // 2. Proof time at 100k and BIG leaves (100k signed; the big tree unsigned to build faster: proofs do not read signatures).
-for (const [size, signed] of [[100_000, true], [BIG, false]] as const) {
+for (const [size, signed] of ONLY_VERIFY ? ([[100_000, true]] as const) : ([[100_000, true], [BIG, false]] as const)) {
   const path = join(dir, `tree-${size}.db`)
   const ledger = new SqliteLedger(path)
   if (signed) await ledger.append(sessionDraft(session), sign)
@@ -101,12 +104,21 @@ for (const [size, signed] of [[100_000, true], [BIG, false]] as const) {
     store.close()
     console.log(`whole-ledger verify, one thread, in memory (before) ${single.treeSize.toLocaleString('en-US')} leaves in ${seconds.toFixed(1)} s = ${Math.round(single.treeSize / seconds).toLocaleString('en-US')} leaves/s, ok=${single.ok}`)
     for (const [threads, verifier] of [[1, 'native'], [2, 'native'], [2, 'fast']] as const) {
-      t0 = performance.now()
-      const r = await verifyLedgerDatabase({ path, trustedHostKeys: trusted, threads, verifier })
-      seconds = (performance.now() - t0) / 1000
-      console.log(`whole-ledger verify, ${threads} thread(s), ${verifier === 'fast' ? 'libsodium  ' : 'node:crypto'}, streamed  ${r.treeSize.toLocaleString('en-US')} leaves in ${seconds.toFixed(1)} s = ${Math.round(r.treeSize / seconds).toLocaleString('en-US')} leaves/s, ok=${r.ok}`)
+      for (let run = 0; run < REPEAT; run++) {
+        t0 = performance.now()
+        const cpu0 = process.cpuUsage()
+        const r = await verifyLedgerDatabase({ path, trustedHostKeys: trusted, threads, verifier })
+        seconds = (performance.now() - t0) / 1000
+        const cpu = process.cpuUsage(cpu0)
+        const cpuSeconds = (cpu.user + cpu.system) / 1e6
+        console.log(`whole-ledger verify, ${threads} thread(s), ${verifier === 'fast' ? 'libsodium  ' : 'node:crypto'}, streamed  ${r.treeSize.toLocaleString('en-US')} leaves in ${seconds.toFixed(1)} s = ${Math.round(r.treeSize / seconds).toLocaleString('en-US')} leaves/s (CPU ${cpuSeconds.toFixed(1)} s, ${Math.round((cpuSeconds * 1e6) / r.treeSize)} µs/leaf; load ${loadavg()[0]!.toFixed(2)}), ok=${r.ok}`)
+      }
     }
   }
+}
+if (ONLY_VERIFY) {
+  rmSync(dir, { recursive: true, force: true })
+  process.exit(0)
 }
 
 // 3. RSS of a real daemon process: idle over a ledger of BIG leaves, then idle over an empty one and after a check load over HTTP.

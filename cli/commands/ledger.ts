@@ -8,11 +8,11 @@ import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
 import { readCheckpointLog } from '../../core/ledger/checkpoint-log.ts'
-import { verifyNative, verifyPortable } from '../../core/ledger/ed25519.ts'
 import { exportLedger, sourceFromExport } from '../../core/ledger/export.ts'
 import type { CheckpointLogInput } from '../../core/ledger/verify-checkpoints.ts'
 import { verifyLedger, type LedgerVerifyReport } from '../../core/ledger/verify-ledger.ts'
 import { verifyLedgerDatabase } from '../../core/ledger/verify-parallel.ts'
+import { verifierFor } from '../../core/ledger/verifiers.ts'
 import { writePrivateFile } from '../../core/atomic-file.ts'
 import { LedgerStore } from '../../core/ledger/store.ts'
 import { PAYLOADS_FILE } from '../../plugins/rule-lifecycle/index.ts'
@@ -61,7 +61,7 @@ async function verify(io: CliIo, opts: VerifyOpts): Promise<void> {
   let report: LedgerVerifyReport
   if (opts.file) {
     const source = sourceFromExport(opts.file)
-    report = verifyLedger({ ...source, log: checkpointLogInput(opts.checkpointLog), trustedHostKeys: trusted, verify: opts.portable ? verifyPortable : verifyNative })
+    report = verifyLedger({ ...source, log: checkpointLogInput(opts.checkpointLog), trustedHostKeys: trusted, verify: await verifierFor(opts.portable ? 'portable' : 'fast') })
   } else {
     const log = checkpointLogInput(opts.checkpointLog ?? join(dbPath, '..', 'checkpoints.log'))
     report = await verifyLedgerDatabase({ path: dbPath, trustedHostKeys: trusted, verifier: opts.portable ? 'portable' : 'fast', log, threads: opts.threads })

@@ -10,6 +10,7 @@ import { hashChildren, hashLeaf, splitPoint } from './merkle.ts'
 import { verifyConsistency, verifyInclusion } from './proof-verify.ts'
 import { LedgerStore } from './store.ts'
 import { verifyLedger, type LeafRecord } from './verify-ledger.ts'
+import { verifyLedgerDatabase } from './verify-parallel.ts'
 import { verifyTuple } from './verify-tuple.ts'
 
 const mth = (hashes: Buffer[]): Buffer => {
@@ -166,13 +167,33 @@ describe('verifyLedger detects tampering', () => {
     ['a signature byte', 'UPDATE leaves SET sig = zeroblob(64) WHERE seq = 4', /seq 4: leaf signature does not verify/],
     ['the session certificate', "UPDATE leaves SET body = replace(body, '\"expires_at_ms\":', '\"expires_at_ms\":1') WHERE seq = 0", /session certificate .* host signature does not verify|leaf hash/],
     ['the last leaf (truncation)', 'DELETE FROM leaves WHERE seq = 30', /checkpoint at size 31: the ledger has only 30 leaves/],
-  ])('detects a change to %s', async (_what, sql, expected) => {
+    ['a leaf re-serialised out of JCS form', "UPDATE leaves SET body = replace(body, '{\"monitor_match\":', '{ \"monitor_match\":') WHERE seq = 7", /seq 7: leaf bytes are not canonical JCS/],
+    ['a stored inner node', 'UPDATE nodes SET hash = zeroblob(32) WHERE level = 2 AND idx = 5', /stored node \(2, 5\) differs/],
+  ])('detects a change to %s, in memory and with verifier threads', async (_what, sql, expected) => {
     const { s, db } = await populated()
     db.exec(sql)
     db.close()
     const r = report(s)
     expect(r.ok).toBe(false)
     expect(r.problems.join('\n')).toMatch(expected)
+    for (const rangeLevel of [12, 2]) {
+      const threaded = await verifyLedgerDatabase({ path, trustedHostKeys: trustOf(s), threads: 2, rangeLevel })
+      expect(threaded.ok).toBe(false)
+      expect(threaded.problems.join('\n')).toMatch(expected)
+    }
+  })
+
+  it('gives the same verdict and root with ranges of 4 leaves, checking the nodes above the ranges', async () => {
+    const { s, db } = await populated()
+    const whole = report(s)
+    for (const rangeLevel of [0, 2, 3]) {
+      const r = await verifyLedgerDatabase({ path, trustedHostKeys: trustOf(s), threads: 2, rangeLevel })
+      expect(r).toMatchObject({ ok: true, root: whole.root, treeSize: 31, counts: whole.counts })
+    }
+    db.exec('UPDATE nodes SET hash = zeroblob(32) WHERE level = 4 AND idx = 0')
+    db.close()
+    const r = await verifyLedgerDatabase({ path, trustedHostKeys: trustOf(s), threads: 2, rangeLevel: 2 })
+    expect(r.problems.join('\n')).toMatch(/stored node \(4, 0\) differs/)
   })
 
   it('refuses to open a ledger whose stored tree no longer matches its checkpoint, or that lost leaves', async () => {

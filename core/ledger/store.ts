@@ -68,7 +68,6 @@ export class LedgerStore {
   readonly #insertCheckpoint: StatementSync
   readonly #latestDecision: StatementSync
   readonly #outcomeAfter: StatementSync
-  #leafRange?: StatementSync
 
   constructor(path: string, options: { readOnly?: boolean; busyTimeoutMs?: number } = {}) {
     this.db = new DatabaseSync(path, { readOnly: options.readOnly ?? false })
@@ -144,14 +143,6 @@ export class LedgerStore {
         UNION ALL SELECT seq, body FROM leaves WHERE session_id = '' AND verdict IN ('ledger_created', 'ledger_opened') ORDER BY seq`)
       .all() as { seq: number; body: string }[]
     return rows.map((r) => ({ seq: Number(r.seq), body: String(r.body) }))
-  }
-
-  /** Leaves with lo <= seq < hi in seq order, streamed. */
-  *leafRange(lo: number, hi: number): Generator<{ seq: number; body: string; sig: Buffer | null; leafHash: Buffer }> {
-    this.#leafRange ??= this.db.prepare('SELECT seq, body, leaf_hash, sig FROM leaves WHERE seq >= ? AND seq < ? ORDER BY seq')
-    for (const r of this.#leafRange.iterate(lo, hi) as Iterable<Record<string, unknown>>) {
-      yield { seq: Number(r.seq), body: String(r.body), sig: r.sig == null ? null : Buffer.from(r.sig as Uint8Array), leafHash: Buffer.from(r.leaf_hash as Uint8Array) }
-    }
   }
 
   /** Every leaf in seq order, streamed (for whole-ledger verification). */

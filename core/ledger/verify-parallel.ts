@@ -18,9 +18,9 @@ import type { RangeResult } from './verify-range.ts'
 import { buildSessionTable, type SessionTable } from './verify-sessions.ts'
 import type { RangeJob, RangeReply, VerifyWorkerInit } from './verify-worker.ts'
 
-/** Leaves per range: a power of two, so a range's nodes never depend on leaves outside it. */
-const RANGE_LEVEL = 14
-const RANGE = 2 ** RANGE_LEVEL
+/** Leaves per range: a power of two, so a range's nodes never depend on leaves outside it; small enough that
+ * the threads finish together (the last range is the only one a thread can wait on). */
+const RANGE_LEVEL = 12
 
 export interface DatabaseVerifyOptions {
   readonly path: string
@@ -29,6 +29,8 @@ export interface DatabaseVerifyOptions {
   readonly log?: CheckpointLogInput
   /** Worker threads (default: one per core). */
   readonly threads?: number
+  /** log2 of the leaves per range (default 12; tests use small ranges to cross range boundaries). */
+  readonly rangeLevel?: number
 }
 
 /** Runs ranges on a pool of verifier threads; results come back indexed by range. */
@@ -67,10 +69,12 @@ export async function verifyLedgerDatabase(opts: DatabaseVerifyOptions): Promise
     const { count, maxSeq } = store.extent()
     const treeSize = maxSeq + 1
     if (count !== treeSize) problems.add(`ledger has ${count} leaves but its highest seq is ${maxSeq} (leaves were removed from the middle)`)
+    const rangeLevel = opts.rangeLevel ?? RANGE_LEVEL
+    const range = 2 ** rangeLevel
     const table: SessionTable = buildSessionTable(store.eventLeaves(), opts.trustedHostKeys, verify, problems.add)
     const jobs: RangeJob[] = []
-    for (let lo = 0, id = 0; lo < treeSize; lo += RANGE, id++) {
-      jobs.push({ id, lo, hi: Math.min(lo + RANGE, treeSize), prevHash: lo === 0 ? GENESIS_PREV : (store.leaf(lo - 1)?.leafHash.toString('hex') ?? GENESIS_PREV) })
+    for (let lo = 0, id = 0; lo < treeSize; lo += range, id++) {
+      jobs.push({ id, lo, hi: Math.min(lo + range, treeSize), prevHash: lo === 0 ? GENESIS_PREV : (store.leaf(lo - 1)?.leafHash.toString('hex') ?? GENESIS_PREV) })
     }
     const results = await runRanges({ path: opts.path, table, verifier: verifierName }, jobs, opts.threads ?? availableParallelism())
     const idle = new IdleResolver(table, problems.add)
@@ -87,13 +91,13 @@ export async function verifyLedgerDatabase(opts: DatabaseVerifyOptions): Promise
       unsigned += r.unsigned
       const root = r.root ? Buffer.from(r.root) : undefined
       if (!root) continue
-      if (r.count < RANGE) {
+      if (r.count < range) {
         partialRoot = root
         continue
       }
-      // Nodes above a range: the range roots are perfect subtrees of level RANGE_LEVEL.
+      // Nodes above a range: the range roots are perfect subtrees of level rangeLevel.
       for (const node of upper.append(root).slice(1)) {
-        const level = RANGE_LEVEL + node.level
+        const level = rangeLevel + node.level
         const stored = store.findNode(level, node.idx)
         if (!stored?.equals(node.hash)) problems.add(`stored node (${level}, ${node.idx}) ${stored ? 'differs from the recomputed hash' : 'is missing'}`)
       }

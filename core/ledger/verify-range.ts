@@ -6,9 +6,9 @@
  */
 import { CompactRange } from './compact-range.ts'
 import type { SignatureVerifier } from './ed25519.ts'
-import { canonicalJson } from './jcs.ts'
 import { leafSigMessage, type LeafObject } from './leaf.ts'
 import { hashLeaf } from './merkle.ts'
+import { isCanonicalText } from './verify-canonical.ts'
 import { unsignedLeafProblem, type IdleCheck, type SessionTable } from './verify-sessions.ts'
 
 /** One leaf as exported or stored. */
@@ -70,7 +70,7 @@ export function verifyRange(input: RangeInput): RangeResult {
     let leaf: LeafObject | undefined
     try {
       leaf = JSON.parse(record.body) as LeafObject
-      if (canonicalJson(leaf) !== record.body) problem(`${at}: leaf bytes are not canonical JCS`)
+      if (!isCanonicalText(record.body, leaf)) problem(`${at}: leaf bytes are not canonical JCS`)
     } catch {
       problem(`${at}: leaf is not JSON`)
     }
@@ -97,7 +97,7 @@ export function verifyRange(input: RangeInput): RangeResult {
       if (!input.storedNode) break
       const idx = lo / 2 ** node.level + node.idx
       const stored = input.storedNode(node.level, idx)
-      if (!stored || !Buffer.from(stored).equals(node.hash)) problem(`stored node (${node.level}, ${idx}) ${stored ? 'differs from the recomputed hash' : 'is missing'}`)
+      if (!stored || !node.hash.equals(stored)) problem(`stored node (${node.level}, ${idx}) ${stored ? 'differs from the recomputed hash' : 'is missing'}`)
     }
     if (input.wantRootsAt?.has(lo + local.size)) rootsAt.set(lo + local.size, local.root()!)
   }

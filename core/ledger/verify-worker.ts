@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { verifierFor, type VerifierName } from './verifiers.ts'
 import { LedgerStore } from './store.ts'
+import { RangeReader } from './verify-reader.ts'
 import { verifyRange, type RangeResult } from './verify-range.ts'
 import type { SessionTable } from './verify-sessions.ts'
 
@@ -27,6 +28,7 @@ const init = (workerData as { svcLedgerVerify?: VerifyWorkerInit } | undefined)?
 if (parentPort && init) {
   const port = parentPort
   const store = new LedgerStore(init.path, { readOnly: true })
+  const reader = new RangeReader(store.db)
   const verify = await verifierFor(init.verifier)
   port.on('message', (job: RangeJob | 'close') => {
     if (job === 'close') {
@@ -35,7 +37,7 @@ if (parentPort && init) {
       return
     }
     try {
-      const result = verifyRange({ lo: job.lo, prevHash: job.prevHash, leaves: store.leafRange(job.lo, job.hi), table: init.table, verify, storedNode: store.findNode })
+      const result = verifyRange({ lo: job.lo, prevHash: job.prevHash, leaves: reader.leaves(job.lo, job.hi), table: init.table, verify, storedNode: reader.nodes(job.lo, job.hi) })
       port.postMessage({ id: job.id, result } satisfies RangeReply)
     } catch (err) {
       port.postMessage({ id: job.id, error: (err as Error).message } satisfies RangeReply)

@@ -22,7 +22,8 @@ export function svcPortsOf(ctx: { readonly svcPorts?: readonly number[] }): read
  */
 export function svcPortSet(extra: readonly number[] = []): readonly number[] {
   for (const port of extra) if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`${port} is not a port number (0-65535)`)
-  return [...new Set([...DEFAULT_SVC_PORTS, ...extra.filter((p) => p !== 0)])].sort((a, b) => a - b)
+  // Frozen: compiled port globs are cached by the identity of this array (see plugins/gates/command).
+  return Object.freeze([...new Set([...DEFAULT_SVC_PORTS, ...extra.filter((p) => p !== 0)])].sort((a, b) => a - b))
 }
 
 /**

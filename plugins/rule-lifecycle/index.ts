@@ -14,7 +14,7 @@ const plugin: EnginePlugin = {
   name: 'feature:rule-lifecycle',
   apply(host) {
     let store: PayloadStore | undefined
-    const open = (retention: Retention = DEFAULT_RETENTION) => (store ??= new PayloadStore(join(host.home, PAYLOADS_FILE), retention))
+    const open = (retention: Retention = DEFAULT_RETENTION) => (store ??= new PayloadStore(join(host.home, PAYLOADS_FILE), retention, { onError: (err) => host.log.error({ err }, 'payloads.db: a batch of calls could not be stored (their leaves keep the hashes)') }))
     host.hooks.ledgerAppend.tap('feature:rule-lifecycle', (entry, _decision, payloadBytes) => {
       if (entry.kind === 'decision' && payloadBytes) open().put(entry.seq, entry.payloadHash, payloadBytes, entry.at)
     })

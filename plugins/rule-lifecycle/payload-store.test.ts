@@ -24,3 +24,22 @@ describe('payload store retention', () => {
     expect(() => retentionFrom({ SVC_PAYLOAD_MAX_MB: 'lots' })).toThrow(/SVC_PAYLOAD_MAX_MB/)
   })
 })
+
+describe('payload store writes', () => {
+  it('writes the calls of one turn of the event loop together, and a read or close sees every call stored before it', async () => {
+    const path = join(tempDir(), 'payloads.db')
+    const store = new PayloadStore(path)
+    const other = new PayloadStore(path, undefined, { readOnly: true })
+    const now = Date.now()
+    for (let seq = 0; seq < 3; seq++) expect(store.put(seq, sha256(call(`echo ${seq}`)), call(`echo ${seq}`), now)).toBe(true)
+    expect(other.get(0)).toBeUndefined() // queued, not yet written
+    await new Promise((resolve) => setImmediate(resolve))
+    expect([...other.all()].map((p) => p.seq)).toEqual([0, 1, 2])
+    store.put(3, sha256(call('pwd')), call('pwd'), now)
+    expect(store.get(3)?.body).toBe(call('pwd')) // the store's own read writes the queue first
+    store.put(4, sha256(call('id')), call('id'), now)
+    store.close()
+    expect(other.get(4)?.body).toBe(call('id')) // closing writes what is queued
+    other.close()
+  })
+})

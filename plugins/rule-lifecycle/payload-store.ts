@@ -2,7 +2,10 @@
  * The exact call behind each decision leaf, kept beside the ledger in `$SVC_HOME/payloads.db` (0600). The leaf
  * commits to it through `payload_hash`, so a stored payload is checkable and cannot be swapped. Retention is by
  * age and total size (defaults: 30 days, 256 MiB); past it only the leaf's hash remains. A payload larger than
- * the per-call cap is never stored. Writes are not fsynced: the ledger, not this file, is the record.
+ * the per-call cap is never stored. Writes are not fsynced: the ledger, not this file, is the record. Rows are
+ * written in one transaction per turn of the event loop (a transaction per call cost the check path more than the
+ * insert; the ledger settles a whole group commit in one turn, so its calls are written together), before any
+ * later request is read; every read, and close, writes what is queued first.
  */
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
@@ -34,7 +37,10 @@ export interface StoredPayload {
   readonly tsMs: number
 }
 
-const PRUNE_EVERY = 256
+/** Age is pruned at least this often while calls are stored (retention is counted in days). */
+const AGE_PRUNE_EVERY_MS = 60_000
+
+type Row = readonly [seq: number, payloadHash: string, body: string, bytes: number, tsMs: number]
 
 /** Opens (or creates, 0600) a payload store. */
 export class PayloadStore {
@@ -42,9 +48,15 @@ export class PayloadStore {
   readonly #retention: Retention
   readonly #put: StatementSync
   readonly #get: StatementSync
-  #sincePrune = 0
+  readonly #onError: (err: unknown) => void
+  #queued: Row[] = []
+  /** Bytes of the stored rows, known after the first prune; a size prune runs only once it passes the limit. */
+  #bytes = 0
+  #agePrunedAt = 0
 
-  constructor(path: string, retention: Retention = DEFAULT_RETENTION, opts: { readOnly?: boolean } = {}) {
+  /** `onError` hears of a queued batch that could not be written (it is dropped: the leaves keep their hashes). */
+  constructor(path: string, retention: Retention = DEFAULT_RETENTION, opts: { readOnly?: boolean; onError?: (err: unknown) => void } = {}) {
+    this.#onError = opts.onError ?? (() => {})
     if (!opts.readOnly) {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
       closeSync(openSync(path, 'a', 0o600))
@@ -64,52 +76,93 @@ export class PayloadStore {
 
   /** Binds the store to one ledger (its origin): the calls of a replaced ledger (`--new-ledger`) are dropped, since seqs restart. */
   bindLedger(origin: string): void {
+    this.#write()
     const row = this.#db.prepare("SELECT value FROM meta WHERE key = 'origin'").get() as { value: string } | undefined
     if (row?.value === origin) return
     this.#db.exec('DELETE FROM payloads')
     this.#db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('origin', ?)").run(origin)
   }
 
-  /** Stores the canonical bytes of leaf `seq`'s call when they hash to `payloadHash` and fit the caps; returns whether it did. */
+  /**
+   * Stores the canonical bytes of leaf `seq`'s call when they hash to `payloadHash` and fit the caps; returns
+   * whether it will. The row is written with the others queued in this turn of the event loop.
+   */
   put(seq: number, payloadHash: string, body: string, tsMs: number): boolean {
     if (this.#retention.maxAgeMs === 0) return false
     if (sha256(body) !== payloadHash) return false
     const bytes = Buffer.byteLength(body)
     if (bytes > this.#retention.maxPayloadBytes) return false
-    this.#put.run(seq, payloadHash, body, bytes, tsMs)
-    if (++this.#sincePrune >= PRUNE_EVERY) this.prune(Date.now())
+    if (this.#queued.push([seq, payloadHash, body, bytes, tsMs]) === 1) setImmediate(() => this.#writeReporting())
     return true
   }
 
+  #writeReporting(): void {
+    try {
+      this.#write()
+    } catch (err) {
+      this.#onError(err)
+    }
+  }
+
+  /**
+   * Writes the queued rows in one transaction, then prunes when the total passes the size limit or the age was
+   * last pruned a minute ago (a prune scans the table: once per few hundred rows it cost more than the inserts).
+   */
+  #write(): void {
+    if (this.#queued.length === 0 || !this.#db.isOpen) return
+    const rows = this.#queued
+    this.#queued = []
+    this.#db.exec('BEGIN')
+    try {
+      for (const row of rows) this.#put.run(...row)
+      this.#db.exec('COMMIT')
+    } catch (err) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK')
+      throw err
+    }
+    for (const row of rows) this.#bytes += row[3]
+    const now = Date.now()
+    if (this.#bytes > this.#retention.maxBytes || now - this.#agePrunedAt >= AGE_PRUNE_EVERY_MS) this.prune(now)
+  }
+
   get(seq: number): StoredPayload | undefined {
+    this.#write()
     const row = this.#get.get(seq) as { seq: number; payload_hash: string; body: string; ts_ms: number } | undefined
     return row && { seq: Number(row.seq), payloadHash: row.payload_hash, body: row.body, tsMs: Number(row.ts_ms) }
   }
 
   /** The newest `limit` stored payloads, newest first (replay of a replacement). */
   recent(limit: number): StoredPayload[] {
+    this.#write()
     const rows = this.#db.prepare('SELECT seq, payload_hash, body, ts_ms FROM payloads ORDER BY seq DESC LIMIT ?').all(limit) as { seq: number; payload_hash: string; body: string; ts_ms: number }[]
     return rows.map((r) => ({ seq: Number(r.seq), payloadHash: r.payload_hash, body: r.body, tsMs: Number(r.ts_ms) }))
   }
 
   /** Every stored payload in seq order (for verification). */
   *all(): Generator<StoredPayload> {
+    this.#write()
     for (const row of this.#db.prepare('SELECT seq, payload_hash, body, ts_ms FROM payloads ORDER BY seq').iterate()) {
       const r = row as { seq: number; payload_hash: string; body: string; ts_ms: number }
       yield { seq: Number(r.seq), payloadHash: r.payload_hash, body: r.body, tsMs: Number(r.ts_ms) }
     }
   }
 
-  /** Drops payloads older than the age limit, then the oldest until the total fits the size limit. */
+  /**
+   * Drops payloads older than the age limit, then the oldest until the total fits 63/64 of the size limit (the
+   * slack keeps a full store from being pruned, a table scan, on every write).
+   */
   prune(now: number): void {
-    this.#sincePrune = 0
+    this.#write()
+    this.#agePrunedAt = now
     this.#db.prepare('DELETE FROM payloads WHERE ts_ms < ?').run(now - this.#retention.maxAgeMs)
     this.#db
       .prepare('DELETE FROM payloads WHERE seq <= (SELECT seq FROM (SELECT seq, SUM(bytes) OVER (ORDER BY seq DESC) AS run FROM payloads) WHERE run > ? ORDER BY seq DESC LIMIT 1)')
-      .run(this.#retention.maxBytes)
+      .run(this.#retention.maxBytes - Math.floor(this.#retention.maxBytes / 64))
+    this.#bytes = Number((this.#db.prepare('SELECT COALESCE(SUM(bytes), 0) AS total FROM payloads').get() as { total: number | bigint }).total)
   }
 
   close(): void {
+    this.#writeReporting()
     if (this.#db.isOpen) this.#db.close()
   }
 }

@@ -81,8 +81,8 @@ export function contentOf(st: AnalysisState, scope: Scope, raw: string | undefin
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
   if (path === undefined || path.startsWith('/dev/') || path.startsWith('/proc/')) return undefined
   try {
-    const stat = statSync(path)
-    return stat.isFile() && stat.size <= MAX_READ ? readFileSync(path, 'utf8') : undefined
+    const stat = statSync(path, { throwIfNoEntry: false })
+    return stat !== undefined && stat.isFile() && stat.size <= MAX_READ ? readFileSync(path, 'utf8') : undefined
   } catch {
     return undefined
   }

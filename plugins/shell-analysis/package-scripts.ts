@@ -26,10 +26,8 @@ export function packageScripts(st: AnalysisState, inv: Invocation, program: stri
   else if (['install', 'i', 'add', 'ci', 'rebuild'].includes(first)) name = 'install'
   else if (LIFECYCLE.has(first) && (program === 'npm' || ['test', 'start', 'stop', 'restart'].includes(first))) name = first === 't' || first === 'tst' ? 'test' : first
   else if (program !== 'npm' && !BUILTIN.has(first)) name = first
-  if (name === undefined) return []
-  const scripts = readScripts(st, inv)
-  if (!scripts) return []
-  return lifecycleScripts(st, inv, program, name)
+  // package.json is read once, by lifecycleScripts (it used to be read here as well).
+  return name === undefined ? [] : lifecycleScripts(st, inv, program, name)
 }
 
 /** Scripts npm runs around a command (`npm version` runs preversion, version, postversion; publish runs prepack...). */

@@ -89,7 +89,7 @@ export function intoDirectory(program: string, argv: readonly string[], operands
 
 function isDirectory(path: string): boolean {
   try {
-    return statSync(path).isDirectory()
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
   } catch {
     return false
   }

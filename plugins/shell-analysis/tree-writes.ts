@@ -48,7 +48,7 @@ const VALUE_BEFORE = /^(-t|--target-directory|-C|--directory|-d|-e|--rsh|--exclu
 
 function isDirectory(path: string | undefined): boolean {
   try {
-    return path !== undefined && statSync(path).isDirectory()
+    return path !== undefined && statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
   } catch {
     return false
   }

@@ -9,6 +9,8 @@ export { parseCallUrl }
 
 /** Absolute URLs of any scheme embedded in a string (arguments, inline code). */
 export function findUrls(text: string): string[] {
+  // Every match contains `://`: most arguments have none, and the scan below tries a scheme at every letter.
+  if (!text.includes('://')) return []
   return [...text.matchAll(/\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}:\/\/[^\s'"`<>\\)]+/g)].map((m) => m[0]).slice(0, 32)
 }
 

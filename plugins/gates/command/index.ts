@@ -57,14 +57,18 @@ function argGlobs(v: List | undefined): ((ctx: EvalContext) => Glob[]) | undefin
   }
   patterns.forEach((p) => compileGlob(bindPortGlob(p, [7878]), { pathMode: false })) // validates every pattern at load
   const byPorts = new Map<string, Glob[]>()
+  // The daemon's port set is one (immutable) array until it is rebound: asked by identity first, like homeGlobsFor.
+  let last: { ports: readonly number[]; compiled: Glob[] } | undefined
   return (ctx) => {
     const ports = svcPortsOf(ctx)
+    if (last?.ports === ports) return last.compiled
     const key = svcPortsKey(ports)
     let compiled = byPorts.get(key)
     if (!compiled) {
       compiled = patterns.map((p) => compileGlob(bindPortGlob(p, ports), { pathMode: false }))
       byPorts.set(key, compiled)
     }
+    last = { ports, compiled }
     return compiled
   }
 }
