@@ -27,6 +27,7 @@ import { SessionStore, type Session } from './sessions/store.ts'
 import { svcPortSet } from './match/svc-ports.ts'
 import { gateKey, StateDb } from './state/state-db.ts'
 import { latestLedgerMode, sealMode, startMode } from './state/mode-record.ts'
+import { assertAboveFloor, belowFloor, modeFloorRegistry } from './state/mode-floor.ts'
 import type { Decision, EvalContext, EvalRequest, GateHit, LedgerDraft, LedgerEntry, Mode, OperatorEventVerdict, ToolCall } from './types.ts'
 
 export interface EngineOptions {
@@ -272,7 +273,8 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     return { verdict: decision.verdict, rule_id: decision.ruleId, reason: decision.reason, ...(nudge ? { nudge } : {}), ledger_seq: entry.seq, decision, request }
   }
 
-  return {
+  const floor = modeFloorRegistry(registry).get('mode')
+  const engine: Engine = {
     hooks,
     registry,
     policy,
@@ -284,6 +286,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     log: opts.log,
     mode: () => mode,
     async setMode(next, who, reason) {
+      assertAboveFloor(next, floor)
       const previous = mode
       // A change whose sealed row could not be written would refuse the next start: check first.
       state.assertWritable()
@@ -317,4 +320,14 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       await ledger.close()
     },
   }
+  // A machine whose managed floor is above the mode it kept is raised at start, ledgered like any change.
+  if (belowFloor(mode, floor)) {
+    try {
+      await engine.setMode(floor!, 'managed floor', `the managed file sets the floor mode ${floor}`)
+    } catch (err) {
+      await engine.close()
+      throw err
+    }
+  }
+  return engine
 }

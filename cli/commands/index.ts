@@ -36,7 +36,7 @@ export const commands: readonly CommandEntry[] = [
   { name: 'tail', summary: 'follow new decisions, one plain line (or JSON object) each, for pipes and scripts', load: async () => (await import('./tail.ts')).makeTailCommand },
   { name: 'top', summary: 'terminal dashboard: live decisions, gates, sessions, MCP pins and the ledger, with keyboard navigation', load: async () => (await import('./top.ts')).makeTopCommand },
   { name: 'hud', summary: 'print one status line (mode, signer tier, allow/deny counts, pending pin changes) for Claude Code\'s statusLine', load: async () => (await import('./hud.ts')).makeHudCommand },
-  { name: 'policy', summary: 'tools for rule authors: run fixtures, lint policy files', load: async () => (await import('./policy.ts')).makePolicyCommand },
+  { name: 'policy', summary: 'tools for rule authors: run fixtures, lint policy files, build and sign policy bundles', load: async () => (await import('./policy.ts')).makePolicyCommand },
 ]
 
 /** The commands an argument list invokes (`svc <command> …`, `svc help <command>`): the only ones worth loading. */

@@ -11,6 +11,7 @@ import { EngineError, formatEngineError } from '../../core/index.ts'
 import { describeFailure, fixturesOf, runFixture } from '../../plugins/rule-lifecycle/fixtures.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { SHIPPED_POLICIES_DIR, svcHome } from '../paths.ts'
+import { makeBundleCommand } from '../policy/bundle.ts'
 import { lintPolicies } from '../policy/lint.ts'
 import { fixtureWorld, policyFilesAt } from '../policy/world.ts'
 
@@ -62,7 +63,7 @@ async function test(io: CliIo, path: string | undefined, opts: { home?: string; 
 }
 
 export function makePolicyCommand(io: CliIo): Command {
-  const policy = new Command('policy').description('tools for rule authors: run fixtures, lint policy files')
+  const policy = new Command('policy').description('tools for rule authors: run fixtures, lint policy files, build and sign policy bundles')
   policy.addCommand(
     new Command('test')
       .description('run gate fixtures (expected verdict and rule per call) against a policy file, a registry rule folder, a directory, or the layered policy')
@@ -86,5 +87,6 @@ export function makePolicyCommand(io: CliIo): Command {
         if (errors > 0) throw new CliError(`lint found ${errors} error(s)`)
       }),
   )
+  policy.addCommand(makeBundleCommand(io))
   return policy
 }

@@ -32,6 +32,12 @@ export function renderStatus(r: StatusReport): string {
     out.push(`sandbox:  ${sb.harness} ${sb.state === 'off' ? 'off: the agent’s commands run without the second layer; `svc install --sandbox` turns it on' : sb.state}${where}`)
   }
   if (r.hooks.some((h) => h.usesShim)) out.push(`shim:     ${r.shim} (${r.home}/bin/svc-hook)`)
+  if (r.bundle) {
+    const b = r.bundle
+    const active = b.active ? `revision ${b.active.revision} (sha256 ${b.active.sha256.slice(0, 12)}, signed by ${b.active.keyid}${b.active.expired ? ', EXPIRED' : ''})` : 'none active'
+    out.push(`bundle:   ${active} from ${b.url}${b.last_check ? `; last check ${b.last_check.outcome} ${ago(b.last_check.at)}` : ''}${b.floor.mode ? `; floor mode ${b.floor.mode}` : ''}`)
+    if (b.last_refusal) out.push(`          last refused ${ago(b.last_refusal.at)}: ${b.last_refusal.reason}`)
+  }
   if (r.policy) {
     out.push(`policy:   ${r.policy.status}, hash ${r.policy.hash.slice(0, 12)}`)
     for (const f of r.policy.files) out.push(`          ${f.layer.padEnd(8)} ${f.status.padEnd(6)} ${f.path}${f.gates === undefined ? '' : ` (${f.gates} gates)`}${f.error ? `: ${f.error}` : ''}`)

@@ -17,8 +17,6 @@ import { SqliteLedger } from '../../core/ledger/ledger.ts'
 import { ledgerMarkerPath } from '../../core/ledger/ledger-guard.ts'
 import { protectedPorts, SHIPPED_POLICIES_DIR, VERSION } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
-import { startOtlpExport } from '../fleet/otlp-daemon.ts'
-import { startWitnessing } from '../fleet/witness-daemon.ts'
 
 export interface DaemonOptions {
   readonly home: string
@@ -93,44 +91,35 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     await ledger.close()
     throw err
   }
+  let app: FastifyInstance | undefined
   try {
     const auth = createAuthService(opts.home, opts.env)
-    const app = await buildApp({ engine, auth, version: VERSION, env: { ...opts.env }, logger: log })
+    app = await buildApp({ engine, auth, version: VERSION, env: { ...opts.env }, logger: log })
     const address = await app.listen({ port: opts.port, host })
     const dashboard = opts.dashboardPort === undefined ? undefined : await listenDashboard(app, engine, opts.dashboardPort, host, opts.env, log)
     engine.setSvcPorts([...svcPorts, boundPort(app), ...(dashboard ? [boundPort(dashboard)] : [])].filter((p): p is number => p !== undefined))
     const dashboardUrl = dashboard ? loopbackUrl(`http://${host.includes(':') ? `[${host}]` : host}:${boundPort(dashboard)}`) : undefined
-    // Off the hook path: ships committed leaves to an OpenTelemetry collector when SVC_OTLP_ENDPOINT is set.
-    let otlp: ReturnType<typeof startOtlpExport>
-    let witnessing: ReturnType<typeof startWitnessing>
-    try {
-      otlp = startOtlpExport(opts.home, opts.env, log)
-      witnessing = startWitnessing(opts.home, opts.env, ledger, log)
-    } catch (err) {
-      await otlp?.stop()
-      await dashboard?.close()
-      await app.close()
-      throw err
-    }
+    // OTLP export, witnessing and the policy-bundle poller are plugins: they start in buildApp and stop in app.close().
     log.info({ address, ...(dashboardUrl ? { dashboard: dashboardUrl } : {}), home: opts.home, mode: engine.mode(), policy_hash: engine.policy.hash, protected_ports: engine.svcPorts() }, 'svc daemon listening')
     let closing: Promise<void> | undefined
+    const api = app
     return {
-      app,
+      app: api,
       engine,
       url: loopbackUrl(address),
       ...(dashboardUrl ? { dashboardUrl } : {}),
       close() {
         closing ??= (async () => {
           await dashboard?.close()
-          await app.close()
-          await otlp?.stop()
-          await witnessing?.stop()
+          await api.close()
           await engine.close()
         })()
         return closing
       },
     }
   } catch (err) {
+    // The app's onClose stops what its plugins started (export, witnessing, bundle polling).
+    await app?.close()
     await engine.close()
     throw err
   }

@@ -45,6 +45,15 @@ export interface HarnessSandbox {
   readonly missing: number
 }
 
+export interface BundleView {
+  readonly configured: boolean
+  readonly url?: string
+  readonly floor: { readonly mode?: string }
+  readonly active?: { readonly revision: number; readonly sha256: string; readonly keyid: string; readonly expired: boolean; readonly expires?: string }
+  readonly last_check?: { readonly at: string; readonly outcome: string; readonly reason?: string }
+  readonly last_refusal?: { readonly at: string; readonly reason?: string; readonly revision?: number }
+}
+
 export interface StatusReport {
   readonly url: string
   readonly home: string
@@ -63,6 +72,8 @@ export interface StatusReport {
   /** The second layer per harness with hooks: its own OS sandbox as `svc install --sandbox` configured it. */
   readonly sandbox: readonly HarnessSandbox[]
   readonly shim: 'current' | 'stale' | 'missing'
+  /** The signed policy bundle (GET /v1/policy/bundle), when a managed file configures one. */
+  readonly bundle?: BundleView
   readonly policy?: { readonly status: string; readonly hash: string; readonly files: readonly { path: string; layer: string; status: string; gates?: number; error?: string }[] }
   readonly ledger?: { readonly treeSize: number; readonly checkpointSize?: number; readonly signer: string; readonly bytesOnDisk?: number }
   /** Settings that switch svc's hooks off (user configs, and the project layers of known project directories). */
@@ -181,6 +192,7 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
   let mode: string | undefined
   let session: StatusReport['session']
   let policy: StatusReport['policy']
+  let bundle: BundleView | undefined
   let ledger: StatusReport['ledger']
   let ungated: UngatedSession[] = []
   let projects: string[] = []
@@ -192,13 +204,19 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
     problems.push({ what: `the daemon at ${url} is not reachable (${daemon.error})`, hint: 'start it: `svc service install` (runs at login, restarts on failure) or `svc daemon`; another URL: --url or SVC_URL' })
   }
   if (daemon.reachable) {
-    const [m, cur, view, root, coverage] = await Promise.allSettled([
+    const [m, cur, view, root, coverage, bundled] = await Promise.allSettled([
       getJson<{ mode: string }>(`${url}/v1/mode`),
       getJson<{ state: 'active' | 'expired' | 'none'; session?: { session_id: string; signer: string; expires_at: string; idle_expires_at?: string; banner?: string }; renewer?: { tier: string; seen_at: string }; now: string }>(`${url}/v1/sessions/current`),
       getJson<{ status: string; policy_hash: string; files: { path: string; layer: string; status: string; gates?: number; error?: string }[] }>(`${url}/v1/policy/view`),
       getJson<{ tree_size: number; signer: string; checkpoint?: string }>(`${url}/v1/ledger/root`),
       getJson<{ sessions: (UngatedSession & { last_seen_at: string })[] }>(`${url}/v1/hooks/coverage`),
+      getJson<BundleView>(`${url}/v1/policy/bundle`),
     ])
+    if (bundled.status === 'fulfilled' && bundled.value.configured) {
+      bundle = bundled.value
+      if (!bundle.active) problems.push({ what: `the managed file names a policy bundle (${bundle.url}) but none is active${bundle.last_refusal?.reason ? `: ${bundle.last_refusal.reason}` : bundle.last_check?.reason ? `: ${bundle.last_check.reason}` : ''}`, hint: 'ask whoever signs the bundle; `svc policy bundle verify <file> --key <pub>` says why a bundle is refused' })
+      else if (bundle.active.expired) problems.push({ what: `policy bundle revision ${bundle.active.revision} expired at ${bundle.active.expires}; it stays in force until a newer one is served`, hint: 'ask whoever signs the bundle for a new revision' })
+    }
     if (coverage.status === 'fulfilled') {
       // A session that ran ungated within the last hour: older gaps stay in the ledger (`hook_bypassed` leaves).
       ungated = coverage.value.sessions.filter((x) => x.ungated > 0 && Date.now() - Date.parse(x.last_ungated_at) < UNGATED_RECENT_MS)
@@ -278,7 +296,7 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
       hint: 'look for a project setting that switches hooks off, then `svc log` to see what ran',
     })
   }
-  return { url, home, daemon, mode, session, hooks, sandbox, shim, policy, ledger, switchedOff, ungated, problems }
+  return { url, home, daemon, mode, session, hooks, sandbox, shim, bundle, policy, ledger, switchedOff, ungated, problems }
 }
 
 /** Settings that switch hooks off: the user's configs, and the project layers of this directory and of every directory sessions ran in. */

@@ -102,7 +102,9 @@ export class PolicyFile {
         for (const [name, gates] of entries) out.set(name, yield* compiler.compileSteps(gates, { layer, source: `${prefix}${name}`, policyMode: parsed.mode }))
         return out
       }
-      const loaded = { mode: parsed.mode, contentHash, gates: [], groups: yield* compileMap(parsed.groups, 'group:'), users: yield* compileMap(parsed.users, 'user:'), loadedAt: now }
+      // A bundle's group file names its gates `bundle:group:<name>` so the view says where they came from.
+      const prefix = source === 'group' ? '' : 'bundle:'
+      const loaded = { mode: parsed.mode, contentHash, gates: [], groups: yield* compileMap(parsed.groups, `${prefix}group:`), users: yield* compileMap(parsed.users, `${prefix}user:`), loadedAt: now }
       if (!cached) this.#cache?.put('group', path, contentHash, parsed)
       return loaded
     }

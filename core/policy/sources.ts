@@ -2,14 +2,14 @@
  * Where each policy layer lives on disk (SPEC "Policy layers"): the shipped daemon policy plus
  * `$SVC_HOME/policy.yaml`, registry rules, the group file, the user file, and `.svc.yaml` per repo.
  */
-import { readdirSync } from 'node:fs'
+import { readdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import type { LayerName } from '../types.ts'
 
 export interface PolicySource {
   readonly path: string
   readonly layer: LayerName
-  /** The gate view's `source`: `daemon`, `registry:<id>`, `group`, `user`, `per-repo:<path>`. */
+  /** The gate view's `source`: `daemon`, `registry:<id>`, `group`, `user`, `per-repo:<path>`; `bundle…` from a signed policy bundle. */
   readonly source: string
   readonly kind: 'policy' | 'group'
 }
@@ -26,13 +26,53 @@ export function staticSources(policiesDir: string, home: string): PolicySource[]
   const registry = listDir(join(home, 'registry'))
     .sort()
     .map((id): PolicySource => ({ path: join(home, 'registry', id, 'rule.yaml'), layer: 'registry', source: `registry:${id}`, kind: 'policy' }))
+  const bundle = bundleSources(home)
   return [
     ...shipped,
+    ...bundle.filter((s) => s.layer === 'daemon'),
     { path: join(home, 'policy.yaml'), layer: 'daemon', source: 'daemon', kind: 'policy' },
     ...registry,
+    ...bundle.filter((s) => s.layer === 'registry'),
+    ...bundle.filter((s) => s.layer === 'group'),
     { path: join(home, 'group-policy.yaml'), layer: 'group', source: 'group', kind: 'group' },
     { path: join(home, 'user-policy.yaml'), layer: 'user', source: 'user', kind: 'policy' },
   ]
+}
+
+/** Where the active signed policy bundle's files are: `$SVC_HOME/bundles/active` links to one immutable revision directory. */
+export function activeBundleLink(home: string): string {
+  return join(home, 'bundles', 'active')
+}
+
+/** A bundle's policy files under its `svc` root, by the layer they feed (plugins/policy-bundle/layout.ts writes them). */
+export function bundleSources(home: string): PolicySource[] {
+  let revisionDir: string
+  try {
+    // Resolved once per refresh, so every file of one refresh comes from the same revision.
+    revisionDir = realpathSync(activeBundleLink(home))
+  } catch {
+    return []
+  }
+  return bundleSourcesAt(revisionDir)
+}
+
+/** The policy files of one unpacked bundle revision directory (its `files/svc` tree). */
+export function bundleSourcesAt(revisionDir: string): PolicySource[] {
+  const dir = join(revisionDir, 'files', 'svc')
+  const daemon = listDir(join(dir, 'daemon'))
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((f): PolicySource => ({ path: join(dir, 'daemon', f), layer: 'daemon', source: 'bundle', kind: 'policy' }))
+  const registry = listDir(join(dir, 'registry'))
+    .sort()
+    .map((id): PolicySource => ({ path: join(dir, 'registry', id, 'rule.yaml'), layer: 'registry', source: `bundle:registry:${id}`, kind: 'policy' }))
+  const group: PolicySource[] = listDir(dir).includes('group-policy.yaml') ? [{ path: join(dir, 'group-policy.yaml'), layer: 'group', source: 'bundle:group', kind: 'group' }] : []
+  return [...daemon, ...registry, ...group]
+}
+
+/** True for gates a signed bundle brought: the managed floor, which no local seal can disable. */
+export function isBundleSource(source: string): boolean {
+  return source === 'bundle' || source.startsWith('bundle:')
 }
 
 /** The repo layer's source for a git root. */

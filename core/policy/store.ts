@@ -16,7 +16,7 @@ import { PolicyFile, type FileProblem, type LoadedPolicy } from './policy-file.t
 import { RepoRootFinder } from './repo-root.ts'
 import { drain, runYielding, type Steps } from './steps.ts'
 import type { ParseCache } from './parse-cache.ts'
-import { repoSource, staticSources } from './sources.ts'
+import { isBundleSource, repoSource, staticSources, type PolicySource } from './sources.ts'
 
 /** The gates one layer contributes to a call. */
 export interface LayerGates {
@@ -73,7 +73,9 @@ export class PolicyStore {
   readonly #opts: PolicyStoreOptions
   #files: PolicyFile[] = []
   #static: LayerGates[] = []
-  #disabled = new Set<string>()
+  #disabled: ReadonlySet<string> = new Set<string>()
+  /** Ids of gates a signed bundle brought: the managed floor, which no seal outside the bundle disables. */
+  #floorIds: ReadonlySet<string> = new Set()
   #warnings: PolicyWarning[] = []
   #hash = ''
   readonly #repoFiles = new Map<string, { file: PolicyFile; checkedAt: number }>()
@@ -197,7 +199,8 @@ export class PolicyStore {
     for (const root of this.#repoRootsFor(request, ctx.now)) {
       const repo = this.#repoFile(root, ctx.now)
       if (!repo.good) continue
-      const { active, disabled } = this.#repoGatesOf(repo.good, repo.src.path)
+      const { active, disabled: sealed } = this.#repoGatesOf(repo.good, repo.src.path)
+      const disabled = this.#unlocked(sealed)
       const repoLayer: LayerGates = { layer: 'repo', gates: active }
       // A repo's sealed disables apply to every layer before it and to its own gates.
       out = disabled.size === 0 ? [...out, repoLayer] : [...out, repoLayer].map((l) => ({ ...l, exclude: l.exclude ? new Set([...l.exclude, ...disabled]) : disabled }))
@@ -268,15 +271,17 @@ export class PolicyStore {
   }
 
   #groupGates(ctx: EvalContext): readonly CompiledGate[] {
-    const group = this.#files.find((f) => f.src.layer === 'group')?.good
+    const groupFiles = this.#files.filter((f) => f.src.layer === 'group' && f.good).map((f) => f.good!)
     const session = ctx.session
-    if (!group || !session) return []
+    if (groupFiles.length === 0 || !session) return []
     const key = JSON.stringify([session.groups, session.userId ?? null])
     let gates = this.#groupCache.get(key)
     if (gates) return gates
     const out: CompiledGate[] = []
-    for (const name of session.groups) out.push(...(group.groups.get(name) ?? []))
-    if (session.userId) out.push(...(group.users.get(session.userId) ?? []))
+    for (const group of groupFiles) {
+      for (const name of session.groups) out.push(...(group.groups.get(name) ?? []))
+      if (session.userId) out.push(...(group.users.get(session.userId) ?? []))
+    }
     gates = out.filter((g) => isActive(g) && !this.#disabled.has(g.id))
     if (this.#groupCache.size >= MAX_GROUP_LISTS) this.#groupCache.clear()
     this.#groupCache.set(key, gates)
@@ -286,7 +291,8 @@ export class PolicyStore {
   #rebuild(): void {
     const warnings: PolicyWarning[] = []
     const all = this.#files.flatMap((f) => (f.good ? [...f.good.gates, ...[...f.good.groups.values(), ...f.good.users.values()].flat()] : []))
-    this.#disabled = this.#sealedDisables(all, undefined, warnings)
+    this.#floorIds = new Set(all.filter((g) => isBundleSource(g.source)).map((g) => g.id))
+    this.#disabled = this.#unlocked(this.#sealedDisables(all, undefined, warnings))
     this.#groupCache = new Map()
     const byLayer = new Map<LayerName, CompiledGate[]>()
     for (const file of this.#files) {
@@ -300,6 +306,26 @@ export class PolicyStore {
     for (const w of warnings) this.#opts.log.warn({ file: w.file, gate: w.gateId }, w.message)
     const material = this.#files.filter((f) => f.good).map((f) => ({ source: f.src.source, path: f.src.path, gates: f.good!.gates.map((g) => g.fingerprint), content: f.good!.contentHash }))
     this.#hash = canonicalSha256(material)
+  }
+
+  /** Disabled ids minus the floor's: a bundle gate stays on whatever a user or repo file seals. */
+  #unlocked(disabled: ReadonlySet<string>): ReadonlySet<string> {
+    if (disabled.size === 0 || this.#floorIds.size === 0) return disabled
+    return new Set([...disabled].filter((id) => !this.#floorIds.has(id)))
+  }
+
+  /**
+   * Compiles files not in force yet (a signed bundle before it is activated) off the request path, the
+   * way a reload would: the first problem found, or undefined when every file compiles.
+   */
+  async checkCompiles(sources: readonly PolicySource[], now: number): Promise<FileProblem | undefined> {
+    for (const src of sources) {
+      // With the parse cache: the reload that activates these very files then skips parsing them again.
+      const file = new PolicyFile(src, this.#opts.parseCache)
+      await runYielding(file.refreshSteps(this.#opts.compiler, now))
+      if (file.problem) return file.problem
+    }
+    return undefined
   }
 
   // Gate ids disabled by a valid false-positive seal whose replacement is present beside it.
