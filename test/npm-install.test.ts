@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../cli/paths.ts'
 import { tempDir } from './helpers/daemon.ts'
+import { startDaemonProcess } from './helpers/daemon-process.ts'
 
 interface Ran {
   code: number
@@ -60,6 +61,27 @@ describe('npm installs of svc', () => {
   }, 300_000)
   // Three installs with their Node binaries: a few hundred MB to delete.
   afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000)
+
+  it('npm install -g: the installed daemon decides and records, and the ledger verifies (its threads load the installed TypeScript too)', async () => {
+    const bin = join(prefix, 'bin', 'svc')
+    const home = tempDir()
+    const password = 'npm install test operator'
+    const env = { PATH: SYSTEM_PATH, HOME: home, SVC_HOME: join(home, '.svc'), SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: password }
+    const daemon = await startDaemonProcess(env, [], bin)
+    try {
+      const { token } = (await daemon.post('/v1/auth/login', { password })).body as { token: string }
+      const created = await fetch(`${daemon.url}/v1/sessions/create`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ signer: 'unattested' }) })
+      const { session_id } = (await created.json()) as { session_id: string }
+      expect(session_id, daemon.stderr()).toBeTruthy()
+      const check = await daemon.post('/v1/gates/check', { session_id, source: 'claude-code', tool: 'Bash', input: { command: 'rm -rf ~' }, cwd: home })
+      expect(check.body, daemon.stderr()).toMatchObject({ verdict: 'deny', rule_id: 'fs.rm-root-or-home', ledger_seq: expect.any(Number) })
+    } finally {
+      await daemon.stop()
+    }
+    expect(daemon.stderr()).not.toMatch(/Stripping types|writer thread failed/)
+    const verified = await run(bin, ['ledger', 'verify', '--home', join(home, '.svc')], { cwd: home, env })
+    expect(verified.stdout, verified.stderr).toContain('ledger verified: OK')
+  })
 
   it('npm install -g: runs through the symlinked bin with the Node it brings, and knows the commit it was packed from', async () => {
     await expectWorkingSvc(join(prefix, 'bin', 'svc'), { PATH: SYSTEM_PATH })

@@ -5,7 +5,7 @@
  * the root, and every checkpoint (ledger.db and checkpoints.log). Memory stays bounded: a range is streamed.
  */
 import { availableParallelism } from 'node:os'
-import { Worker } from 'node:worker_threads'
+import { startWorker } from '../worker-thread.ts'
 import { CompactRange } from './compact-range.ts'
 import { GENESIS_PREV } from './leaf.ts'
 import { EMPTY_ROOT, hashChildren } from './merkle.ts'
@@ -37,7 +37,7 @@ export interface DatabaseVerifyOptions {
 async function runRanges(init: VerifyWorkerInit, jobs: RangeJob[], threads: number): Promise<RangeResult[]> {
   const results: RangeResult[] = new Array(jobs.length)
   let next = 0
-  const pool = Array.from({ length: Math.min(threads, jobs.length) }, () => new Worker(new URL('./verify-worker.ts', import.meta.url), { workerData: { svcLedgerVerify: init } }))
+  const pool = Array.from({ length: Math.min(threads, jobs.length) }, () => startWorker(new URL('./verify-worker.ts', import.meta.url), { workerData: { svcLedgerVerify: init } }))
   try {
     await Promise.all(
       pool.map(

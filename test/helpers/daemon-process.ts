@@ -14,10 +14,10 @@ export interface DaemonProcess {
   stop(): Promise<number | null>
 }
 
-/** Starts `svc daemon --port 0 [args]`; rejects with its stderr when it exits before listening. */
-export function startDaemonProcess(env: NodeJS.ProcessEnv, args: readonly string[] = []): Promise<DaemonProcess> {
+/** Starts `svc daemon --port 0 [args]` (the checkout's `svc`, or `bin`); rejects with its stderr when it exits before listening. */
+export function startDaemonProcess(env: NodeJS.ProcessEnv, args: readonly string[] = [], bin = SVC): Promise<DaemonProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(SVC, ['daemon', '--port', '0', '--dashboard-port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(bin, ['daemon', '--port', '0', '--dashboard-port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     let err = ''
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()))
