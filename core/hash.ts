@@ -7,9 +7,9 @@ import { hash } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import type { CallPayload } from './types.ts'
 
-/** Lower-case hex SHA-256 of `text` (UTF-8). One-shot `hash` costs a fraction of a `createHash` object on the check path. */
-export function sha256(text: string): string {
-  return hash('sha256', text, 'hex')
+/** Lower-case hex SHA-256 of `data` (text as UTF-8). One-shot `hash` costs a fraction of a `createHash` object on the check path. */
+export function sha256(data: string | Uint8Array): string {
+  return hash('sha256', data, 'hex')
 }
 
 /**

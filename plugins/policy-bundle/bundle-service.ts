@@ -4,10 +4,9 @@
  * it is signed by a pinned key, newer than the active one, unexpired and compiles. Every activation and
  * refusal is a control leaf with the revision and the bundle's SHA-256; the previous bundle stays otherwise.
  */
-import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Engine, OperatorEventVerdict } from '../../core/index.ts'
-import { bundleSourcesAt } from '../../core/index.ts'
+import { bundleSourcesAt, sha256 as sha256Hex } from '../../core/index.ts'
 import { BundleError } from './archive.ts'
 import { activate, deactivate, prune, readActive, stageBundle } from './disk.ts'
 import { fetchBundle } from './fetch-bundle.ts'
@@ -201,7 +200,7 @@ export class BundleService {
   }
 
   #refused(check: Omit<BundleCheck, 'at' | 'outcome'>, bytes?: Buffer): void {
-    const sha256 = check.sha256 ?? (bytes ? createHash('sha256').update(bytes).digest('hex') : undefined)
+    const sha256 = check.sha256 ?? (bytes ? sha256Hex(bytes) : undefined)
     const entry: BundleCheck = { at: new Date().toISOString(), outcome: 'refused', ...check, ...(sha256 ? { sha256 } : {}) }
     const repeat = this.#lastRefusal?.sha256 !== undefined && this.#lastRefusal.sha256 === sha256 && this.#lastRefusal.reason === check.reason
     this.#lastCheck = entry

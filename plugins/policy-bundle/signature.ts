@@ -3,7 +3,8 @@
  * whose payload lists every other file with its SHA-256 (`files[{name, hash, algorithm}]`). The key id is
  * derived from the public key, so the managed file pins keys by value and cannot name the wrong one.
  */
-import { createHash, createPrivateKey, createPublicKey } from 'node:crypto'
+import { createPrivateKey, createPublicKey } from 'node:crypto'
+import { sha256 } from '../../core/index.ts'
 import { CompactSign, compactVerify, decodeProtectedHeader, exportPKCS8, exportSPKI, generateKeyPair, importPKCS8, importSPKI } from 'jose'
 import { BundleError } from './archive.ts'
 import { SIGNATURES } from './layout.ts'
@@ -32,7 +33,7 @@ export function keyIdOf(publicPem: string): string {
   } catch (err) {
     throw new BundleError(`bundle-signing public key ${(err as Error).message.startsWith('is a') ? (err as Error).message : 'is not an SPKI PEM Ed25519 key'}`)
   }
-  return `ed25519:${createHash('sha256').update(der).digest('hex').slice(0, 32)}`
+  return `ed25519:${sha256(der).slice(0, 32)}`
 }
 
 export function trustRoot(publicPem: string): TrustRoot {
@@ -51,7 +52,7 @@ export function fileList(files: ReadonlyMap<string, Uint8Array>): SignedFile[] {
   return [...files.keys()]
     .filter((n) => n !== SIGNATURES)
     .sort()
-    .map((name) => ({ name, hash: createHash('sha256').update(files.get(name)!).digest('hex'), algorithm: 'SHA-256' as const }))
+    .map((name) => ({ name, hash: sha256(files.get(name)!), algorithm: 'SHA-256' as const }))
 }
 
 /** `.signatures.json` for these files, signed with a PKCS#8 PEM Ed25519 private key. */

@@ -3,7 +3,7 @@
  * key over exactly its files, its manifest is well formed, and this svc is new enough for it. Shared by
  * `svc policy bundle verify` and the daemon, so both refuse the same bundles for the same reasons.
  */
-import { createHash } from 'node:crypto'
+import { sha256 } from '../../core/index.ts'
 import { createRequire } from 'node:module'
 import { BundleError, unpackBundle } from './archive.ts'
 import { MANIFEST } from './layout.ts'
@@ -42,8 +42,8 @@ export async function verifyBundle(bytes: Uint8Array, roots: readonly TrustRoot[
   return {
     manifest,
     revision: manifest.revision,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-    contentHash: createHash('sha256').update(JSON.stringify(fileList(files))).digest('hex'),
+    sha256: sha256(bytes),
+    contentHash: sha256(JSON.stringify(fileList(files))),
     keyid,
     files,
     ...(expires !== undefined ? { expiresAt: Date.parse(expires) } : {}),
