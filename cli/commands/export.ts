@@ -13,6 +13,7 @@ import { parseDuration } from '../../core/duration.ts'
 import { openOtlpExport } from '../fleet/otlp-setup.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { svcHome, userHomeOf } from '../paths.ts'
+import { repeatable } from '../repeatable-option.ts'
 
 interface OtlpOpts {
   endpoint?: string
@@ -80,7 +81,7 @@ export function makeExportCommand(io: CliIo): Command {
     new Command('otlp')
       .description('send every leaf and signed checkpoint not yet accepted by the collector as OTLP/HTTP protobuf log records')
       .option('--endpoint <url>', 'collector base URL, e.g. http://127.0.0.1:4318 (default $SVC_OTLP_ENDPOINT)')
-      .option('--header <key=value>', 'request header (repeatable; also $SVC_OTLP_HEADERS as k=v,k=v)', (v: string, all: string[]) => [...all, v], [])
+      .option('--header <key=value>', 'request header (repeatable; also $SVC_OTLP_HEADERS as k=v,k=v)', repeatable, [])
       .option('--ca <file>', 'PEM CA bundle to trust for an https endpoint')
       .option('--cert <file>', 'PEM client certificate (mTLS)')
       .option('--key <file>', 'PEM client key (mTLS)')

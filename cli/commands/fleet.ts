@@ -10,6 +10,7 @@ import { parseWitnessPolicy, type WitnessPolicy } from '../../plugins/witness/po
 import { readArchive } from '../fleet/archive.ts'
 import { verifyMachine, type MachineReport } from '../fleet/verify-fleet.ts'
 import { CliError, type CliIo } from '../io.ts'
+import { repeatable } from '../repeatable-option.ts'
 
 interface FleetVerifyOpts {
   trustedKeys: string[]
@@ -55,7 +56,7 @@ export function makeFleetCommand(io: CliIo): Command {
     new Command('verify')
       .description('rebuild and verify each machine\'s ledger from an OTLP/JSON archive (a file or a directory of files); names any machine whose log forked, went back or was truncated')
       .argument('<archive>', 'OTLP/JSON lines file, or a directory of them (collector file exporter, awss3 otlp_json)')
-      .option('--trusted-keys <file>', 'a trusted-host-keys.json (repeatable: one per machine or one merged)', (v: string, all: string[]) => [...all, v], [])
+      .option('--trusted-keys <file>', 'a trusted-host-keys.json (repeatable: one per machine or one merged)', repeatable, [])
       .option('--witness-policy <file>', 'C2SP tlog-policy: check the shipped witness cosignatures and require its quorum')
       .option('--json', 'print the report as JSON')
       .action((archive: string, opts: FleetVerifyOpts) => verifyArchive(io, archive, opts)),

@@ -15,6 +15,7 @@ import { generateSigningKey, signFiles, trustRoot } from '../../plugins/policy-b
 import { verifyBundle } from '../../plugins/policy-bundle/verify.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { lintPolicies } from './lint.ts'
+import { repeatable } from '../repeatable-option.ts'
 
 /** Runs a step, turning its error into a CLI error with the same message. */
 async function step<T>(run: () => Promise<T> | T): Promise<T> {
@@ -143,7 +144,7 @@ export function makeBundleCommand(io: CliIo): Command {
     new Command('verify')
       .description('check a bundle as a daemon would: pinned key, every file hash, manifest, svc version, expiry')
       .argument('<file>', 'bundle.tar.gz')
-      .option('--key <public.pem>', 'a pinned bundle-signing public key (repeatable)', (v: string, all: string[]) => [...all, v], [])
+      .option('--key <public.pem>', 'a pinned bundle-signing public key (repeatable)', repeatable, [])
       .option('--json', 'print the result as JSON')
       .action((file: string, opts: { key: string[]; json?: boolean }) => verify(io, file, opts)),
   )
