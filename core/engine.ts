@@ -156,8 +156,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   let guardrailsEnabled = state.getGuardrailsEnabled()
   if (opts.watch) policy.watch()
   let svcPorts = svcPortSet(opts.svcPorts)
-  // Frozen: gate kinds cache what they bind to a context by its identity (home-glob-cache.ts).
-  const evalContext = (session?: Session): EvalContext => Object.freeze({ now: Date.now(), session, home: userHome, svcHome: opts.home, policiesDir: opts.policiesDir, svcPorts })
+  const evalContext = (session?: Session): EvalContext => ({ now: Date.now(), session, home: userHome, svcHome: opts.home, policiesDir: opts.policiesDir, svcPorts })
 
   async function decide(call: ToolCall, session?: Session, trace?: GateTrace[]): Promise<{ request: EvalRequest; decision: Decision }> {
     const ctx = evalContext(session)

@@ -23,13 +23,18 @@ export function homeGlobsFor(patterns: readonly string[]): (roots: GlobRoots) =>
     compileGlob(pattern, { pathMode: true })
   }
   const byRoots = new Map<string, Glob[]>()
+  // A daemon's roots never change between calls: the last ones answer without building a key (the same
+  // strings every call, so each comparison is a pointer check).
+  let last: { home: string; svcHome?: string; policiesDir?: string; globs: Glob[] } | undefined
   return function homeGlobs(roots) {
+    if (last && last.home === roots.home && last.svcHome === roots.svcHome && last.policiesDir === roots.policiesDir) return last.globs
     const key = globRootsKey(roots)
     let globs = byRoots.get(key)
     if (!globs) {
       globs = compileHomeGlobs(patterns, roots)
       byRoots.set(key, globs)
     }
+    last = { home: roots.home, svcHome: roots.svcHome, policiesDir: roots.policiesDir, globs }
     return globs
   }
 }

@@ -20,16 +20,6 @@ export interface GlobRoots {
 
 /** Cache key of a set of roots (compile once per distinct key). */
 export function globRootsKey(roots: GlobRoots): string {
-  // Every path gate of a call asks with the call's context (frozen by the engine): its key is built once per call.
-  if (!Object.isFrozen(roots)) return rootsKey(roots)
-  let key = keyOfFrozen.get(roots)
-  if (key === undefined) keyOfFrozen.set(roots, (key = rootsKey(roots)))
-  return key
-}
-
-const keyOfFrozen = new WeakMap<GlobRoots, string>()
-
-function rootsKey(roots: GlobRoots): string {
   return `${roots.home}\u0000${roots.svcHome ?? ''}\u0000${roots.policiesDir ?? ''}`
 }
 
