@@ -84,12 +84,13 @@ export class PayloadStore {
   }
 
   /**
-   * Stores the canonical bytes of leaf `seq`'s call when they hash to `payloadHash` and fit the caps; returns
-   * whether it will. The row is written with the others queued in this turn of the event loop.
+   * Stores the canonical bytes of leaf `seq`'s call when they fit the caps; returns whether it will. `body` is
+   * what the engine hashed into the leaf's `payloadHash` (one computation, see ledgerAppend), so it is not
+   * hashed again on every call: `verifyPayloads` checks every stored row against its leaf. The row is written
+   * with the others queued in this turn of the event loop.
    */
   put(seq: number, payloadHash: string, body: string, tsMs: number): boolean {
     if (this.#retention.maxAgeMs === 0) return false
-    if (sha256(body) !== payloadHash) return false
     const bytes = Buffer.byteLength(body)
     if (bytes > this.#retention.maxPayloadBytes) return false
     if (this.#queued.push([seq, payloadHash, body, bytes, tsMs]) === 1) setImmediate(() => this.#writeReporting())
