@@ -75,7 +75,7 @@ export class BundleService {
     if (!settings) {
       deactivate(this.#home)
       prune(this.#home)
-      this.#refused({ reason: 'a policy bundle was active but no managed file pins bundle keys any more; its layers are dropped' })
+      await this.#refused({ reason: 'a policy bundle was active but no managed file pins bundle keys any more; its layers are dropped' })
       return
     }
     try {
@@ -87,14 +87,14 @@ export class BundleService {
     } catch (err) {
       deactivate(this.#home)
       prune(this.#home)
-      this.#refused({ reason: `last good bundle on disk no longer verifies: ${(err as Error).message}` })
+      await this.#refused({ reason: `last good bundle on disk no longer verifies: ${(err as Error).message}` })
     }
   }
 
   /** Starts polling once the engine exists (the daemon's routes call it; one-shot CLI engines never poll). */
   start(engine: EngineView): void {
     this.#engine = engine
-    for (const [verdict, facts, reason] of this.#pending.splice(0)) this.#ledger(verdict, facts, reason)
+    for (const [verdict, facts, reason] of this.#pending.splice(0)) void this.#ledger(verdict, facts, reason)
     if (this.#managed?.bundle) this.#schedule(0)
   }
 
@@ -189,33 +189,36 @@ export class BundleService {
     const previousHash = this.#engine!.policy.hash
     activate(this.#home, dir)
     await this.#engine!.policy.refreshInBackground()
-    this.#active = { ...bundle, activatedAt: Date.now() }
-    this.#lastCheck = { at: new Date().toISOString(), outcome: 'activated', revision: bundle.revision, sha256: bundle.sha256 }
     const facts = {
       revision: String(bundle.revision), sha256: bundle.sha256, keyid: bundle.keyid, url: settings.url,
       previous_revision: active ? String(active.revision) : '', policy_hash: this.#engine!.policy.hash, previous_policy_hash: previousHash,
     }
     this.#log.info(facts, 'policy bundle activated')
-    this.#ledger('policy_bundle_activated', facts, `policy bundle revision ${bundle.revision} activated (${bundle.sha256.slice(0, 16)}…, signed by ${bundle.keyid})`)
+    // The status reports the new revision only once its leaf is in the ledger, so nobody reads one without the other.
+    await this.#ledger('policy_bundle_activated', facts, `policy bundle revision ${bundle.revision} activated (${bundle.sha256.slice(0, 16)}…, signed by ${bundle.keyid})`)
+    this.#active = { ...bundle, activatedAt: Date.now() }
+    this.#lastCheck = { at: new Date().toISOString(), outcome: 'activated', revision: bundle.revision, sha256: bundle.sha256 }
   }
 
-  #refused(check: Omit<BundleCheck, 'at' | 'outcome'>, bytes?: Buffer): void {
+  async #refused(check: Omit<BundleCheck, 'at' | 'outcome'>, bytes?: Buffer): Promise<void> {
     const sha256 = check.sha256 ?? (bytes ? sha256Hex(bytes) : undefined)
     const entry: BundleCheck = { at: new Date().toISOString(), outcome: 'refused', ...check, ...(sha256 ? { sha256 } : {}) }
     const repeat = this.#lastRefusal?.sha256 !== undefined && this.#lastRefusal.sha256 === sha256 && this.#lastRefusal.reason === check.reason
+    if (!repeat) {
+      this.#log.error({ revision: check.revision, sha256 }, `policy bundle refused, the active bundle stays in force: ${check.reason}`)
+      const facts = { reason: check.reason ?? '', revision: check.revision === undefined ? '' : String(check.revision), sha256: sha256 ?? '', active_revision: this.#active ? String(this.#active.revision) : '' }
+      await this.#ledger('policy_bundle_refused', facts, `policy bundle refused: ${check.reason}`)
+    }
     this.#lastCheck = entry
     this.#lastRefusal = entry
-    if (repeat) return
-    this.#log.error({ revision: check.revision, sha256 }, `policy bundle refused, the active bundle stays in force: ${check.reason}`)
-    const facts = { reason: check.reason ?? '', revision: check.revision === undefined ? '' : String(check.revision), sha256: sha256 ?? '', active_revision: this.#active ? String(this.#active.revision) : '' }
-    this.#ledger('policy_bundle_refused', facts, `policy bundle refused: ${check.reason}`)
   }
 
-  #ledger(verdict: OperatorEventVerdict, facts: Record<string, string>, reason: string): void {
+  /** Appends a control leaf (queued until the engine exists); a failed append is logged, never thrown into the poll loop. */
+  async #ledger(verdict: OperatorEventVerdict, facts: Record<string, string>, reason: string): Promise<void> {
     if (!this.#engine) {
       this.#pending.push([verdict, facts, reason])
       return
     }
-    this.#engine.recordEvent(verdict, facts, reason).catch((err: unknown) => this.#log.error({ err, verdict }, 'could not ledger a policy bundle event'))
+    await this.#engine.recordEvent(verdict, facts, reason).catch((err: unknown) => this.#log.error({ err, verdict }, 'could not ledger a policy bundle event'))
   }
 }
