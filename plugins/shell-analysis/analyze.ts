@@ -6,6 +6,7 @@ import type { CommandAnalysis } from '../../core/types.ts'
 import type { CodeParsers } from './code-parsers.ts'
 import type { BashParser, SyntaxNode, SyntaxTree } from './parser.ts'
 import { AnalysisState, BudgetExceeded, DEFAULT_BUDGET, type Budget, type Scope } from './state.ts'
+import { DiskReads } from './disk.ts'
 import { inlineHeredocs } from './heredocs.ts'
 import { walkStatement } from './walk.ts'
 
@@ -21,6 +22,8 @@ export interface AnalyzeOptions {
   readonly svcHome?: string
   /** Grammars for inline code (see code-parsers.ts). */
   readonly codeParsers?: CodeParsers
+  /** Where file-system reads are made and recorded (shared with the scripts it follows); a fresh one when absent. */
+  readonly disk?: DiskReads
 }
 
 /** Script files on disk are followed this many levels (`bash a.sh` whose a.sh runs `bash b.sh`). */
@@ -29,7 +32,8 @@ const MAX_FILE_DEPTH = 3
 /** Analyses `raw`. Never throws for any input: limits and parser failures come back as `error`. */
 export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalysis {
   const budget: Budget = { ...DEFAULT_BUDGET, ...opts.budget }
-  const st = new AnalysisState({ home: opts.home, cwd: opts.cwd, ...(opts.svcHome ? { svcHome: opts.svcHome } : {}), ...(opts.codeParsers ? { codeParsers: opts.codeParsers } : {}) }, budget)
+  const disk = opts.disk ?? new DiskReads()
+  const st = new AnalysisState({ home: opts.home, cwd: opts.cwd, ...(opts.svcHome ? { svcHome: opts.svcHome } : {}), ...(opts.codeParsers ? { codeParsers: opts.codeParsers } : {}) }, budget, disk)
   const trees: SyntaxTree[] = []
   const parse = (text: string): SyntaxNode => {
     const { tree, used } = opts.parser.parse(shellSource(text), budget.maxParseSteps - st.parseSteps)
@@ -42,7 +46,7 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
   st.analyzeFile = (text, parent, via) => {
     // Scripts running scripts deeper than this are not followed: what they run is unknown (fail closed).
     if ((opts.fileDepth ?? 0) >= MAX_FILE_DEPTH) return void st.signals.add('unanalysable_script')
-    const nested = analyzeCommand(text, { ...opts, cwd: parent.cwd, fileDepth: (opts.fileDepth ?? 0) + 1 })
+    const nested = analyzeCommand(text, { ...opts, cwd: parent.cwd, fileDepth: (opts.fileDepth ?? 0) + 1, disk })
     // A script that runs but cannot be analysed is as unknown as an unanalysable command: fail closed.
     if (nested.error) return void st.signals.add('unanalysable_script')
     for (const signal of nested.signals) if (signal !== 'parse_error') st.signals.add(signal)

@@ -262,7 +262,7 @@ function shellStartup(st: AnalysisState, inv: Invocation, program: string): void
 function withExpandedProgram(st: AnalysisState, inv: Invocation): Invocation {
   const argv0 = inv.argv[0]
   if (argv0 === undefined) return inv
-  const matches = expandProgramWord(argv0, { home: st.options.home, cwd: inv.scope.cwd })
+  const matches = expandProgramWord(argv0, { home: st.options.home, cwd: inv.scope.cwd, disk: st.disk })
   if (matches === undefined) return inv
   const first = inv.info[0] ?? PLAIN
   return { ...inv, argv: [...matches, ...inv.argv.slice(1)], info: [...matches.map(() => first), ...inv.info.slice(1)] }

@@ -4,7 +4,6 @@
  * the command (`bash x.sh`, `. x.sh`, `./x.sh`, `python x.py`, `bash < x.sh`, `source <(echo ...)`) is
  * analysed as the code it holds, so writing code first and running it second hides nothing.
  */
-import { readFileSync, statSync } from 'node:fs'
 import { lexicalPath } from './paths.ts'
 import type { AnalysisState, Scope } from './state.ts'
 
@@ -67,8 +66,6 @@ export function writtenText(st: AnalysisState, scope: Scope, raw: string | undef
   return path === undefined ? undefined : st.files.get(path)
 }
 
-const MAX_READ = 1024 * 1024
-
 /**
  * The content of a file a command reads as instructions (a curl config, a wget URL list, a patch): written
  * earlier in the same command, or on disk (bounded). Reading disk is a snapshot: good enough to see what the
@@ -80,10 +77,5 @@ export function contentOf(st: AnalysisState, scope: Scope, raw: string | undefin
   if (written !== undefined) return written
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
   if (path === undefined || path.startsWith('/dev/') || path.startsWith('/proc/')) return undefined
-  try {
-    const stat = statSync(path, { throwIfNoEntry: false })
-    return stat !== undefined && stat.isFile() && stat.size <= MAX_READ ? readFileSync(path, 'utf8') : undefined
-  } catch {
-    return undefined
-  }
+  return st.disk.text(path)
 }

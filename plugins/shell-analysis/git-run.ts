@@ -4,7 +4,6 @@
  * repository's `.git/config` (aliases, pager, fsmonitor, sshCommand, hooksPath...) and the hooks the
  * subcommand fires, read from disk and analysed like any script.
  */
-import { readdirSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { execString } from './execution.ts'
 import { contentOf } from './files.ts'
@@ -61,12 +60,7 @@ function findGitDir(st: AnalysisState, inv: Invocation): string | undefined {
   const at = inv.argv.indexOf('-C')
   const base = at > 0 && inv.argv[at + 1] !== undefined ? lexicalPath(inv.argv[at + 1]!, { home: st.options.home, cwd: inv.scope.cwd }) : inv.scope.cwd
   for (let dir = base, n = 0; dir !== undefined && n < 32; n++) {
-    try {
-      // Most directories have no `.git`: a stat that does not throw answers that cheaply (a thrown ENOENT is the costly part).
-      if (statSync(join(dir, '.git'), { throwIfNoEntry: false }) !== undefined && readdirSync(join(dir, '.git')).includes('HEAD')) return join(dir, '.git')
-    } catch {
-      // not here: keep walking up
-    }
+    if (st.disk.hasGitDir(dir)) return join(dir, '.git')
     if (dirname(dir) === dir) break
     dir = dirname(dir)
   }

@@ -4,13 +4,14 @@
  * request. It replaces the raw-command placeholder; gates read `request.shell`.
  */
 import { EngineError, ERR, lexicalPath, STAGE, type CallUrl, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
-import { analyzeCommand } from './analyze.ts'
+import { AnalysisMemo } from './memo.ts'
 import { loadBashParser, type BashParser } from './parser.ts'
 import type { Budget } from './state.ts'
 import { TerminalLines } from './terminal.ts'
 import { loadCodeParsers, type CodeParsers } from './code-parsers.ts'
 
 export { analyzeCommand, type AnalyzeOptions } from './analyze.ts'
+export { AnalysisMemo } from './memo.ts'
 export { loadBashParser, type BashParser } from './parser.ts'
 export { loadCodeParsers, type CodeParsers } from './code-parsers.ts'
 export { DEFAULT_BUDGET, type Budget } from './state.ts'
@@ -86,6 +87,8 @@ export function createShellAnalysisPlugin(budget: Partial<Budget> = {}): EngineP
   let parser: BashParser | undefined
   let codeParsers: CodeParsers | undefined
   const terminals = new TerminalLines()
+  // Repeated commands are answered from memory while every disk read they made still holds (memo.ts).
+  const memo = new AnalysisMemo()
   return {
     name: NAME,
     apply({ hooks }) {
@@ -101,7 +104,7 @@ export function createShellAnalysisPlugin(budget: Partial<Budget> = {}): EngineP
         const raw = command ?? typed?.lines.join('\n')
         if (raw === undefined) return request
         if (!parser) throw new EngineError(ERR.PLUGIN_FAILED, 'the bash parser is not loaded (initialize hook did not run)', { plugin: NAME })
-        const analysed = analyzeCommand(raw, { parser, home: ctx.home, cwd: shellCwd(request.input, request.cwd, ctx.home), budget, ...(ctx.svcHome ? { svcHome: ctx.svcHome } : {}), ...(codeParsers ? { codeParsers } : {}) })
+        const analysed = memo.analyze(raw, { parser, home: ctx.home, cwd: shellCwd(request.input, request.cwd, ctx.home), budget, ...(ctx.svcHome ? { svcHome: ctx.svcHome } : {}), ...(codeParsers ? { codeParsers } : {}) })
         const shell = typed?.unknownKeys ? { ...analysed, signals: [...new Set([...analysed.signals, 'unknown_keys'])].sort() } : analysed
         const paths = new Set(request.paths)
         const urls: CallUrl[] = [...request.urls]

@@ -31,10 +31,10 @@ export function recordCommand(st: AnalysisState, scope: Scope, program: string, 
   const all = [...new Set(pathOperands(program, argv.map((a, i) => (extras.exclude?.includes(i) || roles.used.has(i) ? '' : a))))]
   // Symlinks and wildcards cost disk lookups: past MAX_OPERANDS, operands get the lexical spelling only
   // (never dropped, so padding a command with junk operands cannot hide `~` at its end).
-  const operands = [...all.slice(0, MAX_OPERANDS), ...intoDirectory(program, argv, all.slice(0, MAX_OPERANDS), { home: st.options.home, cwd: scope.cwd })]
+  const operands = [...all.slice(0, MAX_OPERANDS), ...intoDirectory(program, argv, all.slice(0, MAX_OPERANDS), { home: st.options.home, cwd: scope.cwd, disk: st.disk })]
   const overflow = all.slice(MAX_OPERANDS).flatMap((o) => lexicalPath(o, { home: st.options.home, cwd: scope.cwd }) ?? [])
   const written = [...roles.written].map((i) => argv[i]!).filter((a) => all.includes(a))
-  const trees = treeWriteRoots(program, argv, { home: st.options.home, cwd: scope.cwd })
+  const trees = treeWriteRoots(program, argv, { home: st.options.home, cwd: scope.cwd, disk: st.disk })
   const writes = canon([...(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes), ...written, ...trees, ...(extras.writes ?? [])])
   const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...overflow, ...writes])
   const urls = [...urlOperands(program, argv, [...redirects.reads, ...redirects.writes]), ...(extras.urls ?? [])]
@@ -53,7 +53,7 @@ export function recordCommand(st: AnalysisState, scope: Scope, program: string, 
 
 /** Canonical spellings of raw paths, including through symlinks created earlier in the same command. */
 function canonicaliser(st: AnalysisState, scope: Scope, literal?: ReadonlySet<string>): (raws: readonly string[]) => string[] {
-  const ctx = { home: st.options.home, cwd: scope.cwd }
+  const ctx = { home: st.options.home, cwd: scope.cwd, disk: st.disk }
   return (raws) => {
     const out = raws.flatMap((r) => canonicalPaths(r, ctx, !literal?.has(r)))
     for (const path of [...out]) {

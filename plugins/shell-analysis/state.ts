@@ -4,6 +4,7 @@
  */
 import type { ShellCommand } from '../../core/types.ts'
 import type { CodeParsers } from './code-parsers.ts'
+import type { DiskReads } from './disk.ts'
 import type { SyntaxNode } from './parser.ts'
 
 /** Hard limits on the work one command string may cause. */
@@ -86,6 +87,8 @@ export class AnalysisState {
   parseSteps = 0
   readonly budget: Budget
   readonly options: AnalysisOptions
+  /** Every file-system read goes through here (see disk.ts). */
+  readonly disk: DiskReads
   nodes = 0
   /** Functions being expanded right now (a recursive call is not expanded again). */
   readonly activeFunctions = new Set<string>()
@@ -112,9 +115,10 @@ export class AnalysisState {
   /** Set by analyze.ts: walks a command or process substitution and returns its static output. */
   substitute: (node: SyntaxNode, scope: Scope) => { output?: string; programs: readonly string[] } = () => ({ programs: [] })
 
-  constructor(options: AnalysisOptions, budget: Budget) {
+  constructor(options: AnalysisOptions, budget: Budget, disk: DiskReads) {
     this.options = options
     this.budget = budget
+    this.disk = disk
   }
 
   /** Counts a visited node and enforces the node budget. */

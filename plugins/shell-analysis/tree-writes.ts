@@ -4,12 +4,11 @@
  * The directory the tree's contents land in is recorded as written, so a gate on protected directories
  * (home, harness config directories, svc's home) sees it whatever files the tree holds.
  */
-import { statSync } from 'node:fs'
 import { posix } from 'node:path'
-import { lexicalPath } from './paths.ts'
+import { lexicalPath, type DiskContext } from './paths.ts'
 
 /** Raw directories whose contents `argv` replaces or fills with a tree. */
-export function treeWriteRoots(program: string, argv: readonly string[], ctx: { home: string; cwd?: string }): string[] {
+export function treeWriteRoots(program: string, argv: readonly string[], ctx: DiskContext): string[] {
   const args = argv.slice(1)
   const operands = args.filter((a, i) => !a.startsWith('-') && !VALUE_BEFORE.test(args[i - 1] ?? ''))
   const recursive = args.some((a) => /^-[a-zA-Z]*[rRa]/.test(a) || a === '--recursive' || a === '--archive')
@@ -17,7 +16,8 @@ export function treeWriteRoots(program: string, argv: readonly string[], ctx: { 
     const target = args.find((a, i) => args[i - 1] === '-t' || args[i - 1] === '--target-directory') ?? operands[operands.length - 1]!
     const sources = operands.filter((o) => o !== target)
     if (program === 'ditto' || args.some((a) => a === '-T' || a === '--no-target-directory' || /^-[a-zA-Z]*T/.test(a))) return [target]
-    const exists = isDirectory(lexicalPath(target, ctx))
+    const lexical = lexicalPath(target, ctx)
+    const exists = lexical !== undefined && ctx.disk.isDirectory(lexical)
     return sources.map((s) => (/\/\.?$/.test(s) && /\/\.$/.test(s) ? target : exists || target.endsWith('/') ? `${target.replace(/\/+$/, '')}/${posix.basename(s.replace(/\/+\.?$/, ''))}` : target))
   }
   if (program === 'rsync' && recursive && operands.length >= 2) {
@@ -45,11 +45,3 @@ export function treeWriteRoots(program: string, argv: readonly string[], ctx: { 
 }
 
 const VALUE_BEFORE = /^(-t|--target-directory|-C|--directory|-d|-e|--rsh|--exclude|-f|--file|-S|--suffix)$/
-
-function isDirectory(path: string | undefined): boolean {
-  try {
-    return path !== undefined && statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
-  } catch {
-    return false
-  }
-}

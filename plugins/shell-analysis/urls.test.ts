@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { urlOperands } from './operands.ts'
+import { DiskReads } from './disk.ts'
 import { canonicalPaths, lexicalPath } from './paths.ts'
 import { bareHttpTarget, devTcpTarget, parseCallUrl } from './urls.ts'
 
@@ -37,6 +38,6 @@ describe('path canonicalisation', () => {
     const root = mkdtempSync(join(tmpdir(), 'svc-paths-'))
     mkdirSync(join(root, 'real'))
     symlinkSync(join(root, 'real'), join(root, 'link'))
-    expect(canonicalPaths('link/file', { home: root, cwd: root })).toEqual([join(root, 'link', 'file'), join(root, 'real', 'file')])
+    expect(canonicalPaths('link/file', { home: root, cwd: root, disk: new DiskReads() })).toEqual([join(root, 'link', 'file'), join(root, 'real', 'file')])
   })
 })

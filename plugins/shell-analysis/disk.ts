@@ -1,0 +1,114 @@
+/**
+ * Every file-system read shell analysis makes goes through a `DiskReads`: is this a directory, what text
+ * does this file hold, is there a repository here, where do these symlinks lead, what does this wildcard
+ * expand to. Each answer is remembered as an observation (kind, path, fingerprint of the answer), so a
+ * remembered analysis (see memo.ts) can be trusted again only while asking the same questions gives the
+ * same answers. Analysis is otherwise a pure function of its options and the command text, so equal
+ * answers mean an equal analysis. A read that cannot be asked again cheaply (wildcard expansion over a
+ * directory) marks the analysis unrepeatable: it is never remembered.
+ */
+import { globSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, posix } from 'node:path'
+import { pathSpellings, sha256 } from '../../core/index.ts'
+
+/** The largest file read as text (a curl config, a script, a patch, package.json). */
+export const MAX_READ = 1024 * 1024
+const MAX_GLOB_MATCHES = 256
+
+/** What each kind of read answers on disk, and the fingerprint an answer is compared by. */
+const PROBES = {
+  directory: (path: string): boolean => {
+    try {
+      return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
+    } catch {
+      return false
+    }
+  },
+  text: (path: string): string | undefined => {
+    try {
+      const stat = statSync(path, { throwIfNoEntry: false })
+      return stat !== undefined && stat.isFile() && stat.size <= MAX_READ ? readFileSync(path, 'utf8') : undefined
+    } catch {
+      return undefined
+    }
+  },
+  /** `DIR/.git` with a HEAD in it: a repository's git directory. */
+  gitDir: (dir: string): boolean => {
+    try {
+      // Most directories have no `.git`: a stat that does not throw answers that cheaply (a thrown ENOENT is the costly part).
+      return statSync(join(dir, '.git'), { throwIfNoEntry: false }) !== undefined && readdirSync(join(dir, '.git')).includes('HEAD')
+    } catch {
+      return false
+    }
+  },
+  /** The lexical spelling and, when a symlink lies on the way, the resolved one (last). */
+  spellings: (path: string): string[] => pathSpellings(path, undefined, '/'),
+} as const
+
+type Kind = keyof typeof PROBES
+
+const fingerprint = (value: unknown): string => (typeof value === 'string' ? `t${sha256(value)}` : Array.isArray(value) ? `a${value.join('\0')}` : String(value))
+
+/** One observation: the kind of read, the path it was about, the answer's fingerprint. */
+export interface Observation {
+  readonly kind: Kind
+  readonly path: string
+  readonly answer: string
+}
+
+/** The reads of one analysis (and of the scripts it follows), answered from disk and remembered. */
+export class DiskReads {
+  readonly #seen = new Map<string, Observation>()
+  #unrepeatable = false
+
+  #read<K extends Kind>(kind: K, path: string): ReturnType<(typeof PROBES)[K]> {
+    const answer = PROBES[kind](path) as ReturnType<(typeof PROBES)[K]>
+    const key = `${kind}\0${path}`
+    // The first answer is what the analysis went on; a path asked twice keeps it (a racing change shows up on re-check).
+    if (!this.#seen.has(key)) this.#seen.set(key, { kind, path, answer: fingerprint(answer) })
+    return answer
+  }
+
+  isDirectory(path: string): boolean {
+    return this.#read('directory', path)
+  }
+
+  /** A regular file's text (at most MAX_READ bytes), or undefined. */
+  text(path: string): string | undefined {
+    return this.#read('text', path)
+  }
+
+  /** Whether `dir` holds a repository's `.git` directory. */
+  hasGitDir(dir: string): boolean {
+    return this.#read('gitDir', dir)
+  }
+
+  /** Both spellings gates should match for an absolute lexical path (see core pathSpellings). */
+  spellings(path: string): string[] {
+    return this.#read('spellings', path)
+  }
+
+  /** Pathname expansion of an absolute pattern (bounded); an analysis that used it is not remembered. */
+  glob(pattern: string): string[] {
+    this.#unrepeatable = true
+    try {
+      return globSync(pattern).slice(0, MAX_GLOB_MATCHES).map((m) => posix.resolve('/', m))
+    } catch {
+      return []
+    }
+  }
+
+  /** Whether the analysis made a read that cannot be re-checked cheaply. */
+  get unrepeatable(): boolean {
+    return this.#unrepeatable
+  }
+
+  observations(): Observation[] {
+    return [...this.#seen.values()]
+  }
+}
+
+/** Whether every observation still holds: each read asked again gives an answer with the same fingerprint. */
+export function stillTrue(observations: readonly Observation[]): boolean {
+  return observations.every((o) => fingerprint(PROBES[o.kind](o.path)) === o.answer)
+}
