@@ -82,13 +82,11 @@ function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`
 }
 
-/** Builds the plugin; `budget` overrides the default analysis limits. */
-export function createShellAnalysisPlugin(budget: Partial<Budget> = {}): EnginePlugin {
+/** Builds the plugin; `budget` overrides the default analysis limits; `memo` remembers repeated analyses (memo.ts). */
+export function createShellAnalysisPlugin(budget: Partial<Budget> = {}, memo = new AnalysisMemo()): EnginePlugin {
   let parser: BashParser | undefined
   let codeParsers: CodeParsers | undefined
   const terminals = new TerminalLines()
-  // Repeated commands are answered from memory while every disk read they made still holds (memo.ts).
-  const memo = new AnalysisMemo()
   return {
     name: NAME,
     apply({ hooks }) {
@@ -104,6 +102,7 @@ export function createShellAnalysisPlugin(budget: Partial<Budget> = {}): EngineP
         const raw = command ?? typed?.lines.join('\n')
         if (raw === undefined) return request
         if (!parser) throw new EngineError(ERR.PLUGIN_FAILED, 'the bash parser is not loaded (initialize hook did not run)', { plugin: NAME })
+        // A repeated command is answered from memory while every disk read it made still holds (memo.ts).
         const analysed = memo.analyze(raw, { parser, home: ctx.home, cwd: shellCwd(request.input, request.cwd, ctx.home), budget, ...(ctx.svcHome ? { svcHome: ctx.svcHome } : {}), ...(codeParsers ? { codeParsers } : {}) })
         const shell = typed?.unknownKeys ? { ...analysed, signals: [...new Set([...analysed.signals, 'unknown_keys'])].sort() } : analysed
         const paths = new Set(request.paths)
