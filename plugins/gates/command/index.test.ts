@@ -48,6 +48,22 @@ describe('command predicate', () => {
     expect(test({ program: 'rm', via_any: ['bash -c'] }, request({ argv: ['rm', 'x'], via: ['bash -c'] }))).toContain('via bash -c')
   })
 
+  it('matches literal and wildcard program names in one list (literals by set lookup, the rest by glob)', () => {
+    const v: CommandValue = { program_not: ['ls', '\\[', 'py*'], paths_any: ['/etc/**'] }
+    for (const program of ['ls', '[', 'python3']) expect(test(v, request({ argv: [program, '/etc/x'], paths: ['/etc/x'] })), program).toBeUndefined()
+    expect(test(v, request({ argv: ['cat', '/etc/x'], paths: ['/etc/x'] }))).toBe('command `cat /etc/x`: path /etc/x')
+    expect(test({ program: ['rm', 'r?'] }, request({ argv: ['rx'] }))).toBe('command `rx`')
+    expect(test({ program: ['rm', 'r?'] }, request({ argv: ['rmx'] }))).toBeUndefined()
+  })
+
+  it('a field that needs arguments, paths, writes or wrappers does not hold for a command without them', () => {
+    const bare = request({ argv: ['git'] })
+    for (const v of [{ program: 'git', subcommand: 'push' }, { args_none: ['-n'], args_all: ['*'] }, { flags_any: ['f'] }, { args_any: ['*'] }, { paths_any: ['**'] }, { reads_any: ['**'] }, { writes_any: ['**'] }, { via_any: ['*'] }] as CommandValue[]) {
+      expect(test(v, bare), JSON.stringify(v)).toBeUndefined()
+    }
+    expect(test({ program: 'git', args_none: ['-n'] }, bare)).toBe('command `git`')
+  })
+
   it('does not match calls without shell analysis', () => {
     expect(test({ program: '*' }, { sessionId: 's', source: 't', tool: 'Read', input: {}, paths: [], urls: [] })).toBeUndefined()
   })

@@ -89,10 +89,8 @@ export default defineGateKind<CommandValue>({
     properties: Object.fromEntries(FIELDS.map((f) => [f, list])),
   },
   compile(value) {
-    // A program is found on disk: where the file system ignores case, so does the program name.
-    const programGlobs = (v: List | undefined): Glob[] | undefined => toList(v)?.map((p) => compileGlob(p, { pathMode: false, caseInsensitive: CASE_INSENSITIVE_FS }))
-    const program = programGlobs(value.program)
-    const programNot = programGlobs(value.program_not)
+    const program = programMatcher(value.program)
+    const programNot = programMatcher(value.program_not)
     const subcommand = toList(value.subcommand)
     const argsAny = argGlobs(value.args_any)
     const argsAll = argGlobs(value.args_all)
@@ -104,6 +102,10 @@ export default defineGateKind<CommandValue>({
     const writes = pathGlobs(value.writes_any)
     const via = globs(value.via_any)
     const anyMatch = (gs: Glob[], items: readonly string[]): string | undefined => items.find((item) => gs.some((g) => g.test(item)))
+    // Fields that must find something in a list cannot hold when the command's list is empty: most commands
+    // are rejected by these length checks before any glob runs (every command gate sees every shell command).
+    const needsArgs = subcommand !== undefined || argsAny !== undefined || argsAll !== undefined || flags !== undefined
+    const needsPaths = paths !== undefined || reads !== undefined
 
     return function commandMatches(request: EvalRequest, ctx) {
       for (const command of request.shell?.commands ?? []) {
@@ -114,11 +116,15 @@ export default defineGateKind<CommandValue>({
     }
 
     function matchOne(command: ShellCommand, ctx: EvalContext): string | undefined {
+      if (needsArgs && command.argv.length < 2) return undefined
+      if (needsPaths && !command.paths?.length) return undefined
+      if (writes && !command.writes?.length) return undefined
+      if (via && command.via.length === 0) return undefined
+      if (program && !program(command.program)) return undefined
+      if (programNot?.(command.program)) return undefined
       const roots: GlobRoots = ctx
       const args = command.argv.slice(1)
       const details: string[] = []
-      if (program && !program.some((g) => g.test(command.program))) return undefined
-      if (programNot?.some((g) => g.test(command.program))) return undefined
       if (subcommand) {
         const sub = firstPositional(command.program, args)
         if (sub === undefined || !subcommand.includes(sub)) return undefined
@@ -170,6 +176,20 @@ export default defineGateKind<CommandValue>({
     return programs && !CASE_INSENSITIVE_FS && programs.every(isLiteralGlob) ? { programs } : undefined
   },
 })
+
+/**
+ * Whether a program name matches one of `patterns`. A program is found on disk: where the file system ignores
+ * case, so does the name. Literal names (most are) are one set lookup instead of a glob each.
+ */
+function programMatcher(v: List | undefined): ((name: string) => boolean) | undefined {
+  const patterns = toList(v)
+  if (!patterns) return undefined
+  const globs = patterns.map((p) => compileGlob(p, { pathMode: false, caseInsensitive: CASE_INSENSITIVE_FS }))
+  if (CASE_INSENSITIVE_FS) return (name) => globs.some((g) => g.test(name))
+  const names = new Set(patterns.filter(isLiteralGlob))
+  const rest = globs.filter((g) => !isLiteralGlob(g.source))
+  return rest.length === 0 ? (name) => names.has(name) : (name) => names.has(name) || rest.some((g) => g.test(name))
+}
 
 function truncate(text: string): string {
   return text.length > 160 ? `${text.slice(0, 157)}...` : text
