@@ -14,5 +14,6 @@ describe('argv reading', () => {
     expect(firstPositional('git', ['--no-pager', 'log'])).toBe('log')
     expect(firstPositional('kubectl', ['-n', 'prod', 'delete'])).toBe('delete')
     expect(firstPositional('x', ['--'])).toBeUndefined()
+    expect(firstPositional('git', ['git', '-C', 'repo', 'push'], 1)).toBe('push')
   })
 })

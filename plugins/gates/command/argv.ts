@@ -13,10 +13,10 @@ const GLOBAL_VALUE_OPTIONS: ReadonlyMap<string, readonly string[]> = new Map([
   ['cargo', ['-C', '--config', '-Z']],
 ])
 
-/** The first argument that is not an option or an option's value; undefined when there is none. */
-export function firstPositional(program: string, args: readonly string[]): string | undefined {
+/** The first argument from `args[from]` on that is not an option or an option's value; undefined when there is none. */
+export function firstPositional(program: string, args: readonly string[], from = 0): string | undefined {
   const valueOptions = GLOBAL_VALUE_OPTIONS.get(program) ?? []
-  for (let i = 0; i < args.length; i++) {
+  for (let i = from; i < args.length; i++) {
     const arg = args[i]!
     if (arg === '--') return args[i + 1]
     if (arg.startsWith('-') && arg.length > 1) {

@@ -122,13 +122,13 @@ export default defineGateKind<CommandValue>({
       if (via && command.via.length === 0) return undefined
       if (program && !program(command.program)) return undefined
       if (programNot?.(command.program)) return undefined
+      if (subcommand) {
+        const sub = firstPositional(command.program, command.argv, 1)
+        if (sub === undefined || !subcommand.includes(sub)) return undefined
+      }
       const roots: GlobRoots = ctx
       const args = command.argv.slice(1)
       const details: string[] = []
-      if (subcommand) {
-        const sub = firstPositional(command.program, args)
-        if (sub === undefined || !subcommand.includes(sub)) return undefined
-      }
       if (argsAny) {
         const hit = anyMatch(argsAny(ctx), args)
         if (hit === undefined) return undefined
