@@ -43,10 +43,10 @@ function walkUp(start: string): string[] {
   }
 }
 
+// A stat that does not throw for a missing file: most directories have neither marker, and a thrown ENOENT is the costly part.
 function exists(path: string): boolean {
   try {
-    statSync(path)
-    return true
+    return statSync(path, { throwIfNoEntry: false }) !== undefined
   } catch {
     return false
   }
