@@ -1,6 +1,7 @@
-import { describe, it } from 'vitest'
+import { JSONPath } from 'jsonpath-plus'
+import { describe, expect, it } from 'vitest'
 import { runGateCases } from '../../../core/testing/gate-tester.ts'
-import jsonpath from './index.ts'
+import jsonpath, { selector } from './index.ts'
 
 runGateCases(
   jsonpath,
@@ -23,3 +24,14 @@ runGateCases(
   },
   { describe, it },
 )
+
+describe('jsonpath member selector', () => {
+  it('selects `$.name` as jsonpath-plus does (own members only, null and false kept, nothing from the prototype)', () => {
+    const inputs: Record<string, unknown>[] = [
+      {}, { a: 1 }, { a: null }, { a: false }, { a: [1, 2] }, { a: { b: 1 } }, { b: 'x' }, { a_1: 'y' }, JSON.parse('{"__proto__": {"a": 1}}'), Object.create({ a: 'inherited' }),
+    ]
+    for (const path of ['$.a', '$.a_1', '$.constructor', '$.toString', '$.__proto__', '$.b']) {
+      for (const input of inputs) expect(selector(path)(input), `${path} of ${JSON.stringify(input)}`).toEqual(JSONPath({ path, json: input, eval: false, wrap: true }))
+    }
+  })
+})
