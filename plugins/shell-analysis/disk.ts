@@ -64,8 +64,10 @@ export class DiskReads {
   #read<K extends Kind>(kind: K, path: string): ReturnType<(typeof PROBES)[K]> {
     const answer = PROBES[kind](path) as ReturnType<(typeof PROBES)[K]>
     const key = `${kind}\0${path}`
-    // The first answer is what the analysis went on; a path asked twice keeps it (a racing change shows up on re-check).
-    if (!this.#seen.has(key)) this.#seen.set(key, { kind, path, answer: fingerprint(answer) })
+    const seen = this.#seen.get(key)
+    if (seen === undefined) this.#seen.set(key, { kind, path, answer: fingerprint(answer) })
+    // A path that changed while this very analysis ran (asked twice, answered differently) has no one answer to re-check.
+    else if (seen.answer !== fingerprint(answer)) this.#unrepeatable = true
     return answer
   }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { analyzeCommand } from './analyze.ts'
+import { DiskReads, stillTrue } from './disk.ts'
 import { AnalysisMemo } from './memo.ts'
 import { loadBashParser, type BashParser } from './parser.ts'
 
@@ -56,6 +57,22 @@ describe('AnalysisMemo', () => {
     expect(memo.stats().hits).toBe(hits + 1)
     memo.analyze('echo 0', opts)
     expect(memo.stats().hits).toBe(hits + 1)
+  })
+
+  it('a file that changes while one analysis reads it twice makes that analysis unrepeatable (no single answer to re-check)', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'svc-memo-race-')), 'x.sh')
+    writeFileSync(file, 'echo 1\n')
+    const steady = new DiskReads()
+    steady.text(file)
+    steady.text(file)
+    expect(steady.unrepeatable).toBe(false)
+    expect(stillTrue(steady.observations())).toBe(true)
+    const racing = new DiskReads()
+    racing.text(file)
+    writeFileSync(file, 'echo 2\n')
+    racing.text(file)
+    expect(racing.unrepeatable).toBe(true)
+    expect(stillTrue(steady.observations())).toBe(false)
   })
 
   it('every file-system read of the analysis goes through disk.ts (so the memo can re-check it)', () => {
