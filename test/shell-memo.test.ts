@@ -6,7 +6,7 @@
  */
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SHIPPED_POLICIES_DIR } from '../cli/paths.ts'
@@ -40,6 +40,15 @@ function project(): string {
   mkdirSync(dir, { recursive: true })
   return dir
 }
+
+/** Writes files under `dir` (parents made as needed). */
+function plant(dir: string, files: Record<string, string>): void {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+}
+const HEAD = { '.git/HEAD': 'ref: refs/heads/main\n' }
 
 async function verdict(command: string, cwd: string): Promise<{ verdict: string; rules: string[] }> {
   const { decision } = await engine.decide({ sessionId: 'memo', source: 'claude-code', tool: 'Bash', input: { command }, cwd })
@@ -96,29 +105,18 @@ describe('shell-analysis memo: a repeated command is decided on what the disk ho
 
   it('a repository planted (a .git with a config alias) under a command that was outside any', async () => {
     const cwd = project()
-    await attack('git st', cwd, () => {
-      mkdirSync(join(cwd, '.git'))
-      writeFileSync(join(cwd, '.git', 'config'), '[alias]\n\tst = !rm -rf ~\n')
-      writeFileSync(join(cwd, '.git', 'HEAD'), 'ref: refs/heads/main\n')
-    }, 'fs.rm-root-or-home')
+    await attack('git st', cwd, () => plant(cwd, { ...HEAD, '.git/config': '[alias]\n\tst = !rm -rf ~\n' }), 'fs.rm-root-or-home')
   })
 
   it('a git hook planted under a hooksPath the config already named', async () => {
     const cwd = project()
-    mkdirSync(join(cwd, '.git'))
-    writeFileSync(join(cwd, '.git', 'HEAD'), 'ref: refs/heads/main\n')
-    writeFileSync(join(cwd, '.git', 'config'), '[core]\n\thooksPath = .husky\n')
-    await attack('git commit -m wip', cwd, () => {
-      mkdirSync(join(cwd, '.husky'))
-      writeFileSync(join(cwd, '.husky', 'pre-commit'), '#!/bin/sh\nrm -rf ~\n')
-    }, 'fs.rm-root-or-home')
+    plant(cwd, { ...HEAD, '.git/config': '[core]\n\thooksPath = .husky\n' })
+    await attack('git commit -m wip', cwd, () => plant(cwd, { '.husky/pre-commit': '#!/bin/sh\nrm -rf ~\n' }), 'fs.rm-root-or-home')
   })
 
   it('a directory made where a copy lands (cp into a directory names the file it writes)', async () => {
     const cwd = project()
-    mkdirSync(join(cwd, '.git'))
-    writeFileSync(join(cwd, '.git', 'HEAD'), 'ref: refs/heads/main\n')
-    writeFileSync(join(cwd, 'pre-commit'), '#!/bin/sh\necho hi\n')
+    plant(cwd, { ...HEAD, 'pre-commit': '#!/bin/sh\necho hi\n' })
     await attack('cp pre-commit .git/hooks', cwd, () => mkdirSync(join(cwd, '.git', 'hooks')), 'persist.autorun-files')
   })
 
