@@ -98,6 +98,8 @@ export class AnalysisState {
   readonly files = new Map<string, string>()
   /** Repositories whose .git/config and hooks were read already in this analysis. */
   readonly gitConfigs = new Set<string>()
+  /** `git config alias.NAME VALUE` run earlier in the same command (lower-case name → value). */
+  readonly gitAliases = new Map<string, string>()
   /** A .env file was loaded into the environment earlier in the command (see env-secrets.ts). */
   secretEnv = false
   /** Process substitutions seen so far (each gets its own `/dev/fd/N`). */

@@ -8,6 +8,7 @@ import type { SyntaxNode } from './parser.ts'
 import { addRedirects, recordCommand } from './record.ts'
 import { BudgetExceeded, NO_REDIRECTS, type AnalysisState, type Redirects, type Scope, type Stdin } from './state.ts'
 import { STARTUP_VARIABLES } from './programs.ts'
+import { noteGitEnv } from './git-aliases.ts'
 import { evaluateString, evaluateWord, groupWords, type WordContext } from './words.ts'
 
 const WRITE_OPS: ReadonlySet<string> = new Set(['>', '>>', '&>', '&>>', '>|', '<>'])
@@ -128,6 +129,7 @@ function prefixAssignment(st: AnalysisState, node: SyntaxNode, commandScope: Sco
   const valueNode = node.childForFieldName('value')
   const value = evaluateString(valueNode ? [valueNode] : [node], wordContext(st, commandScope))
   if (name && STARTUP_VARIABLES.has(name) && !value.dynamic) commandScope.vars.set(name, value.fields[0] ?? '')
+  if (name) noteGitEnv(commandScope.vars, name)
 }
 
 
@@ -145,6 +147,7 @@ function assign(st: AnalysisState, node: SyntaxNode, scope: Scope): void {
   const valueNode = node.childForFieldName('value')
   const value = valueNode ? evaluateString([valueNode], wordContext(st, scope)) : undefined
   if (!name) return
+  noteGitEnv(scope.vars, name)
   if (valueNode?.type === 'array') return assignArray(st, name, valueNode, scope)
   // A dynamic value keeps its source spelling (`$(cat f)`), so `$X` as a program is still flagged dynamic.
   if (value?.dynamic) scope.vars.delete(name)
