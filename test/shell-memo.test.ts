@@ -108,6 +108,12 @@ describe('shell-analysis memo: a repeated command is decided on what the disk ho
     await attack('git st', cwd, () => plant(cwd, { ...HEAD, '.git/config': '[alias]\n\tst = !rm -rf ~\n' }), 'fs.rm-root-or-home')
   })
 
+  it('an alias planted in the user\'s global git config, outside any repository', async () => {
+    const cwd = project()
+    await attack('git wipe', cwd, () => plant(home, { '.gitconfig': '[alias]\n\twipe = !rm -rf ~\n' }), 'fs.rm-root-or-home')
+    rmSync(join(home, '.gitconfig'))
+  })
+
   it('a git hook planted under a hooksPath the config already named', async () => {
     const cwd = project()
     plant(cwd, { ...HEAD, '.git/config': '[core]\n\thooksPath = .husky\n' })
