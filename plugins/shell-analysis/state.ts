@@ -7,6 +7,9 @@ import type { CodeParsers } from './code-parsers.ts'
 import type { DiskReads } from './disk.ts'
 import type { SyntaxNode } from './parser.ts'
 
+/** Programs whose output is names of files under their operands. */
+const LISTERS: ReadonlySet<string> = new Set(['find', 'fd', 'fdfind', 'ls', 'tree', 'locate', 'plocate', 'mlocate'])
+
 /** Hard limits on the work one command string may cause. */
 export interface Budget {
   /** Largest command accepted, in UTF-16 code units. */
@@ -59,6 +62,8 @@ export interface Stdin {
   readonly text?: string
   /** Programs that produced it (upstream pipeline stages and their substitutions). */
   readonly programs: readonly string[]
+  /** Canonical directories an upstream stage lists (`find ~/.ssh | xargs cat`): what its names point into. */
+  readonly listed?: readonly string[]
 }
 
 /** Redirections attached to a command. */
@@ -151,5 +156,16 @@ export class AnalysisState {
   /** Programs recorded since `mark` (an index into `commands`). */
   programsSince(mark: number): string[] {
     return this.commands.slice(mark).map((c) => c.program)
+  }
+
+  /** Directories that listing programs recorded since `mark` name (their output is paths under them). */
+  listedSince(mark: number): string[] {
+    return this.commands.slice(mark).flatMap((c) => {
+      if (!LISTERS.has(c.program)) return []
+      const dirs = (c.paths ?? []).filter((p) => !c.writes?.includes(p))
+      // `find DIR -name '*.pub'` lists only such names: the gates see `DIR/**/*.pub` (public keys stay fine).
+      const names = c.program === 'find' && !c.argv.some((a) => a === '-o' || a === '-or') ? c.argv.filter((a, i) => c.argv[i - 1] === '-name') : []
+      return names.length === 1 && !names[0]!.includes('/') ? dirs.map((d) => `${d.replace(/\/+$/, '')}/**/${names[0]}`) : dirs
+    })
   }
 }

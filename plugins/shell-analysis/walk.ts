@@ -91,13 +91,15 @@ function childScope(scope: Scope, via: readonly string[]): Scope {
 function pipeline(st: AnalysisState, stages: readonly SyntaxNode[], scope: Scope, stdin?: Stdin): string | undefined {
   let input = stdin
   let upstream: string[] = [...(stdin?.programs ?? [])]
+  let listed: string[] = [...(stdin?.listed ?? [])]
   let out: string | undefined
   for (const stage of stages) {
     if (stage.type === 'comment') continue
     const mark = st.commands.length
     out = walkStatement(st, stage, scope, input)
     upstream = [...upstream, ...st.programsSince(mark)]
-    input = { kind: 'pipe', text: out, programs: upstream }
+    listed = [...listed, ...st.listedSince(mark)]
+    input = { kind: 'pipe', text: out, programs: upstream, ...(listed.length > 0 ? { listed } : {}) }
   }
   return out
 }
@@ -358,7 +360,7 @@ function redirected(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: S
   }
   rememberWrites(st, scope, writes, appends, continuations.length === 0 ? out : undefined)
   for (const cont of continuations) {
-    if (cont.type === 'pipeline') out = pipeline(st, cont.namedChildren, scope, { kind: 'pipe', text: out, programs: st.programsSince(mark) })
+    if (cont.type === 'pipeline') out = pipeline(st, cont.namedChildren, scope, { kind: 'pipe', text: out, programs: st.programsSince(mark), listed: st.listedSince(mark) })
     else out = walkStatement(st, cont, scope)
   }
   // Output redirected to stdout itself (`> /dev/stdout`) still flows down the pipe.
