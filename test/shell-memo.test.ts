@@ -86,6 +86,15 @@ describe('shell-analysis memo: a repeated command is decided on what the disk ho
     }, 'secrets.ssh-private-key')
   })
 
+  it('a program word that becomes a symlink to a system binary (./tidy -rf ~ runs rm)', async () => {
+    const cwd = project()
+    plant(cwd, { tidy: '#!/bin/sh\necho tidy\n' })
+    await attack('./tidy -rf ~', cwd, () => {
+      unlinkSync(join(cwd, 'tidy'))
+      symlinkSync('/bin/rm', join(cwd, 'tidy'))
+    }, 'fs.rm-root-or-home')
+  })
+
   it('a directory on the way replaced by a symlink', async () => {
     const cwd = project()
     mkdirSync(join(cwd, 'keys'))

@@ -1,13 +1,13 @@
 /**
  * Every file-system read shell analysis makes goes through a `DiskReads`: is this a directory, what text
- * does this file hold, is there a repository here, where do these symlinks lead, what does this wildcard
- * expand to. Each answer is remembered as an observation (kind, path, fingerprint of the answer), so a
+ * does this file hold, is there a repository here, where do these symlinks lead, is anything there, what
+ * does this wildcard expand to. Each answer is remembered as an observation (kind, path, fingerprint of the answer), so a
  * remembered analysis (see memo.ts) can be trusted again only while asking the same questions gives the
  * same answers. Analysis is otherwise a pure function of its options and the command text, so equal
  * answers mean an equal analysis. A read that cannot be asked again cheaply (wildcard expansion over a
  * directory) marks the analysis unrepeatable: it is never remembered.
  */
-import { globSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, globSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { join, posix } from 'node:path'
 import { pathSpellings, sha256 } from '../../core/index.ts'
 
@@ -43,6 +43,16 @@ const PROBES = {
   },
   /** The lexical spelling and, when a symlink lies on the way, the resolved one (last). */
   spellings: (path: string): string[] => pathSpellings(path, undefined, '/'),
+  /** The path with every symlink resolved, or undefined when it does not resolve (missing, a loop). */
+  realPath: (path: string): string | undefined => {
+    try {
+      return realpathSync(path)
+    } catch {
+      return undefined
+    }
+  },
+  /** Whether anything is there (following symlinks). */
+  exists: (path: string): boolean => existsSync(path),
 } as const
 
 type Kind = keyof typeof PROBES
@@ -88,6 +98,15 @@ export class DiskReads {
   /** Both spellings gates should match for an absolute lexical path (see core pathSpellings). */
   spellings(path: string): string[] {
     return this.#read('spellings', path)
+  }
+
+  /** The path with its symlinks resolved (undefined when it does not resolve). */
+  realPath(path: string): string | undefined {
+    return this.#read('realPath', path)
+  }
+
+  exists(path: string): boolean {
+    return this.#read('exists', path)
   }
 
   /** Pathname expansion of an absolute pattern (bounded); an analysis that used it is not remembered. */

@@ -3,7 +3,6 @@
  * `cp /bin/rm ./ls && ./ls -rf ~`, a symlink on disk to a system binary, `hash -p /bin/rm ls; ls`, and
  * `PATH=/tmp/x:$PATH ls` when /tmp/x/ls exists (then that file runs, and is read like any script run by path).
  */
-import { existsSync, realpathSync } from 'node:fs'
 import { posix } from 'node:path'
 import { lexicalPath } from './paths.ts'
 import type { AnalysisState, Scope } from './state.ts'
@@ -18,12 +17,8 @@ export function systemBinaryBehind(st: AnalysisState, scope: Scope, word: string
   const same = st.links.get(path) ?? st.programCopies.get(path)
   if (same !== undefined) return SYSTEM_BIN.test(same) && posix.basename(same) !== posix.basename(path) ? same : undefined
   if (SYSTEM_BIN.test(path)) return undefined
-  try {
-    const real = realpathSync(path)
-    return real !== path && SYSTEM_BIN.test(real) && posix.basename(real) !== posix.basename(path) ? real : undefined
-  } catch {
-    return undefined
-  }
+  const real = st.disk.realPath(path)
+  return real !== undefined && real !== path && SYSTEM_BIN.test(real) && posix.basename(real) !== posix.basename(path) ? real : undefined
 }
 
 /** `cp /bin/rm ./ls`: the copy runs what the system binary runs, for the rest of this command. */
@@ -46,7 +41,7 @@ export function plantedOnPath(st: AnalysisState, scope: Scope, name: string): st
   for (const dir of path.split(':').slice(0, 32)) {
     const full = lexicalPath(`${dir === '' ? '.' : dir}/${name}`, { home: st.options.home, cwd: scope.cwd })
     if (full === undefined) continue
-    const there = st.files.has(full) || existsSync(full)
+    const there = st.files.has(full) || st.disk.exists(full)
     if (!there) continue
     return SYSTEM_BIN.test(full) ? undefined : full
   }
