@@ -15,6 +15,7 @@ import { tempDir } from './helpers/daemon.ts'
 import { fakeProgram } from './helpers/fake-bin.ts'
 import { runCli } from './helpers/run-cli.ts'
 import { waitFor } from './helpers/wait.ts'
+import { compileCache } from './helpers/child-env.ts'
 
 const SVC = join(PROJECT_ROOT, 'cli', 'svc.sh')
 const children: ChildProcess[] = []
@@ -26,7 +27,7 @@ afterEach(() => {
 })
 
 function spawnSvc(args: string[], env: NodeJS.ProcessEnv): ChildProcess & { output: () => string } {
-  const child = spawn(SVC, args, { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(SVC, args, { env: { PATH: process.env.PATH, ...compileCache(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()))
