@@ -30,6 +30,10 @@ export const SIGNALS = [
   'unknown_patch',
   // git pointed at code svc cannot see (core.hooksPath, include.path, --config-env).
   'opaque_config',
+  // A recursive read (grep -r, tar c, cp -r, find -exec) of the home directory or above: every secret in it.
+  'home_tree_read',
+  // A container that gets the host itself: privileged, the host's PID namespace, the Docker socket.
+  'container_escape',
 ] as const
 
 const item = { enum: SIGNALS }
