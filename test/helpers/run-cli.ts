@@ -7,7 +7,6 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { main } from '../../cli/main.ts'
-import { childEnv } from './child-env.ts'
 
 const SVC = fileURLToPath(new URL('../../cli/svc.sh', import.meta.url))
 
@@ -46,10 +45,13 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, st
   return { code, stdout, stderr }
 }
 
-/** Runs `svc <args>` as a child process (cli/svc.sh) with exactly `env` (plus PATH unless given, and the run's compile cache). */
+/**
+ * Runs `svc <args>` as a child process (cli/svc.sh) with exactly `env` (plus PATH unless given): no compile cache
+ * unless the test passes one, as a user's process starts (test/compile-cache-home.test.ts relies on it).
+ */
 export function runCliProcess(args: readonly string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(SVC, [...args], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(SVC, [...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
