@@ -11,6 +11,8 @@ process.env.NODE_COMPILE_CACHE ??= fileURLToPath(new URL('./node_modules/.cache/
 
 export default defineConfig({
   test: {
+    // Hashes the test operator password once per run (test/helpers/operator-password.ts).
+    globalSetup: ['test/global-setup.ts'],
     include: process.env.SVC_TEST_FAST ? FAST : ['{core,plugins,harnesses,guardrail-providers,cli,test}/**/*.test.ts'],
     // The shim test starts the hook shim against a local server: a process boundary, kept out of the fast loop.
     exclude: process.env.SVC_TEST_FAST ? ['**/node_modules/**', 'plugins/installer/svc-hook.test.ts'] : ['**/node_modules/**'],
