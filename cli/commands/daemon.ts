@@ -57,7 +57,7 @@ export function makeDaemonCommand(io: CliIo): Command {
         }
       }
       // A long-lived process gives back what starting it (and each busy spell) left behind, once it is quiet.
-      const idleGc = collectWhenIdle()
+      const idleGc = collectWhenIdle(daemon.app.log)
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           idleGc.stop()
