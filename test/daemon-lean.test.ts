@@ -75,11 +75,11 @@ describe('what a daemon keeps in memory', () => {
   it('cli/svc.sh starts the daemon, and only the daemon, with the memory flags bench/check measured', () => {
     // A stand-in node: answers svc.sh's version probe with the real one, otherwise prints the arguments it got.
     const fake = join(tempDir(), 'node')
-    writeFileSync(fake, `#!/bin/sh\nif [ "$1" = -p ]; then exec ${JSON.stringify(process.execPath)} "$@"; fi\necho "\${MALLOC_ARENA_MAX:-unset} $@"\n`)
+    writeFileSync(fake, `#!/bin/sh\nif [ "$1" = -p ]; then exec ${JSON.stringify(process.execPath)} "$@"; fi\necho "\${MALLOC_ARENA_MAX:-unset} \${MALLOC_TRIM_THRESHOLD_:-unset} $@"\n`)
     chmodSync(fake, 0o755)
     const argsOf = (...args: string[]) => spawnSync(join(PROJECT_ROOT, 'cli/svc.sh'), args, { env: { PATH: process.env.PATH, SVC_NODE: fake }, encoding: 'utf8' }).stdout.trim()
-    expect(argsOf('daemon', '--port', '0')).toBe(`2 --max-semi-space-size=4 --no-wasm-tier-up ${join(PROJECT_ROOT, 'cli/bin.js')} daemon --port 0`)
-    expect(argsOf('status')).toBe(`unset ${join(PROJECT_ROOT, 'cli/bin.js')} status`)
+    expect(argsOf('daemon', '--port', '0')).toBe(`2 131072 --max-semi-space-size=4 --no-wasm-tier-up ${join(PROJECT_ROOT, 'cli/bin.js')} daemon --port 0`)
+    expect(argsOf('status')).toBe(`unset unset ${join(PROJECT_ROOT, 'cli/bin.js')} status`)
   })
 
   it('no OpenTelemetry module without SVC_OTLP_ENDPOINT; only the bash grammar until inline code needs another', () => {
