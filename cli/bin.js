@@ -3,7 +3,7 @@
 import module from 'node:module'
 import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 // An installed svc (under node_modules) needs a hook to strip its own TypeScript: see that module.
 import '../core/strip-types-hook.js'
 
@@ -12,8 +12,17 @@ import '../core/strip-types-hook.js'
 // gates keep agents out of: a cache in a shared temp directory would be code another process could plant. Only
 // once the home exists (`svc --help` or `svc install --dry-run` must not create it). NODE_COMPILE_CACHE, when the
 // user sets it, wins (Node enables it before this line; the test suite shares one across its many processes).
-const home = process.env.SVC_HOME || join(homedir(), '.svc')
+const home = resolve(homeFlag(process.argv.slice(2)) || process.env.SVC_HOME || join(homedir(), '.svc'))
 if (existsSync(home)) module.enableCompileCache?.(join(home, 'cache', 'node-compile'))
+
+/** The value of a `--home <dir>` / `--home=<dir>` option (the commands' own flag wins over $SVC_HOME, as in cli/paths.ts). */
+function homeFlag(args) {
+  for (let i = 0; i < args.length && args[i] !== '--'; i++) {
+    if (args[i] === '--home') return args[i + 1]
+    if (args[i].startsWith('--home=')) return args[i].slice('--home='.length)
+  }
+  return undefined
+}
 
 // `svc mcp-proxy` runs once per MCP server a harness starts: straight to the relay, without the command table
 // (its help, `svc mcp-proxy --help`, is the table's: cli/commands/mcp-proxy.ts).

@@ -70,6 +70,19 @@ describe('feature routes', () => {
     expect(Object.keys(doc.paths['/v1/echo']!.post!.responses)).toEqual(expect.arrayContaining(['200', '400', '413', '415']))
   })
 
+  it('a plugin whose routes fail to register closes the ones registered before it (their onClose runs)', async () => {
+    let closed = 0
+    const polling: EnginePlugin = { name: 'feature:polling', apply: (host) => host.addRoutes(async (child) => { child.addHook('onClose', async () => { closed++ }) }) }
+    const broken: EnginePlugin = { name: 'feature:broken', apply: (host) => host.addRoutes(async () => { throw new Error('routes of feature:broken could not be registered') }) }
+    const failing = await createEngine({ plugins: [...allPlugins, polling, broken], home: tempDir('svc-feature-broken-'), policiesDir: SHIPPED_POLICIES_DIR, log })
+    try {
+      await expect(buildApp({ engine: failing, auth: createAuthService(failing.home, {}), version: VERSION, env: {}, logger: log })).rejects.toThrow(/feature:broken could not be registered/)
+      expect(closed).toBe(1)
+    } finally {
+      await failing.close()
+    }
+  })
+
   it('are one set per plugin', async () => {
     const twice: EnginePlugin = { name: 'feature:twice', apply: (host) => { host.addRoutes(echoRoutes); host.addRoutes(echoRoutes) } }
     await expect(createEngine({ plugins: [twice], home: tempDir(), policiesDir: SHIPPED_POLICIES_DIR, log })).rejects.toMatchObject({ code: 'PE_PLUGIN_DUPLICATE' })

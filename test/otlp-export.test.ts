@@ -126,6 +126,16 @@ describe('svc export otlp', () => {
     } finally {
       await receiver.close()
     }
+    // The daemon's variables are the CLI's defaults too: SVC_OTLP_CA trusts the private CA without --ca.
+    const second = await startOtlpReceiver(undefined, 0, { key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')) })
+    try {
+      const fromEnv = await runCli(['export', 'otlp', '--endpoint', second.url], { ...env, SVC_OTLP_CA: join(dir, 'ca.pem') })
+      expect(fromEnv.stderr).toBe('')
+      expect(fromEnv.code).toBe(0)
+      expect(leaves(second.records).length).toBeGreaterThan(30)
+    } finally {
+      await second.close()
+    }
   })
 
   it('refuses a bad endpoint or header with a clear error', async () => {

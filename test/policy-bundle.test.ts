@@ -13,6 +13,9 @@ import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
 import { startBundleServer, type BundleServer } from './helpers/bundle-server.ts'
 import { buildBundle, denyGate, newSigningKey, tamper, writeManaged, type SigningKey } from './helpers/policy-bundle.ts'
 import { runCli } from './helpers/run-cli.ts'
+import { activate, stageBundle } from '../plugins/policy-bundle/disk.ts'
+import { verifyBundle } from '../plugins/policy-bundle/verify.ts'
+import { trustRoot } from '../plugins/policy-bundle/signature.ts'
 import { waitFor } from './helpers/wait.ts'
 
 vi.setConfig({ testTimeout: 60_000 })
@@ -173,6 +176,45 @@ describe('signed policy bundle', () => {
       writeManaged(managedDir, server.url, [key])
     } finally {
       await server.up()
+    }
+  })
+})
+
+describe('a last good bundle that no longer compiles (an svc upgrade changed what its gates may say)', () => {
+  it('starts anyway, denies every call with the reason, ledgers it, and lifts the deny with the next revision that compiles', async () => {
+    const home = temp('svc-bundle-stale-')
+    const managedDir = temp('svc-managed-stale-')
+    // Signed and verified, but one gate uses a kind this svc does not know: left on disk by another svc version.
+    const stale = await buildBundle({ revision: 20, files: { 'svc/daemon/org.yaml': 'version: 1\ngates:\n  - id: org.future\n    when: { tool: Bash, future_kind: x }\n' }, key })
+    activate(home, stageBundle(home, await verifyBundle(stale, [trustRoot(key.publicPem)]), stale))
+    const origin = await startBundleServer(stale)
+    let daemon: TestDaemon | undefined
+    try {
+      writeManaged(managedDir, origin.url, [key])
+      daemon = await startTestDaemon({ home, env: { SVC_MANAGED_FILE: join(managedDir, 'managed.json') } })
+      // The refusal shows once its leaf is appended (the engine records it as the daemon starts).
+      const s = await waitFor(async () => {
+        const now = await status(daemon!)
+        return now.last_refusal ? now : undefined
+      }, 'the refusal in the status')
+      expect(s.active).toMatchObject({ revision: 20 })
+      expect(s.last_refusal.reason).toMatch(/revision 20 does not compile on this svc .*future_kind/)
+      const sid = await daemon.session()
+      for (const command of ['ls', 'git status']) {
+        const answer = (await daemon.request('POST', '/v1/gates/check', { session_id: sid, source: 'claude-code', tool: 'Bash', input: { command } })).body
+        expect(answer).toMatchObject({ verdict: 'deny', rule_id: 'svc.policy-bundle-unusable' })
+        expect(answer.reason).toMatch(/managed policy bundle does not compile/)
+      }
+      expect((await daemon.request('GET', '/v1/policy/view')).body.gates).toContainEqual(expect.objectContaining({ id: 'svc.policy-bundle-unusable', source: 'bundle' }))
+      expect((await bundleLeaves(daemon)).filter((l: any) => l.verdict === 'policy_bundle_refused').map((l: any) => l.facts.revision)).toEqual(['20'])
+
+      origin.serve(await buildBundle({ revision: 21, files: { 'svc/daemon/org.yaml': denyGate('org.no-curl', '^curl ') }, key }))
+      await waitFor(async () => (await status(daemon!)).active?.revision === 21, 'revision 21 active')
+      expect(await check(daemon, sid, 'ls')).toMatchObject({ verdict: 'allow' })
+      expect(await check(daemon, sid, 'curl https://example.com')).toMatchObject({ verdict: 'deny', rule_id: 'org.no-curl' })
+    } finally {
+      await daemon?.stop()
+      await origin.close()
     }
   })
 })

@@ -50,7 +50,7 @@ async function exportOtlp(io: CliIo, opts: OtlpOpts): Promise<void> {
   } catch (err) {
     throw new CliError((err as Error).message)
   }
-  const opened = openOtlpExport(home, { endpoint, headers, caFile: opts.ca, certFile: opts.cert, keyFile: opts.key, timeoutMs, batchSize: opts.batchSize }, userHomeOf(io.env), dbPath)
+  const opened = openOtlpExport(home, { endpoint, headers, caFile: opts.ca ?? (io.env.SVC_OTLP_CA || undefined), certFile: opts.cert ?? (io.env.SVC_OTLP_CERT || undefined), keyFile: opts.key ?? (io.env.SVC_OTLP_KEY || undefined), timeoutMs, batchSize: opts.batchSize }, userHomeOf(io.env), dbPath)
   const from = opened.shipper.cursor().nextSeq
   try {
     if (opts.follow) {
@@ -82,9 +82,9 @@ export function makeExportCommand(io: CliIo): Command {
       .description('send every leaf and signed checkpoint not yet accepted by the collector as OTLP/HTTP protobuf log records')
       .option('--endpoint <url>', 'collector base URL, e.g. http://127.0.0.1:4318 (default $SVC_OTLP_ENDPOINT)')
       .option('--header <key=value>', 'request header (repeatable; also $SVC_OTLP_HEADERS as k=v,k=v)', repeatable, [])
-      .option('--ca <file>', 'PEM CA bundle to trust for an https endpoint')
-      .option('--cert <file>', 'PEM client certificate (mTLS)')
-      .option('--key <file>', 'PEM client key (mTLS)')
+      .option('--ca <file>', 'PEM CA bundle to trust for an https endpoint (default $SVC_OTLP_CA)')
+      .option('--cert <file>', 'PEM client certificate for mTLS (default $SVC_OTLP_CERT)')
+      .option('--key <file>', 'PEM client key for mTLS (default $SVC_OTLP_KEY)')
       .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
       .option('--follow', 'keep shipping new leaves until interrupted (retrying with backoff while the collector is down)')
       .option('--interval <duration>', 'with --follow: how often to look for new leaves', '1s')

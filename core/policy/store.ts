@@ -14,6 +14,7 @@ import { type CompiledGate, GateCompiler } from './compile.ts'
 import type { DisableSealer } from './disable-seal.ts'
 import { PolicyFile, type FileProblem, type LoadedPolicy } from './policy-file.ts'
 import { RepoRootFinder } from './repo-root.ts'
+import { unusableBundleGate } from './unusable-bundle.ts'
 import { drain, runYielding, type Steps } from './steps.ts'
 import type { ParseCache } from './parse-cache.ts'
 import { isBundleSource, repoSource, staticSources, type PolicySource } from './sources.ts'
@@ -76,6 +77,8 @@ export class PolicyStore {
   #disabled: ReadonlySet<string> = new Set<string>()
   /** Ids of gates a signed bundle brought: the managed floor, which no seal outside the bundle disables. */
   #floorIds: ReadonlySet<string> = new Set()
+  /** The deny-everything floor gate while a signed bundle's file does not compile (see unusable-bundle.ts). */
+  #unusable?: CompiledGate
   #warnings: PolicyWarning[] = []
   #hash = ''
   readonly #repoFiles = new Map<string, { file: PolicyFile; checkedAt: number }>()
@@ -93,10 +96,13 @@ export class PolicyStore {
     this.#opts = opts
   }
 
-  /** Loads every static file; at boot any bad file is fatal (validate before serving). */
+  /**
+   * Loads every static file; at boot any bad file is fatal (validate before serving), except a signed
+   * bundle's: its owner, not this machine's user, must fix it, so it becomes a deny-everything floor gate.
+   */
   load(now: number): void {
     this.refresh(now)
-    const bad = this.#files.find((f) => f.problem)
+    const bad = this.#files.find((f) => f.problem && !isBundleSource(f.src.source))
     if (bad?.problem) throw new EngineError(ERR.POLICY_INVALID, bad.problem.message, { loc: bad.problem.loc })
   }
 
@@ -290,11 +296,13 @@ export class PolicyStore {
 
   #rebuild(): void {
     const warnings: PolicyWarning[] = []
-    const all = this.#files.flatMap((f) => (f.good ? [...f.good.gates, ...[...f.good.groups.values(), ...f.good.users.values()].flat()] : []))
+    const broken = this.#files.find((f) => f.problem && !f.good && isBundleSource(f.src.source))
+    this.#unusable = broken ? unusableBundleGate(broken.src.path, broken.problem!) : undefined
+    const all = this.allGates()
     this.#floorIds = new Set(all.filter((g) => isBundleSource(g.source)).map((g) => g.id))
     this.#disabled = this.#unlocked(this.#sealedDisables(all, undefined, warnings))
     this.#groupCache = new Map()
-    const byLayer = new Map<LayerName, CompiledGate[]>()
+    const byLayer = new Map<LayerName, CompiledGate[]>(this.#unusable ? [['daemon', [this.#unusable]]] : [])
     for (const file of this.#files) {
       if (!file.good || file.src.kind === 'group') continue
       const list = byLayer.get(file.src.layer) ?? []
@@ -305,6 +313,7 @@ export class PolicyStore {
     this.#warnings = warnings
     for (const w of warnings) this.#opts.log.warn({ file: w.file, gate: w.gateId }, w.message)
     const material = this.#files.filter((f) => f.good).map((f) => ({ source: f.src.source, path: f.src.path, gates: f.good!.gates.map((g) => g.fingerprint), content: f.good!.contentHash }))
+    if (this.#unusable) material.unshift({ source: 'bundle', path: this.#unusable.loc.file, gates: [this.#unusable.fingerprint], content: '' })
     this.#hash = canonicalSha256(material)
   }
 
@@ -352,7 +361,8 @@ export class PolicyStore {
 
   /** Every static gate (active and disabled) with its file, for views. */
   allGates(): CompiledGate[] {
-    return this.#files.flatMap((f) => (f.good ? [...f.good.gates, ...[...f.good.groups.values(), ...f.good.users.values()].flat()] : []))
+    const files = this.#files.flatMap((f) => (f.good ? [...f.good.gates, ...[...f.good.groups.values(), ...f.good.users.values()].flat()] : []))
+    return this.#unusable ? [this.#unusable, ...files] : files
   }
 
   /** True when a valid false-positive seal disables this gate's id. */

@@ -106,6 +106,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   for (const route of routes) await app.register(route)
   // Feature plugins' routes (PluginHost.addRoutes): encapsulated children of the root, so they inherit the
   // decorations, the problem handlers and the onRoute error contract above, and keep their own hooks to themselves.
-  for (const featureRoutes of opts.engine.registry.routes.values()) await app.register(featureRoutes)
+  try {
+    for (const featureRoutes of opts.engine.registry.routes.values()) await app.register(featureRoutes)
+  } catch (err) {
+    // Routes registered before the one that threw may have started work (a poller, a child process): their
+    // onClose hooks run now, so a daemon that fails to start leaves nothing behind.
+    await app.close().catch(() => undefined)
+    throw err
+  }
   return app
 }

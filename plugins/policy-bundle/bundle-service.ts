@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino'
 import type { Engine, OperatorEventVerdict } from '../../core/index.ts'
-import { bundleSourcesAt, sha256 as sha256Hex } from '../../core/index.ts'
+import { bundleSourcesAt, isBundleSource, sha256 as sha256Hex } from '../../core/index.ts'
 import { BundleError } from './archive.ts'
 import { activate, deactivate, prune, readActive, stageBundle } from './disk.ts'
 import { fetchBundle } from './fetch-bundle.ts'
@@ -95,6 +95,13 @@ export class BundleService {
   start(engine: EngineView): void {
     this.#engine = engine
     for (const [verdict, facts, reason] of this.#pending.splice(0)) void this.#ledger(verdict, facts, reason)
+    const broken = engine.policy.files().find((f) => f.status === 'error' && isBundleSource(f.source))
+    if (broken && this.#active) {
+      void this.#refused({
+        reason: `the active bundle revision ${this.#active.revision} does not compile on this svc (${broken.error!.message}); every call is denied until a revision that compiles is served`,
+        revision: this.#active.revision, sha256: this.#active.sha256,
+      })
+    }
     if (this.#managed?.bundle) this.#schedule(0)
   }
 

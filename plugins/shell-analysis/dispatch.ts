@@ -46,7 +46,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   const literal = new Set(inv.argv.filter((a, i) => /[*?[]/.test(a) && inv.info[i]?.glob === false))
   const record = (extras: RecordExtras = {}): void => {
     flagUnknowns(st, inv, program)
-    recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects, { literal, ...extras })
+    recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects, { literal, ...extras, ...(inv.inputPaths ? { paths: [...(extras.paths ?? []), ...inv.inputPaths] } : {}) })
   }
 
   if (program === 'trap' && inv.argv[1] !== undefined && inv.argv.length > 2) {

@@ -8,11 +8,12 @@ import { readdirSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { execString } from './execution.ts'
 import { contentOf } from './files.ts'
+import { configEntries, configFromEnvironment, lookupAlias, splitAlias } from './git-aliases.ts'
 import { configCommand, expandGitOptions, gitCommandStrings, gitSubcommandIndex, GIT_COMMAND_VARIABLES } from './git-semantics.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { lexicalPath } from './paths.ts'
 import { recordCommand, type RecordExtras } from './record.ts'
-import type { AnalysisState } from './state.ts'
+import { BudgetExceeded, type AnalysisState } from './state.ts'
 
 /** Hooks each subcommand fires. */
 const HOOKS: Readonly<Record<string, readonly string[]>> = {
@@ -23,12 +24,16 @@ const HOOKS: Readonly<Record<string, readonly string[]>> = {
   status: [], log: [], diff: [], add: [], fetch: ['reference-transaction'], stash: ['post-checkout'], reset: ['reference-transaction'],
 }
 
+/** How many aliases may stand for one another before svc stops following (git refuses loops itself). */
+const MAX_ALIAS_DEPTH = 8
+
 /** Subcommands that run nothing of the repository's (no pager either when their output is piped) are still read for aliases. */
-export function gitRun(st: AnalysisState, inv: Invocation, extras: RecordExtras): undefined {
+export function gitRun(st: AnalysisState, inv: Invocation, extras: RecordExtras, aliases: ReadonlySet<string> = new Set()): undefined {
   const argv = expandGitOptions(inv.argv)
   const { strings, opaque } = gitCommandStrings(argv)
   recordCommand(st, inv.scope, 'git', argv, inv.via, inv.redirects, { ...extras, exclude: strings.map((s) => s.index) })
-  if (opaque) st.signals.add('opaque_config')
+  // Config entries from the environment can set any key, a pager or an alias among them: svc does not read them.
+  if (opaque || configFromEnvironment(inv.scope)) st.signals.add('opaque_config')
   for (const s of strings) execString(st, inv, s.text, [inv.info[s.index] ?? PLAIN], 'git config command')
   for (const name of GIT_COMMAND_VARIABLES) {
     const value = inv.scope.vars.get(name)
@@ -36,24 +41,74 @@ export function gitRun(st: AnalysisState, inv: Invocation, extras: RecordExtras)
   }
   const at = gitSubcommandIndex(argv)
   const sub = at === -1 ? undefined : argv[at]!
+  if (sub === 'config') rememberAliasWrite(st, argv, at)
   const gitDir = findGitDir(st, inv)
-  // A command from the config that runs git again does not re-read the same config (it was read once).
-  if (gitDir === undefined || st.gitConfigs.has(gitDir)) return undefined
-  st.gitConfigs.add(gitDir)
+  if (gitDir !== undefined) repositoryCode(st, inv, gitDir, sub)
+  if (at !== -1) runAlias(st, { ...inv, argv }, at, gitDir, extras, aliases)
+  return undefined
+}
+
+/** What an earlier call may have planted in the repository: command keys of `.git/config` (once) and the hooks `sub` fires. */
+function repositoryCode(st: AnalysisState, inv: Invocation, gitDir: string, sub: string | undefined): void {
   const config = contentOf(st, inv.scope, join(gitDir, 'config'))
   let hooksPath = join(gitDir, 'hooks')
-  for (const [key, value] of config === undefined ? [] : configEntries(config)) {
-    if (key.toLowerCase() === 'core.hookspath') hooksPath = lexicalPath(value, { home: st.options.home, cwd: dirname(gitDir) }) ?? hooksPath
-    const r = configCommand(key, value)
-    // An alias matters only when it is the subcommand; the other command keys run on ordinary use.
-    if (r.command !== undefined && (!key.toLowerCase().startsWith('alias.') || key.slice(6) === sub)) execString(st, inv, r.command, [PLAIN], `.git/config ${key}`)
-    else if (r.opaque && !/^core\.hookspath$/i.test(key) && !/^safe\.directory$/i.test(key)) st.signals.add('opaque_config')
+  const entries = config === undefined ? [] : configEntries(config)
+  for (const [key, value] of entries) if (key.toLowerCase() === 'core.hookspath') hooksPath = lexicalPath(value, { home: st.options.home, cwd: dirname(gitDir) }) ?? hooksPath
+  // A command from the config that runs git again does not re-read the same config (it was read once).
+  if (!st.gitConfigs.has(gitDir)) {
+    st.gitConfigs.add(gitDir)
+    for (const [key, value] of entries) {
+      // Aliases matter only as the subcommand: lookupAlias resolves them per invocation.
+      if (key.toLowerCase().startsWith('alias.')) continue
+      const r = configCommand(key, value)
+      if (r.command !== undefined) execString(st, inv, r.command, [PLAIN], `.git/config ${key}`)
+      else if (r.opaque && !/^core\.hookspath$/i.test(key) && !/^safe\.directory$/i.test(key)) st.signals.add('opaque_config')
+    }
   }
+  // Hooks per subcommand: `git status; git commit` fires commit's hooks even though status read the config first.
   for (const hook of sub !== undefined ? (HOOKS[sub] ?? []) : []) {
+    const seen = `${hooksPath}\0${hook}`
+    if (st.gitConfigs.has(seen)) continue
+    st.gitConfigs.add(seen)
     const text = contentOf(st, inv.scope, join(hooksPath, hook))
     if (text !== undefined) st.analyzeFile(text, inv.scope, [...inv.via, `git hook ${hook}`])
   }
-  return undefined
+}
+
+/** `git p ARGS` where `p` is an alias: the command it stands for is analysed as if typed (a `!` alias as shell with ARGS). */
+function runAlias(st: AnalysisState, inv: Invocation, at: number, gitDir: string | undefined, extras: RecordExtras, aliases: ReadonlySet<string>): void {
+  const name = inv.argv[at]!.toLowerCase()
+  if (inv.info[at]?.dynamic) return
+  const found = lookupAlias(st, inv.scope, inv.argv, at, gitDir)
+  if (found === undefined || aliases.has(name)) return
+  if ('opaque' in found) {
+    st.signals.add('opaque_config')
+    return
+  }
+  if (aliases.size >= MAX_ALIAS_DEPTH) throw new BudgetExceeded(`git aliases nested deeper than ${MAX_ALIAS_DEPTH}`)
+  const dynamicValue = inv.argv.slice(1, at).some((a, i) => inv.info[i + 1]?.dynamic && a.toLowerCase().startsWith(`alias.${name}=`))
+  if (dynamicValue) return void st.signals.add('opaque_config')
+  const rest = inv.argv.slice(at + 1)
+  const restInfo = inv.info.slice(at + 1)
+  const value = found.value.trimStart()
+  if (value.startsWith('!')) {
+    // git runs it as `sh -c 'VALUE "$@"' VALUE ARGS...`.
+    execString(st, inv, `${value.slice(1)} "$@"`, [PLAIN, ...restInfo], `git alias ${name}`, { positional: [value.slice(1), ...rest] })
+    return
+  }
+  const words = splitAlias(value)
+  // git refuses an empty alias or one with an unclosed quote ("bad alias"): nothing runs.
+  if (words === undefined || words.length === 0) return
+  const argv = [...inv.argv.slice(0, at), ...words, ...rest]
+  const info = [...inv.info.slice(0, at), ...words.map(() => PLAIN), ...restInfo]
+  gitRun(st, { ...inv, argv, info, via: [...inv.via, `git alias ${name}`] }, extras, new Set([...aliases, name]))
+}
+
+/** `git config [--global|--local|--file F] alias.NAME VALUE` earlier in the command: later `git NAME` in it runs VALUE. */
+function rememberAliasWrite(st: AnalysisState, argv: readonly string[], at: number): void {
+  const operands = argv.slice(at + 1).filter((x, k, all) => !x.startsWith('-') && x !== 'set' && x !== 'add' && !['--file', '-f', '--blob'].includes(all[k - 1] ?? ''))
+  const [key, value] = operands
+  if (key !== undefined && value !== undefined && key.toLowerCase().startsWith('alias.')) st.gitAliases.set(key.slice('alias.'.length).toLowerCase(), value)
 }
 
 /** `.git` of the working directory (or `-C DIR`), walking up; undefined outside a repository. */
@@ -71,21 +126,4 @@ function findGitDir(st: AnalysisState, inv: Invocation): string | undefined {
     dir = dirname(dir)
   }
   return undefined
-}
-
-/** `section.key = value` pairs of a git config file (`[alias]`, `[diff "x"]`, values unquoted). */
-export function configEntries(text: string): [string, string][] {
-  const out: [string, string][] = []
-  let section = ''
-  for (const raw of text.split('\n').slice(0, 2000)) {
-    const line = raw.trim()
-    const head = /^\[([\w.-]+)(?:\s+"([^"]*)")?\]/.exec(line)
-    if (head) {
-      section = head[2] !== undefined ? `${head[1]}.${head[2]}` : head[1]!
-      continue
-    }
-    const kv = /^([\w.-]+)\s*=\s*(.*)$/.exec(line)
-    if (kv && section !== '') out.push([`${section}.${kv[1]}`, kv[2]!.replace(/^"(.*)"$/, '$1').replace(/\\"/g, '"')])
-  }
-  return out
 }

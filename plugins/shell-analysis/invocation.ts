@@ -21,6 +21,8 @@ export interface Invocation {
   readonly via: readonly string[]
   readonly stdin?: Stdin
   readonly redirects: Redirects
+  /** Paths its arguments came from without being named (`find ~/.ssh | xargs cat`: under ~/.ssh): read, as operands are. */
+  readonly inputPaths?: readonly string[]
 }
 
 /** A field with nothing dynamic about it. */

@@ -4,6 +4,7 @@
 import type { CallUrl, ShellCommand } from '../../core/types.ts'
 import { operandRoles } from './operand-roles.ts'
 import { treeWriteRoots } from './tree-writes.ts'
+import { readsHomeTree, treeReadRoots } from './tree-reads.ts'
 import { pathOperands, urlOperands } from './operands.ts'
 import { canonicalPaths, intoDirectory, lexicalPath } from './paths.ts'
 import type { AnalysisState, Redirects, Scope } from './state.ts'
@@ -35,6 +36,7 @@ export function recordCommand(st: AnalysisState, scope: Scope, program: string, 
   const overflow = all.slice(MAX_OPERANDS).flatMap((o) => lexicalPath(o, { home: st.options.home, cwd: scope.cwd }) ?? [])
   const written = [...roles.written].map((i) => argv[i]!).filter((a) => all.includes(a))
   const trees = treeWriteRoots(program, argv, { home: st.options.home, cwd: scope.cwd })
+  if (readsHomeTree(treeReadRoots(program, argv.map((a, i) => (extras.exclude?.includes(i) ? '' : a))), { home: st.options.home, cwd: scope.cwd })) st.signals.add('home_tree_read')
   const writes = canon([...(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes), ...written, ...trees, ...(extras.writes ?? [])])
   const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...overflow, ...writes])
   const urls = [...urlOperands(program, argv, [...redirects.reads, ...redirects.writes]), ...(extras.urls ?? [])]

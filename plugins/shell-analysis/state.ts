@@ -6,6 +6,9 @@ import type { ShellCommand } from '../../core/types.ts'
 import type { CodeParsers } from './code-parsers.ts'
 import type { SyntaxNode } from './parser.ts'
 
+/** Programs whose output is names of files under their operands. */
+const LISTERS: ReadonlySet<string> = new Set(['find', 'fd', 'fdfind', 'ls', 'tree', 'locate', 'plocate', 'mlocate'])
+
 /** Hard limits on the work one command string may cause. */
 export interface Budget {
   /** Largest command accepted, in UTF-16 code units. */
@@ -58,6 +61,8 @@ export interface Stdin {
   readonly text?: string
   /** Programs that produced it (upstream pipeline stages and their substitutions). */
   readonly programs: readonly string[]
+  /** Canonical directories an upstream stage lists (`find ~/.ssh | xargs cat`): what its names point into. */
+  readonly listed?: readonly string[]
 }
 
 /** Redirections attached to a command. */
@@ -95,6 +100,8 @@ export class AnalysisState {
   readonly files = new Map<string, string>()
   /** Repositories whose .git/config and hooks were read already in this analysis. */
   readonly gitConfigs = new Set<string>()
+  /** `git config alias.NAME VALUE` run earlier in the same command (lower-case name → value). */
+  readonly gitAliases = new Map<string, string>()
   /** A .env file was loaded into the environment earlier in the command (see env-secrets.ts). */
   secretEnv = false
   /** Process substitutions seen so far (each gets its own `/dev/fd/N`). */
@@ -145,5 +152,16 @@ export class AnalysisState {
   /** Programs recorded since `mark` (an index into `commands`). */
   programsSince(mark: number): string[] {
     return this.commands.slice(mark).map((c) => c.program)
+  }
+
+  /** Directories that listing programs recorded since `mark` name (their output is paths under them). */
+  listedSince(mark: number): string[] {
+    return this.commands.slice(mark).flatMap((c) => {
+      if (!LISTERS.has(c.program)) return []
+      const dirs = (c.paths ?? []).filter((p) => !c.writes?.includes(p))
+      // `find DIR -name '*.pub'` lists only such names: the gates see `DIR/**/*.pub` (public keys stay fine).
+      const names = c.program === 'find' && !c.argv.some((a) => a === '-o' || a === '-or') ? c.argv.filter((a, i) => c.argv[i - 1] === '-name') : []
+      return names.length === 1 && !names[0]!.includes('/') ? dirs.map((d) => `${d.replace(/\/+$/, '')}/**/${names[0]}`) : dirs
+    })
   }
 }

@@ -92,7 +92,9 @@ export function unwrap(st: AnalysisState, inv: Invocation, program: string): str
     return undefined
   }
   const scope = chdir === undefined ? inv.scope : { ...inv.scope, cwd: chdir ?? undefined }
-  return dispatch(st, { ...inv, scope, argv: inner, info: innerInfo, via: [...inv.via, program], stdin: program === 'xargs' ? undefined : inv.stdin })
+  // `find DIR | xargs cmd`: cmd's arguments are names under DIR, so cmd reads there.
+  const inputPaths = program === 'xargs' && inv.stdin?.text === undefined && inv.stdin?.listed?.length ? { inputPaths: [...(inv.inputPaths ?? []), ...inv.stdin.listed] } : {}
+  return dispatch(st, { ...inv, scope, argv: inner, info: innerInfo, via: [...inv.via, program], stdin: program === 'xargs' ? undefined : inv.stdin, ...inputPaths })
 }
 
 const UNKNOWN_INPUT: FieldInfo = { dynamic: true, programs: [], procsub: false }

@@ -8,6 +8,7 @@ import type { SyntaxNode } from './parser.ts'
 import { addRedirects, recordCommand } from './record.ts'
 import { BudgetExceeded, NO_REDIRECTS, type AnalysisState, type Redirects, type Scope, type Stdin } from './state.ts'
 import { STARTUP_VARIABLES } from './programs.ts'
+import { noteGitEnv } from './git-aliases.ts'
 import { evaluateString, evaluateWord, groupWords, type WordContext } from './words.ts'
 
 const WRITE_OPS: ReadonlySet<string> = new Set(['>', '>>', '&>', '&>>', '>|', '<>'])
@@ -90,13 +91,15 @@ function childScope(scope: Scope, via: readonly string[]): Scope {
 function pipeline(st: AnalysisState, stages: readonly SyntaxNode[], scope: Scope, stdin?: Stdin): string | undefined {
   let input = stdin
   let upstream: string[] = [...(stdin?.programs ?? [])]
+  let listed: string[] = [...(stdin?.listed ?? [])]
   let out: string | undefined
   for (const stage of stages) {
     if (stage.type === 'comment') continue
     const mark = st.commands.length
     out = walkStatement(st, stage, scope, input)
     upstream = [...upstream, ...st.programsSince(mark)]
-    input = { kind: 'pipe', text: out, programs: upstream }
+    listed = [...listed, ...st.listedSince(mark)]
+    input = { kind: 'pipe', text: out, programs: upstream, ...(listed.length > 0 ? { listed } : {}) }
   }
   return out
 }
@@ -128,6 +131,7 @@ function prefixAssignment(st: AnalysisState, node: SyntaxNode, commandScope: Sco
   const valueNode = node.childForFieldName('value')
   const value = evaluateString(valueNode ? [valueNode] : [node], wordContext(st, commandScope))
   if (name && STARTUP_VARIABLES.has(name) && !value.dynamic) commandScope.vars.set(name, value.fields[0] ?? '')
+  if (name) noteGitEnv(commandScope.vars, name)
 }
 
 
@@ -145,6 +149,7 @@ function assign(st: AnalysisState, node: SyntaxNode, scope: Scope): void {
   const valueNode = node.childForFieldName('value')
   const value = valueNode ? evaluateString([valueNode], wordContext(st, scope)) : undefined
   if (!name) return
+  noteGitEnv(scope.vars, name)
   if (valueNode?.type === 'array') return assignArray(st, name, valueNode, scope)
   // A dynamic value keeps its source spelling (`$(cat f)`), so `$X` as a program is still flagged dynamic.
   if (value?.dynamic) scope.vars.delete(name)
@@ -355,7 +360,7 @@ function redirected(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: S
   }
   rememberWrites(st, scope, writes, appends, continuations.length === 0 ? out : undefined)
   for (const cont of continuations) {
-    if (cont.type === 'pipeline') out = pipeline(st, cont.namedChildren, scope, { kind: 'pipe', text: out, programs: st.programsSince(mark) })
+    if (cont.type === 'pipeline') out = pipeline(st, cont.namedChildren, scope, { kind: 'pipe', text: out, programs: st.programsSince(mark), listed: st.listedSince(mark) })
     else out = walkStatement(st, cont, scope)
   }
   // Output redirected to stdout itself (`> /dev/stdout`) still flows down the pipe.

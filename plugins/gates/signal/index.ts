@@ -30,6 +30,8 @@ export const SIGNALS = [
   'unknown_patch',
   // git pointed at code svc cannot see (core.hooksPath, include.path, --config-env).
   'opaque_config',
+  // A recursive read (grep -r, tar c, cp -r, find -exec) of the home directory or above: every secret in it.
+  'home_tree_read',
 ] as const
 
 const item = { enum: SIGNALS }
