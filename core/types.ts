@@ -58,6 +58,8 @@ export interface ShellCommand {
   readonly paths?: readonly string[]
   /** Canonical paths it writes through output redirections (`>`, `>>`, `&>`) or `tee`. */
   readonly writes?: readonly string[]
+  /** Paths among `writes` that it reads as well (a host directory mounted into a container). */
+  readonly readsToo?: readonly string[]
   /** Network destinations it names (URLs, HTTP client targets, sockets, `/dev/tcp`). */
   readonly urls?: readonly CallUrl[]
 }

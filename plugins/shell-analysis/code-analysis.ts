@@ -17,6 +17,8 @@ export interface CodeFindings {
   readonly paths: string[]
   /** `tcp://host:port` destinations it connects to. */
   readonly urls: string[]
+  /** Code it evaluates (`exec('...')`, `eval("...")`, `new Function('...')`), analysed again as code of the same language. */
+  readonly evals: string[]
   /** A dangerous call with an argument that could not be computed. */
   unknown: boolean
 }
@@ -41,7 +43,7 @@ const READ = new Set(['open', 'readFile', 'readFileSync', 'read_text', 'read_byt
 export function analyseCode(parsers: CodeParsers, language: CodeLanguage, code: string, steps: number): CodeFindings | undefined {
   const tree = parsers.parse(language, code, steps)
   if (!tree) return undefined
-  const findings: CodeFindings = { commands: [], deletes: [], paths: [], urls: [], unknown: false }
+  const findings: CodeFindings = { commands: [], deletes: [], paths: [], urls: [], evals: [], unknown: false }
   const vars = new Map<string, Value | undefined>()
   aliases.clear()
   // `import subprocess as sp`, `const cp = require('child_process')`: the alias is the module.
@@ -59,6 +61,10 @@ export function analyseCode(parsers: CodeParsers, language: CodeLanguage, code: 
       }
       assignment(node, vars)
       if (node.type === 'call' || node.type === 'call_expression' || node.type === 'new_expression') call(node, findings, vars)
+      else if ((node.type === 'attribute' || node.type === 'member_expression') && !isCallee(node) && dangerous(lastName(node.childForFieldName('object')), (node.childForFieldName('attribute') ?? node.childForFieldName('property'))?.text)) {
+        // `f = os.system; f(x)`, `map(os.system, cmds)`: a spawn or delete function handed on is called where svc cannot follow.
+        findings.unknown = true
+      }
       if (node.type === 'subshell' || (node.type === 'command' && language === 'ruby')) shellLiteral(node, findings, vars)
       for (const child of node.namedChildren) if (child) walk(child)
     }
@@ -90,12 +96,54 @@ function shellLiteral(node: CodeNode, f: CodeFindings, vars: Map<string, Value |
   else f.commands.push(v)
 }
 
+/** Calls that run code of the program's own language (Python exec/eval/compile, JS eval/Function/vm, Ruby eval family). */
+const CODE_EVAL_BARE = new Set(['eval', 'exec', 'compile', 'execfile', 'Function', 'instance_eval', 'class_eval', 'module_eval', 'instance_exec'])
+const CODE_EVAL_OWNED: Readonly<Record<string, readonly string[]>> = {
+  vm: ['runInNewContext', 'runInThisContext', 'runInContext', 'Script', 'compileFunction', 'SourceTextModule'],
+  Kernel: ['eval'], binding: ['eval'], builtins: ['eval', 'exec', 'compile'], __builtins__: ['eval', 'exec', 'compile'],
+}
+/** Calls that look an attribute up by a name computed at run time (`getattr(os, 'sys' + 'tem')`, Ruby `send`). */
+const DYNAMIC_LOOKUP = new Set(['getattr', '__getattribute__', 'send', 'public_send', '__send__', 'method', 'import_module', '__import__'])
+
+function dangerous(owner: string | undefined, name: string | undefined): boolean {
+  if (owner === undefined || name === undefined) return false
+  return (SPAWN.has(name) && SPAWN_OWNERS.has(owner)) || (DELETE.has(name) && DELETE_OWNERS.has(owner))
+}
+
+/** True when the node is what a call calls (`os.system` in `os.system(x)`), not a value handed on. */
+function isCallee(node: CodeNode): boolean {
+  const parent = node.parent
+  if (!parent) return false
+  const fn = parent.childForFieldName('function') ?? parent.childForFieldName('constructor')
+  return fn !== null && fn.startIndex === node.startIndex && fn.endIndex === node.endIndex
+}
+
 function call(node: CodeNode, f: CodeFindings, vars: Map<string, Value | undefined>): void {
   const { owner, name } = callee(node)
   if (name === undefined) return
   const args = argumentsOf(node)
   const values = args.map((a) => evaluate(a, vars))
   const first = values[0]
+  const evalsCode = owner === undefined ? CODE_EVAL_BARE.has(name) : (CODE_EVAL_OWNED[owner]?.includes(name) ?? false) || ['instance_eval', 'class_eval', 'module_eval', 'instance_exec'].includes(name)
+  const timerString = owner === undefined && ['setTimeout', 'setInterval', 'setImmediate'].includes(name) && args[0] !== undefined && /string/.test(args[0].type)
+  if (evalsCode || timerString) {
+    // Code computed at run time could do anything: unknown. A literal is analysed as code in its turn.
+    if (args.length === 0) return
+    if (first !== undefined && 's' in first) f.evals.push(first.s)
+    else f.unknown = true
+    return
+  }
+  if (DYNAMIC_LOOKUP.has(name)) {
+    // getattr(obj, NAME); obj.__getattribute__(NAME), send(:NAME), method(:NAME), import_module(NAME): the looked-up name.
+    const arg = args[name === 'getattr' ? 1 : 0]
+    if (arg === undefined) return
+    const symbol = arg.type === 'simple_symbol' || arg.type === 'symbol' ? arg.text.replace(/^:/, '') : undefined
+    const value = evaluate(arg, vars)
+    const looked = symbol ?? (value !== undefined && 's' in value ? value.s : undefined)
+    // A spawn, delete or eval by another spelling, or a name svc cannot compute: unknown.
+    if (looked === undefined || SPAWN.has(looked) || DELETE.has(looked) || CODE_EVAL_BARE.has(looked)) f.unknown = true
+    return
+  }
   const spawn = SPAWN.has(name) && ((owner !== undefined && SPAWN_OWNERS.has(owner)) || (owner === undefined && SPAWN_BARE.has(name)))
   if (spawn || (owner === undefined && name === 'system')) {
     const text = first === undefined ? undefined : commandText(first, values.slice(1))

@@ -44,9 +44,12 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   const wrapper = WRAPPERS.get(program)
   if (wrapper) return unwrap(st, inv, program)
   const literal = new Set(inv.argv.filter((a, i) => /[*?[]/.test(a) && inv.info[i]?.glob === false))
+  // `find ~/.ssh | while read f; do cat "$f"; done`: an argument known only at run time, read from a listing, names a path under it.
+  const fromListing = inv.stdin?.listed !== undefined && inv.info.slice(1).some((i) => i.dynamic) ? inv.stdin.listed : []
+  const inputPaths = [...(inv.inputPaths ?? []), ...fromListing]
   const record = (extras: RecordExtras = {}): void => {
     flagUnknowns(st, inv, program)
-    recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects, { literal, ...extras, ...(inv.inputPaths ? { paths: [...(extras.paths ?? []), ...inv.inputPaths] } : {}) })
+    recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects, { literal, ...extras, ...(inputPaths.length > 0 ? { paths: [...(extras.paths ?? []), ...inputPaths] } : {}) })
   }
 
   if (program === 'trap' && inv.argv[1] !== undefined && inv.argv.length > 2) {

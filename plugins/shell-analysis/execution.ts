@@ -5,7 +5,7 @@
  */
 import { runsDownloaded } from './downloads.ts'
 import { scriptText, writtenText } from './files.ts'
-import { decodesThenRuns, pathLiteralsInCode, shellStringsInCode } from './inline-code.ts'
+import { decodesThenRuns, pathLiteralsInCode, runsComputedText, shellStringsInCode } from './inline-code.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
 import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS, programName } from './programs.ts'
 import { analyseCode } from './code-analysis.ts'
@@ -248,6 +248,9 @@ function interpretInline(st: AnalysisState, inv: Invocation, program: string, ke
   interpret(st, inline, program, key, (extras = {}) => void recordCommand(st, inline.scope, program, inline.argv, inline.via, inline.redirects, extras))
 }
 
+/** How deep `via` may grow through code that evaluates code (`exec("exec('...')")`) before svc stops following. */
+const MAX_EVAL_VIA = 16
+
 /** Inline interpreter code: flagged, and the shell strings it hands to system/exec analysed. */
 export function inlineCode(st: AnalysisState, inv: Invocation, code: string, label: string, program = programName(inv.argv[0] ?? '')): void {
   st.signals.add('inline_code')
@@ -256,11 +259,18 @@ export function inlineCode(st: AnalysisState, inv: Invocation, code: string, lab
   const language = languageOf(program)
   const parsers = st.options.codeParsers
   const via = [...inv.via, label]
+  // Without a grammar: a run or eval of text that is not a literal is text svc cannot know.
+  if (language === undefined && runsComputedText(code)) st.signals.add('unknown_code')
   if (language !== undefined && parsers !== undefined) {
     const found = analyseCode(parsers, language, code, st.budget.maxParseSteps)
     // Code the grammar cannot read within the budget is code svc cannot know.
     if (found === undefined || found.unknown) st.signals.add('unknown_code')
     for (const c of found?.commands ?? []) strings.add(c)
+    // Evaluated code is code of the same program; each level adds to `via`, which bounds the depth.
+    for (const c of found?.evals ?? []) {
+      if (via.length < MAX_EVAL_VIA) inlineCode(st, inv, c, `${label} eval`, program)
+      else st.signals.add('unknown_code')
+    }
     for (const target of found?.deletes ?? []) recordCommand(st, inv.scope, 'rm', ['rm', '-rf', target], via, NO_REDIRECTS)
     const urls = (found?.urls ?? []).flatMap((u) => parseCallUrl(u) ?? [])
     if (found && (found.paths.length > 0 || urls.length > 0)) recordCommand(st, inv.scope, program, [program], via, NO_REDIRECTS, { paths: found.paths, urls })

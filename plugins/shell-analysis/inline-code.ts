@@ -40,6 +40,38 @@ function stringSequence(code: string, start: number): string[] {
   return items
 }
 
+/** Calls that run a command or code, in languages svc has no grammar for (Perl, PHP, awk, Lua, R, Tcl). */
+const RUNS_TEXT = /\b(?:eval|system|exec|popen|shell_exec|passthru|proc_open|spawn|os\.execute|io\.popen|assert|create_function|preg_replace)\b\s*/g
+
+/**
+ * True when such a call's argument is not a string literal (or literals joined by `,`/`+`) ending the call:
+ * `eval $ARGV[0]`, `system("c"."url …")`, `system(x)`. A Perl block `eval { … }` runs code written in place.
+ */
+export function runsComputedText(code: string): boolean {
+  for (const m of code.matchAll(RUNS_TEXT)) {
+    let pos = (m.index ?? 0) + m[0].length
+    if (code[pos] === '{') continue
+    if (code[pos] === '(') pos = skipSpace(code, pos + 1)
+    const before = pos
+    STRING.lastIndex = pos
+    if (!STRING.exec(code)) return true
+    for (let n = 0; n < 64; n++) {
+      STRING.lastIndex = pos
+      if (!STRING.exec(code)) return pos !== before
+      pos = skipSpace(code, STRING.lastIndex)
+      if (code[pos] !== ',' && code[pos] !== '+') break
+      pos = skipSpace(code, pos + 1)
+    }
+    if (pos < code.length && !/[);}\n]/.test(code[pos]!)) return true
+  }
+  return false
+}
+
+function skipSpace(code: string, pos: number): number {
+  while (pos < code.length && /\s/.test(code[pos]!)) pos++
+  return pos
+}
+
 /** String literals in the code that look like file paths (`'/etc/shadow'`, `"~/.ssh/id_rsa"`). */
 export function pathLiteralsInCode(code: string): string[] {
   // The home directory spelled through the language's API is the home directory.

@@ -5,6 +5,7 @@ import type { CallUrl, ShellCommand } from '../../core/types.ts'
 import { operandRoles } from './operand-roles.ts'
 import { treeWriteRoots } from './tree-writes.ts'
 import { readsHomeTree, treeReadRoots } from './tree-reads.ts'
+import { containerAccess } from './container-mounts.ts'
 import { pathOperands, urlOperands } from './operands.ts'
 import { canonicalPaths, intoDirectory, lexicalPath } from './paths.ts'
 import type { AnalysisState, Redirects, Scope } from './state.ts'
@@ -35,11 +36,15 @@ export function recordCommand(st: AnalysisState, scope: Scope, program: string, 
   const operands = [...all.slice(0, MAX_OPERANDS), ...intoDirectory(program, argv, all.slice(0, MAX_OPERANDS), { home: st.options.home, cwd: scope.cwd })]
   const overflow = all.slice(MAX_OPERANDS).flatMap((o) => lexicalPath(o, { home: st.options.home, cwd: scope.cwd }) ?? [])
   const written = [...roles.written].map((i) => argv[i]!).filter((a) => all.includes(a))
-  const trees = treeWriteRoots(program, argv, { home: st.options.home, cwd: scope.cwd })
-  if (readsHomeTree(treeReadRoots(program, argv.map((a, i) => (extras.exclude?.includes(i) ? '' : a))), { home: st.options.home, cwd: scope.cwd })) st.signals.add('home_tree_read')
+  const ctx = { home: st.options.home, cwd: scope.cwd }
+  const container = containerAccess(program, argv)
+  const trees = [...treeWriteRoots(program, argv, ctx), ...(container?.sources ?? [])]
+  if (readsHomeTree([...treeReadRoots(program, argv.map((a, i) => (extras.exclude?.includes(i) ? '' : a))), ...(container?.sources ?? [])], ctx)) st.signals.add('home_tree_read')
+  if (container?.escape) st.signals.add('container_escape')
   const writes = canon([...(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes), ...written, ...trees, ...(extras.writes ?? [])])
   const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...overflow, ...writes])
   const urls = [...urlOperands(program, argv, [...redirects.reads, ...redirects.writes]), ...(extras.urls ?? [])]
+  const readsToo = container ? canon(container.sources) : []
   const command: ShellCommand = {
     program,
     argv: [...argv],
@@ -47,6 +52,7 @@ export function recordCommand(st: AnalysisState, scope: Scope, program: string, 
     via: [...via],
     ...(paths.length > 0 ? { paths } : {}),
     ...(writes.length > 0 ? { writes } : {}),
+    ...(readsToo.length > 0 ? { readsToo } : {}),
     ...(urls.length > 0 ? { urls } : {}),
   }
   st.record(command)

@@ -79,7 +79,40 @@ describe('inline code read with grammars', () => {
   it('flags dangerous calls whose arguments cannot be computed, and nothing else', () => {
     expect(run('python', 'import subprocess, sys\nsubprocess.run(sys.argv[1], shell=True)').unknown).toBe(true)
     expect(run('ruby', 'system(ARGV[0])').unknown).toBe(true)
-    expect(run('python', 'import json, sys\nprint(json.load(sys.stdin)["name"])')).toEqual({ commands: [], deletes: [], paths: [], urls: [], unknown: false })
+    expect(run('python', 'import json, sys\nprint(json.load(sys.stdin)["name"])')).toEqual({ commands: [], deletes: [], paths: [], urls: [], evals: [], unknown: false })
     expect(run('typescript', 'const x: number = 1 + 2; console.log(x)').unknown).toBe(false)
+  })
+})
+
+describe('code that runs code', () => {
+  let parsers: CodeParsers
+  beforeAll(async () => {
+    parsers = await loadCodeParsers()
+  })
+  const findings = (language: 'python' | 'javascript' | 'ruby', code: string) => analyseCode(parsers, language, code, 1024)!
+
+  it('analyses a literal handed to eval/exec/Function as code of the same language', () => {
+    expect(findings('python', `exec("import os; os.system('rm -rf ~')")`).evals).toEqual(["import os; os.system('rm -rf ~')"])
+    expect(findings('javascript', `new Function("require('child_process').execSync('id')")()`).evals).toHaveLength(1)
+    expect(findings('javascript', `setTimeout("process.exit(1)", 10)`).evals).toEqual(['process.exit(1)'])
+    expect(findings('javascript', `setTimeout(() => process.exit(1), 10)`).evals).toEqual([])
+  })
+
+  it('reports code computed at run time, spawn functions handed on, and names looked up at run time as unknown', () => {
+    for (const [language, code] of [
+      ['python', "exec(''.join(map(chr, [105, 109])))"],
+      ['python', 'import sys; eval(sys.argv[1])'],
+      ['python', "import os as o; f = o.system; f('ls')"],
+      ['python', "getattr(__import__('os'), 'sys' + 'tem')('ls')"],
+      ['python', "import subprocess; list(map(subprocess.call, ['ls']))"],
+      ['javascript', 'eval(process.argv[1])'],
+      ['javascript', "const vm = require('vm'); vm.runInNewContext(process.argv[2])"],
+      ['ruby', 'eval(ARGV[0])'],
+      ['ruby', 'Kernel.send(:system, "ls")'],
+    ] as const) {
+      expect(findings(language, code).unknown, code).toBe(true)
+    }
+    expect(findings('python', "getattr(obj, 'name', None)").unknown).toBe(false)
+    expect(findings('javascript', "/a/.exec('abc'); JSON.parse('{}')").unknown).toBe(false)
   })
 })

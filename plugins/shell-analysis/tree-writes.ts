@@ -37,12 +37,25 @@ export function treeWriteRoots(program: string, argv: readonly string[], ctx: { 
     const out = args.find((a) => a.startsWith('-o'))
     if (args[0] === 'x' || args[0] === 'e') return [out !== undefined ? out.slice(2) : '.']
   }
+  if (program === 'git' && args.includes('clone')) {
+    // `git clone URL [DIR]`: the whole repository lands in DIR (default: the URL's last segment without `.git`).
+    const rest = args.slice(args.indexOf('clone') + 1)
+    const operands = rest.filter((a, i) => !a.startsWith('-') && !CLONE_VALUE.test(rest[i - 1] ?? ''))
+    if (operands.length >= 2) return [operands[1]!]
+    if (operands.length === 1) {
+      const name = posix.basename(operands[0]!.replace(/\/+$/, '').replace(/\.git$/, '')).replace(/^.*:/, '')
+      if (name !== '' && name !== '.' && name !== '..') return [name]
+    }
+    return []
+  }
   if (program === 'git' && (args.includes('apply') || args.includes('am'))) {
     const dir = args.find((a) => a.startsWith('--directory='))
     if (dir !== undefined) return [dir.slice(12)]
   }
   return []
 }
+
+const CLONE_VALUE = /^(-b|--branch|-o|--origin|-c|--config|--depth|--reference|--reference-if-able|--separate-git-dir|--template|-u|--upload-pack|-j|--jobs|--filter|--shallow-since|--shallow-exclude|--server-option|--bundle-uri)$/
 
 const VALUE_BEFORE = /^(-t|--target-directory|-C|--directory|-d|-e|--rsh|--exclude|-f|--file|-S|--suffix)$/
 

@@ -145,7 +145,7 @@ export default defineGateKind<CommandValue>({
       if (reads) {
         // Paths the command only writes by redirection (`echo X >> .env`) are not reads.
         const except = pathsExcept?.(roots) ?? []
-        const candidates = (command.paths ?? []).filter((p) => !(command.writes ?? []).includes(p) && !except.some((g) => g.test(p)))
+        const candidates = (command.paths ?? []).filter((p) => (!(command.writes ?? []).includes(p) || command.readsToo?.includes(p)) && !except.some((g) => g.test(p)))
         const hit = anyMatch(reads(roots), candidates)
         if (hit === undefined) return undefined
         details.push(`reads ${hit}`)

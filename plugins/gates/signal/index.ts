@@ -32,6 +32,8 @@ export const SIGNALS = [
   'opaque_config',
   // A recursive read (grep -r, tar c, cp -r, find -exec) of the home directory or above: every secret in it.
   'home_tree_read',
+  // A container that gets the host itself: privileged, the host's PID namespace, the Docker socket.
+  'container_escape',
 ] as const
 
 const item = { enum: SIGNALS }
