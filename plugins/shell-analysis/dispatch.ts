@@ -22,6 +22,7 @@ import { patchedByCommand } from './patches.ts'
 import { expandProgramWord, lexicalPath } from './paths.ts'
 import { DOWNLOADERS, SHELLS, WRAPPERS, interpreterKey, programName } from './programs.ts'
 import { recordCommand, type RecordExtras } from './record.ts'
+import { plantedOnPath, rememberProgramCopy, systemBinaryBehind } from './program-path.ts'
 import type { AnalysisState, Scope } from './state.ts'
 import { staticOutput } from './static-output.ts'
 import { findUrls, parseCallUrl } from './urls.ts'
@@ -35,6 +36,11 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   const inv = withExpandedProgram(st, invocation)
   const argv0 = inv.argv[0]
   if (argv0 === undefined) return undefined
+  // The program the word really runs: a file planted on a PATH the command set, a link or copy of a system binary.
+  const planted = plantedOnPath(st, inv.scope, argv0)
+  const runs = planted ?? argv0
+  const behind = runs.includes('/') ? systemBinaryBehind(st, inv.scope, runs) : undefined
+  if ((behind ?? planted) !== undefined) return dispatch(st, { ...inv, argv: [(behind ?? planted)!, ...inv.argv.slice(1)], via: [...inv.via, argv0] })
   const program = programName(argv0)
   const first = inv.info[0] ?? PLAIN
   if (first.dynamic) st.signals.add('dynamic_program')
@@ -55,6 +61,14 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   if (program === 'trap' && inv.argv[1] !== undefined && inv.argv.length > 2) {
     record({ exclude: [1] })
     execString(st, inv, inv.argv[1], [inv.info[1] ?? PLAIN], 'trap')
+    return undefined
+  }
+  if (program === 'hash') {
+    // `hash -p /bin/rm ls`: from now on `ls` runs /bin/rm, as an alias would make it.
+    const at = inv.argv.indexOf('-p')
+    const [path, ...names] = at === -1 ? [] : inv.argv.slice(at + 1)
+    if (path !== undefined) for (const name of names) inv.scope.aliases.set(name, `'${path.replace(/'/g, `'\\''`)}'`)
+    record()
     return undefined
   }
   if (program === 'alias') {
@@ -82,6 +96,14 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     record({ exclude: [shellCommandIndex(inv.argv)] })
     shellStartup(st, inv, program)
     shell(st, inv, program)
+    return undefined
+  }
+  if (program === 'at' || program === 'batch') {
+    // at/batch run their job later with sh: the job comes from `-f FILE` or standard input.
+    record()
+    const f = inv.argv.findIndex((a) => a === '-f')
+    if (f !== -1) runWrittenFile(st, inv, inv.argv[f + 1], program, true)
+    else if (!inv.argv.some((a) => /^-[lrdcqV]$/.test(a))) stdinExec(st, inv, program, true)
     return undefined
   }
   if (program === 'eval') {
@@ -179,6 +201,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     record({ paths: patched })
     return undefined
   }
+  if (program === 'cp' || program === 'gcp' || program === 'install') rememberProgramCopy(st, inv.scope, inv.argv)
   if (program === 'ln' && inv.argv.some((a) => /^-[a-zA-Z]*s/.test(a) || a === '--symbolic')) {
     const operands = inv.argv.slice(1).filter((a) => !a.startsWith('-'))
     const [target, link] = operands

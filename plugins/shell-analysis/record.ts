@@ -9,6 +9,7 @@ import { containerAccess } from './container-mounts.ts'
 import { pathOperands, urlOperands } from './operands.ts'
 import { canonicalPaths, intoDirectory, lexicalPath } from './paths.ts'
 import type { AnalysisState, Redirects, Scope } from './state.ts'
+import { parseCallUrl } from './urls.ts'
 
 const MAX_OPERANDS = 256
 
@@ -43,7 +44,7 @@ export function recordCommand(st: AnalysisState, scope: Scope, program: string, 
   if (container?.escape) st.signals.add('container_escape')
   const writes = canon([...(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes), ...written, ...trees, ...(extras.writes ?? [])])
   const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...overflow, ...writes])
-  const urls = [...urlOperands(program, argv, [...redirects.reads, ...redirects.writes]), ...(extras.urls ?? [])]
+  const urls = [...urlOperands(program, argv, [...redirects.reads, ...redirects.writes]), ...(extras.urls ?? []), ...proxyUrls(scope)]
   const readsToo = container ? canon(container.sources) : []
   const command: ShellCommand = {
     program,
@@ -91,4 +92,19 @@ export function addRedirects(st: AnalysisState, scope: Scope, mark: number, redi
     const allPaths = unique([...(c.paths ?? []), ...reads, ...writes])
     st.commands[i] = { ...c, ...(allPaths.length > 0 ? { paths: allPaths } : {}), ...(allWrites.length > 0 ? { writes: allWrites } : {}) }
   }
+}
+
+/** Proxy variables HTTP clients send every request through (curl, wget, git, pip, npm, requests). */
+const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'all_proxy', 'ALL_PROXY', 'ftp_proxy', 'FTP_PROXY']
+
+/** The proxies set for a command (`http_proxy=http://127.0.0.1:7878 curl …` talks to that port whatever the URL says). */
+function proxyUrls(scope: Scope): CallUrl[] {
+  const out: CallUrl[] = []
+  for (const name of PROXY_VARIABLES) {
+    const value = scope.vars.get(name)
+    if (value === undefined || value.trim() === '') continue
+    const url = parseCallUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`)
+    if (url) out.push(url)
+  }
+  return out
 }

@@ -108,6 +108,8 @@ export class AnalysisState {
   procsubs = 0
   /** Symlinks created earlier in the same command (`ln -s / x`): link path → target, both canonical. */
   readonly links = new Map<string, string>()
+  /** System binaries copied earlier in the same command (`cp /bin/rm ./ls`): copy path → original, both canonical. */
+  readonly programCopies = new Map<string, string>()
   private nesting = 0
   /** Set by analyze.ts: parses and walks a string as shell code (recursion point for `-c`, eval, pipes). */
   analyzeString: (text: string, parent: Scope, via: readonly string[], how?: NestedRun) => void = () => {}

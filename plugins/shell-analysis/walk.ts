@@ -118,6 +118,8 @@ function wordContext(st: AnalysisState, scope: Scope): WordContext {
       // svc's own default home: reaching it through the variable must look the same as spelling it out.
       if (name === 'SVC_HOME') return st.options.svcHome ?? `${st.options.home}/.svc`
       if (name === 'SHELL' || name === 'BASH') return '/bin/bash'
+      // The system directories stand in for the user's own PATH, so `PATH=/tmp/x:$PATH cmd` is known.
+      if (name === 'PATH') return '/usr/local/bin:/usr/bin:/bin'
       return undefined
     },
     substitute: (node) => st.substitute(node, scope),
