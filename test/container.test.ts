@@ -29,6 +29,7 @@ describe('the container daemon and a host svc', () => {
     const docker = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8')
     expect(docker).toContain('CMD ["node", "--max-semi-space-size=4", "--no-wasm-tier-up", "cli/bin.js", "daemon", "--host", "0.0.0.0"]')
     expect(docker).toMatch(/SVC_HOME=\/data[\s\\]+SVC_IN_CONTAINER=1/)
+    expect(docker).toMatch(/MALLOC_ARENA_MAX=2[\s\\]+MALLOC_TRIM_THRESHOLD_=131072/) // what cli/svc.sh gives the daemon
     expect(docker).toContain('npm ci --omit=dev --omit=optional')
     expect(docker).toContain('ARG SVC_COMMIT')
     const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8')
