@@ -6,9 +6,11 @@
 # `svc agent --tier …` mints sessions on it at once (the long-lived keys themselves never enter the image).
 FROM node:24-slim
 
-# Two malloc arenas: the daemon's threads each kept tens of MiB of freed memory in their own (cli/svc.sh says more).
+# Two malloc arenas and a fixed trim threshold: the daemon's threads each kept tens of MiB of freed memory in their
+# own, and the heap kept what V8's compilers freed after a load (cli/svc.sh says more).
 ENV NODE_ENV=production \
     MALLOC_ARENA_MAX=2 \
+    MALLOC_TRIM_THRESHOLD_=131072 \
     SVC_HOME=/data \
     SVC_IN_CONTAINER=1
 

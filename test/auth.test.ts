@@ -4,7 +4,8 @@ import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
 
 let d: TestDaemon
 beforeAll(async () => {
-  d = await startTestDaemon()
+  // The daemon hashes SVC_ADMIN_PASSWORD itself at its first start here (other tests get a record made once per run).
+  d = await startTestDaemon({ hashPassword: true })
 })
 afterAll(() => d.stop())
 

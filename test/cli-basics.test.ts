@@ -14,6 +14,7 @@ import { processIo } from '../cli/io.ts'
 import { PROJECT_ROOT } from '../cli/paths.ts'
 import { startTestDaemon } from './helpers/daemon.ts'
 import { runCli } from './helpers/run-cli.ts'
+import { compileCache } from './helpers/child-env.ts'
 
 const SVC = join(PROJECT_ROOT, 'cli', 'svc.sh')
 const dirs: string[] = []
@@ -21,7 +22,7 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 function piped(args: string[], input: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(SVC, args, { env: { PATH: process.env.PATH, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(SVC, args, { env: { PATH: process.env.PATH, ...compileCache(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => (stdout += d))

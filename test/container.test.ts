@@ -15,6 +15,7 @@ import { readTrustedHostKeys, trustHostKey } from '../core/trust/host-keys.ts'
 import { tempDir } from './helpers/daemon.ts'
 import { runCli } from './helpers/run-cli.ts'
 import { waitFor } from './helpers/wait.ts'
+import { compileCache } from './helpers/child-env.ts'
 
 const dirs: string[] = []
 const children: ChildProcess[] = []
@@ -28,6 +29,7 @@ describe('the container daemon and a host svc', () => {
     const docker = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8')
     expect(docker).toContain('CMD ["node", "--max-semi-space-size=4", "--no-wasm-tier-up", "cli/bin.js", "daemon", "--host", "0.0.0.0"]')
     expect(docker).toMatch(/SVC_HOME=\/data[\s\\]+SVC_IN_CONTAINER=1/)
+    expect(docker).toMatch(/MALLOC_ARENA_MAX=2[\s\\]+MALLOC_TRIM_THRESHOLD_=131072/) // what cli/svc.sh gives the daemon
     expect(docker).toContain('npm ci --omit=dev --omit=optional')
     expect(docker).toContain('ARG SVC_COMMIT')
     const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8')
@@ -44,7 +46,7 @@ describe('the container daemon and a host svc', () => {
     expect(exported.stdout).toMatch(/^software:[A-Za-z0-9+/]{43}=\n$/)
 
     const port = 20000 + Math.floor(Math.random() * 20000)
-    const containerEnv = { PATH: process.env.PATH, HOME: data, SVC_HOME: data, SVC_IN_CONTAINER: '1', SVC_ALLOW_SOFTWARE_SIGNER: '1', SVC_TRUSTED_HOST_KEYS: exported.stdout.trim() }
+    const containerEnv = { PATH: process.env.PATH, ...compileCache(), HOME: data, SVC_HOME: data, SVC_IN_CONTAINER: '1', SVC_ALLOW_SOFTWARE_SIGNER: '1', SVC_TRUSTED_HOST_KEYS: exported.stdout.trim() }
     const daemon = spawn(process.execPath, [join(PROJECT_ROOT, 'cli', 'bin.js'), 'daemon', '--host', '127.0.0.1', '--port', String(port)], { cwd: PROJECT_ROOT, env: containerEnv, stdio: ['ignore', 'pipe', 'pipe'] })
     children.push(daemon)
     let logs = ''

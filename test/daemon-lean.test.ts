@@ -2,28 +2,42 @@
  * What an idle daemon keeps in memory (bench/check prints the figures): OpenTelemetry loads only when an export
  * is configured (SVC_OTLP_ENDPOINT), and its ledger writer thread shares the process's compile cache, so it
  * does not load Node's TypeScript stripper (a WebAssembly module of its own, ~17 MiB per thread); cli/svc.sh
- * gives the daemon process its V8 memory flags.
+ * gives the daemon process its V8 memory flags; the inline-code grammars (~9 MiB) load when code of their
+ * language is first analysed; `svc daemon` gives back what starting it left behind once it is quiet (idle-gc.ts).
  */
 import { spawnSync } from 'node:child_process'
-import { chmodSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import pino from 'pino'
 import { describe, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../cli/paths.ts'
+import { collectWhenIdle } from '../cli/daemon/idle-gc.ts'
+import { spawnDaemon } from './helpers/child-daemon.ts'
 import { tempDir } from './helpers/daemon.ts'
+import { waitFor } from './helpers/wait.ts'
 
 const url = (path: string) => JSON.stringify(pathToFileURL(join(PROJECT_ROOT, path)).href)
 
-// Starts a daemon in a fresh process (port 0) and reports every module the main thread resolved.
+// Starts a daemon in a fresh process (port 0) and reports every module the main thread resolved and the
+// tree-sitter grammars instantiated (by their exports, however they are loaded), idle and after one check
+// of inline Python.
 const DAEMON_PROBE = `
 import module from 'node:module'
 import pino from 'pino'
 const seen = new Set()
 module.registerHooks({ resolve(specifier, context, next) { const r = next(specifier, context); seen.add(r.url); return r } })
+const grammars = new Set()
+const note = (instance) => { for (const name of Object.keys(instance.exports)) if (/^tree_sitter_[a-z]+$/.test(name)) grammars.add(name) }
+const { Instance, instantiate } = WebAssembly
+WebAssembly.Instance = new Proxy(Instance, { construct(target, args) { const instance = Reflect.construct(target, args); note(instance); return instance } })
+WebAssembly.instantiate = async (...args) => { const r = await instantiate(...args); note(r.instance ?? r); return r }
 const { startDaemon } = await import(${url('cli/daemon/start.ts')})
 const env = { SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: 'correct horse battery', HOME: process.env.HOME }
 const daemon = await startDaemon({ home: process.env.SVC_HOME, port: 0, env, log: pino({ level: 'silent' }) })
-process.stdout.write(JSON.stringify([...seen]) + '\\n')
+const idle = [...grammars].sort()
+await daemon.engine.decide({ sessionId: 'probe', source: 'claude-code', tool: 'Bash', input: { command: 'python3 -c "import os"' }, cwd: '/tmp' })
+process.stdout.write(JSON.stringify({ modules: [...seen], grammars: { idle, afterPython: [...grammars].sort() } }) + '\\n')
 await daemon.close()
 `
 
@@ -40,6 +54,15 @@ await worker.terminate()
 process.stdout.write(JSON.stringify(reply))
 `
 
+/** The memory probe's answer, or undefined while the file is still being written. */
+function parsed(text: string): { spaces: Record<string, { size: number }> } | undefined {
+  try {
+    return JSON.parse(text) as { spaces: Record<string, { size: number }> }
+  } catch {
+    return undefined
+  }
+}
+
 /** The probe's first line of output (what it saw); throws with everything it said when it has none. */
 function run(source: string, env: NodeJS.ProcessEnv): string {
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', source], { cwd: PROJECT_ROOT, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 60_000 })
@@ -52,18 +75,60 @@ describe('what a daemon keeps in memory', () => {
   it('cli/svc.sh starts the daemon, and only the daemon, with the memory flags bench/check measured', () => {
     // A stand-in node: answers svc.sh's version probe with the real one, otherwise prints the arguments it got.
     const fake = join(tempDir(), 'node')
-    writeFileSync(fake, `#!/bin/sh\nif [ "$1" = -p ]; then exec ${JSON.stringify(process.execPath)} "$@"; fi\necho "\${MALLOC_ARENA_MAX:-unset} $@"\n`)
+    writeFileSync(fake, `#!/bin/sh\nif [ "$1" = -p ]; then exec ${JSON.stringify(process.execPath)} "$@"; fi\necho "\${MALLOC_ARENA_MAX:-unset} \${MALLOC_TRIM_THRESHOLD_:-unset} $@"\n`)
     chmodSync(fake, 0o755)
     const argsOf = (...args: string[]) => spawnSync(join(PROJECT_ROOT, 'cli/svc.sh'), args, { env: { PATH: process.env.PATH, SVC_NODE: fake }, encoding: 'utf8' }).stdout.trim()
-    expect(argsOf('daemon', '--port', '0')).toBe(`2 --max-semi-space-size=4 --no-wasm-tier-up ${join(PROJECT_ROOT, 'cli/bin.js')} daemon --port 0`)
-    expect(argsOf('status')).toBe(`unset ${join(PROJECT_ROOT, 'cli/bin.js')} status`)
+    expect(argsOf('daemon', '--port', '0')).toBe(`2 131072 --max-semi-space-size=4 --no-wasm-tier-up ${join(PROJECT_ROOT, 'cli/bin.js')} daemon --port 0`)
+    expect(argsOf('status')).toBe(`unset unset ${join(PROJECT_ROOT, 'cli/bin.js')} status`)
   })
 
-  it('no OpenTelemetry module without SVC_OTLP_ENDPOINT', () => {
+  it('no OpenTelemetry module without SVC_OTLP_ENDPOINT; only the bash grammar until inline code needs another', () => {
     const home = tempDir()
-    const seen = JSON.parse(run(DAEMON_PROBE, { HOME: home, SVC_HOME: join(home, '.svc') })) as string[]
-    expect(seen.some((u) => u.includes('/core/ledger/ledger.ts'))).toBe(true) // the probe sees the daemon's modules
-    expect(seen.filter((u) => u.includes('/node_modules/@opentelemetry/'))).toEqual([])
+    const { modules, grammars } = JSON.parse(run(DAEMON_PROBE, { HOME: home, SVC_HOME: join(home, '.svc') })) as { modules: string[]; grammars: { idle: string[]; afterPython: string[] } }
+    expect(modules.some((u) => u.includes('/core/ledger/ledger.ts'))).toBe(true) // the probe sees the daemon's modules
+    expect(modules.filter((u) => u.includes('/node_modules/@opentelemetry/'))).toEqual([])
+    expect(grammars).toEqual({ idle: ['tree_sitter_bash'], afterPython: ['tree_sitter_bash', 'tree_sitter_python'] })
+  })
+
+  it('collectWhenIdle collects after a quiet look, once per busy spell, never while the event loop is busy', async () => {
+    let collected = 0
+    const idle = collectWhenIdle(pino({ level: 'silent' }), { collect: () => collected++, firstLookMs: 20, lookMs: 100 })
+    try {
+      await waitFor(() => collected === 1, 'the collection after start')
+      // Busy for a whole look (a loop blocked in turns): no collection while it lasts, one after it.
+      const until = Date.now() + 300
+      while (Date.now() < until) {
+        const spin = Date.now() + 40
+        while (Date.now() < spin);
+        await new Promise((r) => setImmediate(r))
+      }
+      expect(collected).toBe(1)
+      await waitFor(() => collected === 2, 'the collection after the busy spell')
+      await new Promise((r) => setTimeout(r, 350)) // quiet looks with nothing owed
+      expect(collected).toBe(2)
+    } finally {
+      idle.stop()
+    }
+  })
+
+  it('svc daemon gives back what starting it left behind once it is quiet (the young generation shrinks)', async () => {
+    const home = tempDir()
+    const out = join(home, 'probe.json')
+    const cache = process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}
+    const daemon = await spawnDaemon(home, { ...cache, SVC_ALLOW_UNATTESTED: '1', SVC_LOG_LEVEL: 'debug', SVC_MEMORY_PROBE_OUT: out, NODE_OPTIONS: `--import=${join(PROJECT_ROOT, 'bench/lib/memory-probe.js')}` })
+    try {
+      await waitFor(() => daemon.logs().includes('quiet: memory given back'), 'the collection once the daemon is quiet', 30_000)
+      // Starting grows V8's young generation to its limit (8 MiB with svc.sh's flags); the collection shrank it.
+      const young = async () => {
+        rmSync(out, { force: true })
+        daemon.child.kill('SIGUSR2')
+        const answer = await waitFor(() => (existsSync(out) ? parsed(readFileSync(out, 'utf8')) : undefined), 'the memory probe')
+        return answer.spaces.new_space!.size
+      }
+      expect(await young()).toBeLessThanOrEqual(2 * 2 ** 20)
+    } finally {
+      await daemon.stop()
+    }
   })
 
   it('a worker started with startWorker reuses the compile cache: no TypeScript stripper in the thread', () => {

@@ -8,7 +8,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeGemini, type FakeGemini } from './helpers/fake-gemini.ts'
+import { childEnv } from './helpers/child-env.ts'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
+import { runCli } from './helpers/run-cli.ts'
 
 const ROOT = new URL('..', import.meta.url).pathname
 const GEMINI = join(ROOT, 'node_modules/@google/gemini-cli/bundle/gemini.js')
@@ -26,7 +28,7 @@ let home: string
 let work: string
 
 function run(cmd: string, args: string[], env: Record<string, string>, input = ''): Promise<{ code: number; out: string }> {
-  const child = spawn(cmd, args, { cwd: work, env: { PATH: process.env.PATH ?? '', HOME: home, NO_COLOR: '1', ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn(cmd, args, { cwd: work, env: childEnv({ HOME: home, NO_COLOR: '1', ...env }), stdio: ['pipe', 'pipe', 'pipe'] })
   let out = ''
   child.stdout.on('data', (c) => (out += c))
   child.stderr.on('data', (c) => (out += c))
@@ -34,8 +36,15 @@ function run(cmd: string, args: string[], env: Record<string, string>, input = '
   return new Promise((resolve) => child.on('close', (code) => resolve({ code: code ?? -1, out })))
 }
 
+// The CLI relaunches itself only to raise its heap limit (a second Node process per run): not needed for a one-turn
+// script. run() passes the run's compile cache, which spares compiling its 70 MB bundle again on every run.
 const gemini = (prompt: string, env: Record<string, string> = {}) =>
-  run(process.execPath, [GEMINI, '-p', prompt, '--approval-mode', 'yolo', '--skip-trust'], { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: model.url, ...env })
+  run(process.execPath, [GEMINI, '-p', prompt, '--approval-mode', 'yolo', '--skip-trust'], { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: model.url, GEMINI_CLI_NO_RELAUNCH: 'true', ...env })
+/** `svc <args>` in this process (the commands below do not depend on their working directory). */
+const svc = async (args: string[], env: Record<string, string>) => {
+  const r = await runCli(args, { HOME: home, ...env })
+  return { code: r.code, out: r.stdout + r.stderr }
+}
 // Project-level MCP servers load only in a trusted workspace.
 const trusted = { GEMINI_CLI_TRUST_WORKSPACE: 'true' }
 
@@ -48,7 +57,7 @@ beforeAll(async () => {
   // The CLI and the daemon share $SVC_HOME, so the shim checks answers with the daemon's hook key.
   daemon = await startTestDaemon({ home: join(home, '.svc'), env: { SVC_USER_HOME: home } })
   model = await startFakeGemini()
-  const install = await run(join(ROOT, 'cli/svc.sh'), ['install', '--harness', 'gemini', '--yes'], { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery' })
+  const install = await svc(['install', '--harness', 'gemini', '--yes'], { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery' })
   expect(install.out).toContain('installed svc hooks for gemini')
   expect(install.out).toContain('UNATTESTED — LEDGER NOT SIGNED')
   expect(install.code).toBe(0)
@@ -113,6 +122,7 @@ describe('Gemini CLI with svc installed', () => {
       expect(leaves.find((l) => l?.kind === 'control')).toMatchObject({ kind: 'control', verdict: 'hook_bypassed', source: 'svc' })
       const coverage = await daemon.request('GET', '/v1/hooks/coverage')
       expect(coverage.body.sessions.find((x: { ungated: number }) => x.ungated > 0)).toMatchObject({ harness: 'gemini', ungated: 1, cwd: work })
+      // A child process: status reads the project from its working directory.
       const status = await run(join(ROOT, 'cli/svc.sh'), ['status'], { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url })
       expect(status.code).toBe(1)
       expect(status.out).toContain(`protection is OFF for project ${work}: hooksConfig.disabled lists svc:BeforeTool`)
@@ -129,7 +139,7 @@ describe('Gemini CLI with svc installed', () => {
     const original = `{\n  // a project MCP server\n  "mcpServers": { "fx": { "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(join(ROOT, 'test/fixtures/mcp/server.ts'))}], "env": { "SVC_HOME": ${JSON.stringify(join(home, '.svc'))}, "SVC_URL": ${JSON.stringify(daemon.url)} } } }\n}\n`
     writeFileSync(project, original)
     const svcEnv = { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url }
-    const wrap = await run(join(ROOT, 'cli/svc.sh'), ['mcp', 'wrap', '--yes', '--repo', work], svcEnv)
+    const wrap = await svc(['mcp', 'wrap', '--yes', '--repo', work], svcEnv)
     expect(wrap.out).toContain('wrapped fx')
     // First sight: the proxy shows the CLI no tools of an unpinned server, and queues its list for review.
     await gemini('MCP: mcp_fx_echo {"text":"too early"}', trusted)
@@ -147,13 +157,13 @@ describe('Gemini CLI with svc installed', () => {
     const hook = rows.find((r) => r.kind === 'decision' && r.source === 'gemini' && r.tool === 'mcp__fx__echo')
     expect(hook).toMatchObject({ verdict: 'allow' })
     expect(rows.find((r) => r.kind === 'decision' && r.source === 'mcp-proxy')).toMatchObject({ tool: 'mcp__fx__echo', verdict: 'allow', linkSeq: hook!.seq })
-    const unwrap = await run(join(ROOT, 'cli/svc.sh'), ['mcp', 'unwrap', '--yes', '--repo', work], svcEnv)
+    const unwrap = await svc(['mcp', 'unwrap', '--yes', '--repo', work], svcEnv)
     expect(unwrap.code).toBe(0)
     expect(readFileSync(project, 'utf8')).toBe(original)
   }, 120_000)
 
   it('uninstalls back to the user’s bytes', async () => {
-    const res = await run(join(ROOT, 'cli/svc.sh'), ['uninstall', '--yes'], { SVC_HOME: join(home, '.svc') })
+    const res = await svc(['uninstall', '--yes'], { SVC_HOME: join(home, '.svc') })
     expect(res.code).toBe(0)
     expect(readFileSync(join(home, '.gemini/settings.json'), 'utf8')).toBe(SETTINGS)
   }, 60_000)

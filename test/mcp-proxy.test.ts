@@ -13,6 +13,7 @@ import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
 import { runCli } from './helpers/run-cli.ts'
 import { waitFor } from './helpers/wait.ts'
 import { connectThroughProxy, FIXTURE, rawProxy, ROOT, STATELESS_FIXTURE, type ProxyTarget } from './helpers/mcp-proxy.ts'
+import { compileCache } from './helpers/child-env.ts'
 
 let daemon: TestDaemon
 let target: ProxyTarget
@@ -168,7 +169,7 @@ describe('svc mcp-proxy', () => {
   })
 
   it('is listed by svc --help, and runs (or names what is wrong) through cli/main.ts as through cli/bin.js', () => {
-    const run = (entry: string, args: string[]) => spawnSync(process.execPath, [`${ROOT}cli/${entry}`, ...args], { cwd: target.cwd, env: { PATH: process.env.PATH, HOME: target.cwd, SVC_HOME: target.svcHome, SVC_URL: target.url }, encoding: 'utf8', input: '' })
+    const run = (entry: string, args: string[]) => spawnSync(process.execPath, [`${ROOT}cli/${entry}`, ...args], { cwd: target.cwd, env: { PATH: process.env.PATH, ...compileCache(), HOME: target.cwd, SVC_HOME: target.svcHome, SVC_URL: target.url }, encoding: 'utf8', input: '' })
     expect(run('main.ts', ['--help']).stdout).toMatch(/\n {2}mcp-proxy +the relay a wrapped MCP server entry runs/)
     for (const entry of ['main.ts', 'bin.js']) {
       expect(run(entry, ['mcp-proxy', '--server', 'fx', '--', process.execPath, '-e', 'process.exit(5)']).status, entry).toBe(5)

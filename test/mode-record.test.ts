@@ -21,12 +21,9 @@ afterEach(async () => {
   rmSync(home, { recursive: true, force: true })
 })
 
-async function login(d: TestDaemon): Promise<string> {
-  return (await d.request('POST', '/v1/auth/login', { password: PASSWORD })).body.token
-}
-
+/** Changes the mode as the operator (one login per daemon: each login is a scrypt verification). */
 async function setMode(d: TestDaemon, mode: string) {
-  return d.request('PATCH', '/v1/mode', { mode }, { authorization: `Bearer ${await login(d)}` })
+  return d.request('PATCH', '/v1/mode', { mode }, { authorization: `Bearer ${await d.operatorToken()}` })
 }
 
 function sql(statement: string): void {

@@ -30,11 +30,15 @@ describe('a fleet of three daemons', () => {
     const managed = writeManaged(managedDir, server.url, [key])
     const fleet: DaemonProcess[] = []
     try {
-      for (let i = 0; i < 3; i++) {
+      // The three start side by side; whichever started is stopped below even when another fails to.
+      const starts = [0, 1, 2].map((i) => {
         const home = tempDir(`svc-fleet-${i}-`)
         dirs.push(home)
-        fleet.push(await startDaemonProcess({ PATH: process.env.PATH, HOME: home, SVC_HOME: home, SVC_MANAGED_FILE: managed, SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: 'correct horse battery' }))
-      }
+        return startDaemonProcess({ PATH: process.env.PATH, HOME: home, SVC_HOME: home, SVC_MANAGED_FILE: managed, SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: 'correct horse battery' })
+      })
+      const started = await Promise.allSettled(starts)
+      for (const s of started) if (s.status === 'fulfilled') fleet.push(s.value)
+      for (const s of started) if (s.status === 'rejected') throw s.reason
       const revisions = () => Promise.all(fleet.map(async (d) => (await get(d, '/v1/policy/bundle')).active?.revision))
       await waitFor(async () => (await revisions()).every((r) => r === 10), 'revision 10 on all three daemons', 30_000)
       const shas = await Promise.all(fleet.map(async (d) => (await get(d, '/v1/policy/bundle')).active.sha256))

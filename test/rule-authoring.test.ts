@@ -15,6 +15,7 @@ import { PROJECT_ROOT, SHIPPED_POLICIES_DIR } from '../cli/paths.ts'
 import { redactText, redactValue } from '../plugins/rule-lifecycle/redact.ts'
 import { startTestDaemon, tempDir } from './helpers/daemon.ts'
 import { waitFor } from './helpers/wait.ts'
+import { compileCache } from './helpers/child-env.ts'
 
 async function svc(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = ''
@@ -215,7 +216,7 @@ describe('payload retention on the daemon', () => {
 
   it('svc log --follow streams new decisions as they are recorded', async () => {
     const d = await startTestDaemon()
-    const child = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['log', '--follow', '--json', '--verdict', 'deny'], { env: { PATH: process.env.PATH, HOME: tempDir(), SVC_URL: d.url } })
+    const child = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['log', '--follow', '--json', '--verdict', 'deny'], { env: { PATH: process.env.PATH, ...compileCache(), HOME: tempDir(), SVC_URL: d.url } })
     try {
       let out = ''
       child.stdout.on('data', (b: Buffer) => (out += b))

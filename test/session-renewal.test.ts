@@ -15,6 +15,7 @@ import { tempDir } from './helpers/daemon.ts'
 import { fakeProgram } from './helpers/fake-bin.ts'
 import { runCli } from './helpers/run-cli.ts'
 import { waitFor } from './helpers/wait.ts'
+import { compileCache } from './helpers/child-env.ts'
 
 const SVC = join(PROJECT_ROOT, 'cli', 'svc.sh')
 const children: ChildProcess[] = []
@@ -26,7 +27,7 @@ afterEach(() => {
 })
 
 function spawnSvc(args: string[], env: NodeJS.ProcessEnv): ChildProcess & { output: () => string } {
-  const child = spawn(SVC, args, { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(SVC, args, { env: { PATH: process.env.PATH, ...compileCache(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()))
@@ -34,13 +35,14 @@ function spawnSvc(args: string[], env: NodeJS.ProcessEnv): ChildProcess & { outp
   return Object.assign(child, { output: () => output })
 }
 
-const port = () => 20000 + Math.floor(Math.random() * 20000)
-
-async function startDaemon(home: string, p: number, env: NodeJS.ProcessEnv) {
-  const child = spawnSvc(['daemon', '--port', String(p), '--home', home], env)
-  const url = `http://127.0.0.1:${p}`
-  await waitFor(async () => (await fetch(`${url}/v1/health`).catch(() => undefined))?.ok, `the daemon on ${url}`, 20_000)
-  return Object.assign(child, { url })
+/** Starts `svc daemon` on `port` (0: an ephemeral one; a restart reuses the port the agent knows), dashboard on any free port. */
+async function startDaemon(home: string, port: number, env: NodeJS.ProcessEnv) {
+  const child = spawnSvc(['daemon', '--port', String(port), '--dashboard-port', '0', '--home', home], env)
+  const url = await waitFor(() => {
+    if (child.exitCode !== null) throw new Error(`the daemon exited before listening:\n${child.output()}`)
+    return /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(child.output())?.[1]
+  }, 'the daemon to listen', 20_000)
+  return Object.assign(child, { url, port: Number(new URL(url).port) })
 }
 
 async function stopDaemon(child: ChildProcess): Promise<void> {
@@ -64,8 +66,7 @@ describe('svc agent renews the daemon session', () => {
     const home = tempDir('svc-renew-')
     homes.push(home)
     const env = { SVC_HOME: home, HOME: home, SVC_ALLOW_SOFTWARE_SIGNER: '1' }
-    const p = port()
-    let daemon = await startDaemon(home, p, env)
+    let daemon = await startDaemon(home, 0, env)
     const agent = spawnSvc(['agent', '--tier', 'software', '--url', daemon.url, '--user-id', 'alice', '--group', 'devs', 'ops'], env)
     const first = await waitFor(async () => ((await current(daemon.url)).state === 'active' ? current(daemon.url) : undefined), 'the agent to mint a session')
     expect(first.session).toMatchObject({ signer: 'software', user_id: 'alice', groups: ['devs', 'ops'] })
@@ -73,7 +74,7 @@ describe('svc agent renews the daemon session', () => {
     expect((await hook(daemon.url, 'ls', 'toolu_1')).denied).toBe(false)
 
     await stopDaemon(daemon)
-    daemon = await startDaemon(home, p, env)
+    daemon = await startDaemon(home, daemon.port, env)
     // No `svc session create`: the hook waits (bounded) for the agent to re-mint on the new daemon.
     const after = await hook(daemon.url, 'git status', 'toolu_2')
     expect(after).toEqual({ denied: false, reason: '' })
@@ -89,7 +90,7 @@ describe('svc agent renews the daemon session', () => {
     const home = tempDir('svc-renew-')
     homes.push(home)
     const env = { SVC_HOME: home, HOME: home, SVC_ALLOW_SOFTWARE_SIGNER: '1', SVC_SESSION_IDLE: '1s' }
-    const daemon = await startDaemon(home, port(), env)
+    const daemon = await startDaemon(home, 0, env)
     spawnSvc(['agent', '--tier', 'software', '--url', daemon.url, '--user-id', 'bob'], env)
     const first = await waitFor(async () => ((await current(daemon.url)).state === 'active' ? current(daemon.url) : undefined), 'the first session')
     await waitFor(async () => (await current(daemon.url)).state === 'expired', 'the session to idle out', 5_000)
@@ -106,7 +107,7 @@ describe('svc agent renews the daemon session', () => {
     const notes = join(home, 'notifications.txt')
     const PATH = fakeProgram(home, 'notify-send', `printf '%s|' "$@" >> '${notes}'\necho >> '${notes}'\n`)
     const env = { SVC_HOME: home, HOME: home, SVC_SESSION_IDLE: '1s', PATH }
-    const daemon = await startDaemon(home, port(), env)
+    const daemon = await startDaemon(home, 0, env)
     const enrolled = await runCli(['signer', 'enroll', '--tier', 'totp', '--passphrase', 'long enough passphrase'], env)
     const secret = new URL(/otpauth:\/\/\S+/.exec(enrolled.stdout)![0]).searchParams.get('secret')!
     const code = generateSync({ secret, epoch: Math.floor(Date.now() / 1000) })

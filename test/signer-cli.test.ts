@@ -3,7 +3,7 @@
  * tier refusals with clear errors that mint nothing, TOTP enrollment and minting, and `svc ledger verify`
  * catching tampering of a leaf, a signature or a session certificate.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { chmodSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs'
@@ -21,6 +21,13 @@ beforeAll(async () => {
   env = { SVC_HOME: daemon.home, SVC_URL: daemon.url, HOME: daemon.home }
 })
 afterAll(() => daemon.stop())
+
+/** The CLI runs in this process: its clock moves past an enrollment's TTL instead of the test sleeping. */
+function laterBy(ms: number): void {
+  const now = Date.now
+  vi.spyOn(Date, 'now').mockImplementation(() => now() + ms)
+}
+afterEach(() => void vi.restoreAllMocks())
 
 describe('svc session create / rotate', () => {
   it('mints a software session with the red banner, and refuses it without the CLI switch', async () => {
@@ -81,7 +88,7 @@ describe('svc session create / rotate', () => {
 
     const expiring = await runCli(['signer', 'enroll', '--tier', 'totp', '--passphrase', 'long enough passphrase', '--ttl', '1s'], totpEnv)
     expect(expiring.code).toBe(0)
-    await new Promise((r) => setTimeout(r, 1_100))
+    laterBy(1_100)
     const expired = await runCli(['session', 'create', '--tier', 'totp', '--code', '123456', '--passphrase', 'long enough passphrase'], totpEnv)
     expect(expired).toMatchObject({ code: 1, stderr: expect.stringMatching(/enrollment expired .* re-enroll/) })
     await totpDaemon.stop()
@@ -105,7 +112,7 @@ describe('svc signer enroll --tier os-keychain (macOS `security` contract, faked
       expect(minted.code).toBe(0)
       expect(minted.stderr).toBe('')
       expect(JSON.parse(minted.stdout)).toMatchObject({ signer: 'os_keychain', state: 'active' })
-      await new Promise((r) => setTimeout(r, 2_100))
+      laterBy(2_100)
       const expired = await runCli(['session', 'create', '--tier', 'os-keychain'], kcEnv)
       expect(expired).toMatchObject({ code: 1, stderr: expect.stringMatching(/enrollment expired .* re-enroll with `svc signer enroll --tier os-keychain`/) })
     } finally {

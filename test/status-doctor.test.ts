@@ -12,6 +12,7 @@ import { PROJECT_ROOT } from '../cli/paths.ts'
 import { tempDir } from './helpers/daemon.ts'
 import { runCli } from './helpers/run-cli.ts'
 import { waitFor } from './helpers/wait.ts'
+import { compileCache } from './helpers/child-env.ts'
 
 const home = tempDir('svc-status-')
 const svcHome = join(home, '.svc')
@@ -27,7 +28,7 @@ const svc = (args: string[]) => runCli(args, env)
 beforeAll(async () => {
   mkdirSync(join(home, '.claude'), { recursive: true })
   writeFileSync(settings, '{\n  "model": "opus"\n}\n')
-  daemon = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['daemon', '--port', String(port)], { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' })
+  daemon = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['daemon', '--port', String(port)], { env: { PATH: process.env.PATH, ...compileCache(), ...env }, stdio: 'ignore' })
   await waitFor(async () => (await fetch(`${url}/v1/health`).catch(() => undefined))?.ok, 'the daemon', 20_000)
   const installed = await svc(['install', '--harness', 'claude-code', '--yes', '--tier', 'software'])
   expect(installed.code, installed.stderr).toBe(0)
@@ -40,7 +41,7 @@ afterAll(() => {
 
 describe('svc status / svc doctor', () => {
   it('a healthy install: protection ON, exit 0, every part listed', async () => {
-    agent = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['agent', '--tier', 'software'], { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' })
+    agent = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['agent', '--tier', 'software'], { env: { PATH: process.env.PATH, ...compileCache(), ...env }, stdio: 'ignore' })
     await waitFor(async () => (await svc(['status'])).stdout.includes('renewal:  svc agent (software) listening'), 'the agent to be seen')
     const status = await svc(['status'])
     expect(status.code, status.stdout).toBe(0)
@@ -125,7 +126,7 @@ describe('svc status / svc doctor', () => {
     agent.kill('SIGTERM')
     daemon.kill('SIGTERM')
     await new Promise((resolve) => daemon.once('exit', resolve))
-    daemon = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['daemon', '--port', String(port)], { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' })
+    daemon = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['daemon', '--port', String(port)], { env: { PATH: process.env.PATH, ...compileCache(), ...env }, stdio: 'ignore' })
     await waitFor(async () => (await fetch(`${url}/v1/health`).catch(() => undefined))?.ok, 'the restarted daemon', 20_000)
     const status = await svc(['status'])
     expect(status.code).toBe(1)

@@ -13,6 +13,7 @@ import { PROJECT_ROOT } from '../cli/paths.ts'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
 import { runCli, runCliProcess } from './helpers/run-cli.ts'
 import { waitFor } from './helpers/wait.ts'
+import { compileCache } from './helpers/child-env.ts'
 
 let d: TestDaemon
 let sid: string
@@ -27,7 +28,7 @@ afterAll(async () => d?.stop())
 
 /** `svc tail <args>` as a child whose stdout is a pipe; `stop` sends SIGINT and waits for the exit code. */
 function tail(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
-  const child: ChildProcess = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['tail', ...args], { env: { PATH: process.env.PATH, ...env(), ...extraEnv } })
+  const child: ChildProcess = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['tail', ...args], { env: { PATH: process.env.PATH, ...compileCache(), ...env(), ...extraEnv } })
   let out = ''
   let err = ''
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()))
@@ -107,7 +108,7 @@ describe('svc tail', () => {
 
   it('stops when the reader of its pipe goes away (`svc tail | head -n 1`)', async () => {
     const svc = join(PROJECT_ROOT, 'cli', 'svc.sh')
-    const sh = spawn('/bin/sh', ['-c', `"${svc}" tail --after-seq -1 --all | head -n 1`], { env: { PATH: process.env.PATH, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const sh = spawn('/bin/sh', ['-c', `"${svc}" tail --after-seq -1 --all | head -n 1`], { env: { PATH: process.env.PATH, ...compileCache(), ...env() }, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     let err = ''
     sh.stdout.on('data', (b: Buffer) => (out += b.toString()))

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../cli/paths.ts'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
 import { waitFor } from './helpers/wait.ts'
+import { compileCache } from './helpers/child-env.ts'
 
 const TMUX = ['/usr/bin/tmux', '/usr/local/bin/tmux', '/opt/homebrew/bin/tmux'].find((p) => existsSync(p))
 if (!TMUX) console.warn('skipping the tmux smoke test of svc top: tmux is not installed (apt-get install tmux)')
@@ -18,7 +19,7 @@ describe.skipIf(!TMUX)('svc top in a real terminal (tmux)', () => {
   let d: TestDaemon
   const dir = tempDir()
   const socket = join(dir, 'tmux.sock')
-  const tmux = (...args: string[]) => spawnSync(TMUX!, ['-S', socket, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, TERM: 'xterm-256color', HOME: dir } })
+  const tmux = (...args: string[]) => spawnSync(TMUX!, ['-S', socket, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, ...compileCache(), TERM: 'xterm-256color', HOME: dir } })
   const screen = () => tmux('capture-pane', '-p', '-t', 'top').stdout
 
   beforeAll(async () => {

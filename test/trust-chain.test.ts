@@ -2,7 +2,7 @@
  * The trust chain end to end on a real daemon: minting per tier, the daemon's refusals, checks signed by
  * the session key, proofs any RFC 6962 verifier accepts, expiry and rotation, heartbeat and insights.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.ts'
 import { hashLeaf } from '../core/ledger/merkle.ts'
 import { verifyConsistency, verifyInclusion } from '../core/ledger/proof-verify.ts'
@@ -17,6 +17,15 @@ import { signSessionBundle } from '../core/trust/session-cert.ts'
 const SOFT = { SVC_ALLOW_SOFTWARE_SIGNER: '1' }
 let daemon: TestDaemon
 
+/**
+ * One daemon with both switches (software sessions and unattested ones) serves the unattested, current-session and
+ * restart cases, in this order; the restart case stops it and starts a second daemon over its home.
+ */
+let both: Promise<TestDaemon> | undefined
+const bothSwitches = () => (both ??= startTestDaemon({ env: SOFT }))
+afterAll(async () => (await both)?.stop())
+afterEach(() => void vi.restoreAllMocks())
+
 async function softwareSession(d: TestDaemon, opts: Parameters<typeof mintSession>[1] = {}) {
   const body = mintSession(unlockHostKey('software', { home: d.home, env: SOFT }), opts)
   return d.request('POST', '/v1/sessions/create', body)
@@ -25,16 +34,18 @@ async function softwareSession(d: TestDaemon, opts: Parameters<typeof mintSessio
 const check = (d: TestDaemon, sessionId: string, command = 'ls -la') =>
   d.request('POST', '/v1/gates/check', { session_id: sessionId, source: 'claude-code', tool: 'Bash', input: { command } })
 
+// The cases share one daemon: each asserts on what it added (ledger seqs from its own start, its own sessions).
 describe('signed sessions on the daemon', () => {
-  beforeEach(async () => {
+  beforeAll(async () => {
     daemon = await startTestDaemon({ env: { ...SOFT, SVC_ALLOW_UNATTESTED: '' } })
   })
-  afterEach(() => daemon.stop())
+  afterAll(() => daemon.stop())
 
   it('admits a software session, signs every check with its key, and proves inclusion and consistency', async () => {
+    const base = (await daemon.request('GET', '/v1/ledger/root')).body.tree_size as number
     const created = await softwareSession(daemon, { userId: 'alice', groups: ['dev'] })
     expect(created.status).toBe(201)
-    expect(created.body).toMatchObject({ signer: 'software', state: 'active', user_id: 'alice', groups: ['dev'], ledger_seq: 0, banner: 'DEV — SOFTWARE SIGNER' })
+    expect(created.body).toMatchObject({ signer: 'software', state: 'active', user_id: 'alice', groups: ['dev'], ledger_seq: base, banner: 'DEV — SOFTWARE SIGNER' })
     const id = created.body.session_id as string
     const sessionKey = Buffer.from(created.body.session_public_key, 'base64')
     const seqs: number[] = []
@@ -43,43 +54,45 @@ describe('signed sessions on the daemon', () => {
       expect(res.status).toBe(200)
       seqs.push(res.body.ledger_seq)
     }
-    expect(seqs).toEqual([1, 2, 3, 4])
+    expect(seqs).toEqual([base + 1, base + 2, base + 3, base + 4])
+    const [s2, s3, size] = [base + 2, base + 3, base + 5]
 
-    const proof = (await daemon.request('GET', '/v1/ledger/proof/2')).body
+    const proof = (await daemon.request('GET', `/v1/ledger/proof/${s2}`)).body
     const leaf = Buffer.from(proof.leaf, 'base64')
     const leafObj = JSON.parse(leaf.toString())
-    expect(leafObj).toMatchObject({ seq: 2, session_id: id, signer: 'software', tool: 'Bash', source: 'claude-code' })
+    expect(leafObj).toMatchObject({ seq: s2, session_id: id, signer: 'software', tool: 'Bash', source: 'claude-code' })
     expect(hashLeaf(leaf).toString('base64')).toBe(proof.leaf_hash)
-    expect(verifyInclusion(2, proof.tree_size, hashLeaf(leaf), proof.proof.map((p: string) => Buffer.from(p, 'base64')), Buffer.from(proof.root, 'base64'))).toEqual({ ok: true })
+    expect(verifyInclusion(s2, proof.tree_size, hashLeaf(leaf), proof.proof.map((p: string) => Buffer.from(p, 'base64')), Buffer.from(proof.root, 'base64'))).toEqual({ ok: true })
     expect(verifyPortable(Buffer.from(proof.leaf_sig, 'base64'), leafSigMessage(hashLeaf(leaf)), sessionKey)).toBe(true)
 
-    const verdict = await daemon.request('POST', '/v1/ledger/verify', { leaf: proof.leaf, seq: 2, tree_size: proof.tree_size, proof: proof.proof, root: proof.root, leaf_sig: proof.leaf_sig, session_public_key: proof.session_public_key })
+    const verdict = await daemon.request('POST', '/v1/ledger/verify', { leaf: proof.leaf, seq: s2, tree_size: proof.tree_size, proof: proof.proof, root: proof.root, leaf_sig: proof.leaf_sig, session_public_key: proof.session_public_key })
     expect(verdict.body).toMatchObject({ valid: true, checks: { leaf: 'ok', inclusion: 'ok', signature: 'ok' } })
-    const forged = await daemon.request('POST', '/v1/ledger/verify', { leaf: proof.leaf, seq: 3, tree_size: proof.tree_size, proof: proof.proof, root: proof.root })
+    const forged = await daemon.request('POST', '/v1/ledger/verify', { leaf: proof.leaf, seq: s3, tree_size: proof.tree_size, proof: proof.proof, root: proof.root })
     expect(forged.body).toMatchObject({ valid: false, reason: expect.stringMatching(/^leaf: /) })
 
     const root = (await daemon.request('GET', '/v1/ledger/root')).body
-    expect(root).toMatchObject({ tree_size: 5, seq: 4, signer: 'software', session_id: id })
+    expect(root).toMatchObject({ tree_size: size, seq: size - 1, signer: 'software', session_id: id })
     expect(verifyNote(root.checkpoint, root.vkey, verifyNative)).toMatchObject({ ok: true })
     expect(root.vkey).toContain(Buffer.concat([Buffer.from([1]), sessionKey]).toString('base64'))
 
-    const cons = (await daemon.request('GET', '/v1/ledger/consistency?from=2&to=5')).body
-    expect(verifyConsistency(2, 5, cons.proof.map((p: string) => Buffer.from(p, 'base64')), Buffer.from(cons.root_from, 'base64'), Buffer.from(cons.root_to, 'base64'))).toEqual({ ok: true })
+    const cons = (await daemon.request('GET', `/v1/ledger/consistency?from=${s2}&to=${size}`)).body
+    expect(verifyConsistency(s2, size, cons.proof.map((p: string) => Buffer.from(p, 'base64')), Buffer.from(cons.root_from, 'base64'), Buffer.from(cons.root_to, 'base64'))).toEqual({ ok: true })
     expect(Buffer.from(cons.root_to, 'base64').toString('base64')).toBe(root.root)
-    expect((await daemon.request('GET', '/v1/ledger/consistency?from=0&to=5')).status).toBe(400)
-    expect((await daemon.request('GET', '/v1/ledger/proof/99')).status).toBe(404)
+    expect((await daemon.request('GET', `/v1/ledger/consistency?from=0&to=${size}`)).status).toBe(400)
+    expect((await daemon.request('GET', `/v1/ledger/proof/${size + 94}`)).status).toBe(404)
 
-    const page1 = (await daemon.request('GET', '/v1/ledger/entries?after=-1&limit=3')).body
-    expect(page1.entries.map((e: { seq: number }) => e.seq)).toEqual([0, 1, 2])
+    const page1 = (await daemon.request('GET', `/v1/ledger/entries?after=${base - 1}&limit=3`)).body
+    expect(page1.entries.map((e: { seq: number }) => e.seq)).toEqual([base, base + 1, s2])
     const page2 = (await daemon.request('GET', `/v1/ledger/entries?after=${page1.next_after}&limit=3`)).body
-    expect(page2).toMatchObject({ next_after: null, tree_size: 5 })
-    expect(page2.entries.map((e: { seq: number }) => e.seq)).toEqual([3, 4])
+    expect(page2).toMatchObject({ next_after: null, tree_size: size })
+    expect(page2.entries.map((e: { seq: number }) => e.seq)).toEqual([s3, base + 4])
 
+    // Every session of the daemon has its row; this one's counts are its four checks.
     const insights = (await daemon.request('GET', '/v1/sessions/insights')).body.sessions
-    expect(insights).toHaveLength(1)
-    expect(insights[0].session_id).toBe(id)
-    expect(insights[0].counts.allow + insights[0].counts.deny + insights[0].counts.monitor_alert).toBe(4)
-    expect(insights[0].top_tools).toEqual([{ tool: 'Bash', count: 4 }])
+    expect(insights).toHaveLength((await daemon.request('GET', '/v1/sessions')).body.sessions.length)
+    const mine = insights.find((s: { session_id: string }) => s.session_id === id)
+    expect(mine.counts.allow + mine.counts.deny + mine.counts.monitor_alert).toBe(4)
+    expect(mine.top_tools).toEqual([{ tool: 'Bash', count: 4 }])
   })
 
   it.each([
@@ -88,11 +101,12 @@ describe('signed sessions on the daemon', () => {
     ['a host key nobody trusted', () => mintSession({ kind: 'software', key: signingKeyFromSeed(newSeed()) }), 403, /not trusted by the daemon/],
     ['a signed-kind shorthand', () => ({ signer: 'totp' }), 400, /needs a certificate/],
   ] as const)('refuses %s', async (_what, body, status, detail) => {
+    const before = (await daemon.request('GET', '/v1/ledger/root')).body.tree_size
     const res = await daemon.request('POST', '/v1/sessions/create', body())
     expect(res.status).toBe(status)
     expect(res.type).toContain('application/problem+json')
     expect(res.body.detail).toMatch(detail)
-    expect((await daemon.request('GET', '/v1/ledger/root')).body.tree_size).toBe(0)
+    expect((await daemon.request('GET', '/v1/ledger/root')).body.tree_size).toBe(before)
   })
 
   it('refuses forged claims: wrong kind, tampered bundle, mismatched secret, replay, overlong lifetime', async () => {
@@ -128,7 +142,9 @@ describe('signed sessions on the daemon', () => {
     const created = await softwareSession(daemon, { lifetimeMs: 1_000 })
     const id = created.body.session_id as string
     expect((await check(daemon, id)).body.verdict).toBe('allow')
-    await new Promise((r) => setTimeout(r, 1_100))
+    // The daemon runs in this process: its clock moves past the certificate's expiry instead of the test sleeping.
+    const now = Date.now
+    vi.spyOn(Date, 'now').mockImplementation(() => now() + 1_100)
     const denied = await check(daemon, id)
     expect(denied.body).toMatchObject({ verdict: 'deny' })
     expect(denied.body.reason).toContain(`svc session rotate --id ${id}`)
@@ -145,8 +161,8 @@ describe('signed sessions on the daemon', () => {
     expect(rotationLeaf).toMatchObject({ type: 'session', verdict: 'session_rotated', certificate: { bundle: { rotates: id } } })
     expect((await check(daemon, rotated.body.session_id)).body.verdict).toBe('allow')
     expect((await daemon.request('GET', `/v1/sessions/${id}`)).body.state).toBe('ended')
-    const list = (await daemon.request('GET', '/v1/sessions')).body.sessions
-    expect(list.map((s: { session_id: string }) => s.session_id)).toEqual([rotated.body.session_id, id])
+    const list = (await daemon.request('GET', '/v1/sessions')).body.sessions.map((s: { session_id: string }) => s.session_id)
+    expect(list.filter((s: string) => s === id || s === rotated.body.session_id)).toEqual([rotated.body.session_id, id])
     expect((await daemon.request('POST', '/v1/sessions/heartbeat', { session_id: rotated.body.session_id })).body.state).toBe('active')
     expect((await daemon.request('POST', '/v1/sessions/heartbeat', { session_id: 'ses_nope' })).status).toBe(404)
   })
@@ -164,23 +180,36 @@ describe('signed sessions on the daemon', () => {
 
 describe('unattested sessions', () => {
   it('are admitted with the daemon switch, unsigned, and recorded as such', async () => {
-    const d = await startTestDaemon()
-    try {
-      const id = await d.session()
-      const res = await check(d, id)
-      const proof = (await d.request('GET', `/v1/ledger/proof/${res.body.ledger_seq}`)).body
-      expect(proof.leaf_sig).toBeNull()
-      expect(JSON.parse(Buffer.from(proof.leaf, 'base64').toString())).toMatchObject({ signer: 'unattested', session_id: id })
-      expect((await d.request('GET', '/v1/ledger/root')).body).toMatchObject({ signer: 'unattested' })
-    } finally {
-      await d.stop()
-    }
+    const d = await bothSwitches()
+    const id = await d.session()
+    const res = await check(d, id)
+    const proof = (await d.request('GET', `/v1/ledger/proof/${res.body.ledger_seq}`)).body
+    expect(proof.leaf_sig).toBeNull()
+    expect(JSON.parse(Buffer.from(proof.leaf, 'base64').toString())).toMatchObject({ signer: 'unattested', session_id: id })
+    expect((await d.request('GET', '/v1/ledger/root')).body).toMatchObject({ signer: 'unattested' })
+  })
+})
+
+describe('the current session (used by harness hooks)', () => {
+  it('is not silently downgraded by a weaker session; only an operator may rotate it down', async () => {
+    const d = await bothSwitches()
+    const operator = { authorization: `Bearer ${await d.operatorToken()}` }
+    const strong = await softwareSession(d)
+    const weak = await d.request('POST', '/v1/sessions/create', { signer: 'unattested' }, operator)
+    expect(weak.status).toBe(201)
+    expect(weak.body.current).toBe(false)
+    expect((await d.request('GET', `/v1/sessions/${strong.body.session_id}`)).body.current).toBe(true)
+    const downgrade = mintSession({ kind: 'unattested' }, { rotates: strong.body.session_id })
+    expect((await d.request('POST', '/v1/sessions/create', downgrade)).status).toBe(401)
+    expect((await d.request('GET', `/v1/sessions/${strong.body.session_id}`)).body).toMatchObject({ current: true, state: 'active' })
+    const rotated = await d.request('POST', '/v1/sessions/create', downgrade, operator)
+    expect(rotated.body).toMatchObject({ current: true, signer: 'unattested' })
   })
 })
 
 describe('rotation across a daemon restart', () => {
   it('rotates a session recorded in the ledger before the restart, and refuses an unknown one', async () => {
-    const d1 = await startTestDaemon({ env: SOFT })
+    const d1 = await bothSwitches()
     const home = d1.home
     const first = await softwareSession(d1)
     await d1.close()
@@ -194,27 +223,6 @@ describe('rotation across a daemon restart', () => {
       expect(rotated.body).toMatchObject({ rotates: first.body.session_id, state: 'active' })
     } finally {
       await d2.stop()
-    }
-  })
-})
-
-describe('the current session (used by harness hooks)', () => {
-  it('is not silently downgraded by a weaker session; only an operator may rotate it down', async () => {
-    const d = await startTestDaemon({ env: SOFT })
-    try {
-      const operator = { authorization: `Bearer ${await d.operatorToken()}` }
-      const strong = await softwareSession(d)
-      const weak = await d.request('POST', '/v1/sessions/create', { signer: 'unattested' }, operator)
-      expect(weak.status).toBe(201)
-      expect(weak.body.current).toBe(false)
-      expect((await d.request('GET', `/v1/sessions/${strong.body.session_id}`)).body.current).toBe(true)
-      const downgrade = mintSession({ kind: 'unattested' }, { rotates: strong.body.session_id })
-      expect((await d.request('POST', '/v1/sessions/create', downgrade)).status).toBe(401)
-      expect((await d.request('GET', `/v1/sessions/${strong.body.session_id}`)).body).toMatchObject({ current: true, state: 'active' })
-      const rotated = await d.request('POST', '/v1/sessions/create', downgrade, operator)
-      expect(rotated.body).toMatchObject({ current: true, signer: 'unattested' })
-    } finally {
-      await d.stop()
     }
   })
 })

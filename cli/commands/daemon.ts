@@ -1,5 +1,6 @@
 /** `svc daemon`: runs the daemon in the foreground until SIGTERM/SIGINT, then shuts down gracefully. */
 import { Command, InvalidArgumentError, Option } from 'commander'
+import { collectWhenIdle } from '../daemon/idle-gc.ts'
 import { startDaemon } from '../daemon/start.ts'
 import type { CliIo } from '../io.ts'
 import { DEFAULT_DASHBOARD_PORT, DEFAULT_PORT, svcHome } from '../paths.ts'
@@ -55,8 +56,11 @@ export function makeDaemonCommand(io: CliIo): Command {
           throw err
         }
       }
+      // A long-lived process gives back what starting it (and each busy spell) left behind, once it is quiet.
+      const idleGc = collectWhenIdle(daemon.app.log)
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
+          idleGc.stop()
           daemon.app.log.info({ signal }, 'shutting down')
           daemon.close().then(resolve, resolve)
         }

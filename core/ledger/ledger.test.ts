@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
 import { certifiedSession, decisionDraft, sessionDraft, tempDir, type TestSession } from '../testing/ledger-fixtures.ts'
 import { verifyNative, verifyPortable } from './ed25519.ts'
 import { leafSignerFor, SqliteLedger as Ledger, type LeafSigner } from './ledger.ts'
@@ -8,9 +7,7 @@ import { leafSigMessage, type LeafDraft } from './leaf.ts'
 import type { LedgerEntry } from '../types.ts'
 import { hashChildren, hashLeaf, splitPoint } from './merkle.ts'
 import { verifyConsistency, verifyInclusion } from './proof-verify.ts'
-import { LedgerStore } from './store.ts'
 import { verifyLedger, type LeafRecord } from './verify-ledger.ts'
-import { verifyLedgerDatabase } from './verify-parallel.ts'
 import { verifyTuple } from './verify-tuple.ts'
 
 const mth = (hashes: Buffer[]): Buffer => {
@@ -128,82 +125,6 @@ describe('Ledger', () => {
     expect(verifyTuple({ ...tuple, root: 'not base64!' }, verifyNative).valid).toBe(false)
     expect(verifyTuple({ ...tuple, proof: [...tuple.proof, tuple.root] }, verifyNative).valid).toBe(false)
     await ledger.close()
-  })
-})
-
-describe('verifyLedger detects tampering', () => {
-  async function populated() {
-    const s = certifiedSession()
-    const ledger = openWith(s)
-    await ledger.append(sessionDraft(s))
-    await Promise.all(Array.from({ length: 30 }, (_, i) => ledger.append(decisionDraft(s.id, 'software', i))))
-    ledger.checkpoint(s.key, s.id)
-    await ledger.close()
-    const db = new DatabaseSync(path)
-    for (const t of ['leaves', 'nodes', 'checkpoints']) db.exec(`DROP TRIGGER ${t}_no_update; DROP TRIGGER ${t}_no_delete;`)
-    return { s, db }
-  }
-  function report(s: TestSession, trust = trustOf(s)) {
-    const store = new LedgerStore(path, { readOnly: true })
-    try {
-      const leaves = [...store.allLeaves()].map((l) => ({ seq: l.seq, body: l.body, sig: l.sig, leafHash: l.leafHash }))
-      return verifyLedger({ leaves, checkpoints: store.checkpoints(), trustedHostKeys: trust, verify: verifyNative, storedNode: store.findNode })
-    } finally {
-      store.close()
-    }
-  }
-
-  it('passes untouched, fails with an untrusted or wrong-kind host key', async () => {
-    const { s, db } = await populated()
-    db.close()
-    expect(report(s).ok).toBe(true)
-    expect(report(s, []).problems.join('\n')).toMatch(/untrusted host key/)
-    expect(report(s, [{ public_key: s.hostKey.publicKey.toString('base64'), signer: 'os_keychain' }]).problems.join('\n')).toMatch(/trusted for os_keychain/)
-  })
-
-  it.each([
-    ['a byte of a leaf body', "UPDATE leaves SET body = replace(body, 'tu_', 'tX_') WHERE seq = 9", /seq 9: stored leaf hash does not match/],
-    ['a stored node', 'UPDATE nodes SET hash = zeroblob(32) WHERE level = 0 AND idx = 3', /stored node \(0, 3\) differs/],
-    ['a signature byte', 'UPDATE leaves SET sig = zeroblob(64) WHERE seq = 4', /seq 4: leaf signature does not verify/],
-    ['the session certificate', "UPDATE leaves SET body = replace(body, '\"expires_at_ms\":', '\"expires_at_ms\":1') WHERE seq = 0", /session certificate .* host signature does not verify|leaf hash/],
-    ['the last leaf (truncation)', 'DELETE FROM leaves WHERE seq = 30', /checkpoint at size 31: the ledger has only 30 leaves/],
-    ['a leaf re-serialised out of JCS form', "UPDATE leaves SET body = replace(body, '{\"monitor_match\":', '{ \"monitor_match\":') WHERE seq = 7", /seq 7: leaf bytes are not canonical JCS/],
-    ['a stored inner node', 'UPDATE nodes SET hash = zeroblob(32) WHERE level = 2 AND idx = 5', /stored node \(2, 5\) differs/],
-  ])('detects a change to %s, in memory and with verifier threads', async (_what, sql, expected) => {
-    const { s, db } = await populated()
-    db.exec(sql)
-    db.close()
-    const r = report(s)
-    expect(r.ok).toBe(false)
-    expect(r.problems.join('\n')).toMatch(expected)
-    for (const rangeLevel of [12, 2]) {
-      const threaded = await verifyLedgerDatabase({ path, trustedHostKeys: trustOf(s), threads: 2, rangeLevel })
-      expect(threaded.ok).toBe(false)
-      expect(threaded.problems.join('\n')).toMatch(expected)
-    }
-  })
-
-  it('gives the same verdict and root with ranges of 4 leaves, checking the nodes above the ranges', async () => {
-    const { s, db } = await populated()
-    const whole = report(s)
-    for (const rangeLevel of [0, 2, 3]) {
-      const r = await verifyLedgerDatabase({ path, trustedHostKeys: trustOf(s), threads: 2, rangeLevel })
-      expect(r).toMatchObject({ ok: true, root: whole.root, treeSize: 31, counts: whole.counts })
-    }
-    db.exec('UPDATE nodes SET hash = zeroblob(32) WHERE level = 4 AND idx = 0')
-    db.close()
-    const r = await verifyLedgerDatabase({ path, trustedHostKeys: trustOf(s), threads: 2, rangeLevel: 2 })
-    expect(r.problems.join('\n')).toMatch(/stored node \(4, 0\) differs/)
-  })
-
-  it('refuses to open a ledger whose stored tree no longer matches its checkpoint, or that lost leaves', async () => {
-    const { db } = await populated()
-    db.exec('UPDATE nodes SET hash = zeroblob(32) WHERE level = 4 AND idx = 0')
-    expect(() => new Ledger({ path })).toThrow(/does not match the checkpoint/)
-    db.exec("DROP TRIGGER IF EXISTS leaves_no_delete")
-    db.exec('DELETE FROM leaves WHERE seq = 30')
-    db.close()
-    expect(() => new Ledger({ path })).toThrow(/fewer than its checkpoint/)
   })
 })
 

@@ -35,6 +35,9 @@ type Suite = { describe(name: string, fn: () => void): void; it(name: string, fn
 export const KIT_SECRET = 'kit-secret-7c1e0f9a-do-not-leak'
 // Generous: a loaded test machine must not turn a prompt answer into a timeout.
 const TIMEOUT_MS = 1000
+// The max_latency of the slow-answer case: its answer comes 4 s late, so a short budget proves the same
+// abstention without the test waiting out the generous one.
+const SLOW_CASE_TIMEOUT_MS = 50
 
 /** Registers one test per recorded answer, per malformed answer and per standard failure kind. */
 export function runProviderCases(plugin: GuardrailProviderPlugin, cases: ProviderCases, { describe, it }: Suite): void {
@@ -50,14 +53,14 @@ export function runProviderCases(plugin: GuardrailProviderPlugin, cases: Provide
   const first = cases.answers[0]
   assert.ok(first, `${def.id}: give at least one recorded answer`)
 
-  async function call(reply: VendorReply, model: string, opts: { key?: boolean; text?: string; baseUrl?: string } = {}) {
+  async function call(reply: VendorReply, model: string, opts: { key?: boolean; text?: string; baseUrl?: string; timeoutMs?: number } = {}) {
     const server = await startVendorServer(() => reply)
     try {
       const env = { [`${prefix}_BASE_URL`]: opts.baseUrl ?? server.url, ...(opts.key === false ? {} : { [`${prefix}_API_KEY`]: KIT_SECRET }) }
       const runtime = createProviderRuntime(def, env)
       const entry = runtime.models.find((m) => m.model === model)
       assert.ok(entry, `${def.id} has no model "${model}"`)
-      const result = await runtime.test(entry, opts.text ?? 'kit probe text', TIMEOUT_MS)
+      const result = await runtime.test(entry, opts.text ?? 'kit probe text', opts.timeoutMs ?? TIMEOUT_MS)
       assert.ok(!JSON.stringify(result).includes(KIT_SECRET), 'the credential came back in a result or message')
       return { result, requests: server.requests }
     } finally {
@@ -92,19 +95,19 @@ export function runProviderCases(plugin: GuardrailProviderPlugin, cases: Provide
     }
     const model = first.model
     const recorded = 'json' in first.answer ? JSON.stringify(first.answer.json) : JSON.stringify({ padding: 'x'.repeat(64) })
-    const failures: [string, VendorReply, readonly string[]][] = [
+    const failures: [string, VendorReply, readonly string[], number?][] = [
       ['HTTP 500 (whose body echoes the key)', { json: { error: { message: `invalid key ${KIT_SECRET}` } }, status: 500 }, ['provider_error']],
       ['HTTP 429', { json: { error: 'rate limited' }, status: 429 }, ['provider_error']],
       ['an answer that is not JSON', { text: '<html>gateway error</html>' }, ['malformed_answer']],
       ['an empty answer', { text: '' }, ['malformed_answer']],
       ['a truncated answer', { truncated: recorded, sendBytes: Math.floor(recorded.length / 2) }, ['malformed_answer']],
       ['a JSON answer of the wrong shape', { json: { unexpected: true } }, ['malformed_answer']],
-      ['an answer slower than max_latency', { ...(first.answer as object), delayMs: TIMEOUT_MS * 4 } as VendorReply, ['timeout']],
+      ['an answer slower than max_latency', { ...(first.answer as object), delayMs: TIMEOUT_MS * 4 } as VendorReply, ['timeout'], SLOW_CASE_TIMEOUT_MS],
       ['a dropped connection', { drop: true }, ['provider_error']],
       ['a redirect (the credential must not follow it)', { json: {}, status: 307, headers: { location: 'http://127.0.0.1:9/elsewhere' } }, ['provider_error']],
     ]
-    for (const [name, reply, kinds] of failures) {
-      it(`abstains on ${name}`, async () => abstains((await call(reply, model)).result, kinds))
+    for (const [name, reply, kinds, timeoutMs] of failures) {
+      it(`abstains on ${name}`, async () => abstains((await call(reply, model, { timeoutMs })).result, kinds))
     }
     it('abstains when the provider is unreachable', async () => {
       const { result } = await call(first.answer, model, { baseUrl: `http://127.0.0.1:${await closedPort()}` })

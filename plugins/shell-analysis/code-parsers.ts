@@ -1,8 +1,12 @@
 /**
  * tree-sitter grammars for the inline code of the common interpreters (Python, JavaScript, TypeScript,
- * Ruby), loaded once with the bash grammar. Perl, PHP, Lua and the rest have no grammar on the npm registry
- * that ships a WebAssembly build, so their code is read with the string heuristics of inline-code.ts.
+ * Ruby). Perl, PHP, Lua and the rest have no grammar on the npm registry that ships a WebAssembly build, so
+ * their code is read with the string heuristics of inline-code.ts.
+ * Each grammar is loaded the first time code of its language is parsed, synchronously (Language.loadSync: a
+ * few ms, once per process), so the analysis stays synchronous and sees the same grammar as an eager load:
+ * the four cost ~9 MiB of an idle daemon (Ruby's alone ~6), and most daemons never see some of them.
  */
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { Language, Parser, type Node, type Tree } from 'web-tree-sitter'
 
@@ -16,6 +20,9 @@ export interface CodeParsers {
 
 export type { Node as CodeNode }
 
+/** Node's WebAssembly global (the project's TypeScript libs do not declare it): only the synchronous compile. */
+declare const WebAssembly: { Module: new (bytes: Uint8Array) => Parameters<typeof Language.loadSync>[0] }
+
 const WASM: Readonly<Record<CodeLanguage, string>> = {
   python: 'tree-sitter-python/tree-sitter-python.wasm',
   javascript: 'tree-sitter-javascript/tree-sitter-javascript.wasm',
@@ -23,18 +30,26 @@ const WASM: Readonly<Record<CodeLanguage, string>> = {
   ruby: 'tree-sitter-ruby/tree-sitter-ruby.wasm',
 }
 
-/** Loads the four grammars (the web-tree-sitter runtime must be initialised: loadBashParser does it). */
+/**
+ * The four grammars' parsers, each loaded on its first parse (the web-tree-sitter runtime must be initialised:
+ * loadBashParser does it). Every grammar file is found now, so a missing one still stops the daemon at start.
+ */
 export async function loadCodeParsers(): Promise<CodeParsers> {
   const require = createRequire(import.meta.url)
+  const files = Object.fromEntries(Object.entries(WASM).map(([language, file]) => [language, require.resolve(file)])) as Record<CodeLanguage, string>
   const parsers = new Map<CodeLanguage, Parser>()
-  for (const language of Object.keys(WASM) as CodeLanguage[]) {
-    const parser = new Parser()
-    parser.setLanguage(await Language.load(require.resolve(WASM[language])))
-    parsers.set(language, parser)
+  const parserFor = (language: CodeLanguage): Parser => {
+    let parser = parsers.get(language)
+    if (parser === undefined) {
+      parser = new Parser()
+      parser.setLanguage(Language.loadSync(new WebAssembly.Module(readFileSync(files[language]))))
+      parsers.set(language, parser)
+    }
+    return parser
   }
   return {
     parse(language, source, steps) {
-      const parser = parsers.get(language)!
+      const parser = parserFor(language)
       parser.reset()
       let used = 0
       const tree = parser.parse(source, null, { progressCallback: (() => ++used > steps) as unknown as () => void })

@@ -2,6 +2,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { PROJECT_ROOT } from '../../cli/paths.ts'
+import { childEnv } from './child-env.ts'
+import { seedOperatorPassword } from './operator-password.ts'
 import { waitFor } from './wait.ts'
 
 export interface ChildDaemon {
@@ -15,7 +17,8 @@ export interface ChildDaemon {
 }
 
 export async function spawnDaemon(home: string, env: NodeJS.ProcessEnv = {}): Promise<ChildDaemon> {
-  const child = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['daemon', '--port', '0', '--dashboard-port', '0', '--home', home], { env: { PATH: process.env.PATH, HOME: home, ...env } })
+  seedOperatorPassword(home, env)
+  const child = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['daemon', '--port', '0', '--dashboard-port', '0', '--home', home], { env: childEnv({ HOME: home, ...env }) })
   let logs = ''
   let exited = false
   child.stdout!.on('data', (b: Buffer) => (logs += b.toString()))

@@ -1,6 +1,8 @@
 /** The real `svc daemon` in a child process over a throwaway $SVC_HOME, for tests where the process boundary matters. */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { childEnv } from './child-env.ts'
+import { seedOperatorPassword } from './operator-password.ts'
 
 const SVC = fileURLToPath(new URL('../../cli/svc.sh', import.meta.url))
 
@@ -14,10 +16,16 @@ export interface DaemonProcess {
   stop(): Promise<number | null>
 }
 
-/** Starts `svc daemon --port 0 [args]` (the checkout's `svc`, or `bin`); rejects with its stderr when it exits before listening. */
+/**
+ * Starts `svc daemon --port 0 [args]` (the checkout's `svc`, or `bin`); rejects with its stderr when it exits before
+ * listening. The checkout's svc gets the run's compile cache and a seeded operator password record (see child-env.ts,
+ * operator-password.ts); another `bin` (an npm-installed svc) runs with exactly `env` and hashes its own.
+ */
 export function startDaemonProcess(env: NodeJS.ProcessEnv, args: readonly string[] = [], bin = SVC): Promise<DaemonProcess> {
+  const own = bin === SVC
+  if (own && env.SVC_HOME) seedOperatorPassword(env.SVC_HOME, env)
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['daemon', '--port', '0', '--dashboard-port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(bin, ['daemon', '--port', '0', '--dashboard-port', '0', ...args], { env: own ? childEnv(env) : env, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     let err = ''
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()))

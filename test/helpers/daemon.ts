@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino, { type Logger } from 'pino'
 import { startDaemon, type RunningDaemon } from '../../cli/daemon/start.ts'
+import { seedOperatorPassword } from './operator-password.ts'
 
 export interface TestDaemon extends RunningDaemon {
   readonly home: string
@@ -22,10 +23,15 @@ export function tempDir(prefix = 'svc-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
 }
 
-/** `dashboard: true` also serves the web dashboard, on an ephemeral port like the API (never 7879). */
-export async function startTestDaemon(opts: { env?: NodeJS.ProcessEnv; home?: string; policiesDir?: string; log?: Logger; dashboard?: boolean } = {}): Promise<TestDaemon> {
+/**
+ * `dashboard: true` also serves the web dashboard, on an ephemeral port like the API (never 7879). The home gets
+ * the run's operator password record (test/helpers/operator-password.ts) unless `hashPassword` leaves the
+ * hashing of SVC_ADMIN_PASSWORD to the daemon's first start.
+ */
+export async function startTestDaemon(opts: { env?: NodeJS.ProcessEnv; home?: string; policiesDir?: string; log?: Logger; dashboard?: boolean; hashPassword?: boolean } = {}): Promise<TestDaemon> {
   const home = opts.home ?? tempDir()
   const env = { SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: 'correct horse battery', ...opts.env }
+  if (!opts.hashPassword) seedOperatorPassword(home, env)
   const daemon = await startDaemon({ home, port: 0, env, log: opts.log ?? pino({ level: 'silent' }), policiesDir: opts.policiesDir, ...(opts.dashboard ? { dashboardPort: 0 } : {}) })
   const request: TestDaemon['request'] = async (method, path, body, headers = {}) => {
     const res = await fetch(`${daemon.url}${path}`, {

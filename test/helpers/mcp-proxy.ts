@@ -6,6 +6,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { compileCache } from './child-env.ts'
 
 export const ROOT = new URL('../..', import.meta.url).pathname
 export const FIXTURE = `${ROOT}test/fixtures/mcp/server.ts`
@@ -23,7 +24,7 @@ export function proxyArgv(server: string, command: readonly string[]): string[] 
 }
 
 function env(target: ProxyTarget, extra: Record<string, string>): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: target.cwd, SVC_HOME: target.svcHome, SVC_URL: target.url, ...extra }
+  return { PATH: process.env.PATH ?? '', ...compileCache(), HOME: target.cwd, SVC_HOME: target.svcHome, SVC_URL: target.url, ...extra }
 }
 
 /** An SDK client connected through the relay to the fixture server; `stderr` collects the relay's warnings. */

@@ -45,7 +45,10 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, st
   return { code, stdout, stderr }
 }
 
-/** Runs `svc <args>` as a child process (cli/svc.sh) with exactly `env` (plus PATH unless given). */
+/**
+ * Runs `svc <args>` as a child process (cli/svc.sh) with exactly `env` (plus PATH unless given): no compile cache
+ * unless the test passes one, as a user's process starts (test/compile-cache-home.test.ts relies on it).
+ */
 export function runCliProcess(args: readonly string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(SVC, [...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
