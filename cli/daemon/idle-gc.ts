@@ -35,16 +35,28 @@ export interface IdleCollection {
   /** How often to look (tests look faster). */
   readonly firstLookMs?: number
   readonly lookMs?: number
+  /** The share of the last look the event loop was busy: measured by default (tests script it, so they do not depend on load). */
+  readonly busyShare?: () => number
+}
+
+/** The event loop's utilization since the previous call. */
+function measuredBusyShare(): () => number {
+  let last = performance.eventLoopUtilization()
+  return () => {
+    const now = performance.eventLoopUtilization()
+    const share = performance.eventLoopUtilization(now, last).utilization
+    last = now
+    return share
+  }
 }
 
 /** Collects once after start and after each busy spell, when a whole look was quiet; `stop` ends the looks. */
-export function collectWhenIdle(log: FastifyBaseLogger, { collect = memoryReducingGc(), firstLookMs = FIRST_LOOK_MS, lookMs = LOOK_MS }: IdleCollection = {}): { stop(): void } {
+export function collectWhenIdle(log: FastifyBaseLogger, { collect = memoryReducingGc(), firstLookMs = FIRST_LOOK_MS, lookMs = LOOK_MS, busyShare = measuredBusyShare() }: IdleCollection = {}): { stop(): void } {
   let owed = true
   let collected = false
-  let last = performance.eventLoopUtilization()
   let timer: NodeJS.Timeout
   const look = () => {
-    const busy = performance.eventLoopUtilization(performance.eventLoopUtilization(), last).utilization >= QUIET
+    const busy = busyShare() >= QUIET
     if (busy) owed = true
     else if (owed) {
       owed = false
@@ -52,8 +64,8 @@ export function collectWhenIdle(log: FastifyBaseLogger, { collect = memoryReduci
       const before = process.memoryUsage().heapTotal
       collect()
       log.debug({ heap_total_before: before, heap_total_after: process.memoryUsage().heapTotal }, 'quiet: memory given back')
+      busyShare() // the collection itself is not the next look's work
     }
-    last = performance.eventLoopUtilization()
     timer = setTimeout(look, collected ? lookMs : firstLookMs).unref()
   }
   timer = setTimeout(look, firstLookMs).unref()
