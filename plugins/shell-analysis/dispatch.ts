@@ -124,6 +124,8 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   if (interpreter !== undefined) {
     interpret(st, inv, program, interpreter, record)
     for (const conftest of conftestFiles(st, inv, program)) inlineCode(st, inv, conftest.text, conftest.label)
+    // bun is a runtime and a package manager: `bun install`, `bun run x` and `bun x` run package.json scripts too.
+    for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
     return staticOutput(program, inv.argv, inv.stdin?.text)
   }
   if (program === 'su' || program === 'runuser' || program === 'script' || program === 'sg') {
@@ -186,6 +188,12 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     return dispatch(st, { ...inv, argv: inv.argv.slice(start), info: inv.info.slice(start), via: [...inv.via, 'coproc'] })
   }
   if (program === 'parallel') return parallel(st, inv, record)
+  // `direnv allow|exec|reload [DIR]`: DIR's .envrc runs (now, or in the user's shell on the next prompt there).
+  if (program === 'direnv' && ['allow', 'permit', 'grant', 'exec', 'reload'].includes(inv.argv[1] ?? '')) {
+    const dir = inv.argv[1] === 'reload' ? undefined : inv.argv[2]
+    const envrc = contentOf(st, inv.scope, `${dir ?? '.'}/.envrc`)
+    if (envrc !== undefined) st.analyzeFile(envrc, inv.scope, [...inv.via, 'direnv .envrc'])
+  }
   const runner = argv0.includes('/') ? undefined : runnerOf(program, inv.argv)
   if (runner?.kind === 'argv') {
     record()
