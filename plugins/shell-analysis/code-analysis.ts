@@ -103,7 +103,9 @@ const CODE_EVAL_OWNED: Readonly<Record<string, readonly string[]>> = {
   Kernel: ['eval'], binding: ['eval'], builtins: ['eval', 'exec', 'compile'], __builtins__: ['eval', 'exec', 'compile'],
 }
 /** Calls that look an attribute up by a name computed at run time (`getattr(os, 'sys' + 'tem')`, Ruby `send`). */
-const DYNAMIC_LOOKUP = new Set(['getattr', '__getattribute__', 'send', 'public_send', '__send__', 'method', 'import_module', '__import__'])
+const DYNAMIC_LOOKUP = new Set(['getattr', '__getattribute__', 'send', 'public_send', '__send__', 'method'])
+/** What a name looked up at run time may reach a spawn, delete or eval through: the modules that hold them, and the program itself. */
+const LOOKUP_ROOTS = new Set([...SPAWN_OWNERS, ...DELETE_OWNERS, 'builtins', '__builtins__', 'globals', 'locals', 'vars', 'Object', 'self', 'this', 'global', 'globalThis', 'window'])
 
 function dangerous(owner: string | undefined, name: string | undefined): boolean {
   if (owner === undefined || name === undefined) return false
@@ -140,8 +142,13 @@ function call(node: CodeNode, f: CodeFindings, vars: Map<string, Value | undefin
     const symbol = arg.type === 'simple_symbol' || arg.type === 'symbol' ? arg.text.replace(/^:/, '') : undefined
     const value = evaluate(arg, vars)
     const looked = symbol ?? (value !== undefined && 's' in value ? value.s : undefined)
-    // A spawn, delete or eval by another spelling, or a name svc cannot compute: unknown.
-    if (looked === undefined || SPAWN.has(looked) || DELETE.has(looked) || CODE_EVAL_BARE.has(looked)) f.unknown = true
+    // On what: getattr's first argument, the receiver of send/method (none: the program itself).
+    const target = name === 'getattr' ? args[0] : undefined
+    const root = target !== undefined ? (/__import__|import_module|require\s*\(/.test(target.text) ? 'os' : lastName(target)) : owner
+    const reachesSpawn = root === undefined || LOOKUP_ROOTS.has(root)
+    // A spawn, delete or eval by another spelling, or a name svc cannot compute on a module that holds them: unknown.
+    // (`getattr(handler, name)` on the program's own objects is ordinary code.)
+    if ((looked !== undefined && (SPAWN.has(looked) || DELETE.has(looked) || CODE_EVAL_BARE.has(looked))) || (looked === undefined && reachesSpawn)) f.unknown = true
     return
   }
   const spawn = SPAWN.has(name) && ((owner !== undefined && SPAWN_OWNERS.has(owner)) || (owner === undefined && SPAWN_BARE.has(name)))

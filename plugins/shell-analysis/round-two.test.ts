@@ -113,6 +113,11 @@ describe('code that runs code', () => {
       expect(findings(language, code).unknown, code).toBe(true)
     }
     expect(findings('python', "getattr(obj, 'name', None)").unknown).toBe(false)
+    // Ordinary dynamic code: a computed attribute of the program's own objects, a plugin module imported by name.
+    expect(findings('python', 'import sys\nclass A:\n  def run(self): pass\ngetattr(A(), sys.argv[1])()').unknown).toBe(false)
+    expect(findings('python', 'import importlib, sys\nimportlib.import_module(sys.argv[1]).main()').unknown).toBe(false)
+    expect(findings('python', 'import os, sys\ngetattr(os, sys.argv[1])("ls")').unknown).toBe(true)
+    expect(findings('ruby', 'send(ARGV[0], "ls")').unknown).toBe(true)
     expect(findings('javascript', "/a/.exec('abc'); JSON.parse('{}')").unknown).toBe(false)
   })
 })
