@@ -9,6 +9,7 @@ import pino from 'pino'
 import { describe, expect, it } from 'vitest'
 import { allPlugins } from '../cli/plugins.ts'
 import { createEngine, defineGateKind, type EnginePlugin } from '../core/index.ts'
+import { parseCacheInProcessHits } from '../core/policy/parse-cache.ts'
 import { tempDir } from './helpers/daemon.ts'
 
 const log = pino({ level: 'silent' })
@@ -85,6 +86,22 @@ describe('policy parse cache', () => {
     const engine = await build(home, policiesDir, [{ name: 'test:extra', apply: (host) => extraKind.apply(host) }])
     await engine.close()
     expect(entryFor(cacheDir).key).not.toBe(before)
+  })
+
+  it('an engine over a fresh home reuses what another engine of the process parsed, and its home gets the entry', async () => {
+    const { home, policiesDir, cacheDir } = setup(DENY_RM.replace('^rm ', '^rm -r '))
+    expect(await verdictOf(home, policiesDir, 'rm -r x')).toBe('deny')
+    const other = tempDir()
+    const otherCache = join(other, 'cache', 'policy')
+    const hits = parseCacheInProcessHits()
+    expect(await verdictOf(other, policiesDir, 'rm -r x')).toBe('deny')
+    expect(parseCacheInProcessHits()).toBe(hits + 1)
+    expect(await verdictOf(other, policiesDir, 'rm x')).toBe('allow')
+    expect(entryFor(otherCache).key).toBe(entryFor(cacheDir).key)
+    // Other bytes are another key: parsed and validated again, never served from the process's copy.
+    writeFileSync(join(policiesDir, 'base.yaml'), DENY_RM.replace('command_regex', 'comand_regex'))
+    await expect(build(tempDir(), policiesDir)).rejects.toThrow(/comand_regex/)
+    expect(parseCacheInProcessHits()).toBe(hits + 1)
   })
 
   it('never keeps the repo layer, which agents write', async () => {

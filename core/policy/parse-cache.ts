@@ -32,21 +32,55 @@ interface Entry {
 type StoredGate = Pick<RawGate, 'value' | 'loc'>
 
 /**
+ * Entries this process has stored, by kind and key (the key covers the validators, the path and the bytes): the
+ * engines a process builds over fresh homes (a test run builds hundreds; a daemon rebuilds one on reload) parse
+ * a file once between them. Kept as JSON text, so every engine gets its own objects.
+ */
+const parsedInProcess = new Map<string, string>()
+const IN_PROCESS_ENTRIES = 256
+let inProcessHits = 0
+
+/** How many loads this process served from another engine's parse (tests, diagnostics). */
+export function parseCacheInProcessHits(): number {
+  return inProcessHits
+}
+
+/**
  * Opens the cache in `dir`. `validator` identifies everything that validated a stored entry (the policy
  * schemas, every gate and evaluator kind's schema, the parser): when it changes, every entry is a miss.
  */
 export function openParseCache(dir: string, validator: string): ParseCache {
   const fileOf = (kind: ParseKind, path: string) => join(dir, `${sha256(`${kind}\0${path}`)}.json`)
   const keyOf = (path: string, contentHash: string) => sha256(`${validator}\0${path}\0${contentHash}`)
+  const store = (file: string, text: string): void => {
+    const tmp = `${file}.${process.pid}.tmp`
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
+      writeFileSync(tmp, text, { mode: 0o600 })
+      renameSync(tmp, file)
+    } catch {
+      // Best effort: the next start parses the file again.
+    }
+  }
   return {
     get(kind, path, contentHash) {
-      let entry: Entry
+      const key = keyOf(path, contentHash)
+      const file = fileOf(kind, path)
+      let entry: Entry | undefined
       try {
-        entry = JSON.parse(readFileSync(fileOf(kind, path), 'utf8')) as Entry
+        entry = JSON.parse(readFileSync(file, 'utf8')) as Entry
       } catch {
-        return undefined
+        entry = undefined
       }
-      if (entry.key !== keyOf(path, contentHash)) return undefined
+      if (entry?.key !== key) {
+        // Another engine of this process parsed the same bytes with the same validators: this home gets the
+        // entry too, as if it had parsed them itself.
+        const text = parsedInProcess.get(`${kind}\0${key}`)
+        if (text === undefined) return undefined
+        entry = JSON.parse(text) as Entry
+        inProcessHits++
+        store(file, text)
+      }
       const checked = (gates: readonly StoredGate[]): RawGate[] => gates.map((gate) => ({ ...gate, checked: true }))
       if (kind === 'policy') return entry.gates ? { file: path, mode: entry.mode, gates: checked(entry.gates) } : undefined
       if (!entry.groups || !entry.users) return undefined
@@ -64,15 +98,10 @@ export function openParseCache(dir: string, validator: string): ParseCache {
               groups: [...parsed.groups].map(([name, gates]) => [name, strip(gates)]),
               users: [...parsed.users].map(([name, gates]) => [name, strip(gates)]),
             }
-      const file = fileOf(kind, path)
-      const tmp = `${file}.${process.pid}.tmp`
-      try {
-        mkdirSync(dir, { recursive: true, mode: 0o700 })
-        writeFileSync(tmp, JSON.stringify(entry), { mode: 0o600 })
-        renameSync(tmp, file)
-      } catch {
-        // Best effort: the next start parses the file again.
-      }
+      const text = JSON.stringify(entry)
+      if (parsedInProcess.size >= IN_PROCESS_ENTRIES) parsedInProcess.clear()
+      parsedInProcess.set(`${kind}\0${entry.key}`, text)
+      store(fileOf(kind, path), text)
     },
   }
 }

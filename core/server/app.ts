@@ -11,6 +11,7 @@ import { illFormedAt } from '../well-formed.ts'
 import { installJsonParser } from './json-body.ts'
 import type { AuthService } from './auth.ts'
 import { installBrowserGuard } from './browser-guard.ts'
+import { attachLazySchemas, lazySchemas } from './lazy-schemas.ts'
 import { installProblemHandlers, MAX_PARAM_LENGTH, problemSchema, sendProblem, toProblem } from './problem.ts'
 import { routes } from './routes/index.ts'
 
@@ -68,7 +69,9 @@ function withErrorContract(route: RouteOptions): void {
 
 /** The daemon's Fastify app with every route registered, ready for `listen` (the CLI) or `inject` (tests). */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const schemas = lazySchemas()
   const app = Fastify({
+    schemaController: { compilersFactory: schemas.compilersFactory },
     loggerInstance: opts.logger as FastifyBaseLogger | undefined,
     bodyLimit: BODY_LIMIT_BYTES,
     // "true" must stay a string and unknown fields must be refused, not silently dropped.
@@ -79,6 +82,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (err, _request, reply) => sendProblem(reply, toProblem(err)),
     logController: new LogController({ disableRequestLogging: true }),
   })
+  attachLazySchemas(app, schemas)
   installProblemHandlers(app)
   // Text that is not Unicode (a lone UTF-16 surrogate) cannot be hashed, signed or stored as sent: refused
   // before validation, except by routes that answer it themselves (hooks and checks deny and record it).

@@ -82,14 +82,19 @@ function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`
 }
 
-/** Builds the plugin; `budget` overrides the default analysis limits; `memo` remembers repeated analyses (memo.ts). */
-export function createShellAnalysisPlugin(budget: Partial<Budget> = {}, memo = new AnalysisMemo()): EnginePlugin {
-  let parser: BashParser | undefined
-  let codeParsers: CodeParsers | undefined
-  const terminals = new TerminalLines()
+/**
+ * Builds the plugin; `budget` overrides the default analysis limits; `memo` remembers repeated analyses
+ * (memo.ts; by default each engine has its own). One plugin object serves every engine of a process: what it
+ * remembers (terminal line buffers, analyses) belongs to the engine it was applied to, never to the process.
+ */
+export function createShellAnalysisPlugin(budget: Partial<Budget> = {}, sharedMemo?: AnalysisMemo): EnginePlugin {
   return {
     name: NAME,
     apply({ hooks }) {
+      let parser: BashParser | undefined
+      let codeParsers: CodeParsers | undefined
+      const terminals = new TerminalLines()
+      const memo = sharedMemo ?? new AnalysisMemo()
       hooks.initialize.tapPromise(NAME, async () => {
         parser = await loadBashParser()
         codeParsers = await loadCodeParsers()
