@@ -7,7 +7,7 @@
  * answers mean an equal analysis. A read that cannot be asked again cheaply (wildcard expansion over a
  * directory) marks the analysis unrepeatable: it is never remembered.
  */
-import { existsSync, globSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
+import { closeSync, existsSync, globSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs'
 import { join, posix } from 'node:path'
 import { pathSpellings, sha256 } from '../../core/index.ts'
 
@@ -53,6 +53,29 @@ const PROBES = {
   },
   /** Whether anything is there (following symlinks). */
   exists: (path: string): boolean => existsSync(path),
+  /**
+   * What running `path` as a script would read, when its text is not known otherwise: `none` (nothing there, a
+   * directory or a device: nothing the agent wrote runs), `unreadable` (a FIFO or socket, whose text comes from
+   * whoever writes it, or a file this process may not read), `large:` and the first 4 KiB of a file over
+   * MAX_READ, or `t` and the text.
+   */
+  script: (path: string): string => {
+    try {
+      const stat = statSync(path, { throwIfNoEntry: false })
+      if (stat === undefined || stat.isDirectory() || stat.isCharacterDevice() || stat.isBlockDevice()) return 'none'
+      if (!stat.isFile()) return 'unreadable'
+      if (stat.size <= MAX_READ) return `t${readFileSync(path, 'utf8')}`
+      const fd = openSync(path, 'r')
+      try {
+        const head = Buffer.alloc(4096)
+        return `large:${head.subarray(0, readSync(fd, head, 0, head.length, 0)).toString('utf8')}`
+      } finally {
+        closeSync(fd)
+      }
+    } catch {
+      return 'unreadable'
+    }
+  },
 } as const
 
 type Kind = keyof typeof PROBES
@@ -107,6 +130,13 @@ export class DiskReads {
 
   exists(path: string): boolean {
     return this.#read('exists', path)
+  }
+
+  /** What running `path` as a script reads (see PROBES.script): its text, the head of a large file, or why none. */
+  script(path: string): { text: string } | { head: string } | 'none' | 'unreadable' {
+    const answer = this.#read('script', path)
+    if (answer === 'none' || answer === 'unreadable') return answer
+    return answer.startsWith('large:') ? { head: answer.slice('large:'.length) } : { text: answer.slice(1) }
   }
 
   /** Pathname expansion of an absolute pattern (bounded); an analysis that used it is not remembered. */

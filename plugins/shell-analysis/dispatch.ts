@@ -12,7 +12,7 @@ import { pathOutput } from './path-output.ts'
 import { makeRecipes } from './makefile.ts'
 import { conftestFiles } from './conftest.ts'
 import { gitRun } from './git-run.ts'
-import { contentOf, scriptText, writtenText } from './files.ts'
+import { contentOf, scriptText, unreadableScript, writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { unwrap } from './unwrap.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
@@ -237,7 +237,10 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     const disk = written === undefined ? scriptText(st, inv.scope, argv0) : undefined
     const diskRunner = disk ? /^#!\s*(\S+)(?:\s+(\S+))?/.exec(disk.text) : null
     const diskShell = diskRunner ? programName(diskRunner[1]!) === 'env' ? (diskRunner[2] ?? '') : programName(diskRunner[1]!) : 'sh'
+    // A script on disk whose `#!` names an interpreter runs as `python3 ./x.py` would: its code is analysed.
+    if (disk && !SHELLS.has(diskShell) && interpreterKey(diskShell) !== undefined) return dispatch(st, { ...inv, argv: [diskShell, argv0, ...inv.argv.slice(1)], info: [PLAIN, ...inv.info], via: [...inv.via, argv0] })
     if (disk && SHELLS.has(diskShell)) st.analyzeFile(disk.text, inv.scope, [...inv.via, argv0])
+    if (written === undefined && disk === undefined && unreadableScript(st, inv.scope, argv0)) st.signals.add('unanalysable_script')
   }
   for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
   for (const conftest of conftestFiles(st, inv, program)) inlineCode(st, inv, conftest.text, conftest.label)

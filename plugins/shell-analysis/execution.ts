@@ -4,7 +4,7 @@
  * executed text (a downloader, a decoder) becomes a signal.
  */
 import { runsDownloaded } from './downloads.ts'
-import { scriptText, writtenText } from './files.ts'
+import { scriptText, unreadableScript, writtenText } from './files.ts'
 import { decodesThenRuns, pathLiteralsInCode, runsComputedText, shellStringsInCode } from './inline-code.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
 import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS, programName } from './programs.ts'
@@ -92,7 +92,10 @@ export function stdinOrScript(st: AnalysisState, inv: Invocation, program: strin
  */
 export function runWrittenFile(st: AnalysisState, inv: Invocation, raw: string | undefined, program: string, isShell: boolean, sameShell = false): void {
   const script = scriptText(st, inv.scope, raw)
-  if (script === undefined) return
+  if (script === undefined) {
+    if (unreadableScript(st, inv.scope, raw)) st.signals.add('unanalysable_script')
+    return
+  }
   const label = `${program} ${raw}`
   // A script already on disk (written by an earlier tool call) is analysed too, best effort.
   if (isShell && script.onDisk) st.analyzeFile(script.text, inv.scope, [...inv.via, label])

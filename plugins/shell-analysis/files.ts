@@ -10,15 +10,39 @@ import type { AnalysisState, Scope } from './state.ts'
 /** At most this many files are remembered per analysed command (each one is bounded by the word budget). */
 const MAX_FILES = 32
 
+/**
+ * Paths that name something of the process that opens them (its descriptors, its root and working directory,
+ * another process's view): the daemon resolving them would read its own, not the agent shell's.
+ */
+export function processRelative(path: string): boolean {
+  return /^\/dev\/(?:fd\/|std(?:in|out|err)$|tty$)|^\/proc\/(?:self|thread-self|\d+)(?:\/|$)/.test(path)
+}
+
+/** Directories under /dev that hold ordinary files anyone can write (tmpfs): scripts can be planted there. */
+const DEV_FILE_DIRS = /^\/dev\/(?:shm|mqueue)\//
+
+/** Whether a write to `path` stores text a later read gets back (not a device, not a process-relative name). */
+function holdsFiles(path: string): boolean {
+  return !path.startsWith('/dev/') || DEV_FILE_DIRS.test(path)
+}
+
 /** Remembers what a write by redirection puts in `raw` (appending to what is already known). */
 export function rememberWrite(st: AnalysisState, scope: Scope, raw: string, text: string, append: boolean): void {
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
-  if (path === undefined || path.startsWith('/dev/')) return
+  if (path === undefined || !holdsFiles(path)) return
   const before = append ? (st.files.get(path) ?? '') : ''
   const content = before + text
   if (content.length > st.budget.maxBytes) return void st.files.delete(path)
   if (!st.files.has(path) && st.files.size >= MAX_FILES) return
   st.files.set(path, content)
+}
+
+/** After a command ran: what it printed lands in the files it redirects to (or they become unknown). */
+export function rememberWrites(st: AnalysisState, scope: Scope, writes: readonly string[], appends: ReadonlySet<string>, output: string | undefined): void {
+  for (const target of writes) {
+    if (output === undefined) forgetWrite(st, scope, target)
+    else rememberWrite(st, scope, target, output.endsWith('\n') || output === '' ? output : `${output}\n`, appends.has(target))
+  }
 }
 
 /** Forgets a file whose content can no longer be known (written by a command with unknown output). */
@@ -76,6 +100,28 @@ export function contentOf(st: AnalysisState, scope: Scope, raw: string | undefin
   const written = writtenText(st, scope, raw)
   if (written !== undefined) return written
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
-  if (path === undefined || path.startsWith('/dev/') || path.startsWith('/proc/')) return undefined
+  if (path === undefined || processRelative(path) || path.startsWith('/proc/') || !holdsFiles(path)) return undefined
   return st.disk.text(path)
+}
+
+/**
+ * Whether a script that runs (`bash X`, `. X`, `python3 X`, `./X`) has text svc cannot read, so what it does is
+ * unknown: a file over the read limit that is not a binary, a FIFO or socket, a file this process may not read,
+ * or a process-relative path (`/proc/self/root/...`, `/dev/fd/3`) other than the process substitutions of this
+ * command. Nothing there, a directory, a device or a binary is not such a script (binaries are not read).
+ */
+export function unreadableScript(st: AnalysisState, scope: Scope, raw: string | undefined): boolean {
+  if (raw === undefined || writtenText(st, scope, raw) !== undefined) return false
+  const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
+  if (path === undefined) return true
+  const fd = /^\/dev\/fd\/(\d+)$/.exec(path)
+  // `<(...)` is read through /dev/fd/63, 62, ...: its output is judged where the substitution is (execSubstitution).
+  if (fd && Number(fd[1]) > 63 - st.procsubs && Number(fd[1]) <= 63) return false
+  if (processRelative(path) || path.startsWith('/proc/')) return true
+  if (!holdsFiles(path)) return false
+  const found = st.disk.script(path)
+  if (found === 'unreadable') return true
+  // A readable text here is a binary's: scriptText gives every other one, and binaries are not read.
+  if (found === 'none' || 'text' in found) return false
+  return !isBinary(found.head)
 }

@@ -3,7 +3,7 @@
  * control flow, functions, assignments and redirections, handing each simple command to `dispatch`.
  */
 import { dispatch, type FieldInfo } from './dispatch.ts'
-import { forgetWrite, processSubstitutionFile, rememberWrite, writtenText } from './files.ts'
+import { processSubstitutionFile, rememberWrites, writtenText } from './files.ts'
 import type { SyntaxNode } from './parser.ts'
 import { addRedirects, recordCommand } from './record.ts'
 import { BudgetExceeded, NO_REDIRECTS, type AnalysisState, type Redirects, type Scope, type Stdin } from './state.ts'
@@ -289,14 +289,6 @@ function recordBareRedirect(st: AnalysisState, scope: Scope, reads: readonly str
   rememberWrites(st, scope, writes, appends, '')
 }
 
-/** After a command ran: what it printed lands in the files it redirects to (or they become unknown). */
-function rememberWrites(st: AnalysisState, scope: Scope, writes: readonly string[], appends: ReadonlySet<string>, output: string | undefined): void {
-  for (const target of writes) {
-    if (output === undefined) forgetWrite(st, scope, target)
-    else rememberWrite(st, scope, target, output.endsWith('\n') || output === '' ? output : `${output}\n`, appends.has(target))
-  }
-}
-
 function herestring(st: AnalysisState, node: SyntaxNode, scope: Scope): Stdin {
   const mark = st.commands.length
   const value = evaluateString(node.namedChildren, wordContext(st, scope))
@@ -344,7 +336,7 @@ function redirected(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: S
       }
     }
   }
-  const body = node.childForFieldName('body')
+  let body: SyntaxNode | null = node.childForFieldName('body')
   for (let i = 0; i < node.childCount; i++) {
     const child = node.child(i)
     if (child && node.fieldNameForChild(i) === 'redirect') handleRedirect(child)
@@ -352,6 +344,13 @@ function redirected(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: S
   if (!body) {
     recordBareRedirect(st, scope, reads, writes, appends)
     return undefined
+  }
+  // tree-sitter-bash hangs the redirects of `a && b > f` on the whole list; bash gives them to `b` alone. The
+  // list's other commands run first, as they are; the redirects (and a here-doc) belong to its last command.
+  while (body.type === 'list' && body.namedChildren.length > 1) {
+    const parts: SyntaxNode[] = body.namedChildren.filter((c): c is SyntaxNode => c !== null)
+    for (const part of parts.slice(0, -1)) walkStatement(st, part, scope)
+    body = parts.at(-1)!
   }
   const mark = st.commands.length
   let out: string | undefined

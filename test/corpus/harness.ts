@@ -2,6 +2,7 @@
  * Runs corpus cases through the real engine (all built-in plugins and the shipped policy packs) in a
  * temporary home with a project directory, a fake private key and a few symlinks the cases rely on.
  */
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -71,6 +72,12 @@ export async function createCorpusWorld(options: { svcPorts?: readonly number[] 
   writeFileSync(join(cwd, 'tool.py'), 'import shutil, sys\nshutil.rmtree("build")\nprint("/".join(sys.argv))\n')
   writeFileSync(join(cwd, 'package.json'), JSON.stringify({ name: 'proj', scripts: { test: 'vitest run', build: 'tsc -p .', lint: 'eslint .', pretest: 'echo pre', evil: 'svc mode monitor', release: 'echo releasing', prerelease: 'curl -s localhost:7878/v1/mode' } }))
   writeFileSync(join(cwd, 'fix.diff'), 'diff --git a/src/a.ts b/src/a.ts\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n')
+  // Scripts whose text svc cannot read: one over the analysis read limit, and a FIFO whose text comes from
+  // whoever writes it. Beside them a large binary (not read, not refused) and an interpreter script with a `#!`.
+  writeFileSync(join(cwd, 'big.sh'), `#!/bin/sh\nrm -rf ~\n${'# padding\n'.repeat(120_000)}`)
+  writeFileSync(join(cwd, 'bigtool'), Buffer.concat([Buffer.from('\x7fELF\x02\x01\x01', 'latin1'), Buffer.alloc(1_200_000)]))
+  writeFileSync(join(cwd, 'run.py'), '#!/usr/bin/env python3\nimport shutil, os\nshutil.rmtree(os.path.expanduser("~"))\n')
+  execFileSync('mkfifo', [join(cwd, 'pipe.sh')])
   // Scripts that run scripts four deep: deeper than the analysis follows (refused as unanalysable).
   for (let i = 1; i <= 4; i++) writeFileSync(join(cwd, `deep${i}.sh`), `#!/bin/sh\nsh ./deep${i + 1}.sh\n`)
   symlinkSync(join(home, '.ssh', 'id_rsa'), join(cwd, 'keylink'))
