@@ -234,13 +234,13 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     if (written !== undefined && interpreterKey(runner) !== undefined) return dispatch(st, { ...inv, argv: [runner, argv0, ...inv.argv.slice(1)], info: [PLAIN, ...inv.info], via: [...inv.via, argv0] })
     if (written !== undefined) runWrittenFile(st, inv, argv0, program, true)
     // On disk: a shell script (by its `#!` line, or none) is analysed; other executables are not read.
-    const disk = written === undefined ? scriptText(st, inv.scope, argv0) : undefined
+    const disk = written === undefined ? scriptText(st, inv.scope, argv0, 'exec') : undefined
     const diskRunner = disk ? /^#!\s*(\S+)(?:\s+(\S+))?/.exec(disk.text) : null
     const diskShell = diskRunner ? programName(diskRunner[1]!) === 'env' ? (diskRunner[2] ?? '') : programName(diskRunner[1]!) : 'sh'
     // A script on disk whose `#!` names an interpreter runs as `python3 ./x.py` would: its code is analysed.
     if (disk && !SHELLS.has(diskShell) && interpreterKey(diskShell) !== undefined) return dispatch(st, { ...inv, argv: [diskShell, argv0, ...inv.argv.slice(1)], info: [PLAIN, ...inv.info], via: [...inv.via, argv0] })
     if (disk && SHELLS.has(diskShell)) st.analyzeFile(disk.text, inv.scope, [...inv.via, argv0])
-    if (written === undefined && disk === undefined && unreadableScript(st, inv.scope, argv0)) st.signals.add('unanalysable_script')
+    if (written === undefined && disk === undefined && unreadableScript(st, inv.scope, argv0, 'exec')) st.signals.add('unanalysable_script')
   }
   for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
   for (const conftest of conftestFiles(st, inv, program)) inlineCode(st, inv, conftest.text, conftest.label)

@@ -91,9 +91,10 @@ export function stdinOrScript(st: AnalysisState, inv: Invocation, program: strin
  * content is analysed as the shell code or interpreter code it is. `sameShell` for `source`/`.`.
  */
 export function runWrittenFile(st: AnalysisState, inv: Invocation, raw: string | undefined, program: string, isShell: boolean, sameShell = false): void {
-  const script = scriptText(st, inv.scope, raw)
+  const runner = isShell ? 'shell' : 'interpreter'
+  const script = scriptText(st, inv.scope, raw, runner)
   if (script === undefined) {
-    if (unreadableScript(st, inv.scope, raw)) st.signals.add('unanalysable_script')
+    if (unreadableScript(st, inv.scope, raw, runner)) st.signals.add('unanalysable_script')
     return
   }
   const label = `${program} ${raw}`

@@ -59,12 +59,32 @@ export function processSubstitutionFile(st: AnalysisState, output: string | unde
   return path
 }
 
-/** A script's text: written earlier in the command, or a text file on disk (undefined for binaries). */
-export function scriptText(st: AnalysisState, scope: Scope, raw: string | undefined): { text: string; onDisk: boolean } | undefined {
+/**
+ * What runs a file: a shell given it (`sh x`, `bash x`, `. x`), the kernel (`./x`), or an interpreter
+ * (`python3 x`). It decides which bytes make a file opaque rather than a script (see opaqueTo).
+ */
+export type ScriptRunner = 'shell' | 'exec' | 'interpreter'
+
+/** An image the kernel runs itself: ELF, or Mach-O (its magic bytes are not UTF-8, so they read as U+FFFD). */
+const KERNEL_IMAGE = /^(?:\x7fELF|\ufffd\ufffd\ufffd)/
+
+/**
+ * Whether `runner` treats a file starting with `text` as something other than source it reads. A shell reads
+ * any file as shell text: dash drops NUL bytes and runs the rest, even after an ELF header, and bash runs a
+ * file full of other control bytes. The kernel runs ELF and Mach-O images and hands anything else to a shell.
+ * An interpreter's compiled or binary input (`python3 x.pyc`) is opaque.
+ */
+function opaqueTo(runner: ScriptRunner, text: string): boolean {
+  if (runner === 'shell') return false
+  return runner === 'exec' ? KERNEL_IMAGE.test(text) : isBinary(text)
+}
+
+/** A script's text: written earlier in the command, or a file on disk that `runner` reads as source. */
+export function scriptText(st: AnalysisState, scope: Scope, raw: string | undefined, runner: ScriptRunner): { text: string; onDisk: boolean } | undefined {
   const written = writtenText(st, scope, raw)
   if (written !== undefined) return { text: written, onDisk: false }
   const text = contentOf(st, scope, raw)
-  return text === undefined || isBinary(text) ? undefined : { text, onDisk: true }
+  return text === undefined || opaqueTo(runner, text) ? undefined : { text, onDisk: true }
 }
 
 /**
@@ -106,11 +126,11 @@ export function contentOf(st: AnalysisState, scope: Scope, raw: string | undefin
 
 /**
  * Whether a script that runs (`bash X`, `. X`, `python3 X`, `./X`) has text svc cannot read, so what it does is
- * unknown: a file over the read limit that is not a binary, a FIFO or socket, a file this process may not read,
+ * unknown: a file over the read limit that is not opaque to its runner, a FIFO or socket, a file this process may not read,
  * or a process-relative path (`/proc/self/root/...`, `/dev/fd/3`) other than the process substitutions of this
  * command. Nothing there, a directory, a device or a binary is not such a script (binaries are not read).
  */
-export function unreadableScript(st: AnalysisState, scope: Scope, raw: string | undefined): boolean {
+export function unreadableScript(st: AnalysisState, scope: Scope, raw: string | undefined, runner: ScriptRunner): boolean {
   if (raw === undefined || writtenText(st, scope, raw) !== undefined) return false
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
   if (path === undefined) return true
@@ -121,7 +141,7 @@ export function unreadableScript(st: AnalysisState, scope: Scope, raw: string | 
   if (!holdsFiles(path)) return false
   const found = st.disk.script(path)
   if (found === 'unreadable') return true
-  // A readable text here is a binary's: scriptText gives every other one, and binaries are not read.
+  // A readable text here is opaque to the runner: scriptText gives every other one.
   if (found === 'none' || 'text' in found) return false
-  return !isBinary(found.head)
+  return !opaqueTo(runner, found.head)
 }

@@ -78,6 +78,11 @@ export async function createCorpusWorld(options: { svcPorts?: readonly number[] 
   writeFileSync(join(cwd, 'bigtool'), Buffer.concat([Buffer.from('\x7fELF\x02\x01\x01', 'latin1'), Buffer.alloc(1_200_000)]))
   writeFileSync(join(cwd, 'run.py'), '#!/usr/bin/env python3\nimport shutil, os\nshutil.rmtree(os.path.expanduser("~"))\n')
   execFileSync('mkfifo', [join(cwd, 'pipe.sh')])
+  // Files that look binary but run as scripts: control bytes (bash runs the rest), NULs and an ELF header
+  // before the code (dash, Debian's sh, drops NULs and runs the rest).
+  writeFileSync(join(cwd, 'ctl.sh'), `${'\x01'.repeat(600)}\nrm -rf ~\n`)
+  writeFileSync(join(cwd, 'nul.sh'), `${'\0'.repeat(800)}\ngit push --force origin main\n`)
+  writeFileSync(join(cwd, 'elfpoly'), Buffer.concat([Buffer.from('\x7fELF\x02\x01\x01\0', 'latin1'), Buffer.alloc(64), Buffer.from('\nsvc mode monitor\n')]))
   // Scripts that run scripts four deep: deeper than the analysis follows (refused as unanalysable).
   for (let i = 1; i <= 4; i++) writeFileSync(join(cwd, `deep${i}.sh`), `#!/bin/sh\nsh ./deep${i + 1}.sh\n`)
   symlinkSync(join(home, '.ssh', 'id_rsa'), join(cwd, 'keylink'))
