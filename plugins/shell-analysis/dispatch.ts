@@ -193,6 +193,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     const dir = inv.argv[1] === 'reload' ? undefined : inv.argv[2]
     const envrc = contentOf(st, inv.scope, `${dir ?? '.'}/.envrc`)
     if (envrc !== undefined) st.analyzeFile(envrc, inv.scope, [...inv.via, 'direnv .envrc'])
+    else if (unreadableScript(st, inv.scope, `${dir ?? '.'}/.envrc`, 'shell')) st.signals.add('unanalysable_script')
   }
   const runner = argv0.includes('/') ? undefined : runnerOf(program, inv.argv)
   if (runner?.kind === 'argv') {

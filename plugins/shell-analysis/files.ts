@@ -26,6 +26,21 @@ function holdsFiles(path: string): boolean {
   return !path.startsWith('/dev/') || DEV_FILE_DIRS.test(path)
 }
 
+/**
+ * Whether the command moved to a directory svc could not follow (`cd "$(cat d)"`): a script named relative to
+ * it is unknown, and running one (`./x.sh`, `bash x.sh`, `. x`, `direnv allow`) raises `unanalysable_script`.
+ * (A call that sent no working directory at all is resolved against the home, as before; what npm, make, git
+ * and pytest read there is still looked for from the call's own directory.)
+ */
+export function cwdLost(st: AnalysisState, scope: Scope): boolean {
+  return scope.cwd === undefined && st.options.cwd !== undefined
+}
+
+/** Whether `raw` names a path relative to the working directory (not `/...`, `~/...` or `$HOME/...`). */
+function relative(raw: string): boolean {
+  return !/^\s*(?:\/|~(?:\/|$)|\$HOME(?:\/|$)|\$\{HOME\}(?:\/|$))/.test(raw)
+}
+
 /** Remembers what a write by redirection puts in `raw` (appending to what is already known). */
 export function rememberWrite(st: AnalysisState, scope: Scope, raw: string, text: string, append: boolean): void {
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
@@ -119,6 +134,7 @@ export function contentOf(st: AnalysisState, scope: Scope, raw: string | undefin
   if (raw === undefined) return undefined
   const written = writtenText(st, scope, raw)
   if (written !== undefined) return written
+  if (cwdLost(st, scope) && relative(raw)) return undefined
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
   if (path === undefined || processRelative(path) || path.startsWith('/proc/') || !holdsFiles(path)) return undefined
   return st.disk.text(path)
@@ -127,11 +143,12 @@ export function contentOf(st: AnalysisState, scope: Scope, raw: string | undefin
 /**
  * Whether a script that runs (`bash X`, `. X`, `python3 X`, `./X`) has text svc cannot read, so what it does is
  * unknown: a file over the read limit that is not opaque to its runner, a FIFO or socket, a file this process may not read,
- * or a process-relative path (`/proc/self/root/...`, `/dev/fd/3`) other than the process substitutions of this
- * command. Nothing there, a directory, a device or a binary is not such a script (binaries are not read).
+ * a process-relative path (`/proc/self/root/...`, `/dev/fd/3`) other than the process substitutions of this
+ * command, or a path relative to a working directory svc lost track of. Nothing there, a directory, a device or a binary is not such a script (binaries are not read).
  */
 export function unreadableScript(st: AnalysisState, scope: Scope, raw: string | undefined, runner: ScriptRunner): boolean {
   if (raw === undefined || writtenText(st, scope, raw) !== undefined) return false
+  if (cwdLost(st, scope) && relative(raw)) return true
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
   if (path === undefined) return true
   const fd = /^\/dev\/fd\/(\d+)$/.exec(path)

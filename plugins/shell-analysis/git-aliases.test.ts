@@ -76,3 +76,21 @@ describe('git aliases', () => {
     expect(splitAlias('  ')).toEqual([])
   })
 })
+
+describe('git rev-parse --show-toplevel', () => {
+  it('is the repository root, so a cd to it keeps the directory: what runs there is read', () => {
+    writeFileSync(join(repo, 'deploy.sh'), '#!/bin/sh\nrm -rf ~\n')
+    mkdirSync(join(repo, 'src'), { recursive: true })
+    const sub = (raw: string) => analyzeCommand(raw, { parser, home, cwd: join(repo, 'src') })
+    expect(sub('cd "$(git rev-parse --show-toplevel)" && ./deploy.sh').commands.map((c) => c.text)).toContain(`rm -rf ${home}`)
+    expect(sub('cd "$(git rev-parse --show-toplevel)" && ./deploy.sh').signals).not.toContain('unanalysable_script')
+  })
+
+  it('is unknown under a .git file (a worktree or submodule pointer) or outside a repository: a script run there is refused', () => {
+    mkdirSync(join(repo, 'mod'), { recursive: true })
+    writeFileSync(join(repo, 'mod', '.git'), 'gitdir: ../.git/modules/mod\n')
+    expect(analyzeCommand('cd "$(git rev-parse --show-toplevel)" && ./deploy.sh', { parser, home, cwd: join(repo, 'mod') }).signals).toContain('unanalysable_script')
+    expect(analyzeCommand('cd "$(git rev-parse --show-toplevel)" && ./deploy.sh', { parser, home, cwd: home }).signals).toContain('unanalysable_script')
+    expect(analyzeCommand('cd "$(git rev-parse --git-dir)" && ./deploy.sh', { parser, home, cwd: repo }).signals).toContain('unanalysable_script')
+  })
+})

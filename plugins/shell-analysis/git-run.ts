@@ -27,7 +27,7 @@ const HOOKS: Readonly<Record<string, readonly string[]>> = {
 const MAX_ALIAS_DEPTH = 8
 
 /** Subcommands that run nothing of the repository's (no pager either when their output is piped) are still read for aliases. */
-export function gitRun(st: AnalysisState, inv: Invocation, extras: RecordExtras, aliases: ReadonlySet<string> = new Set()): undefined {
+export function gitRun(st: AnalysisState, inv: Invocation, extras: RecordExtras, aliases: ReadonlySet<string> = new Set()): string | undefined {
   const argv = expandGitOptions(inv.argv)
   const { strings, opaque } = gitCommandStrings(argv)
   recordCommand(st, inv.scope, 'git', argv, inv.via, inv.redirects, { ...extras, exclude: strings.map((s) => s.index) })
@@ -44,6 +44,22 @@ export function gitRun(st: AnalysisState, inv: Invocation, extras: RecordExtras,
   const gitDir = findGitDir(st, inv)
   if (gitDir !== undefined) repositoryCode(st, inv, gitDir, sub)
   if (at !== -1) runAlias(st, { ...inv, argv }, at, gitDir, extras, aliases)
+  // `cd "$(git rev-parse --show-toplevel)"` stays a directory svc can follow.
+  const root = at === 1 && argv.length === 3 && sub === 'rev-parse' && argv[2] === '--show-toplevel' ? topLevel(st, inv) : undefined
+  return root === undefined ? undefined : `${root}\n`
+}
+
+/**
+ * The repository root git would print for the working directory, when svc can tell: not under GIT_DIR or
+ * GIT_WORK_TREE, and with no `.git` file (a worktree or submodule pointer) on the way up.
+ */
+function topLevel(st: AnalysisState, inv: Invocation): string | undefined {
+  if (inv.scope.vars.has('GIT_DIR') || inv.scope.vars.has('GIT_WORK_TREE')) return undefined
+  for (let dir = inv.scope.cwd, n = 0; dir !== undefined && n < 32; n++) {
+    if (st.disk.hasGitDir(dir)) return dir
+    if (st.disk.exists(join(dir, '.git')) || dirname(dir) === dir) return undefined
+    dir = dirname(dir)
+  }
   return undefined
 }
 
