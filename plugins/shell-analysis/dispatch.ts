@@ -12,13 +12,13 @@ import { pathOutput } from './path-output.ts'
 import { makeRecipes } from './makefile.ts'
 import { conftestFiles } from './conftest.ts'
 import { gitRun } from './git-run.ts'
-import { contentOf, scriptText, unreadableScript, writtenText } from './files.ts'
+import { contentOf, rememberCopy, scriptText, unreadableScript, writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { unwrap } from './unwrap.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
 import { packageScripts } from './package-scripts.ts'
 import { runnerOf, runnerString } from './runners.ts'
-import { patchedByCommand } from './patches.ts'
+import { forgetPatched, patchedByCommand } from './patches.ts'
 import { expandProgramWord, lexicalPath } from './paths.ts'
 import { DOWNLOADERS, SHELLS, WRAPPERS, interpreterKey, programName } from './programs.ts'
 import { recordCommand, type RecordExtras } from './record.ts'
@@ -167,6 +167,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   if (program === 'git') {
     flagUnknowns(st, inv, program)
     const applied = patchedByCommand(st, inv, program)
+    if (applied) forgetPatched(st, inv, applied)
     trackDownloads(st, inv.scope, program, inv.argv, inv.redirects.writes, inv.stdin?.programs ?? [])
     return gitRun(st, inv, { literal, ...(applied ? { paths: applied } : {}) })
   }
@@ -208,6 +209,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   const patched = patchedByCommand(st, inv, program)
   if (patched !== undefined) {
     record({ paths: patched })
+    forgetPatched(st, inv, patched)
     return undefined
   }
   if (program === 'cp' || program === 'gcp' || program === 'install') rememberProgramCopy(st, inv.scope, inv.argv)
@@ -228,26 +230,27 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   trackDownloads(st, inv.scope, program, inv.argv, inv.redirects.writes, inv.stdin?.programs ?? [])
   if (argv0.includes('/')) {
     runsDownloaded(st, inv.scope, argv0)
-    const written = writtenText(st, inv.scope, argv0)
+    const written = writtenText(st, inv.scope, argv0, inv.argv)
     // `./x` written earlier: its `#!` line says what runs it (a shell when there is none).
     const shebang = written !== undefined ? /^#!\s*(\S+)(?:\s+(\S+))?/.exec(written) : null
     const runner = shebang ? programName(shebang[1]!) === 'env' && shebang[2] ? shebang[2] : programName(shebang[1]!) : 'sh'
     if (written !== undefined && interpreterKey(runner) !== undefined) return dispatch(st, { ...inv, argv: [runner, argv0, ...inv.argv.slice(1)], info: [PLAIN, ...inv.info], via: [...inv.via, argv0] })
     if (written !== undefined) runWrittenFile(st, inv, argv0, program, true)
     // On disk: a shell script (by its `#!` line, or none) is analysed; other executables are not read.
-    const disk = written === undefined ? scriptText(st, inv.scope, argv0, 'exec') : undefined
+    const disk = written === undefined ? scriptText(st, inv.scope, argv0, 'exec', inv.argv) : undefined
     const diskRunner = disk ? /^#!\s*(\S+)(?:\s+(\S+))?/.exec(disk.text) : null
     const diskShell = diskRunner ? programName(diskRunner[1]!) === 'env' ? (diskRunner[2] ?? '') : programName(diskRunner[1]!) : 'sh'
     // A script on disk whose `#!` names an interpreter runs as `python3 ./x.py` would: its code is analysed.
     if (disk && !SHELLS.has(diskShell) && interpreterKey(diskShell) !== undefined) return dispatch(st, { ...inv, argv: [diskShell, argv0, ...inv.argv.slice(1)], info: [PLAIN, ...inv.info], via: [...inv.via, argv0] })
     if (disk && SHELLS.has(diskShell)) st.analyzeFile(disk.text, inv.scope, [...inv.via, argv0])
-    if (written === undefined && disk === undefined && unreadableScript(st, inv.scope, argv0, 'exec')) st.signals.add('unanalysable_script')
+    if (written === undefined && disk === undefined && unreadableScript(st, inv.scope, argv0, 'exec', inv.argv)) st.signals.add('unanalysable_script')
   }
   for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
   for (const conftest of conftestFiles(st, inv, program)) inlineCode(st, inv, conftest.text, conftest.label)
   const recipes = makeRecipes(st, inv, program)
   if (recipes !== undefined) st.analyzeFile(recipes, inv.scope, [...inv.via, `${program} recipes`])
   record({ urls: urlsFromFiles(st, inv, program) })
+  if (program === 'cp') rememberCopy(st, inv.scope, inv.argv)
   const computable = !inv.info.some((i) => i.dynamic)
   return staticOutput(program, inv.argv, inv.stdin?.text) ?? outputOfKnownFiles(st, inv, program) ?? (computable ? pathOutput(program, inv.argv, { home: st.options.home, cwd: inv.scope.cwd }) : undefined)
 }

@@ -92,9 +92,9 @@ export function stdinOrScript(st: AnalysisState, inv: Invocation, program: strin
  */
 export function runWrittenFile(st: AnalysisState, inv: Invocation, raw: string | undefined, program: string, isShell: boolean, sameShell = false): void {
   const runner = isShell ? 'shell' : 'interpreter'
-  const script = scriptText(st, inv.scope, raw, runner)
+  const script = scriptText(st, inv.scope, raw, runner, inv.argv)
   if (script === undefined) {
-    if (unreadableScript(st, inv.scope, raw, runner)) st.signals.add('unanalysable_script')
+    if (unreadableScript(st, inv.scope, raw, runner, inv.argv)) st.signals.add('unanalysable_script')
     return
   }
   const label = `${program} ${raw}`

@@ -45,11 +45,23 @@ function relative(raw: string): boolean {
 export function rememberWrite(st: AnalysisState, scope: Scope, raw: string, text: string, append: boolean): void {
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
   if (path === undefined || !holdsFiles(path)) return
-  const before = append ? (st.files.get(path) ?? '') : ''
-  const content = before + text
-  if (content.length > st.budget.maxBytes) return void st.files.delete(path)
-  if (!st.files.has(path) && st.files.size >= MAX_FILES) return
+  // `>>` onto a file this command did not write appends to what is on disk: that is part of the file too.
+  const before = !append ? '' : st.files.has(path) ? st.files.get(path)! : st.unknownFiles.has(path) ? undefined : onDisk(st, path)
+  const content = before === undefined ? undefined : before + text
+  if (content === undefined || content.length > st.budget.maxBytes || (!st.files.has(path) && st.files.size >= MAX_FILES)) {
+    st.files.delete(path)
+    st.unknownFiles.add(path)
+    return
+  }
+  st.unknownFiles.delete(path)
   st.files.set(path, content)
+  st.fileMarks.set(path, st.commands.length)
+}
+
+/** A file's current text ('' when there is none), or undefined when something is there that cannot be read. */
+function onDisk(st: AnalysisState, path: string): string | undefined {
+  const found = st.disk.script(path)
+  return found === 'none' ? '' : found === 'unreadable' || 'head' in found ? undefined : found.text
 }
 
 /** After a command ran: what it printed lands in the files it redirects to (or they become unknown). */
@@ -63,7 +75,55 @@ export function rememberWrites(st: AnalysisState, scope: Scope, writes: readonly
 /** Forgets a file whose content can no longer be known (written by a command with unknown output). */
 export function forgetWrite(st: AnalysisState, scope: Scope, raw: string): void {
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
-  if (path !== undefined) st.files.delete(path)
+  if (path === undefined || !holdsFiles(path)) return
+  st.files.delete(path)
+  st.unknownFiles.add(path)
+}
+
+/** Files a command changes in ways svc does not compute (the files a patch changes): their text is unknown from here on. */
+export function forgetFiles(st: AnalysisState, paths: readonly string[]): void {
+  for (const path of paths) {
+    st.files.delete(path)
+    st.unknownFiles.add(path)
+  }
+}
+
+/**
+ * `cp SRC DST` of one file: DST gets SRC's text when svc can read it (`cp build.sh /tmp/b.sh && bash /tmp/b.sh`
+ * runs build.sh's code). Anything else a cp writes stays unknown (changedUnknown).
+ */
+export function rememberCopy(st: AnalysisState, scope: Scope, argv: readonly string[]): void {
+  const operands = argv.slice(1).filter((a) => !a.startsWith('-'))
+  if (operands.length !== 2 || argv.some((a) => /^-[a-zA-Z]*[rRatTs]|^--(?:recursive|archive|target|symbolic|no-target)/.test(a))) return
+  const [src, dst] = operands as [string, string]
+  const text = contentOf(st, scope, src, argv)
+  const dir = lexicalPath(dst, { home: st.options.home, cwd: scope.cwd })
+  if (text === undefined || dir === undefined) return
+  rememberWrite(st, scope, st.disk.isDirectory(dir) ? `${dir}/${src.slice(src.lastIndexOf('/') + 1)}` : dst, text, false)
+}
+
+/**
+ * Programs that may change the files they name, beyond what their recorded writes show: in-place editors,
+ * copiers and extractors, git commands that rewrite the work tree, and interpreters running inline code.
+ */
+const MAY_WRITE: ReadonlySet<string> = new Set(['sed', 'gsed', 'perl', 'ruby', 'awk', 'gawk', 'ed', 'ex', 'vi', 'vim', 'nvim', 'dd', 'truncate', 'install', 'rsync', 'unzip', 'tar', 'cpio', 'ln', 'cp', 'mv', 'tee', 'python', 'python3', 'node', 'deno', 'bun', 'php', 'lua', 'Rscript', 'osascript', 'sponge', 'curl', 'wget', 'xargs', 'find'])
+const GIT_REWRITES: ReadonlySet<string> = new Set(['checkout', 'restore', 'reset', 'stash', 'pull', 'merge', 'rebase', 'cherry-pick', 'revert', 'switch', 'mv', 'clone', 'worktree'])
+
+/**
+ * Whether an earlier part of this command may have changed `path` in a way svc does not know: a redirect whose
+ * output it could not compute, a command that lists it among its writes, or a program of MAY_WRITE (or a git
+ * command that rewrites the work tree) that names the file. Its text on disk is then not what will run.
+ */
+export function changedUnknown(st: AnalysisState, path: string, self?: readonly string[]): boolean {
+  if (st.unknownFiles.has(path)) return true
+  const name = path.slice(path.lastIndexOf('/') + 1)
+  const running = self?.join('\0')
+  // Only what ran after its content became known (a file this command wrote) can have changed it since.
+  return st.commands.slice(st.fileMarks.get(path) ?? 0).some((c) => {
+    if (c.argv.join('\0') === running) return false
+    if (!st.files.has(path) && c.writes?.includes(path)) return true
+    return (MAY_WRITE.has(c.program) || (c.program === 'git' && c.argv.some((a) => GIT_REWRITES.has(a)))) && c.argv.slice(1).some((a) => a.includes(name))
+  })
 }
 
 /** The pseudo path a process substitution `<(...)` is read through; its content is remembered when known. */
@@ -95,10 +155,10 @@ function opaqueTo(runner: ScriptRunner, text: string): boolean {
 }
 
 /** A script's text: written earlier in the command, or a file on disk that `runner` reads as source. */
-export function scriptText(st: AnalysisState, scope: Scope, raw: string | undefined, runner: ScriptRunner): { text: string; onDisk: boolean } | undefined {
-  const written = writtenText(st, scope, raw)
+export function scriptText(st: AnalysisState, scope: Scope, raw: string | undefined, runner: ScriptRunner, self?: readonly string[]): { text: string; onDisk: boolean } | undefined {
+  const written = writtenText(st, scope, raw, self)
   if (written !== undefined) return { text: written, onDisk: false }
-  const text = contentOf(st, scope, raw)
+  const text = contentOf(st, scope, raw, self)
   return text === undefined || opaqueTo(runner, text) ? undefined : { text, onDisk: true }
 }
 
@@ -118,11 +178,11 @@ function isBinary(text: string): boolean {
 }
 
 /** The content the command wrote to `raw` earlier, when known. */
-export function writtenText(st: AnalysisState, scope: Scope, raw: string | undefined): string | undefined {
+export function writtenText(st: AnalysisState, scope: Scope, raw: string | undefined, self?: readonly string[]): string | undefined {
   if (raw === undefined || st.files.size === 0) return undefined
   if (raw.startsWith('/dev/fd/')) return st.files.get(raw)
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
-  return path === undefined ? undefined : st.files.get(path)
+  return path === undefined || changedUnknown(st, path, self) ? undefined : st.files.get(path)
 }
 
 /**
@@ -130,13 +190,13 @@ export function writtenText(st: AnalysisState, scope: Scope, raw: string | undef
  * earlier in the same command, or on disk (bounded). Reading disk is a snapshot: good enough to see what the
  * file says now, which is what runs unless something races it.
  */
-export function contentOf(st: AnalysisState, scope: Scope, raw: string | undefined): string | undefined {
+export function contentOf(st: AnalysisState, scope: Scope, raw: string | undefined, self?: readonly string[]): string | undefined {
   if (raw === undefined) return undefined
-  const written = writtenText(st, scope, raw)
+  const written = writtenText(st, scope, raw, self)
   if (written !== undefined) return written
   if (cwdLost(st, scope) && relative(raw)) return undefined
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
-  if (path === undefined || processRelative(path) || path.startsWith('/proc/') || !holdsFiles(path)) return undefined
+  if (path === undefined || processRelative(path) || path.startsWith('/proc/') || !holdsFiles(path) || changedUnknown(st, path, self)) return undefined
   return st.disk.text(path)
 }
 
@@ -146,8 +206,8 @@ export function contentOf(st: AnalysisState, scope: Scope, raw: string | undefin
  * a process-relative path (`/proc/self/root/...`, `/dev/fd/3`) other than the process substitutions of this
  * command, or a path relative to a working directory svc lost track of. Nothing there, a directory, a device or a binary is not such a script (binaries are not read).
  */
-export function unreadableScript(st: AnalysisState, scope: Scope, raw: string | undefined, runner: ScriptRunner): boolean {
-  if (raw === undefined || writtenText(st, scope, raw) !== undefined) return false
+export function unreadableScript(st: AnalysisState, scope: Scope, raw: string | undefined, runner: ScriptRunner, self?: readonly string[]): boolean {
+  if (raw === undefined || writtenText(st, scope, raw, self) !== undefined) return false
   if (cwdLost(st, scope) && relative(raw)) return true
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
   if (path === undefined) return true
@@ -156,6 +216,7 @@ export function unreadableScript(st: AnalysisState, scope: Scope, raw: string | 
   if (fd && Number(fd[1]) > 63 - st.procsubs && Number(fd[1]) <= 63) return false
   if (processRelative(path) || path.startsWith('/proc/')) return true
   if (!holdsFiles(path)) return false
+  if (changedUnknown(st, path, self)) return true
   const found = st.disk.script(path)
   if (found === 'unreadable') return true
   // A readable text here is opaque to the runner: scriptText gives every other one.

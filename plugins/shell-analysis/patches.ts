@@ -8,7 +8,8 @@
  * `.claude/settings.json` and `.svc.yaml` included: that is the `unknown_patch` signal, denied by the analysis pack.
  */
 import { looksLikePatch, MAX_PATCH_TARGETS, patchedPaths } from '../../core/index.ts'
-import { contentOf } from './files.ts'
+import { contentOf, forgetFiles } from './files.ts'
+import { lexicalPath } from './paths.ts'
 import type { Invocation } from './invocation.ts'
 import type { AnalysisState } from './state.ts'
 
@@ -43,6 +44,12 @@ export function patchedByCommand(st: AnalysisState, inv: Invocation, program: st
   const paths = texts.map((t) => patchedPaths(t))
   if (unknown || paths.some((p) => p.length >= MAX_PATCH_TARGETS)) st.signals.add('unknown_patch')
   return paths.flat()
+}
+
+/** The files a patch changes have text svc does not compute from here on (`--check` and the listings change nothing). */
+export function forgetPatched(st: AnalysisState, inv: Invocation, patched: readonly string[]): void {
+  if (inv.argv.some((a) => ['--check', '--stat', '--numstat', '--summary', '--dry-run'].includes(a))) return
+  forgetFiles(st, patched.flatMap((p) => lexicalPath(p, { home: st.options.home, cwd: inv.scope.cwd }) ?? []))
 }
 
 function optionValues(args: readonly string[], names: readonly string[]): string[] {

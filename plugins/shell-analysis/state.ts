@@ -101,6 +101,10 @@ export class AnalysisState {
   readonly downloads = new Set<string>()
   /** Files written earlier in the same command with known content (see files.ts): canonical path → text. */
   readonly files = new Map<string, string>()
+  /** Files written earlier in the same command with content svc could not compute (see files.ts). */
+  readonly unknownFiles = new Set<string>()
+  /** How many commands had been recorded when each file of `files` got its content (later ones may change it). */
+  readonly fileMarks = new Map<string, number>()
   /** Repositories whose .git/config and hooks were read already in this analysis. */
   readonly gitConfigs = new Set<string>()
   /** `git config alias.NAME VALUE` run earlier in the same command (lower-case name → value). */
