@@ -122,7 +122,11 @@ export function changedUnknown(st: AnalysisState, path: string, self?: readonly 
   return st.commands.slice(st.fileMarks.get(path) ?? 0).some((c) => {
     if (c.argv.join('\0') === running) return false
     if (!st.files.has(path) && c.writes?.includes(path)) return true
-    return (MAY_WRITE.has(c.program) || (c.program === 'git' && c.argv.some((a) => GIT_REWRITES.has(a)))) && c.argv.slice(1).some((a) => a.includes(name))
+    // `npm pkg set scripts.test=...` (and the older `npm set-script`) rewrite the project's package.json.
+    if (name === 'package.json' && c.program === 'npm' && (c.argv[1] === 'set-script' || (c.argv[1] === 'pkg' && ['set', 'delete', 'fix'].includes(c.argv[2] ?? '')))) return true
+    if (!MAY_WRITE.has(c.program) && !(c.program === 'git' && c.argv.some((a) => GIT_REWRITES.has(a)))) return false
+    // A path operand that is the file, or inline code (`-c`/`-e` text, `of=`) that mentions its name.
+    return c.paths?.includes(path) === true || c.argv.slice(1).some((a) => /\s|[("'=]/.test(a) && a.includes(name))
   })
 }
 
@@ -196,7 +200,9 @@ export function contentOf(st: AnalysisState, scope: Scope, raw: string | undefin
   if (written !== undefined) return written
   if (cwdLost(st, scope) && relative(raw)) return undefined
   const path = lexicalPath(raw, { home: st.options.home, cwd: scope.cwd })
-  if (path === undefined || processRelative(path) || path.startsWith('/proc/') || !holdsFiles(path) || changedUnknown(st, path, self)) return undefined
+  if (path === undefined || processRelative(path) || path.startsWith('/proc/') || !holdsFiles(path)) return undefined
+  // Instructions (a config, a Makefile, package.json, hooks) this command changed unknowably: what they say is unknown.
+  if (changedUnknown(st, path, self)) return void st.signals.add('unanalysable_script')
   return st.disk.text(path)
 }
 
