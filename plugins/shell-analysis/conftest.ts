@@ -5,7 +5,7 @@
  * directories are read from disk and analysed as inline Python.
  */
 import { join } from 'node:path'
-import { contentOf } from './files.ts'
+import { instructionsOf } from './files.ts'
 import type { Invocation } from './invocation.ts'
 import type { AnalysisState } from './state.ts'
 
@@ -21,7 +21,7 @@ export function conftestFiles(st: AnalysisState, inv: Invocation, program: strin
   const roots = [...DIRS, ...inv.argv.slice(1).filter((a) => !a.startsWith('-') && !/^pytest$/.test(a)).map((a) => a.replace(/::.*$/, ''))]
   const out: { label: string; text: string }[] = []
   for (const dir of [...new Set(roots)].slice(0, 16)) {
-    const text = contentOf(st, inv.scope, join(cwd, dir, 'conftest.py'))
+    const text = instructionsOf(st, inv.scope, join(cwd, dir, 'conftest.py'))
     if (text !== undefined) out.push({ label: `${program} ${join(dir, 'conftest.py')}`, text })
   }
   return out

@@ -12,7 +12,7 @@ import { pathOutput } from './path-output.ts'
 import { makeRecipes } from './makefile.ts'
 import { conftestFiles } from './conftest.ts'
 import { gitRun } from './git-run.ts'
-import { contentOf, rememberCopy, scriptText, unreadableScript, writtenText } from './files.ts'
+import { instructionsOf, rememberCopy, scriptToRun, writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { unwrap } from './unwrap.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
@@ -192,9 +192,9 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   // `direnv allow|exec|reload [DIR]`: DIR's .envrc runs (now, or in the user's shell on the next prompt there).
   if (program === 'direnv' && ['allow', 'permit', 'grant', 'exec', 'reload'].includes(inv.argv[1] ?? '')) {
     const dir = inv.argv[1] === 'reload' ? undefined : inv.argv[2]
-    const envrc = contentOf(st, inv.scope, `${dir ?? '.'}/.envrc`)
-    if (envrc !== undefined) st.analyzeFile(envrc, inv.scope, [...inv.via, 'direnv .envrc'])
-    else if (unreadableScript(st, inv.scope, `${dir ?? '.'}/.envrc`, 'shell')) st.signals.add('unanalysable_script')
+    const envrc = scriptToRun(st, inv.scope, `${dir ?? '.'}/.envrc`, 'shell', inv.argv)
+    if (envrc === 'unreadable') st.signals.add('unanalysable_script')
+    else if (envrc !== undefined) st.analyzeFile(envrc.text, inv.scope, [...inv.via, 'direnv .envrc'])
   }
   const runner = argv0.includes('/') ? undefined : runnerOf(program, inv.argv)
   if (runner?.kind === 'argv') {
@@ -230,20 +230,17 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   trackDownloads(st, inv.scope, program, inv.argv, inv.redirects.writes, inv.stdin?.programs ?? [])
   if (argv0.includes('/')) {
     runsDownloaded(st, inv.scope, argv0)
-    const written = writtenText(st, inv.scope, argv0, inv.argv)
-    // `./x` written earlier: its `#!` line says what runs it (a shell when there is none).
-    const shebang = written !== undefined ? /^#!\s*(\S+)(?:\s+(\S+))?/.exec(written) : null
-    const runner = shebang ? programName(shebang[1]!) === 'env' && shebang[2] ? shebang[2] : programName(shebang[1]!) : 'sh'
-    if (written !== undefined && interpreterKey(runner) !== undefined) return dispatch(st, { ...inv, argv: [runner, argv0, ...inv.argv.slice(1)], info: [PLAIN, ...inv.info], via: [...inv.via, argv0] })
-    if (written !== undefined) runWrittenFile(st, inv, argv0, program, true)
-    // On disk: a shell script (by its `#!` line, or none) is analysed; other executables are not read.
-    const disk = written === undefined ? scriptText(st, inv.scope, argv0, 'exec', inv.argv) : undefined
-    const diskRunner = disk ? /^#!\s*(\S+)(?:\s+(\S+))?/.exec(disk.text) : null
-    const diskShell = diskRunner ? programName(diskRunner[1]!) === 'env' ? (diskRunner[2] ?? '') : programName(diskRunner[1]!) : 'sh'
-    // A script on disk whose `#!` names an interpreter runs as `python3 ./x.py` would: its code is analysed.
-    if (disk && !SHELLS.has(diskShell) && interpreterKey(diskShell) !== undefined) return dispatch(st, { ...inv, argv: [diskShell, argv0, ...inv.argv.slice(1)], info: [PLAIN, ...inv.info], via: [...inv.via, argv0] })
-    if (disk && SHELLS.has(diskShell)) st.analyzeFile(disk.text, inv.scope, [...inv.via, argv0])
-    if (written === undefined && disk === undefined && unreadableScript(st, inv.scope, argv0, 'exec', inv.argv)) st.signals.add('unanalysable_script')
+    // `./x`, written earlier in the command or on disk: its `#!` line says what runs it (a shell when there is none).
+    const script = scriptToRun(st, inv.scope, argv0, 'exec', inv.argv)
+    if (script === 'unreadable') st.signals.add('unanalysable_script')
+    else if (script !== undefined) {
+      const shebang = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(script.text)
+      const runner = shebang ? programName(shebang[1]!) === 'env' && shebang[2] ? shebang[2] : programName(shebang[1]!) : 'sh'
+      // An interpreter's script runs as `python3 ./x.py` would: its code is analysed as that language.
+      if (!SHELLS.has(runner) && interpreterKey(runner) !== undefined) return dispatch(st, { ...inv, argv: [runner, argv0, ...inv.argv.slice(1)], info: [PLAIN, ...inv.info], via: [...inv.via, argv0] })
+      if (!script.onDisk) runWrittenFile(st, inv, argv0, program, true)
+      else if (SHELLS.has(runner)) st.analyzeFile(script.text, inv.scope, [...inv.via, argv0])
+    }
   }
   for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
   for (const conftest of conftestFiles(st, inv, program)) inlineCode(st, inv, conftest.text, conftest.label)
@@ -264,7 +261,7 @@ function urlsFromFiles(st: AnalysisState, inv: Invocation, program: string): Cal
   const out: CallUrl[] = []
   inv.argv.forEach((arg, i) => {
     const file = options.includes(arg) ? inv.argv[i + 1] : options.filter((o) => o.startsWith('--')).map((o) => (arg.startsWith(`${o}=`) ? arg.slice(o.length + 1) : undefined)).find((v) => v !== undefined)
-    const text = file === undefined ? undefined : contentOf(st, inv.scope, file)
+    const text = file === undefined ? undefined : instructionsOf(st, inv.scope, file)
     for (const raw of text === undefined ? [] : findUrls(text).slice(0, 64)) {
       const url = parseCallUrl(raw)
       if (url) out.push(url)

@@ -4,7 +4,7 @@
  * executed text (a downloader, a decoder) becomes a signal.
  */
 import { runsDownloaded } from './downloads.ts'
-import { scriptText, unreadableScript, writtenText } from './files.ts'
+import { scriptToRun, writtenText } from './files.ts'
 import { decodesThenRuns, pathLiteralsInCode, runsComputedText, shellStringsInCode } from './inline-code.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
 import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS, programName } from './programs.ts'
@@ -91,12 +91,9 @@ export function stdinOrScript(st: AnalysisState, inv: Invocation, program: strin
  * content is analysed as the shell code or interpreter code it is. `sameShell` for `source`/`.`.
  */
 export function runWrittenFile(st: AnalysisState, inv: Invocation, raw: string | undefined, program: string, isShell: boolean, sameShell = false): void {
-  const runner = isShell ? 'shell' : 'interpreter'
-  const script = scriptText(st, inv.scope, raw, runner, inv.argv)
-  if (script === undefined) {
-    if (unreadableScript(st, inv.scope, raw, runner, inv.argv)) st.signals.add('unanalysable_script')
-    return
-  }
+  const script = scriptToRun(st, inv.scope, raw, isShell ? 'shell' : 'interpreter', inv.argv)
+  if (script === 'unreadable') st.signals.add('unanalysable_script')
+  if (typeof script !== 'object') return
   const label = `${program} ${raw}`
   // A script already on disk (written by an earlier tool call) is analysed too, best effort.
   if (isShell && script.onDisk) st.analyzeFile(script.text, inv.scope, [...inv.via, label])
@@ -200,7 +197,7 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
     runsDownloaded(st, inv.scope, inv.argv[scriptIndex])
     // A script the command wrote earlier is analysed as if given inline (`python3 -c CODE`).
     const script = argv[scriptIndex]!
-    const text = STDIN_PATHS.has(script) ? inv.stdin?.text : writtenText(st, inv.scope, script)
+    const text = STDIN_PATHS.has(script) ? inv.stdin?.text : writtenText(st, inv.scope, script, inv.argv)
     if (text !== undefined) interpretInline(st, inv, program, key, text, info, argv.slice(scriptIndex + 1), `${program} ${script}`)
     // On disk (an earlier tool call wrote it): the commands it hands to a shell, and decode-and-run.
     else if (!STDIN_PATHS.has(script) && !CODE_FIRST_OPERAND.has(key)) runWrittenFile(st, inv, script, program, false)

@@ -8,7 +8,7 @@
  * the alias cannot be known: the caller reports it as opaque config (fail closed).
  */
 import { dirname, join } from 'node:path'
-import { contentOf } from './files.ts'
+import { instructionsOf } from './files.ts'
 import { lexicalPath } from './paths.ts'
 import type { AnalysisState, Scope } from './state.ts'
 
@@ -111,7 +111,7 @@ const MAX_INCLUDE_DEPTH = 5
 
 /** The aliases one config file defines, following its `include.path`/`includeIf.*.path` files (read as if all applied). */
 function fileAliases(st: AnalysisState, scope: Scope, path: string, into: Map<string, string>, depth = 0): void {
-  const text = contentOf(st, scope, path)
+  const text = instructionsOf(st, scope, path)
   if (text === undefined) return
   for (const [key, value] of configEntries(text)) {
     const k = key.toLowerCase()

@@ -6,7 +6,7 @@
  */
 import { dirname, join } from 'node:path'
 import { execString } from './execution.ts'
-import { contentOf } from './files.ts'
+import { instructionsOf } from './files.ts'
 import { configEntries, configFromEnvironment, lookupAlias, splitAlias } from './git-aliases.ts'
 import { configCommand, expandGitOptions, gitCommandStrings, gitSubcommandIndex, GIT_COMMAND_VARIABLES } from './git-semantics.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
@@ -65,7 +65,7 @@ function topLevel(st: AnalysisState, inv: Invocation): string | undefined {
 
 /** What an earlier call may have planted in the repository: command keys of `.git/config` (once) and the hooks `sub` fires. */
 function repositoryCode(st: AnalysisState, inv: Invocation, gitDir: string, sub: string | undefined): void {
-  const config = contentOf(st, inv.scope, join(gitDir, 'config'))
+  const config = instructionsOf(st, inv.scope, join(gitDir, 'config'))
   let hooksPath = join(gitDir, 'hooks')
   const entries = config === undefined ? [] : configEntries(config)
   for (const [key, value] of entries) if (key.toLowerCase() === 'core.hookspath') hooksPath = lexicalPath(value, { home: st.options.home, cwd: dirname(gitDir) }) ?? hooksPath
@@ -85,7 +85,7 @@ function repositoryCode(st: AnalysisState, inv: Invocation, gitDir: string, sub:
     const seen = `${hooksPath}\0${hook}`
     if (st.gitConfigs.has(seen)) continue
     st.gitConfigs.add(seen)
-    const text = contentOf(st, inv.scope, join(hooksPath, hook))
+    const text = instructionsOf(st, inv.scope, join(hooksPath, hook))
     if (text !== undefined) st.analyzeFile(text, inv.scope, [...inv.via, `git hook ${hook}`])
   }
 }

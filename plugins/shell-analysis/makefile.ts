@@ -4,7 +4,7 @@
  * All recipes are analysed, not only the target's (default goals and prerequisites are not resolved).
  */
 import { join } from 'node:path'
-import { contentOf } from './files.ts'
+import { instructionsOf } from './files.ts'
 import type { Invocation } from './invocation.ts'
 import { lexicalPath } from './paths.ts'
 import type { AnalysisState } from './state.ts'
@@ -25,7 +25,7 @@ export function makeRecipes(st: AnalysisState, inv: Invocation, program: string)
   const file = at('-f') ?? at('--file=') ?? at('--makefile=')
   const candidates = file !== undefined ? [file] : ['GNUmakefile', 'makefile', 'Makefile']
   for (const name of candidates) {
-    const text = contentOf(st, inv.scope, join(base, name))
+    const text = instructionsOf(st, inv.scope, join(base, name))
     if (text === undefined) continue
     return text
       .replace(/\\\n/g, ' ')

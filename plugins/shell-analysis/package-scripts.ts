@@ -4,7 +4,7 @@
  * and analysed (best effort, like any script on disk).
  */
 import { dirname, join } from 'node:path'
-import { contentOf } from './files.ts'
+import { instructionsOf } from './files.ts'
 import type { Invocation } from './invocation.ts'
 import type { AnalysisState } from './state.ts'
 
@@ -50,7 +50,7 @@ function lifecycleScripts(st: AnalysisState, inv: Invocation, program: string, n
 
 function readScripts(st: AnalysisState, inv: Invocation): Record<string, unknown> | undefined {
   for (let dir = inv.scope.cwd ?? st.options.cwd ?? '', n = 0; dir !== '' && n < 32; dir = dirname(dir), n++) {
-    const text = contentOf(st, inv.scope, join(dir, 'package.json'))
+    const text = instructionsOf(st, inv.scope, join(dir, 'package.json'))
     if (text !== undefined) {
       try {
         const scripts = (JSON.parse(text) as { scripts?: unknown }).scripts
@@ -73,7 +73,7 @@ function npmrcScriptShell(st: AnalysisState, inv: Invocation): string | undefine
   }
   files.push(join(st.options.home, '.npmrc'))
   for (const file of files) {
-    const m = /^\s*script-shell\s*=\s*(.+?)\s*$/m.exec(contentOf(st, inv.scope, file) ?? '')
+    const m = /^\s*script-shell\s*=\s*(.+?)\s*$/m.exec(instructionsOf(st, inv.scope, file) ?? '')
     if (m) return m[1]!.replace(/^["']|["']$/g, '')
   }
   return undefined

@@ -5,6 +5,7 @@
 import type { ShellCommand } from '../../core/types.ts'
 import type { CodeParsers } from './code-parsers.ts'
 import type { DiskReads } from './disk.ts'
+import type { WrittenFile } from './files.ts'
 import type { SyntaxNode } from './parser.ts'
 
 /** Programs whose output is names of files under their operands. */
@@ -99,12 +100,11 @@ export class AnalysisState {
   readonly activeFunctions = new Set<string>()
   /** Canonical paths that downloaders in this command write to (`curl -o x.sh`), to spot running them later. */
   readonly downloads = new Set<string>()
-  /** Files written earlier in the same command with known content (see files.ts): canonical path → text. */
-  readonly files = new Map<string, string>()
-  /** Files written earlier in the same command with content svc could not compute (see files.ts). */
-  readonly unknownFiles = new Set<string>()
-  /** How many commands had been recorded when each file of `files` got its content (later ones may change it). */
-  readonly fileMarks = new Map<string, number>()
+  /**
+   * Files this command wrote (see files.ts), by canonical path: their text, or none when svc could not compute it,
+   * and `since`, how many commands had been recorded then (only later ones may have changed it).
+   */
+  readonly files = new Map<string, WrittenFile>()
   /** Repositories whose .git/config and hooks were read already in this analysis. */
   readonly gitConfigs = new Set<string>()
   /** `git config alias.NAME VALUE` run earlier in the same command (lower-case name → value). */
