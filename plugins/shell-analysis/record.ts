@@ -37,15 +37,17 @@ export function recordCommand(st: AnalysisState, scope: Scope, program: string, 
   const operands = [...all.slice(0, MAX_OPERANDS), ...intoDirectory(program, argv, all.slice(0, MAX_OPERANDS), { home: st.options.home, cwd: scope.cwd, disk: st.disk })]
   const overflow = all.slice(MAX_OPERANDS).flatMap((o) => lexicalPath(o, { home: st.options.home, cwd: scope.cwd }) ?? [])
   const written = [...roles.written].map((i) => argv[i]!).filter((a) => all.includes(a))
+  // An in-place edit (`sed -i`, `perl -pi`) reads its files and writes them back: both, for the gates.
+  const inPlace = editsInPlace(program, argv) ? all : []
   const ctx = { home: st.options.home, cwd: scope.cwd, disk: st.disk }
   const container = containerAccess(program, argv)
   const trees = [...treeWriteRoots(program, argv, ctx), ...(container?.sources ?? [])]
   if (readsHomeTree([...treeReadRoots(program, argv.map((a, i) => (extras.exclude?.includes(i) ? '' : a))), ...(container?.sources ?? [])], ctx)) st.signals.add('home_tree_read')
   if (container?.escape) st.signals.add('container_escape')
-  const writes = canon([...(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes), ...written, ...trees, ...(extras.writes ?? [])])
+  const writes = canon([...(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes), ...written, ...inPlace, ...trees, ...(extras.writes ?? [])])
   const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...overflow, ...writes])
   const urls = [...urlOperands(program, argv, [...redirects.reads, ...redirects.writes]), ...(extras.urls ?? []), ...proxyUrls(scope)]
-  const readsToo = container ? canon(container.sources) : []
+  const readsToo = canon([...(container?.sources ?? []), ...inPlace])
   const command: ShellCommand = {
     program,
     argv: [...argv],
@@ -107,4 +109,30 @@ function proxyUrls(scope: Scope): CallUrl[] {
     if (url) out.push(url)
   }
   return out
+}
+
+/**
+ * Programs that rewrite the files they are given: sed, perl and ruby with `-i`, awk with the inplace extension,
+ * ed/ex (whose scripts write back with `w`), and truncate/sponge.
+ */
+function editsInPlace(program: string, argv: readonly string[]): boolean {
+  const args = argv.slice(1)
+  switch (program) {
+    case 'sed':
+    case 'gsed':
+      return args.some((a) => a === '--in-place' || a.startsWith('--in-place=') || /^-[a-zA-Z]*i/.test(a))
+    case 'perl':
+    case 'ruby':
+      return args.some((a) => /^-[a-zA-Z]*i/.test(a))
+    case 'awk':
+    case 'gawk':
+      return args.some((a, i) => (a === '-i' && args[i + 1] === 'inplace') || a === '-iinplace' || a === '--include=inplace')
+    case 'ed':
+    case 'ex':
+    case 'truncate':
+    case 'sponge':
+      return true
+    default:
+      return false
+  }
 }
