@@ -86,10 +86,7 @@ describe('git rev-parse --show-toplevel', () => {
     expect(sub('cd "$(git rev-parse --show-toplevel)" && ./deploy.sh').signals).not.toContain('unanalysable_script')
   })
 
-  it('is unknown under a .git file (a worktree or submodule pointer) or outside a repository: a script run there is refused', () => {
-    mkdirSync(join(repo, 'mod'), { recursive: true })
-    writeFileSync(join(repo, 'mod', '.git'), 'gitdir: ../.git/modules/mod\n')
-    expect(analyzeCommand('cd "$(git rev-parse --show-toplevel)" && ./deploy.sh', { parser, home, cwd: join(repo, 'mod') }).signals).toContain('unanalysable_script')
+  it('is unknown outside a repository, and --git-dir is not followed: a script run there is refused', () => {
     expect(analyzeCommand('cd "$(git rev-parse --show-toplevel)" && ./deploy.sh', { parser, home, cwd: home }).signals).toContain('unanalysable_script')
     expect(analyzeCommand('cd "$(git rev-parse --git-dir)" && ./deploy.sh', { parser, home, cwd: repo }).signals).toContain('unanalysable_script')
   })

@@ -48,6 +48,13 @@ function touched(vars: ReadonlyMap<string, string>, pattern: RegExp): boolean {
   return false
 }
 
+/** A git variable's value for this scope: its text, `opaque` when it was set to something only run time knows, or undefined when unset. */
+export function gitEnvironment(scope: Scope, name: string): string | 'opaque' | undefined {
+  const value = scope.vars.get(name)
+  if (value !== undefined) return value
+  return scope.vars.has(`${MARK}${name}`) ? 'opaque' : undefined
+}
+
 /** Config entries set through the environment: git applies them to every command, and svc does not parse them. */
 export function configFromEnvironment(scope: Scope): boolean {
   return touched(scope.vars, CONFIG_CARRYING)
@@ -128,9 +135,9 @@ export type AliasLookup = { readonly value: string } | { readonly opaque: true }
 
 /**
  * The definition of `sub` as an alias for this git argv, by git's precedence (command line, then the files
- * written earlier in this command, then repository, global, system). `gitDir` is the repository's `.git`.
+ * written earlier in this command, then repository, global, system). `repoConfigs` are the repository's config files.
  */
-export function lookupAlias(st: AnalysisState, scope: Scope, argv: readonly string[], at: number, gitDir: string | undefined): AliasLookup {
+export function lookupAlias(st: AnalysisState, scope: Scope, argv: readonly string[], at: number, repoConfigs: readonly string[]): AliasLookup {
   const name = argv[at]!.toLowerCase()
   if (GIT_BUILTINS.has(name)) return undefined
   let fromCommandLine: string | undefined
@@ -148,7 +155,7 @@ export function lookupAlias(st: AnalysisState, scope: Scope, argv: readonly stri
   if (written !== undefined) return { value: written }
   const files = new Map<string, string>()
   const home = st.options.home
-  for (const path of ['/etc/gitconfig', join(home, '.config', 'git', 'config'), join(home, '.gitconfig'), ...(gitDir ? [join(gitDir, 'config')] : [])]) {
+  for (const path of ['/etc/gitconfig', join(home, '.config', 'git', 'config'), join(home, '.gitconfig'), ...repoConfigs]) {
     const own = new Map<string, string>()
     fileAliases(st, scope, path, own)
     for (const [k, v] of own) files.set(k, v)

@@ -7,7 +7,8 @@
 import { dirname, join } from 'node:path'
 import { execString } from './execution.ts'
 import { instructionsOf } from './files.ts'
-import { configEntries, configFromEnvironment, lookupAlias, splitAlias } from './git-aliases.ts'
+import { configEntries, configFromEnvironment, gitEnvironment, lookupAlias, splitAlias } from './git-aliases.ts'
+import { findRepository, type GitRepository } from './git-dir.ts'
 import { configCommand, expandGitOptions, gitCommandStrings, gitSubcommandIndex, GIT_COMMAND_VARIABLES } from './git-semantics.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { lexicalPath } from './paths.ts'
@@ -41,37 +42,36 @@ export function gitRun(st: AnalysisState, inv: Invocation, extras: RecordExtras,
   const at = gitSubcommandIndex(argv)
   const sub = at === -1 ? undefined : argv[at]!
   if (sub === 'config') rememberAliasWrite(st, argv, at)
-  const gitDir = findGitDir(st, inv)
-  if (gitDir !== undefined) repositoryCode(st, inv, gitDir, sub)
-  if (at !== -1) runAlias(st, { ...inv, argv }, at, gitDir, extras, aliases)
+  const repo = findRepository(st, inv, argv, at)
+  if (repo === 'opaque') st.signals.add('opaque_config')
+  const configs = repo === undefined || repo === 'opaque' ? [] : repositoryCode(st, inv, repo, sub)
+  if (at !== -1) runAlias(st, { ...inv, argv }, at, configs, extras, aliases)
   // `cd "$(git rev-parse --show-toplevel)"` stays a directory svc can follow.
-  const root = at === 1 && argv.length === 3 && sub === 'rev-parse' && argv[2] === '--show-toplevel' ? topLevel(st, inv) : undefined
+  const root = at === 1 && argv.length === 3 && sub === 'rev-parse' && argv[2] === '--show-toplevel' ? topLevel(inv, repo) : undefined
   return root === undefined ? undefined : `${root}\n`
 }
 
-/**
- * The repository root git would print for the working directory, when svc can tell: not under GIT_DIR or
- * GIT_WORK_TREE, and with no `.git` file (a worktree or submodule pointer) on the way up.
- */
-function topLevel(st: AnalysisState, inv: Invocation): string | undefined {
-  if (inv.scope.vars.has('GIT_DIR') || inv.scope.vars.has('GIT_WORK_TREE')) return undefined
-  for (let dir = inv.scope.cwd, n = 0; dir !== undefined && n < 32; n++) {
-    if (st.disk.hasGitDir(dir)) return dir
-    if (st.disk.exists(join(dir, '.git')) || dirname(dir) === dir) return undefined
-    dir = dirname(dir)
-  }
-  return undefined
+/** The checkout's top directory git would print, when svc can tell: found by walking up, and no GIT_WORK_TREE. */
+function topLevel(inv: Invocation, repo: GitRepository | 'opaque' | undefined): string | undefined {
+  if (repo === undefined || repo === 'opaque' || gitEnvironment(inv.scope, 'GIT_WORK_TREE') !== undefined) return undefined
+  return repo.workTree
 }
 
-/** What an earlier call may have planted in the repository: command keys of `.git/config` (once) and the hooks `sub` fires. */
-function repositoryCode(st: AnalysisState, inv: Invocation, gitDir: string, sub: string | undefined): void {
-  const config = instructionsOf(st, inv.scope, join(gitDir, 'config'))
-  let hooksPath = join(gitDir, 'hooks')
-  const entries = config === undefined ? [] : configEntries(config)
-  for (const [key, value] of entries) if (key.toLowerCase() === 'core.hookspath') hooksPath = lexicalPath(value, { home: st.options.home, cwd: dirname(gitDir) }) ?? hooksPath
+/**
+ * What an earlier call may have planted in the repository: command keys of its config files (once) and the
+ * hooks `sub` fires. Returns the config files read, in git's order (shared config, then a worktree's own).
+ */
+function repositoryCode(st: AnalysisState, inv: Invocation, repo: GitRepository, sub: string | undefined): string[] {
+  const configs = [join(repo.commonDir, 'config'), ...(repo.gitDir === repo.commonDir ? [] : [join(repo.gitDir, 'config.worktree')])]
+  let hooksPath = join(repo.commonDir, 'hooks')
+  const entries = configs.flatMap((path) => configEntries(instructionsOf(st, inv.scope, path) ?? ''))
+  // A relative core.hooksPath is taken from where hooks run: the top of the checkout.
+  const hooksBase = repo.workTree ?? dirname(repo.commonDir)
+  for (const [key, value] of entries) if (key.toLowerCase() === 'core.hookspath') hooksPath = lexicalPath(value, { home: st.options.home, cwd: hooksBase }) ?? hooksPath
   // A command from the config that runs git again does not re-read the same config (it was read once).
-  if (!st.gitConfigs.has(gitDir)) {
-    st.gitConfigs.add(gitDir)
+  const configKey = `${repo.commonDir}\0${repo.gitDir}`
+  if (!st.gitConfigs.has(configKey)) {
+    st.gitConfigs.add(configKey)
     for (const [key, value] of entries) {
       // Aliases matter only as the subcommand: lookupAlias resolves them per invocation.
       if (key.toLowerCase().startsWith('alias.')) continue
@@ -88,13 +88,14 @@ function repositoryCode(st: AnalysisState, inv: Invocation, gitDir: string, sub:
     const text = instructionsOf(st, inv.scope, join(hooksPath, hook))
     if (text !== undefined) st.analyzeFile(text, inv.scope, [...inv.via, `git hook ${hook}`])
   }
+  return configs
 }
 
 /** `git p ARGS` where `p` is an alias: the command it stands for is analysed as if typed (a `!` alias as shell with ARGS). */
-function runAlias(st: AnalysisState, inv: Invocation, at: number, gitDir: string | undefined, extras: RecordExtras, aliases: ReadonlySet<string>): void {
+function runAlias(st: AnalysisState, inv: Invocation, at: number, repoConfigs: readonly string[], extras: RecordExtras, aliases: ReadonlySet<string>): void {
   const name = inv.argv[at]!.toLowerCase()
   if (inv.info[at]?.dynamic) return
-  const found = lookupAlias(st, inv.scope, inv.argv, at, gitDir)
+  const found = lookupAlias(st, inv.scope, inv.argv, at, repoConfigs)
   if (found === undefined || aliases.has(name)) return
   if ('opaque' in found) {
     st.signals.add('opaque_config')
@@ -126,14 +127,3 @@ function rememberAliasWrite(st: AnalysisState, argv: readonly string[], at: numb
   if (key !== undefined && value !== undefined && key.toLowerCase().startsWith('alias.')) st.gitAliases.set(key.slice('alias.'.length).toLowerCase(), value)
 }
 
-/** `.git` of the working directory (or `-C DIR`), walking up; undefined outside a repository. */
-function findGitDir(st: AnalysisState, inv: Invocation): string | undefined {
-  const at = inv.argv.indexOf('-C')
-  const base = at > 0 && inv.argv[at + 1] !== undefined ? lexicalPath(inv.argv[at + 1]!, { home: st.options.home, cwd: inv.scope.cwd }) : inv.scope.cwd
-  for (let dir = base, n = 0; dir !== undefined && n < 32; n++) {
-    if (st.disk.hasGitDir(dir)) return join(dir, '.git')
-    if (dirname(dir) === dir) break
-    dir = dirname(dir)
-  }
-  return undefined
-}
