@@ -10,7 +10,7 @@
  * than throughput does.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
@@ -50,6 +50,18 @@ function cpuMsOf(pid: number, tid?: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in clock ticks (USER_HZ = 100)
 }
 
+/** CPU milliseconds per thread name (`comm`: the main thread, workers, V8 and libuv helpers) of process `pid`. */
+function cpuMsByThread(pid: number): Map<string, number> {
+  const byName = new Map<string, number>()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() + (tid === String(pid) ? ' (main)' : '')
+      byName.set(name, (byName.get(name) ?? 0) + cpuMsOf(pid, Number(tid)))
+    } catch {} // a thread that ended between the listing and the read
+  }
+  return byName
+}
+
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-check-'))
 const probe = probeFile(home)
 const port = 20000 + Math.floor(Math.random() * 20000)
@@ -84,14 +96,18 @@ try {
   const second = await timeCheck('node -e "require(\'fs\').rmSync(\'y\')"')
   await load(`${echo.line}/echo`, bodies, 1) // warm-up (JIT) for both servers
   await load(`${base}/v1/gates/check`, bodies, 1)
+  const echoBefore = cpuMsOf(echo.child.pid!)
   const baseline = await load(`${echo.line}/echo`, bodies)
+  const echoMs = cpuMsOf(echo.child.pid!) - echoBefore
   const cpuBefore = cpuMsOf(pid)
   const mainBefore = cpuMsOf(pid, pid)
+  const threadsBefore = cpuMsByThread(pid)
   const startUs = Number(process.hrtime.bigint() / 1000n)
   const svc = await load(`${base}/v1/gates/check`, bodies)
   const endUs = Number(process.hrtime.bigint() / 1000n)
   const cpuMs = cpuMsOf(pid) - cpuBefore
   const mainMs = cpuMsOf(pid, pid) - mainBefore
+  const threads = [...cpuMsByThread(pid)].map(([name, ms]) => [name, ms - (threadsBefore.get(name) ?? 0)] as const).filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1])
   if (PROF_DIR) writeFileSync(join(PROF_DIR, 'load-window.json'), JSON.stringify({ startUs, endUs, requests: svc.requests.total }))
   const loaded = await memoryOf(pid, probe)
   const row = (name: string, r: autocannon.Result) =>
@@ -100,6 +116,8 @@ try {
   console.log(row('bare fastify echo', baseline))
   console.log(row('svc POST /v1/gates/check', svc))
   console.log(`daemon main thread: ${mainMs.toFixed(0)} ms CPU for ${svc.requests.total} checks = ${(mainMs / svc.requests.total).toFixed(3)} ms per check; all threads ${(cpuMs / svc.requests.total).toFixed(3)} ms per check`)
+  console.log(`bare echo server: ${(echoMs / baseline.requests.total).toFixed(3)} ms CPU per request, all threads`)
+  console.log(`daemon CPU per check by thread: ${threads.map(([name, ms]) => `${name} ${(ms / svc.requests.total).toFixed(3)} ms`).join(', ')}`)
   console.log(`ratio svc/echo throughput: ${(svc.requests.average / baseline.requests.average).toFixed(3)}`)
   console.log(`first check after start: ${first.toFixed(1)} ms (python inline code), second ${second.toFixed(1)} ms (node inline code)`)
   console.log(formatMemory('daemon idle, cold start', coldIdle))

@@ -38,7 +38,7 @@ describe('payload verification', () => {
 })
 
 describe('payload store writes', () => {
-  it('writes the calls of one turn of the event loop together, and a read or close sees every call stored before it', async () => {
+  it('writes the calls queued within a few milliseconds together, and a read or close sees every call stored before it', async () => {
     const path = join(tempDir(), 'payloads.db')
     const store = new PayloadStore(path)
     const other = new PayloadStore(path, undefined, { readOnly: true })
@@ -46,12 +46,27 @@ describe('payload store writes', () => {
     for (let seq = 0; seq < 3; seq++) expect(store.put(seq, sha256(call(`echo ${seq}`)), call(`echo ${seq}`), now)).toBe(true)
     expect(other.get(0)).toBeUndefined() // queued, not yet written
     await new Promise((resolve) => setImmediate(resolve))
+    expect(other.get(0)).toBeUndefined() // still queued after a turn of the event loop: one transaction for a burst
+    await new Promise((resolve) => setTimeout(resolve, 100))
     expect([...other.all()].map((p) => p.seq)).toEqual([0, 1, 2])
     store.put(3, sha256(call('pwd')), call('pwd'), now)
     expect(store.get(3)?.body).toBe(call('pwd')) // the store's own read writes the queue first
     store.put(4, sha256(call('id')), call('id'), now)
     store.close()
     expect(other.get(4)?.body).toBe(call('id')) // closing writes what is queued
+    other.close()
+  })
+
+  it('writes at once when the queued calls reach 4 MiB, so a burst of large calls is not held in memory', () => {
+    const path = join(tempDir(), 'payloads.db')
+    const store = new PayloadStore(path)
+    const other = new PayloadStore(path, undefined, { readOnly: true })
+    const big = (seq: number) => call(`echo ${String(seq).repeat(1000 * 1000)}`)
+    for (let seq = 0; seq < 4; seq++) expect(store.put(seq, sha256(big(seq)), big(seq), Date.now())).toBe(true)
+    expect(other.get(0)).toBeUndefined() // 4 MB, under 4 MiB: still queued
+    store.put(4, sha256(big(4)), big(4), Date.now())
+    expect([...other.all()].map((p) => p.seq)).toEqual([0, 1, 2, 3, 4])
+    store.close()
     other.close()
   })
 })
