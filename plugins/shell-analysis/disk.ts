@@ -32,13 +32,21 @@ const PROBES = {
       return undefined
     }
   },
-  /** `DIR/.git` with a HEAD in it: a repository's git directory. */
-  gitDir: (dir: string): boolean => {
+  /**
+   * What git's discovery finds at DIR: `repo` (a `.git` directory with a HEAD), `file` (a `.git` file: a
+   * worktree's or submodule's pointer), `bare` (DIR itself holds HEAD, objects/ and refs/: git takes it as a
+   * bare repository) or `none`.
+   */
+  gitEntry: (dir: string): 'repo' | 'file' | 'bare' | 'none' => {
     try {
-      // Most directories have no `.git`: a stat that does not throw answers that cheaply (a thrown ENOENT is the costly part).
-      return statSync(join(dir, '.git'), { throwIfNoEntry: false }) !== undefined && readdirSync(join(dir, '.git')).includes('HEAD')
+      // Most directories have no `.git` and no HEAD: a stat that does not throw answers that cheaply (a thrown ENOENT is the costly part).
+      const dotGit = statSync(join(dir, '.git'), { throwIfNoEntry: false })
+      if (dotGit?.isDirectory() && readdirSync(join(dir, '.git')).includes('HEAD')) return 'repo'
+      if (dotGit !== undefined && !dotGit.isDirectory()) return 'file'
+      const isDir = (name: string) => statSync(join(dir, name), { throwIfNoEntry: false })?.isDirectory() === true
+      return statSync(join(dir, 'HEAD'), { throwIfNoEntry: false })?.isFile() && isDir('objects') && isDir('refs') ? 'bare' : 'none'
     } catch {
-      return false
+      return 'none'
     }
   },
   /** The lexical spelling and, when a symlink lies on the way, the resolved one (last). */
@@ -113,9 +121,9 @@ export class DiskReads {
     return this.#read('text', path)
   }
 
-  /** Whether `dir` holds a repository's `.git` directory. */
-  hasGitDir(dir: string): boolean {
-    return this.#read('gitDir', dir)
+  /** What git's discovery finds at `dir` (see PROBES.gitEntry). */
+  gitEntry(dir: string): 'repo' | 'file' | 'bare' | 'none' {
+    return this.#read('gitEntry', dir)
   }
 
   /** Both spellings gates should match for an absolute lexical path (see core pathSpellings). */

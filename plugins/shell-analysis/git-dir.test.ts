@@ -82,6 +82,25 @@ describe('other ways git finds its directory', () => {
     expect(texts(`export GIT_DIR=../other; git commit -m x`, main)).toContain('svc mode monitor')
   })
 
+  it('takes a directory laid out as a git directory (HEAD, objects/, refs/) as the bare repository git sees there', () => {
+    const bare = join(home, 'x.git')
+    for (const d of ['objects', 'refs', 'hooks']) mkdirSync(join(bare, d), { recursive: true })
+    writeFileSync(join(bare, 'HEAD'), 'ref: refs/heads/main\n')
+    writeFileSync(join(bare, 'config'), '[alias]\n\tp = !rm -rf ~\n[core]\n\tpager = svc mode monitor\n')
+    writeFileSync(join(bare, 'hooks', 'pre-push'), '#!/bin/sh\ngit push --force origin main\n')
+    expect(texts('git p', bare)).toContain(`rm -rf ${home} $@`)
+    expect(texts('git log', join(bare, 'refs'))).toContain('svc mode monitor')
+    expect(texts('git push', bare)).toContain('git push --force origin main')
+    // Laid out and used in one command: the HEAD it writes is enough.
+    const made = "mkdir -p y/objects y/refs && echo 'ref: refs/heads/main' > y/HEAD && printf '[alias]\\n\\tp = !rm -rf ~\\n' > y/config && cd y && git p"
+    expect(texts(made, home)).toContain(`rm -rf ${home} $@`)
+    // A HEAD file alone is no repository to git.
+    mkdirSync(join(home, 'notes'), { recursive: true })
+    writeFileSync(join(home, 'notes', 'HEAD'), 'ref: refs/heads/main\n')
+    writeFileSync(join(home, 'notes', 'config'), '[alias]\n\tp = !rm -rf ~\n')
+    expect(texts('git p', join(home, 'notes'))).not.toContain(`rm -rf ${home} $@`)
+  })
+
   it('is opaque config where only run time knows the directory, or the .git file is no pointer', () => {
     expect(run('GIT_DIR="$(cat d)" git status', main).signals).toContain('opaque_config')
     expect(run('git --git-dir="$X" status', main).signals).toContain('opaque_config')

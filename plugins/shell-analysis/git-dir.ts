@@ -1,6 +1,7 @@
 /**
  * Which repository a git invocation works on, found the way git finds it: `--git-dir` or `GIT_DIR` when given,
- * otherwise the first `.git` above the working directory (or `-C DIR`). That `.git` may be a file pointing
+ * otherwise the first `.git` above the working directory (or `-C DIR`), or the first directory that is itself a
+ * git directory (a bare repository, which an agent can lay out by hand). That `.git` may be a file pointing
  * elsewhere (`gitdir: …`: a linked worktree or a submodule), and a linked worktree's git directory names, in its
  * `commondir` file, the directory it shares with the main checkout: the config and the hooks live there. Reading
  * the wrong directory would let an alias or a hook planted in the shared one run unseen, so what cannot be told
@@ -58,19 +59,22 @@ function withCommon(repo: GitRepository, commonDir: string | undefined): GitRepo
   return commonDir === undefined ? 'opaque' : { ...repo, commonDir }
 }
 
-/** git's discovery: the first directory upwards with a `.git` directory, or a `.git` file that points to one. */
+/**
+ * git's discovery: the first directory upwards with a `.git` directory, a `.git` file that points to one, or that
+ * is itself a git directory (a bare repository: HEAD, objects/ and refs/, on disk or HEAD written by this command).
+ */
 function discover(st: AnalysisState, inv: Invocation, from: string): GitRepository | 'opaque' | undefined {
   for (let dir = from, n = 0; n < MAX_DEPTH; n++) {
-    if (st.disk.hasGitDir(dir)) return { gitDir: join(dir, '.git'), commonDir: join(dir, '.git'), workTree: dir }
-    const dotGit = join(dir, '.git')
-    // A `.git` directory without HEAD is not a repository: git goes on upwards, and so does svc.
-    if (st.disk.exists(dotGit) && !st.disk.isDirectory(dotGit)) {
-      const text = instructionsOf(st, inv.scope, dotGit)
+    const entry = st.disk.gitEntry(dir)
+    if (entry === 'repo') return { gitDir: join(dir, '.git'), commonDir: join(dir, '.git'), workTree: dir }
+    if (entry === 'file') {
+      const text = instructionsOf(st, inv.scope, join(dir, '.git'))
       const target = text === undefined ? undefined : /^gitdir: *(.+?)\s*$/m.exec(text)?.[1]
       const gitDir = target === undefined ? undefined : lexicalPath(target, { home: st.options.home, cwd: dir })
       // A `.git` file that is not a pointer svc can follow.
       return gitDir === undefined ? 'opaque' : { gitDir, commonDir: gitDir, workTree: dir }
     }
+    if (entry === 'bare' || st.files.has(join(dir, 'HEAD'))) return { gitDir: dir, commonDir: dir }
     if (dirname(dir) === dir) return undefined
     dir = dirname(dir)
   }
