@@ -30,7 +30,9 @@ const MAX_DEPTH = 32
 export function findRepository(st: AnalysisState, inv: Invocation, argv: readonly string[], at: number): GitRepository | 'opaque' | undefined {
   const end = at === -1 ? argv.length : at
   const resolve = (raw: string, cwd: string) => lexicalPath(raw, { home: st.options.home, cwd })
-  let base: string | undefined = inv.scope.cwd
+  // After a `cd` svc could not follow, the call's own directory stands in, as for npm and make (refusing every
+  // git there denied ordinary work: `cd "$DIR" && git status`); a `-C` only run time knows is opaque below.
+  let base: string | undefined = inv.scope.cwd ?? st.options.cwd ?? st.options.home
   let explicit: string | 'opaque' | undefined
   for (let i = 1; i < end; i++) {
     const a = argv[i]!
@@ -61,11 +63,11 @@ function withCommon(repo: GitRepository, commonDir: string | undefined): GitRepo
 
 /**
  * git's discovery: the first directory upwards with a `.git` directory, a `.git` file that points to one, or that
- * is itself a git directory (a bare repository: HEAD, objects/ and refs/, on disk or HEAD written by this command).
+ * is itself a git directory (a bare repository: HEAD, objects/ and refs/), on disk or laid out by this command.
  */
 function discover(st: AnalysisState, inv: Invocation, from: string): GitRepository | 'opaque' | undefined {
   for (let dir = from, n = 0; n < MAX_DEPTH; n++) {
-    const entry = st.disk.gitEntry(dir)
+    const entry = writtenEntry(st, dir) ?? st.disk.gitEntry(dir)
     if (entry === 'repo') return { gitDir: join(dir, '.git'), commonDir: join(dir, '.git'), workTree: dir }
     if (entry === 'file') {
       const text = instructionsOf(st, inv.scope, join(dir, '.git'))
@@ -74,9 +76,18 @@ function discover(st: AnalysisState, inv: Invocation, from: string): GitReposito
       // A `.git` file that is not a pointer svc can follow.
       return gitDir === undefined ? 'opaque' : { gitDir, commonDir: gitDir, workTree: dir }
     }
-    if (entry === 'bare' || st.files.has(join(dir, 'HEAD'))) return { gitDir: dir, commonDir: dir }
+    if (entry === 'bare') return { gitDir: dir, commonDir: dir }
     if (dirname(dir) === dir) return undefined
     dir = dirname(dir)
   }
   return undefined
+}
+
+/** What this command wrote at `dir` that git's discovery would find (`git init x && cd x`, a hand-made `.git`), before disk is asked. */
+function writtenEntry(st: AnalysisState, dir: string): 'repo' | 'file' | 'bare' | undefined {
+  if (st.files.size === 0) return undefined
+  if (st.files.has(join(dir, '.git'))) return 'file'
+  const inside = join(dir, '.git') + '/'
+  for (const path of st.files.keys()) if (path.startsWith(inside)) return 'repo'
+  return st.files.has(join(dir, 'HEAD')) ? 'bare' : undefined
 }
