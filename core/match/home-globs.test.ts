@@ -34,6 +34,13 @@ describe('compileHomeGlobs', () => {
     expect(compileHomeGlobs(['$SVC_POLICIES/*.yaml'], { home }, false)).toEqual([])
   })
 
+  it('resolves `..` in a literal prefix (`~/..` is the home\'s parent), not after a wildcard', () => {
+    expect(matches(compileHomeGlobs(['~/..'], { home }, false), root)).toBe(true)
+    expect(matches(compileHomeGlobs(['~/../..'], { home }, false), join(root, '..'))).toBe(true)
+    expect(matches(compileHomeGlobs(['~/..'], { home }, false), home)).toBe(false)
+    expect(matches(compileHomeGlobs(['/a/*/../b'], { home }, false), '/a/x/../b')).toBe(true)
+  })
+
   it('ignores case when asked to (case-insensitive file systems)', () => {
     expect(matches(compileHomeGlobs(['**/.svc.yaml'], { home }, true), '/repo/.SVC.yaml')).toBe(true)
     expect(matches(compileHomeGlobs(['**/.svc.yaml'], { home }, false), '/repo/.SVC.yaml')).toBe(false)

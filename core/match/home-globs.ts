@@ -34,7 +34,7 @@ export function compileHomeGlobs(patterns: readonly string[], roots: GlobRoots, 
   for (const pattern of patterns) {
     const variable = vars.find(([name]) => pattern === name || pattern.startsWith(`${name}/`))
     if (variable && variable[1] === undefined) continue
-    const bound = pattern === '~' || pattern.startsWith('~/') ? home + pattern.slice(1) : variable ? escapeGlob(variable[1]!) + pattern.slice(variable[0].length) : pattern
+    const bound = resolveDotDot(pattern === '~' || pattern.startsWith('~/') ? home + pattern.slice(1) : variable ? escapeGlob(variable[1]!) + pattern.slice(variable[0].length) : pattern)
     const sources = new Set([bound])
     for (const variant of [bound, ...(pattern.startsWith('**/') ? [`${home}/${pattern.slice(3)}`] : [])]) {
       const real = throughLinks(variant)
@@ -43,6 +43,22 @@ export function compileHomeGlobs(patterns: readonly string[], roots: GlobRoots, 
     for (const source of sources) out.push(compileGlob(source, { pathMode: true, caseInsensitive }))
   }
   return out
+}
+
+/**
+ * `~/..` names the home's parent: the `..` segments of a pattern's literal prefix are resolved, as the
+ * paths it is matched against are (a `..` after a wildcard is left as written).
+ */
+function resolveDotDot(pattern: string): string {
+  if (!pattern.startsWith('/') || !/(^|\/)\.\.(\/|$)/.test(pattern)) return pattern
+  const out: string[] = []
+  let wild = false
+  for (const segment of pattern.split('/').slice(1)) {
+    wild ||= /[*?[{\\]/.test(segment)
+    if (segment === '..' && !wild) out.pop()
+    else out.push(segment)
+  }
+  return `/${out.join('/')}`
 }
 
 function escapeGlob(path: string): string {

@@ -5,7 +5,7 @@
 import type { CommandAnalysis } from '../../core/types.ts'
 import type { CodeParsers } from './code-parsers.ts'
 import type { BashParser, SyntaxNode, SyntaxTree } from './parser.ts'
-import { AnalysisState, BudgetExceeded, DEFAULT_BUDGET, type Budget, type Scope } from './state.ts'
+import { AnalysisState, BudgetExceeded, DEFAULT_BUDGET, type Budget, type Scope, type Stdin } from './state.ts'
 import { DiskReads } from './disk.ts'
 import { inlineHeredocs } from './heredocs.ts'
 import { walkStatement } from './walk.ts'
@@ -71,8 +71,11 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
     const label = node.type === 'process_substitution' ? (node.text.startsWith('>') ? '>()' : '<()') : '$()'
     const scope: Scope = { vars: new Map(parent.vars), aliases: new Map(parent.aliases), functions: new Map(parent.functions), via: [...parent.via, label], depth: parent.depth, cwd: parent.cwd }
     const statements = node.namedChildren.filter((c) => c.type !== 'comment')
+    // `>(CMD)` reads what the outer command writes into it: a pipe whose text svc does not follow
+    // (`echo 'rm -rf ~' > >(sh)` runs that text), as in `OUTER | CMD` with OUTER unknown.
+    const stdin: Stdin | undefined = label === '>()' ? { kind: 'pipe', programs: [] } : undefined
     let output: string | undefined
-    for (const s of statements) output = walkStatement(st, s, scope)
+    for (const s of statements) output = walkStatement(st, s, scope, stdin)
     return { output: statements.length === 1 ? output : undefined, programs: st.programsSince(mark) }
   }
   let error: string | undefined

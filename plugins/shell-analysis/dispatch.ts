@@ -12,6 +12,7 @@ import { pathOutput } from './path-output.ts'
 import { makeRecipes } from './makefile.ts'
 import { conftestFiles } from './conftest.ts'
 import { gitRun } from './git-run.ts'
+import { assignedVariable } from './command-variables.ts'
 import { instructionsOf, rememberCopy, scriptToRun, writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { unwrap } from './unwrap.ts'
@@ -23,7 +24,8 @@ import { expandProgramWord, lexicalPath } from './paths.ts'
 import { DOWNLOADERS, SHELLS, WRAPPERS, interpreterKey, programName } from './programs.ts'
 import { recordCommand, type RecordExtras } from './record.ts'
 import { plantedOnPath, rememberProgramCopy, systemBinaryBehind } from './program-path.ts'
-import type { AnalysisState, Scope } from './state.ts'
+import type { AnalysisState } from './state.ts'
+import { sshLocalCommands } from './ssh-commands.ts'
 import { staticOutput } from './static-output.ts'
 import { findUrls, parseCallUrl } from './urls.ts'
 
@@ -47,8 +49,6 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   classifyExecuted(st, first.programs)
   watchEnvSecrets(st, inv, program)
 
-  const wrapper = WRAPPERS.get(program)
-  if (wrapper) return unwrap(st, inv, program)
   const literal = new Set(inv.argv.filter((a, i) => /[*?[]/.test(a) && inv.info[i]?.glob === false))
   // `find ~/.ssh | while read f; do cat "$f"; done`: an argument known only at run time, read from a listing, names a path under it.
   const fromListing = inv.stdin?.listed !== undefined && inv.info.slice(1).some((i) => i.dynamic) ? inv.stdin.listed : []
@@ -58,6 +58,18 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects, { literal, ...extras, ...(inputPaths.length > 0 ? { paths: [...(extras.paths ?? []), ...inputPaths] } : {}) })
   }
 
+  // `su`/`runuser ... -c STRING` run a string (`runuser -u USER -- CMD...` is a plain wrapper).
+  const command = program === 'su' || program === 'runuser' || program === 'script' || program === 'sg' ? shellStringOption(inv.argv) : undefined
+  if (command !== undefined) {
+    record({ exclude: [command.index] })
+    execString(st, inv, command.text, [inv.info[command.index] ?? PLAIN], `${program} -c`)
+    return undefined
+  }
+  const wrapper = WRAPPERS.get(program)
+  // A wrapper's own options may run a command too (`strace -o '|CMD'`).
+  const optionCommand = wrapper && Object.hasOwn(NESTED_COMMANDS, program) ? NESTED_COMMANDS[program]!(inv.argv) : undefined
+  if (optionCommand?.kind === 'string') execString(st, inv, optionCommand.text, optionCommand.exclude.map((i) => inv.info[i] ?? PLAIN), `${program} ${optionCommand.label}`)
+  if (wrapper) return unwrap(st, inv, program)
   if (program === 'trap' && inv.argv[1] !== undefined && inv.argv.length > 2) {
     record({ exclude: [1] })
     execString(st, inv, inv.argv[1], [inv.info[1] ?? PLAIN], 'trap')
@@ -129,9 +141,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     return staticOutput(program, inv.argv, inv.stdin?.text)
   }
   if (program === 'su' || program === 'runuser' || program === 'script' || program === 'sg') {
-    const idx = inv.argv.findIndex((a) => a === '-c' || a === '--command' || /^-[a-zA-Z]*c$/.test(a))
-    record({ exclude: [idx + 1] })
-    if (idx > 0 && idx + 1 < inv.argv.length) execString(st, inv, inv.argv[idx + 1]!, [inv.info[idx + 1] ?? PLAIN], `${program} -c`)
+    record()
     return undefined
   }
   if (program === 'watch') {
@@ -152,14 +162,16 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     record()
     return undefined
   }
-  if (program === 'read' && inv.stdin?.text !== undefined) {
-    readInto(inv.scope, inv.argv.slice(1), inv.stdin.text)
+  if (program === 'read' || program === 'mapfile' || program === 'readarray') {
+    readInto(st, inv, program)
     record()
     return undefined
   }
   if (program === 'printf' && inv.argv[1] === '-v' && inv.argv[2] !== undefined && inv.argv[3] !== undefined) {
     const value = staticOutput('printf', ['printf', ...inv.argv.slice(3)], undefined)
-    if (value !== undefined && !inv.info.slice(3).some((i) => i.dynamic)) inv.scope.vars.set(inv.argv[2], value)
+    const known = value !== undefined && !inv.info.slice(3).some((i) => i.dynamic)
+    assignedVariable(st, inv.scope, inv.argv[2], { text: known ? value : undefined, programs: inv.info.slice(3).flatMap((i) => i.programs) })
+    if (known) inv.scope.vars.set(inv.argv[2], value)
     else inv.scope.vars.delete(inv.argv[2])
     record()
     return undefined
@@ -171,6 +183,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     trackDownloads(st, inv.scope, program, inv.argv, inv.redirects.writes, inv.stdin?.programs ?? [])
     return gitRun(st, inv, { literal, ...(applied ? { paths: applied } : {}) })
   }
+  if (program === 'ssh' || program === 'scp' || program === 'sftp') sshLocalCommands(st, inv, program)
   const nested = Object.hasOwn(NESTED_COMMANDS, program) ? NESTED_COMMANDS[program]!(inv.argv) : undefined
   if (nested?.kind === 'string') {
     record({ exclude: nested.exclude })
@@ -203,7 +216,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   }
   if (runner?.kind === 'strings') {
     record({ exclude: [...runner.indexes] })
-    for (const i of runner.indexes) execString(st, inv, runnerString(inv.argv[i]!), [inv.info[i] ?? PLAIN], runner.label)
+    for (const i of runner.indexes) execString(st, inv, runnerString(inv.argv[i]!, program), [inv.info[i] ?? PLAIN], runner.label)
     return undefined
   }
   const patched = patchedByCommand(st, inv, program)
@@ -284,16 +297,14 @@ function outputOfKnownFiles(st: AnalysisState, inv: Invocation, program: string)
 }
 
 /**
- * What a shell runs before its command: the file in `BASH_ENV` (bash) or `ENV` (sh), and `PROMPT_COMMAND`
- * of an interactive bash, when set in the same command (`BASH_ENV=./x.sh bash -c :`).
+ * What a shell runs before its command: the file in `BASH_ENV` (bash) or `ENV` (sh), when set in the same
+ * command (`BASH_ENV=./x.sh bash -c :`). `PROMPT_COMMAND` is judged where it is assigned (command-variables.ts).
  */
 function shellStartup(st: AnalysisState, inv: Invocation, program: string): void {
   for (const name of ['BASH_ENV', 'ENV']) {
     const file = inv.scope.vars.get(name)
     if (file !== undefined && file !== '') runWrittenFile(st, inv, file, program, true)
   }
-  const prompt = inv.scope.vars.get('PROMPT_COMMAND')
-  if (prompt !== undefined && prompt.trim() !== '') execString(st, inv, prompt, [PLAIN], `${program} PROMPT_COMMAND`)
 }
 
 /** Applies pathname expansion to the program word (`/bin/r? -rf ~` runs `/bin/rm -rf ~`). */
@@ -306,8 +317,19 @@ function withExpandedProgram(st: AnalysisState, inv: Invocation): Invocation {
   return { ...inv, argv: [...matches, ...inv.argv.slice(1)], info: [...matches.map(() => first), ...inv.info.slice(1)] }
 }
 
-function readInto(scope: Scope, args: readonly string[], text: string): void {
-  for (const [name, value] of readFields(args, text)) scope.vars.set(name, value)
+/**
+ * `read NAME...` from input svc computed sets the names; from anything else (a file, a pipe of unknown
+ * text) they hold what only run time knows, as `mapfile`/`readarray` arrays always do here.
+ */
+function readInto(st: AnalysisState, inv: Invocation, program: string): void {
+  const text = program === 'read' ? inv.stdin?.text : undefined
+  const fields = readFields(inv.argv.slice(1), text ?? '')
+  const names = program === 'read' ? [...fields.keys()] : [inv.argv.slice(1).filter((a) => /^[A-Za-z_]\w*$/.test(a)).at(-1) ?? 'MAPFILE']
+  for (const name of names) {
+    assignedVariable(st, inv.scope, name, { text: text === undefined ? undefined : fields.get(name), programs: inv.stdin?.programs ?? [] })
+    for (const key of [...inv.scope.vars.keys()]) if (key === name || key.startsWith(`${name}[`)) inv.scope.vars.delete(key)
+    if (text !== undefined) inv.scope.vars.set(name, fields.get(name) ?? '')
+  }
 }
 
 const PARALLEL_VALUE_OPTIONS: ReadonlySet<string> = new Set(['-j', '--jobs', '-S', '--sshlogin', '-a', '--arg-file', '-d', '--delimiter', '-I', '--joblog', '--results', '--tmpdir', '-n', '--max-args', '--timeout', '--delay', '--retries'])
@@ -346,4 +368,15 @@ function findExec(st: AnalysisState, inv: Invocation): void {
     }
     i = end
   }
+}
+
+/** The string `-c STRING` / `--command STRING` / `--command=STRING` gives (before any `--`), with its index. */
+function shellStringOption(argv: readonly string[]): { text: string; index: number } | undefined {
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--') return undefined
+    if (arg.startsWith('--command=')) return { text: arg.slice('--command='.length), index: i }
+    if ((arg === '-c' || arg === '--command' || /^-[a-zA-Z]*c$/.test(arg)) && i + 1 < argv.length) return { text: argv[i + 1]!, index: i + 1 }
+  }
+  return undefined
 }

@@ -9,7 +9,7 @@ import { execString } from './execution.ts'
 import { instructionsOf } from './files.ts'
 import { configEntries, configFromEnvironment, gitEnvironment, lookupAlias, splitAlias } from './git-aliases.ts'
 import { findRepository, type GitRepository } from './git-dir.ts'
-import { configCommand, expandGitOptions, gitCommandStrings, gitSubcommandIndex, GIT_COMMAND_VARIABLES } from './git-semantics.ts'
+import { configCommand, expandGitOptions, gitCommandStrings, gitSubcommandIndex } from './git-semantics.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { lexicalPath } from './paths.ts'
 import { recordCommand, type RecordExtras } from './record.ts'
@@ -35,10 +35,7 @@ export function gitRun(st: AnalysisState, inv: Invocation, extras: RecordExtras,
   // Config entries from the environment can set any key, a pager or an alias among them: svc does not read them.
   if (opaque || configFromEnvironment(inv.scope)) st.signals.add('opaque_config')
   for (const s of strings) execString(st, inv, s.text, [inv.info[s.index] ?? PLAIN], 'git config command')
-  for (const name of GIT_COMMAND_VARIABLES) {
-    const value = inv.scope.vars.get(name)
-    if (value !== undefined && value.trim() !== '' && (name.startsWith('GIT_') || name.endsWith('ASKPASS'))) execString(st, inv, value, [PLAIN], `git ${name}`)
-  }
+  // GIT_SSH_COMMAND, GIT_PAGER, GIT_EDITOR... are judged where they are assigned (command-variables.ts).
   const at = gitSubcommandIndex(argv)
   const sub = at === -1 ? undefined : argv[at]!
   if (sub === 'config') rememberAliasWrite(st, argv, at)

@@ -5,6 +5,7 @@
  * filter drivers, credential helpers), `rebase -x`, `difftool -x`, `bisect run`, `submodule foreach`, and
  * environment variables (`GIT_SSH_COMMAND`, `GIT_PAGER`, `GIT_EXTERNAL_DIFF`, ...).
  */
+import { shellQuote } from './quote.ts'
 
 /** Long options gates look for, per subcommand; an abbreviation of one is spelled out in full. */
 const LONG_OPTIONS: Readonly<Record<string, readonly string[]>> = {
@@ -66,8 +67,6 @@ export function configCommand(key: string, value: string): { command?: string; o
   return {}
 }
 
-/** Environment variables whose value git runs as a command. */
-export const GIT_COMMAND_VARIABLES: readonly string[] = ['GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_PAGER', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_PROXY_COMMAND', 'PAGER', 'EDITOR', 'VISUAL']
 
 /** The shell strings a git argv runs, with the argv index each came from; `opaque` for unseen code. */
 export function gitCommandStrings(argv: readonly string[]): { strings: { text: string; index: number }[]; opaque: boolean } {
@@ -104,7 +103,8 @@ export function gitCommandStrings(argv: readonly string[]): { strings: { text: s
   }
   if (sub === 'rebase') optionValue(['-x', '--exec'])
   if (sub === 'difftool' || sub === 'mergetool') optionValue(['-x', '--extcmd'])
-  if (sub === 'bisect' && rest[0] === 'run' && rest.length > 1) strings.push({ text: rest.slice(1).join(' '), index: at + 2 })
+  // `git bisect run CMD ARGS...` runs the argv as given: quoted back into one string, each argument stays one word.
+  if (sub === 'bisect' && rest[0] === 'run' && rest.length > 1) strings.push({ text: rest.slice(1).map(shellQuote).join(' '), index: at + 2 })
   if (sub === 'submodule' && rest.includes('foreach')) {
     const f = rest.indexOf('foreach')
     const cmd = rest.slice(f + 1).filter((x) => x !== '--recursive')

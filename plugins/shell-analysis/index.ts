@@ -9,6 +9,7 @@ import { loadBashParser, type BashParser } from './parser.ts'
 import type { Budget } from './state.ts'
 import { TerminalLines } from './terminal.ts'
 import { loadCodeParsers, type CodeParsers } from './code-parsers.ts'
+import { shellQuote } from './quote.ts'
 
 export { analyzeCommand, type AnalyzeOptions } from './analyze.ts'
 export { AnalysisMemo } from './memo.ts'
@@ -76,10 +77,6 @@ export function shellCwd(input: Readonly<Record<string, unknown>>, cwd: string |
     if (typeof value === 'string' && value.trim() !== '') return lexicalPath(value, cwd, home)
   }
   return cwd
-}
-
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`
 }
 
 /**

@@ -4,7 +4,7 @@
  * never hides anything the plain argv already shows.
  */
 
-const EXEC_CALL = /(?:\bos\.system|\bos\.popen|\bsubprocess\.\w+|\bcommands\.getoutput|\bsystem|\bexecSync|\bexecFileSync|\bspawnSync|\bspawn|\bexec|\bpopen|\bshell_exec|\bpassthru|\bproc_open|\bPopen|\bcheck_output|\bcheck_call|\bIO\.popen|\bOpen3\.\w+|\bRuntime\.getRuntime\(\)\.exec|\bdo shell script)\s*\(?\s*(?:\[\s*)?/g
+const EXEC_CALL = /(?:\bos\.system|\bos\.popen|\bsubprocess\.\w+|\bcommands\.getoutput|\bsystem|\bexecSync|\bexecFileSync|\bspawnSync|\bspawn|\bexec|\bpopen|\bshell_exec|\bpassthru|\bproc_open|\bPopen|\bcheck_output|\bcheck_call|\bIO\.popen|\bOpen3\.\w+|\bRuntime\.getRuntime\(\)\.exec|\bdo shell script|\bos\.execute|\bio\.popen)\s*\(?\s*(?:\[\s*)?/g
 const STRING = /'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|`((?:[^`\\]|\\.)*)`/y
 const SEPARATOR = /\s*[,+]\s*/y
 const MAX_STRINGS = 16

@@ -1,7 +1,8 @@
 /**
  * Programs that carry a shell command inside their arguments: `ssh HOST CMD...` (the remote side runs it
- * through a shell), `git -c alias.x='!CMD'` / `core.pager` / `core.sshCommand`, and `npx -c CMD`; `npx PKG ...`
- * runs PKG like a wrapper.
+ * through a shell), `npx -c CMD` (`npx PKG ...` runs PKG like a wrapper), editors' and databases' shell
+ * escapes, and options whose value is a command (`tar --checkpoint-action=exec=CMD`, `rsync -e CMD`,
+ * `zip -TT CMD`, `man -P CMD`). git's are in git-semantics.ts, ssh's local ones in ssh-commands.ts.
  */
 
 /** A shell string nested in the argv, or (npx) the index where the wrapped argv starts. */
@@ -121,6 +122,84 @@ function sed(argv: readonly string[]): Nested | undefined {
   return undefined
 }
 
+/**
+ * Options whose value is a command the program runs (through a shell or split into words): the first found.
+ * Long options match as GNU getopt does, by an unambiguous prefix (`--use-comp=CMD`), so at least `minimum`
+ * characters of the name. `value` picks the command out of the option's value (`exec=CMD` of tar's checkpoint action).
+ */
+function commandOptions(options: { short?: string; long: readonly string[]; minimum?: number; value?: (v: string) => string | undefined }): (argv: readonly string[]) => Nested | undefined {
+  const pick = options.value ?? ((v: string) => v)
+  const longName = (arg: string): string | undefined => {
+    const name = arg.slice(2).split('=')[0]!
+    return name.length >= (options.minimum ?? 4) ? options.long.find((l) => l.startsWith(name)) : undefined
+  }
+  return (argv) => {
+    for (let i = 1; i < argv.length; i++) {
+      const arg = argv[i]!
+      if (arg === '--') return undefined
+      let value: string | undefined
+      let index = i
+      if (arg.startsWith('--') && longName(arg) !== undefined) {
+        value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[i + 1]
+        index = arg.includes('=') ? i : i + 1
+      } else if (options.short !== undefined && arg.startsWith(options.short)) {
+        value = arg === options.short ? argv[i + 1] : arg.slice(options.short.length)
+        index = arg === options.short ? i + 1 : i
+      }
+      const text = value === undefined ? undefined : pick(value)
+      if (text !== undefined && text.trim() !== '') return { kind: 'string', text, exclude: [index], label: arg.split('=')[0]! }
+    }
+    return undefined
+  }
+}
+
+/** GNU tar: `--checkpoint-action=exec=CMD`, `-I`/`--use-compress-program`, `--to-command`, `-F`/`--info-script`, `--rsh-command`. */
+const tarLongCommands = [
+  commandOptions({ long: ['checkpoint-action'], value: (v) => /^exec=(.*)$/s.exec(v)?.[1] }),
+  commandOptions({ long: ['use-compress-program', 'to-command', 'info-script', 'new-volume-script', 'rsh-command'] }),
+]
+/** tar's short options that take a value; `I` and `F` name commands. */
+const TAR_VALUE_LETTERS = 'bCfFgHIKLNTVX'
+
+function tar(argv: readonly string[]): Nested | undefined {
+  for (const find of tarLongCommands) {
+    const found = find(argv)
+    if (found) return found
+  }
+  const command = (letter: string, value: string | undefined, index: number): Nested | undefined =>
+    (letter === 'I' || letter === 'F') && value !== undefined && value.trim() !== '' ? { kind: 'string', text: value, exclude: [index], label: `-${letter}` } : undefined
+  let i = 1
+  // The old style (`tar cIf CMD x.tar`): the first argument's letters take their values from the next arguments in turn.
+  if (argv[1] !== undefined && !argv[1].startsWith('-')) {
+    i = 2
+    for (const letter of argv[1]) {
+      if (!TAR_VALUE_LETTERS.includes(letter)) continue
+      const found = command(letter, argv[i], i)
+      if (found) return found
+      i++
+    }
+  }
+  // A cluster of short options ends at the first that takes a value, attached or in the next argument (`-cvI CMD`, `-ICMD`).
+  for (; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--') break
+    if (!/^-[^-]/.test(arg)) continue
+    for (let k = 1; k < arg.length; k++) {
+      const letter = arg[k]!
+      if (!TAR_VALUE_LETTERS.includes(letter)) continue
+      const attached = arg.slice(k + 1)
+      const found = attached === '' ? command(letter, argv[i + 1], i + 1) : command(letter, attached, i)
+      if (found) return found
+      if (attached === '') i++
+      break
+    }
+  }
+  return undefined
+}
+
+/** `rsync -e CMD` / `--rsh=CMD`: the remote shell rsync starts here (`--rsync-path` runs on the other side). */
+const rsyncCommands = [commandOptions({ short: '-e', long: ['rsh'], minimum: 3 }), commandOptions({ long: ['rsync-path'] })]
+
 /** Finders of nested command strings, by program. */
 export const NESTED_COMMANDS: Readonly<Record<string, (argv: readonly string[]) => Nested | undefined>> = {
   ssh,
@@ -143,6 +222,14 @@ export const NESTED_COMMANDS: Readonly<Record<string, (argv: readonly string[]) 
   mariadb: metaCommand(/^\s*(?:\\!|system)\s+(.+)$/s),
   sed,
   gsed: sed,
+  tar,
+  gtar: tar,
+  bsdtar: commandOptions({ long: ['use-compress-program'] }),
+  rsync: (argv) => rsyncCommands[0]!(argv) ?? rsyncCommands[1]!(argv),
+  zip: commandOptions({ short: '-TT', long: ['unzip-command'] }),
+  man: commandOptions({ short: '-P', long: ['pager', 'html'] }),
+  // `strace -o '|CMD'` / `-o '!CMD'` pipes the trace into CMD.
+  strace: commandOptions({ short: '-o', long: ['output'], value: (v) => /^[|!](.*)$/s.exec(v)?.[1] }),
 }
 
 /** `read [-r] [-a] NAME...` from known input: the first line split on whitespace, the rest to the last name. */

@@ -51,6 +51,8 @@ export function operandRoles(program: string, argv: readonly string[]): OperandR
       if (i > 0 && OUTPUT_OPTIONS.has(a) && i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) written.add(i + 1)
     })
   }
+  // `find ... -fprint FILE` (and -fprint0, -fprintf FILE FORMAT, -fls FILE) writes its listing to FILE.
+  if (program === 'find') argv.forEach((a, i) => void (/^-f(print0?|printf|ls)$/.test(a) && i + 1 < argv.length && written.add(i + 1)))
   if (program === 'keytool' && argv.some((a) => /^-gen(keypair|key|seckey)$/.test(a))) {
     argv.forEach((a, i) => {
       if (a === '-keystore' && i + 1 < argv.length) written.add(i + 1)

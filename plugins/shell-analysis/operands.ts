@@ -14,7 +14,9 @@ export function pathOperands(program: string, argv: readonly string[]): string[]
   if (DATA_PROGRAMS.has(program)) return []
   if (program === 'find') {
     const end = argv.findIndex((a, i) => i > 0 && (a.startsWith('-') || a === '(' || a === '!'))
-    return argv.slice(1, end === -1 ? argv.length : end).filter((a) => a !== '')
+    // The starting points, and the files -fprint, -fprint0, -fprintf and -fls write their listing to.
+    const outputs = argv.flatMap((a, i) => (i > 0 && /^-f(print0?|printf|ls)$/.test(a) && argv[i + 1] ? [argv[i + 1]!] : []))
+    return [...argv.slice(1, end === -1 ? argv.length : end), ...outputs].filter((a) => a !== '')
   }
   const textOptions = TEXT_OPTIONS.get(program) ?? []
   const out: string[] = []

@@ -31,7 +31,16 @@ const ARGV_RUNNERS: Readonly<Record<string, number>> = {
   screen: 0, setpriv: 0, prlimit: 0, nsenter: 0, bwrap: 0, proot: 0, faketime: 1, gosu: 1, 'su-exec': 1, chroot: 1, cgexec: 0, 'dbus-run-session': 0,
   'ssh-agent': 0, ccache: 0, sccache: 0, distcc: 0, perf: 1, rr: 1, heaptrack: 0, 'py-spy': 1, nyc: 0, c8: 0, xcrun: 0, arch: 0, retry: 0, with: 0,
   'with-contenv': 0, flock: 1, tini: 0, 'dumb-init': 0, catatonit: 0, s6: 0, runit: 0, chpst: 0, softlimit: 0, setuidgid: 1, envdir: 1, envuidgid: 1, sg: 1,
-  gdb: 0, lldb: 0, lxterminal: 0, 'gnome-terminal': 0, xterm: 0, konsole: 0, kitty: 0, alacritty: 0, wezterm: 0, 'x-terminal-emulator': 0, expect: 0,
+  gdb: 0, lldb: 0, 'dbus-launch': 0, lxterminal: 0, 'gnome-terminal': 0, xterm: 0, konsole: 0, kitty: 0, alacritty: 0, wezterm: 0, 'x-terminal-emulator': 0, expect: 0,
+}
+
+/** Options of bubblewrap and their number of values (`--bind SRC DEST`): the command follows the last. */
+const BWRAP_VALUES: Readonly<Record<string, number>> = {
+  '--bind': 2, '--bind-try': 2, '--ro-bind': 2, '--ro-bind-try': 2, '--dev-bind': 2, '--dev-bind-try': 2, '--symlink': 2, '--setenv': 2, '--chmod': 2, '--file': 2,
+  '--bind-data': 2, '--ro-bind-data': 2, '--overlay': 3, '--unsetenv': 1, '--chdir': 1, '--dev': 1, '--proc': 1, '--tmpfs': 1, '--mqueue': 1, '--dir': 1, '--remount-ro': 1,
+  '--uid': 1, '--gid': 1, '--hostname': 1, '--exec-label': 1, '--file-label': 1, '--lock-file': 1, '--sync-fd': 1, '--info-fd': 1, '--json-status-fd': 1,
+  '--block-fd': 1, '--userns-block-fd': 1, '--seccomp': 1, '--add-seccomp-fd': 1, '--cap-add': 1, '--cap-drop': 1, '--perms': 1, '--size': 1, '--overlay-src': 1,
+  '--tmp-overlay': 1, '--ro-overlay': 1, '--userns': 1, '--userns2': 1, '--pidns': 1, '--args': 1, '--argv0': 1,
 }
 
 /** Runner options whose value is argv or a shell string (`-e CMD`, `--exec CMD`, `--run STRING`). */
@@ -67,6 +76,17 @@ export function runnerOf(program: string, argv: readonly string[]): Runner | und
     const indexes = argv.flatMap((a, i) => (strings.includes(a) && i + 1 < argv.length ? [i + 1] : strings.some((o) => o.startsWith('--') && a.startsWith(`${o}=`)) ? [i] : []))
     if (program === 'tmux' || program === 'screen') indexes.push(...tmuxCommand(argv))
     if (indexes.length > 0) return { kind: 'strings', indexes, label: program }
+  }
+  if (program === 'bwrap') {
+    let i = 1
+    while (i < argv.length && argv[i]!.startsWith('--') && argv[i] !== '--') i += 1 + (BWRAP_VALUES[argv[i]!] ?? 0)
+    if (argv[i] === '--') i++
+    return i < argv.length ? { kind: 'argv', start: i, label: program } : undefined
+  }
+  // `entr -s 'CMD'`: the first operand is given to $SHELL.
+  if (program === 'entr' && argv.some((a) => /^-[a-z]*s[a-z]*$/.test(a))) {
+    const at = argv.findIndex((a, i) => i > 0 && !a.startsWith('-'))
+    if (at > 0) return { kind: 'strings', indexes: [at], label: 'entr -s' }
   }
   if (STRING_OPERANDS.has(program)) return { kind: 'strings', indexes: argv.flatMap((a, i) => (i > 0 && !a.startsWith('-') ? [i] : [])), label: program }
   if (Object.hasOwn(ARGV_RUNNERS, program)) {
@@ -132,8 +152,14 @@ function genericShape(program: string, argv: readonly string[]): Runner | undefi
   return indexes.length > 0 ? { kind: 'strings', indexes, label: program } : undefined
 }
 
-/** The shell text at a string index (the value after `--opt=` when written inline). */
-export function runnerString(arg: string): string {
+/**
+ * The shell text at a string index: the value after `--opt=` when written inline; for gdb the command of
+ * its `shell CMD` / `!CMD`, for expect the commands its `spawn`, `exec` and `system` lines start.
+ */
+export function runnerString(arg: string, program = ''): string {
   const m = /^--[\w-]+=(.*)$/s.exec(arg)
-  return m ? m[1]! : arg
+  const text = m ? m[1]! : arg
+  if (program === 'gdb') return /^\s*(?:shell\b|!)\s*(.*)$/s.exec(text)?.[1] ?? text
+  if (program === 'expect') return text.split(/[\n;]/).map((line) => line.replace(/^\s*(?:spawn|exec|system)\s+(?:-\S+\s+)*/, '')).join('\n')
+  return text
 }

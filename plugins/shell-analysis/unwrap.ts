@@ -3,6 +3,7 @@
  * is dispatched, with what the wrapper changes for it (`env -C DIR`/`sudo -D DIR`: the working directory;
  * `env VAR=x`: the environment; `xargs`: arguments read from input, unknown when the input is).
  */
+import { assignedVariable } from './command-variables.ts'
 import { dispatch } from './dispatch.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
 import { pathOutput } from './path-output.ts'
@@ -36,6 +37,8 @@ export function unwrap(st: AnalysisState, inv: Invocation, program: string): str
     }
     if (program === 'env' && /^[A-Za-z_]\w*=/.test(arg)) {
       const eq = arg.indexOf('=')
+      const dynamic = info[i]?.dynamic === true
+      assignedVariable(st, inv.scope, arg.slice(0, eq), { text: dynamic ? undefined : arg.slice(eq + 1), programs: info[i]?.programs ?? [] })
       inv.scope.vars.set(arg.slice(0, eq), arg.slice(eq + 1))
       i++
       continue

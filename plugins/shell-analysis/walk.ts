@@ -8,7 +8,7 @@ import type { SyntaxNode } from './parser.ts'
 import { addRedirects, recordCommand } from './record.ts'
 import { BudgetExceeded, NO_REDIRECTS, type AnalysisState, type Redirects, type Scope, type Stdin } from './state.ts'
 import { STARTUP_VARIABLES } from './programs.ts'
-import { noteGitEnv } from './git-aliases.ts'
+import { assignedVariable } from './command-variables.ts'
 import { evaluateString, evaluateWord, groupWords, type WordContext } from './words.ts'
 
 const WRITE_OPS: ReadonlySet<string> = new Set(['>', '>>', '&>', '&>>', '>|', '<>'])
@@ -132,10 +132,10 @@ function prefixAssignment(st: AnalysisState, node: SyntaxNode, commandScope: Sco
   const name = node.childForFieldName('name')?.text
   const valueNode = node.childForFieldName('value')
   const value = evaluateString(valueNode ? [valueNode] : [node], wordContext(st, commandScope))
-  if (name && STARTUP_VARIABLES.has(name) && !value.dynamic) commandScope.vars.set(name, value.fields[0] ?? '')
-  if (name) noteGitEnv(commandScope.vars, name)
+  if (!name) return
+  if (STARTUP_VARIABLES.has(name) && !value.dynamic) commandScope.vars.set(name, value.fields[0] ?? '')
+  assignedVariable(st, commandScope, name, { text: value.dynamic ? undefined : (value.fields[0] ?? ''), programs: value.programs })
 }
-
 
 function namerefAssign(node: SyntaxNode, scope: Scope): void {
   const name = node.childForFieldName('name')?.text
@@ -151,7 +151,8 @@ function assign(st: AnalysisState, node: SyntaxNode, scope: Scope): void {
   const valueNode = node.childForFieldName('value')
   const value = valueNode ? evaluateString([valueNode], wordContext(st, scope)) : undefined
   if (!name) return
-  noteGitEnv(scope.vars, name)
+  // An array in a command variable is not what a program reading it gets: judged unknown.
+  assignedVariable(st, scope, name, { text: value?.dynamic || valueNode?.type === 'array' ? undefined : (value?.fields[0] ?? ''), programs: value?.programs ?? [] })
   if (valueNode?.type === 'array') return assignArray(st, name, valueNode, scope)
   // A dynamic value keeps its source spelling (`$(cat f)`), so `$X` as a program is still flagged dynamic.
   if (value?.dynamic) scope.vars.delete(name)
@@ -382,12 +383,14 @@ function forLoop(st: AnalysisState, node: SyntaxNode, scope: Scope): undefined {
     values.push(...v.fields)
   }
   if (!body) return undefined
+  if (variable && dynamic) assignedVariable(st, scope, variable, { text: undefined, programs: [] })
   if (!variable || dynamic || values.length === 0 || values.length > MAX_LOOP_VALUES) {
     if (variable) scope.vars.delete(variable)
     walkStatement(st, body, scope)
     return undefined
   }
   for (const value of values) {
+    assignedVariable(st, scope, variable, { text: value, programs: [] })
     scope.vars.set(variable, value)
     walkStatement(st, body, scope)
   }

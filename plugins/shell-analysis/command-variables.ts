@@ -1,0 +1,50 @@
+/**
+ * Environment variables whose value some program runs as a shell command: pagers (`GIT_PAGER`, `PAGER`,
+ * `MANPAGER`, `LESSOPEN`), editors (`EDITOR`, `GIT_EDITOR`), remote shells (`GIT_SSH_COMMAND`, `RSYNC_RSH`),
+ * askpass helpers and `PROMPT_COMMAND`. Which program reads which variable is a long and growing list, so the
+ * value is analysed where it is assigned, whatever runs next: `PAGER='rm -rf ~' man ls` is `rm -rf ~`. A value
+ * only run time knows (`GIT_PAGER=$(cat f) git log`, `read -r EDITOR < f`) is code built at run time: refused.
+ * `BASH_ENV` and `ENV` name a file a shell runs; only their run-time values are judged here (dispatch reads
+ * the file a known value names when a shell starts).
+ */
+import { execString } from './execution.ts'
+import { noteGitEnv } from './git-aliases.ts'
+import type { FieldInfo, Invocation } from './invocation.ts'
+import { NO_REDIRECTS, type AnalysisState, type Scope } from './state.ts'
+
+/** Variables whose value is a command line some program runs through a shell (or splits and runs). */
+export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
+  'PAGER', 'GIT_PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'GH_PAGER', 'GLAB_PAGER', 'AWS_PAGER', 'PSQL_PAGER', 'BAT_PAGER', 'DELTA_PAGER', 'LESSOPEN', 'LESSCLOSE',
+  'EDITOR', 'VISUAL', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'SUDO_EDITOR', 'KUBE_EDITOR', 'FCEDIT', 'SVN_EDITOR', 'HGEDITOR', 'BROWSER',
+  'GIT_SSH_COMMAND', 'GIT_SSH', 'RSYNC_RSH', 'CVS_RSH', 'GIT_PROXY_COMMAND', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'SUDO_ASKPASS', 'PROMPT_COMMAND',
+])
+
+/** Variables naming a file a shell runs before its command. */
+const SCRIPT_VARIABLES: ReadonlySet<string> = new Set(['BASH_ENV', 'ENV'])
+
+/** The value as known at the assignment: its text, or undefined when only run time knows it. */
+export interface AssignedValue {
+  readonly text: string | undefined
+  /** Programs whose output went into it (a downloader, a decoder). */
+  readonly programs: readonly string[]
+}
+
+/**
+ * Judges an assignment to `name` in `scope` (plain, exported, prefix, `env NAME=`, `read`, `printf -v`, a
+ * `for` variable), and notes one that moves git's config (git-aliases.ts).
+ */
+export function assignedVariable(st: AnalysisState, scope: Scope, name: string, value: AssignedValue): void {
+  noteGitEnv(scope.vars, name)
+  const command = COMMAND_VARIABLES.has(name)
+  if (!command && !SCRIPT_VARIABLES.has(name)) return
+  const info: FieldInfo = { dynamic: value.text === undefined, programs: value.programs, procsub: false }
+  if (value.text === undefined) {
+    st.signals.add('dynamic_exec')
+    return
+  }
+  if (!command || value.text.trim() === '') return
+  // less runs LESSOPEN's `|cmd %s`, `||cmd %s` or `cmd %s` (a leading `-` only changes when it runs).
+  const text = name === 'LESSOPEN' ? value.text.replace(/^-?\|{0,2}/, '') : value.text
+  const inv: Invocation = { argv: [], info: [], scope, via: scope.via, redirects: NO_REDIRECTS }
+  execString(st, inv, text, [info], `${name}=`)
+}
