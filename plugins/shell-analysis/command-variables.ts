@@ -7,8 +7,9 @@
  * `BASH_ENV` and `ENV` name a file a shell runs; only their run-time values are judged here (dispatch reads
  * the file a known value names when a shell starts).
  */
-import { execString } from './execution.ts'
+import { execString, preloadedFiles } from './execution.ts'
 import { noteGitEnv } from './git-aliases.ts'
+import { shellQuote } from './quote.ts'
 import type { FieldInfo, Invocation } from './invocation.ts'
 import { NO_REDIRECTS, type AnalysisState, type Scope } from './state.ts'
 
@@ -17,7 +18,15 @@ export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
   'PAGER', 'GIT_PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'GH_PAGER', 'GLAB_PAGER', 'AWS_PAGER', 'PSQL_PAGER', 'BAT_PAGER', 'DELTA_PAGER', 'LESSOPEN', 'LESSCLOSE',
   'EDITOR', 'VISUAL', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'SUDO_EDITOR', 'KUBE_EDITOR', 'FCEDIT', 'SVN_EDITOR', 'HGEDITOR', 'BROWSER',
   'GIT_SSH_COMMAND', 'GIT_SSH', 'RSYNC_RSH', 'CVS_RSH', 'GIT_PROXY_COMMAND', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'SUDO_ASKPASS', 'PROMPT_COMMAND',
+  // npm runs every package script through this program.
+  'npm_config_script_shell', 'NPM_CONFIG_SCRIPT_SHELL',
 ])
+
+/**
+ * Variables of interpreter options that load code before the program: `NODE_OPTIONS='--require ./x.js'`
+ * runs x.js in every node process, so it is judged as `node --require ./x.js` would be.
+ */
+const INTERPRETER_OPTION_VARIABLES: Readonly<Record<string, string>> = { NODE_OPTIONS: 'node' }
 
 /** Variables naming a file a shell runs before its command. */
 const SCRIPT_VARIABLES: ReadonlySet<string> = new Set(['BASH_ENV', 'ENV'])
@@ -35,6 +44,8 @@ export interface AssignedValue {
  */
 export function assignedVariable(st: AnalysisState, scope: Scope, name: string, value: AssignedValue): void {
   noteGitEnv(scope.vars, name)
+  const interpreter = INTERPRETER_OPTION_VARIABLES[name]
+  if (interpreter !== undefined) return interpreterOptions(st, scope, name, interpreter, value)
   const command = COMMAND_VARIABLES.has(name)
   if (!command && !SCRIPT_VARIABLES.has(name)) return
   const info: FieldInfo = { dynamic: value.text === undefined, programs: value.programs, procsub: false }
@@ -47,4 +58,18 @@ export function assignedVariable(st: AnalysisState, scope: Scope, name: string, 
   const text = name === 'LESSOPEN' ? value.text.replace(/^-?\|{0,2}/, '') : value.text
   const inv: Invocation = { argv: [], info: [], scope, via: scope.via, redirects: NO_REDIRECTS }
   execString(st, inv, text, [info], `${name}=`)
+}
+
+/**
+ * Preloaded files in an interpreter-options variable, analysed as the interpreter given them on its command line.
+ * A value built by a command substitution may preload anything: refused. One that only extends the inherited
+ * value (`NODE_OPTIONS="$NODE_OPTIONS --max-old-space-size=4096"`) is not judged (its text is not known here).
+ */
+function interpreterOptions(st: AnalysisState, scope: Scope, name: string, interpreter: string, value: AssignedValue): void {
+  if (value.text === undefined) {
+    if (value.programs.length > 0) st.signals.add('dynamic_exec')
+    return
+  }
+  const argv = [interpreter, ...value.text.split(/\s+/).filter((w) => w !== '')]
+  for (const file of preloadedFiles(interpreter, argv)) st.analyzeString(`${interpreter} --require ${shellQuote(file)}`, scope, [...scope.via, `${name}=`])
 }

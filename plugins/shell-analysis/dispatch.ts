@@ -10,7 +10,9 @@ import { watchEnvSecrets } from './env-secrets.ts'
 import { flagUnknowns } from './unknowns.ts'
 import { pathOutput } from './path-output.ts'
 import { makeRecipes } from './makefile.ts'
+import { goGenerateCommands } from './go-generate.ts'
 import { conftestFiles } from './conftest.ts'
+import { setupScripts } from './setup-py.ts'
 import { gitRun } from './git-run.ts'
 import { assignedVariable } from './command-variables.ts'
 import { instructionsOf, rememberCopy, scriptToRun, writtenText } from './files.ts'
@@ -18,7 +20,7 @@ import { PLAIN, type Invocation } from './invocation.ts'
 import { unwrap } from './unwrap.ts'
 import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
 import { packageScripts } from './package-scripts.ts'
-import { runnerOf, runnerString } from './runners.ts'
+import { operandProgram, runnerOf, runnerString } from './runners.ts'
 import { forgetPatched, patchedByCommand } from './patches.ts'
 import { expandProgramWord, lexicalPath } from './paths.ts'
 import { DOWNLOADERS, SHELLS, WRAPPERS, interpreterKey, programName } from './programs.ts'
@@ -135,7 +137,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   const interpreter = interpreterKey(program)
   if (interpreter !== undefined) {
     interpret(st, inv, program, interpreter, record)
-    for (const conftest of conftestFiles(st, inv, program)) inlineCode(st, inv, conftest.text, conftest.label)
+    for (const file of pythonFilesRun(st, inv, program)) inlineCode(st, inv, file.text, file.label, 'python3')
     // bun is a runtime and a package manager: `bun install`, `bun run x` and `bun x` run package.json scripts too.
     for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
     return staticOutput(program, inv.argv, inv.stdin?.text)
@@ -184,7 +186,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     return gitRun(st, inv, { literal, ...(applied ? { paths: applied } : {}) })
   }
   if (program === 'ssh' || program === 'scp' || program === 'sftp') sshLocalCommands(st, inv, program)
-  const nested = Object.hasOwn(NESTED_COMMANDS, program) ? NESTED_COMMANDS[program]!(inv.argv) : undefined
+  const nested = Object.hasOwn(NESTED_COMMANDS, program) ? NESTED_COMMANDS[program]!(inv.argv, inv.stdin?.text) : undefined
   if (nested?.kind === 'string') {
     record({ exclude: nested.exclude })
     execString(st, inv, nested.text, nested.exclude.map((i) => inv.info[i] ?? PLAIN), program === 'ssh' ? 'ssh' : `${program} ${nested.label}`)
@@ -256,10 +258,13 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     }
   }
   for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
-  for (const conftest of conftestFiles(st, inv, program)) inlineCode(st, inv, conftest.text, conftest.label)
-  const recipes = makeRecipes(st, inv, program)
+  for (const file of pythonFilesRun(st, inv, program)) inlineCode(st, inv, file.text, file.label, 'python3')
+  const recipes = makeRecipes(st, inv, program) ?? goGenerateCommands(st, inv, program)
   if (recipes !== undefined) st.analyzeFile(recipes, inv.scope, [...inv.via, `${program} recipes`])
   record({ urls: urlsFromFiles(st, inv, program) })
+  // A program nobody listed, naming a known program among its operands, most likely runs it: analysed too.
+  const operand = runner === undefined ? operandProgram(program, inv.argv) : -1
+  if (operand > 0) dispatch(st, { ...inv, argv: inv.argv.slice(operand), info: inv.info.slice(operand), via: [...inv.via, `${program} (operand)`] })
   if (program === 'cp') rememberCopy(st, inv.scope, inv.argv)
   const computable = !inv.info.some((i) => i.dynamic)
   return staticOutput(program, inv.argv, inv.stdin?.text) ?? outputOfKnownFiles(st, inv, program) ?? (computable ? pathOutput(program, inv.argv, { home: st.options.home, cwd: inv.scope.cwd }) : undefined)
@@ -379,4 +384,9 @@ function shellStringOption(argv: readonly string[]): { text: string; index: numb
     if ((arg === '-c' || arg === '--command' || /^-[a-zA-Z]*c$/.test(arg)) && i + 1 < argv.length) return { text: argv[i + 1]!, index: i + 1 }
   }
   return undefined
+}
+
+/** Python files a routine tool imports: pytest's conftest.py, the setup.py of a project pip installs. */
+function pythonFilesRun(st: AnalysisState, inv: Invocation, program: string): { label: string; text: string }[] {
+  return [...conftestFiles(st, inv, program), ...setupScripts(st, inv, program)]
 }

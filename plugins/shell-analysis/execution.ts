@@ -121,6 +121,8 @@ export function stdinExec(st: AnalysisState, inv: Invocation, program: string, i
     return
   }
   if (stdin.kind === 'pipe') st.signals.add(isShell ? 'pipe_to_shell' : 'pipe_to_interpreter')
+  // `bash < x.sh` runs x.sh as `bash x.sh` does: a file an earlier call wrote is read from disk.
+  else if (stdin.kind === 'file' && stdin.path !== undefined && !stdin.path.startsWith('/dev/fd/')) runWrittenFile(st, inv, stdin.path, program, isShell)
 }
 
 /** Output of a process substitution is executed (`bash <(curl ...)`, `source <(...)`). */
@@ -152,6 +154,7 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
   let codeIndex = -1
   let scriptIndex = -1
   const valued = VALUE_OPTIONS[key] ?? []
+  for (const preload of preloadedFiles(key, argv)) runWrittenFile(st, inv, preload, program, false)
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i]!
     // An option with its value in the next argument (`python3 -W ignore -c`, `node -r fs -e`, `php -d k=v -r`).
@@ -230,6 +233,29 @@ const VALUE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   nodejs: ['-r', '--require', '--import', '--loader', '-C', '--conditions'], bun: ['-r', '--preload', '--cwd', '--env-file', '--config'],
   perl: ['-I', '-M', '-m', '-x', '-C', '-l', '-0'], ruby: ['-r', '-I', '-C', '-E', '-x', '-K', '-F'], php: ['-d', '-c', '-z', '-n'],
   lua: ['-l'], luajit: ['-l', '-j'], Rscript: ['--default-packages'], tsx: ['-r', '--require', '--import', '--tsconfig'],
+}
+
+/** Options whose value is code the interpreter runs before the program (`node -r ./x.js`, `php -d auto_prepend_file=x`). */
+const PRELOAD_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  node: ['-r', '--require', '--import', '--loader', '--experimental-loader'], nodejs: ['-r', '--require', '--import', '--loader', '--experimental-loader'],
+  bun: ['-r', '--preload'], tsx: ['-r', '--require', '--import'], ruby: ['-r'], php: ['-d'],
+}
+
+/** The files an interpreter's preload options name (a package name among them reads as a missing file: nothing). */
+export function preloadedFiles(key: string, argv: readonly string[]): string[] {
+  const options = PRELOAD_OPTIONS[key] ?? []
+  const out: string[] = []
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i]!
+    // The first operand that is no option's value is the script: what follows is its own.
+    if (arg === '--' || (!arg.startsWith('-') && !options.includes(argv[i - 1] ?? '') && !(VALUE_OPTIONS[key] ?? []).includes(argv[i - 1] ?? ''))) break
+    const inline = options.find((o) => o.startsWith('--') && arg.startsWith(`${o}=`))
+    const value = inline !== undefined ? arg.slice(inline.length + 1) : options.includes(arg) ? argv[i + 1] : undefined
+    // php: only `-d auto_prepend_file=FILE` / `auto_append_file=FILE` load code.
+    const file = key === 'php' ? /^auto_(?:prepend|append)_file=(.+)$/.exec(value ?? '')?.[1] : value
+    if (file !== undefined && file !== '') out.push(file)
+  }
+  return out
 }
 
 /** The value index of the first inline-code option anywhere before `--` (after an operand too), or -1. */

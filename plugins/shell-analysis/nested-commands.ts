@@ -99,13 +99,15 @@ function vimAll(argv: readonly string[]): Nested | undefined {
  * `psql -c '\! CMD'`, `mysql -e 'system CMD'`, GNU `sed 'e CMD'` (and `s/x/CMD/e`, whose command is the
  * edited text: unknown, so flagged by the caller through an empty string).
  */
-function metaCommand(pattern: RegExp): (argv: readonly string[]) => Nested | undefined {
-  return (argv) => {
+function metaCommand(pattern: RegExp): (argv: readonly string[], stdin?: string) => Nested | undefined {
+  return (argv, stdin) => {
     for (let i = 1; i < argv.length; i++) {
       const m = pattern.exec(argv[i]!)
       if (m) return { kind: 'string', text: m[1]!, exclude: [i], label: 'shell escape' }
     }
-    return undefined
+    // The same escapes in a script read from stdin (`sqlite3 db <<< '.shell CMD'`), line by line.
+    const commands = (stdin ?? '').split('\n').flatMap((line) => pattern.exec(line)?.[1] ?? [])
+    return commands.length > 0 ? { kind: 'string', text: commands.join('\n'), exclude: [], label: 'shell escape (stdin)' } : undefined
   }
 }
 
@@ -201,7 +203,7 @@ function tar(argv: readonly string[]): Nested | undefined {
 const rsyncCommands = [commandOptions({ short: '-e', long: ['rsh'], minimum: 3 }), commandOptions({ long: ['rsync-path'] })]
 
 /** Finders of nested command strings, by program. */
-export const NESTED_COMMANDS: Readonly<Record<string, (argv: readonly string[]) => Nested | undefined>> = {
+export const NESTED_COMMANDS: Readonly<Record<string, (argv: readonly string[], stdin?: string) => Nested | undefined>> = {
   ssh,
   npx,
   bunx: npx,

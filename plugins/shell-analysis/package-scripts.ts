@@ -17,7 +17,9 @@ const BUILTIN: ReadonlySet<string> = new Set(['add', 'remove', 'install', 'i', '
 /** The shell lines a package-manager invocation runs from package.json, with their labels. */
 export function packageScripts(st: AnalysisState, inv: Invocation, program: string): { label: string; text: string }[] {
   if (!RUNNERS.has(program)) return []
-  const args = inv.argv.slice(1).filter((a) => !a.startsWith('-'))
+  const shellAt = inv.argv.indexOf('--script-shell')
+  // The value of `--script-shell X` (argv index shellAt + 1) is no subcommand.
+  const args = inv.argv.slice(1).filter((a, i) => !a.startsWith('-') && i !== shellAt)
   const [first, second] = args
   // Bare `yarn` / `pnpm`/`bun` without a subcommand installs: the install lifecycle runs.
   if (first === undefined) return program === 'npm' ? [] : lifecycleScripts(st, inv, program, 'install')
@@ -42,8 +44,10 @@ function lifecycleScripts(st: AnalysisState, inv: Invocation, program: string, n
   const scripts = readScripts(st, inv)
   if (!scripts) return []
   // `.npmrc` `script-shell=PROGRAM` runs every script through PROGRAM (a file an earlier call may have planted).
-  const shell = npmrcScriptShell(st, inv)
-  const viaShell = shell === undefined ? [] : [{ label: '.npmrc script-shell', text: shell }]
+  // So does `--script-shell PROGRAM` (npm_config_script_shell is judged where it is assigned: command-variables.ts).
+  const option = inv.argv.flatMap((a, i) => (a === '--script-shell' && inv.argv[i + 1] !== undefined ? [inv.argv[i + 1]!] : a.startsWith('--script-shell=') ? [a.slice(15)] : []))[0]
+  const shell = option ?? npmrcScriptShell(st, inv)
+  const viaShell = shell === undefined ? [] : [{ label: option === undefined ? '.npmrc script-shell' : '--script-shell', text: shell }]
   const names = LIFECYCLE_SCRIPTS[name] ?? [`pre${name}`, name, `post${name}`]
   return [...viaShell, ...names.flatMap((n) => (typeof scripts[n] === 'string' ? [{ label: `${program} run ${n}`, text: scripts[n] as string }] : []))]
 }

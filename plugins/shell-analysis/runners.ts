@@ -6,6 +6,7 @@
  * mean "run this": `-- CMD...`, `--exec CMD`, `-c 'STRING'`. A table alone is always too short; the generic
  * shapes catch the runners nobody listed, at the price of analysing some arguments that are only data.
  */
+import { INTERPRETERS, programName, SHELLS, WRAPPERS } from './programs.ts'
 
 /** Where the wrapped command is: an argv from `start`, or shell strings at `strings`. */
 export type Runner =
@@ -139,6 +140,21 @@ function operandsAfter(argv: readonly string[], from: number): number[] {
   return out
 }
 
+/**
+ * Programs that, named as an operand of a program nobody listed, most likely run there (`setarch x86_64 rm -rf ~`,
+ * `pkexec rm …`, `sshpass -p x ssh …`): the ones gates name, shells, interpreters and wrappers. Running them as a
+ * command too only adds what gates see; the outer command is still recorded as written.
+ */
+const OPERAND_PROGRAMS: ReadonlySet<string> = new Set([
+  ...['rm', 'rmdir', 'unlink', 'shred', 'srm', 'wipe', 'dd', 'wipefs', 'mkfs', 'fdisk', 'sfdisk', 'parted', 'mv', 'cp', 'ln', 'chmod', 'chown', 'chgrp', 'truncate', 'tee'],
+  ...['git', 'curl', 'wget', 'kill', 'pkill', 'killall', 'svc', 'find', 'xargs', 'rsync', 'scp', 'sftp', 'ssh', 'nc', 'ncat', 'netcat', 'socat', 'telnet', 'crontab'],
+  ...['systemctl', 'launchctl', 'docker', 'podman', 'npm', 'npx', 'pnpm', 'yarn', 'bun', 'deno', 'pip', 'pip3', 'make', 'sed', 'awk', 'tar', 'unzip', 'rimraf', 'trash'],
+  ...SHELLS, ...INTERPRETERS.keys(), ...WRAPPERS.keys(),
+])
+
+/** Programs whose operands name programs as data: package managers and manuals (`apt install git curl`, `man git push`). */
+const PACKAGE_TOOLS: ReadonlySet<string> = new Set(['apt', 'apt-get', 'apt-cache', 'aptitude', 'dpkg', 'rpm', 'brew', 'dnf', 'yum', 'zypper', 'pacman', 'yay', 'paru', 'apk', 'port', 'emerge', 'pkg', 'nix-env', 'choco', 'winget', 'scoop', 'flatpak', 'which', 'type', 'whereis', 'whatis', 'apropos', 'man', 'info', 'tldr', 'help', 'cheat', 'pgrep', 'pidof', 'update-alternatives'])
+
 /** `-- CMD...`, `--exec CMD` / `--exec=CMD`, `-c 'STRING WITH SPACES'` on a program nobody listed. */
 function genericShape(program: string, argv: readonly string[]): Runner | undefined {
   const dashes = argv.indexOf('--')
@@ -150,6 +166,16 @@ function genericShape(program: string, argv: readonly string[]): Runner | undefi
     else if (/^--(exec|command|run|cmd)=.*\s/.test(a)) indexes.push(i)
   })
   return indexes.length > 0 ? { kind: 'strings', indexes, label: program } : undefined
+}
+
+/**
+ * Where a program nobody listed names a known program among its operands (`setarch x86_64 rm -rf ~`), or -1.
+ * The caller analyses that tail as a command too, besides the program itself. A program named last runs
+ * nothing worth a look (`pkexec bash`), and there it is mostly data (`which rm`, `atuin init bash`).
+ */
+export function operandProgram(program: string, argv: readonly string[]): number {
+  if (NOT_RUNNERS.has(program) || PACKAGE_TOOLS.has(program) || Object.hasOwn(SUBCOMMAND_RUNNERS, program) || Object.hasOwn(ARGV_RUNNERS, program)) return -1
+  return argv.findIndex((a, i) => i > 0 && i < argv.length - 1 && !a.startsWith('-') && OPERAND_PROGRAMS.has(programName(a).replace(/^mkfs\..*/, 'mkfs')))
 }
 
 /**

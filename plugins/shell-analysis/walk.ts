@@ -278,7 +278,7 @@ function fileRedirect(st: AnalysisState, node: SyntaxNode, scope: Scope, reads: 
   // `cmd < file` where the command wrote `file` (or it is a process substitution) earlier: stdin is known.
   if (op === '<') {
     const text = writtenText(st, scope, target)
-    return { kind: 'file', text, programs: value.programs }
+    return { kind: 'file', text, programs: value.programs, path: target }
   }
   return undefined
 }
@@ -338,6 +338,14 @@ function redirected(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: S
     }
   }
   let body: SyntaxNode | null = node.childForFieldName('body')
+  // tree-sitter-bash hangs the redirects of `a && b > f` on the whole list; bash gives them to `b` alone. The
+  // list's other commands run first, as they are (so `echo x > f && sh < f` reads what echo wrote); the
+  // redirects (and a here-doc) belong to its last command.
+  while (body?.type === 'list' && body.namedChildren.length > 1) {
+    const parts: SyntaxNode[] = body.namedChildren.filter((c): c is SyntaxNode => c !== null)
+    for (const part of parts.slice(0, -1)) walkStatement(st, part, scope)
+    body = parts.at(-1)!
+  }
   for (let i = 0; i < node.childCount; i++) {
     const child = node.child(i)
     if (child && node.fieldNameForChild(i) === 'redirect') handleRedirect(child)
@@ -345,13 +353,6 @@ function redirected(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: S
   if (!body) {
     recordBareRedirect(st, scope, reads, writes, appends)
     return undefined
-  }
-  // tree-sitter-bash hangs the redirects of `a && b > f` on the whole list; bash gives them to `b` alone. The
-  // list's other commands run first, as they are; the redirects (and a here-doc) belong to its last command.
-  while (body.type === 'list' && body.namedChildren.length > 1) {
-    const parts: SyntaxNode[] = body.namedChildren.filter((c): c is SyntaxNode => c !== null)
-    for (const part of parts.slice(0, -1)) walkStatement(st, part, scope)
-    body = parts.at(-1)!
   }
   const mark = st.commands.length
   let out: string | undefined
