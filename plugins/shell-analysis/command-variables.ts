@@ -10,6 +10,7 @@
 import { execString, preloadedFiles } from './execution.ts'
 import { noteGitEnv } from './git-aliases.ts'
 import { shellQuote } from './quote.ts'
+import { noteConfigVariable } from './self-protection.ts'
 import type { FieldInfo, Invocation } from './invocation.ts'
 import { NO_REDIRECTS, type AnalysisState, type Scope } from './state.ts'
 
@@ -44,6 +45,7 @@ export interface AssignedValue {
  */
 export function assignedVariable(st: AnalysisState, scope: Scope, name: string, value: AssignedValue): void {
   noteGitEnv(scope.vars, name)
+  noteConfigVariable(scope, name)
   const interpreter = INTERPRETER_OPTION_VARIABLES[name]
   if (interpreter !== undefined) return interpreterOptions(st, scope, name, interpreter, value)
   const command = COMMAND_VARIABLES.has(name)
@@ -72,4 +74,10 @@ function interpreterOptions(st: AnalysisState, scope: Scope, name: string, inter
   }
   const argv = [interpreter, ...value.text.split(/\s+/).filter((w) => w !== '')]
   for (const file of preloadedFiles(interpreter, argv)) st.analyzeString(`${interpreter} --require ${shellQuote(file)}`, scope, [...scope.via, `${name}=`])
+}
+
+/** `unset NAME`: gone for what follows, and a harness that needs it to find its config is noted. */
+export function unsetVariable(scope: Scope, name: string): void {
+  scope.vars.delete(name)
+  noteConfigVariable(scope, name)
 }

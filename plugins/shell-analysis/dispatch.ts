@@ -7,6 +7,7 @@ import type { CallUrl } from '../../core/types.ts'
 import { addDownload, downloadTargets, runsDownloaded, trackDownloads } from './downloads.ts'
 import { classifyExecuted, execString, execSubstitution, inlineCode, interpret, runWrittenFile, shell, shellCommandIndex, STDIN_PATHS, stdinExec } from './execution.ts'
 import { watchEnvSecrets } from './env-secrets.ts'
+import { watchSelfProtection } from './self-protection.ts'
 import { flagUnknowns } from './unknowns.ts'
 import { pathOutput } from './path-output.ts'
 import { makeRecipes } from './makefile.ts'
@@ -50,6 +51,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   if (first.dynamic) st.signals.add('dynamic_program')
   classifyExecuted(st, first.programs)
   watchEnvSecrets(st, inv, program)
+  watchSelfProtection(st, inv, program)
 
   const literal = new Set(inv.argv.filter((a, i) => /[*?[]/.test(a) && inv.info[i]?.glob === false))
   // `find ~/.ssh | while read f; do cat "$f"; done`: an argument known only at run time, read from a listing, names a path under it.

@@ -4,6 +4,7 @@
  * `env VAR=x`: the environment; `xargs`: arguments read from input, unknown when the input is).
  */
 import { assignedVariable } from './command-variables.ts'
+import { noteConfigVariable } from './self-protection.ts'
 import { dispatch } from './dispatch.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
 import { pathOutput } from './path-output.ts'
@@ -35,6 +36,10 @@ export function unwrap(st: AnalysisState, inv: Invocation, program: string): str
       i += inline ? 1 : 2
       continue
     }
+    // `env -i`/`env -` clears the environment, `env -u NAME` drops one variable: a harness may lose its config.
+    if (program === 'env' && (arg === '-i' || arg === '-' || arg === '--ignore-environment')) noteConfigVariable(inv.scope, undefined)
+    if (program === 'env' && (arg === '-u' || arg === '--unset')) noteConfigVariable(inv.scope, argv[i + 1])
+    if (program === 'env' && /^(-u|--unset=)./.test(arg)) noteConfigVariable(inv.scope, arg.replace(/^(-u|--unset=)/, ''))
     if (program === 'env' && /^[A-Za-z_]\w*=/.test(arg)) {
       const eq = arg.indexOf('=')
       const dynamic = info[i]?.dynamic === true

@@ -8,7 +8,7 @@ import type { SyntaxNode } from './parser.ts'
 import { addRedirects, recordCommand } from './record.ts'
 import { BudgetExceeded, NO_REDIRECTS, type AnalysisState, type Redirects, type Scope, type Stdin } from './state.ts'
 import { STARTUP_VARIABLES } from './programs.ts'
-import { assignedVariable } from './command-variables.ts'
+import { assignedVariable, unsetVariable } from './command-variables.ts'
 import { evaluateString, evaluateWord, groupWords, type WordContext } from './words.ts'
 
 const WRITE_OPS: ReadonlySet<string> = new Set(['>', '>>', '&>', '&>>', '>|', '<>'])
@@ -45,7 +45,7 @@ function statement(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin?: St
       return undefined
     }
     case 'unset_command':
-      for (const child of node.namedChildren) scope.vars.delete(child.text)
+      for (const child of node.namedChildren) unsetVariable(scope, child.text)
       return undefined
     case 'function_definition': {
       const name = node.childForFieldName('name')?.text ?? '?'
