@@ -70,7 +70,8 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
     const mark = st.commands.length
     const label = node.type === 'process_substitution' ? (node.text.startsWith('>') ? '>()' : '<()') : '$()'
     const scope: Scope = { vars: new Map(parent.vars), aliases: new Map(parent.aliases), functions: new Map(parent.functions), via: [...parent.via, label], depth: parent.depth, cwd: parent.cwd }
-    const statements = node.namedChildren.filter((c) => c.type !== 'comment')
+    // `$(< FILE)` is bash's `$(cat FILE)`: the same read, the same output.
+    const statements = node.namedChildren.filter((c) => c.type !== 'comment').map((c) => (c.type === 'file_redirect' ? parse(`cat ${c.text}`) : c))
     // `>(CMD)` reads what the outer command writes into it: a pipe whose text svc does not follow
     // (`echo 'rm -rf ~' > >(sh)` runs that text), as in `OUTER | CMD` with OUTER unknown.
     const stdin: Stdin | undefined = label === '>()' ? { kind: 'pipe', programs: [] } : undefined
