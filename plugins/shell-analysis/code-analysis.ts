@@ -5,6 +5,7 @@
  * arithmetic (`7000+878`), `os.sep`, `path.join`, the home directory APIs, variables assigned in the code.
  * A dangerous call whose arguments cannot be computed is reported as unknown (the `unknown_code` signal).
  */
+import { aliases, collectImports, functionAliases } from './code-imports.ts'
 import type { CodeLanguage, CodeNode, CodeParsers } from './code-parsers.ts'
 
 /** What the code does that gates can check. */
@@ -26,8 +27,6 @@ export interface CodeFindings {
 type Value = { s: string } | { n: bigint } | { list: Value[] }
 
 const MAX_NODES = 20_000
-/** Module aliases of the code being analysed (one analysis at a time: analysis is synchronous). */
-const aliases = new Map<string, string>()
 const HOME = '~'
 
 const SPAWN = new Set(['system', 'popen', 'Popen', 'check_output', 'check_call', 'getoutput', 'getstatusoutput', 'execSync', 'execFileSync', 'spawnSync', 'spawn', 'execFile', 'exec', 'execa', 'execaSync', 'execaCommand', 'execaCommandSync', 'run', 'call', 'capture2', 'capture2e', 'capture3', 'popen2', 'popen3', 'spawn_process', 'startfile', 'execv', 'execvp', 'execl', 'execlp', 'execve', 'spawnv', 'spawnvp', 'spawnl', 'spawnlp', 'Command'])
@@ -45,13 +44,7 @@ export function analyseCode(parsers: CodeParsers, language: CodeLanguage, code: 
   if (!tree) return undefined
   const findings: CodeFindings = { commands: [], deletes: [], paths: [], urls: [], evals: [], unknown: false }
   const vars = new Map<string, Value | undefined>()
-  aliases.clear()
-  // `import subprocess as sp`, `const cp = require('child_process')`: the alias is the module.
-  for (const m of code.matchAll(/\bimport\s+([\w.]+)\s+as\s+(\w+)|\b(?:const|let|var)\s+(\w+)\s*=\s*require\(\s*['"`](?:node:)?([\w/-]+)['"`]\s*\)|\bimport\s+\*\s+as\s+(\w+)\s+from\s+['"`](?:node:)?([\w/-]+)['"`]/g)) {
-    if (m[1] && m[2]) aliases.set(m[2], m[1].split('.').pop()!)
-    if (m[3] && m[4]) aliases.set(m[3], m[4].replace(/\/promises$/, ''))
-    if (m[5] && m[6]) aliases.set(m[5], m[6].replace(/\/promises$/, ''))
-  }
+  collectImports(code)
   let visited = 0
   try {
     const walk = (node: CodeNode): void => {
@@ -61,8 +54,11 @@ export function analyseCode(parsers: CodeParsers, language: CodeLanguage, code: 
       }
       assignment(node, vars)
       if (node.type === 'call' || node.type === 'call_expression' || node.type === 'new_expression') call(node, findings, vars)
-      else if ((node.type === 'attribute' || node.type === 'member_expression') && !isCallee(node) && dangerous(lastName(node.childForFieldName('object')), (node.childForFieldName('attribute') ?? node.childForFieldName('property'))?.text)) {
+      else if ((node.type === 'attribute' || node.type === 'member_expression') && !isCallee(node) && !promisedAway(node) && dangerous(lastName(node.childForFieldName('object')), (node.childForFieldName('attribute') ?? node.childForFieldName('property'))?.text)) {
         // `f = os.system; f(x)`, `map(os.system, cmds)`: a spawn or delete function handed on is called where svc cannot follow.
+        findings.unknown = true
+      } else if (node.type === 'identifier' && handedOn(node) && !promisedAway(node) && (HANDED_ON_EVAL[language]?.has(node.text) || dangerous(functionAliases.get(node.text)?.owner, functionAliases.get(node.text)?.name))) {
+        // `.then(eval)`, `e = eval`, `promisify(exec)` (exec from child_process): an eval or spawn handed on, called on text svc never sees.
         findings.unknown = true
       }
       if (node.type === 'subshell' || (node.type === 'command' && language === 'ruby')) shellLiteral(node, findings, vars)
@@ -87,6 +83,18 @@ function assignment(node: CodeNode, vars: Map<string, Value | undefined>): void 
     value = node.childForFieldName('value')
   }
   if (name?.type === 'identifier' && value) vars.set(name.text, evaluate(value, vars))
+  // `const run = promisify(exec)`: run is exec (called with what svc can follow).
+  const wrapped = name?.type === 'identifier' && value ? promisified(value) : undefined
+  if (wrapped && name) functionAliases.set(name.text, wrapped)
+}
+
+/** The spawn or delete function `promisify(F)` / `util.promisify(cp.exec)` wraps, if that is what `node` is. */
+function promisified(node: CodeNode): { owner: string; name: string } | undefined {
+  if (node.type !== 'call_expression' || callee(node).name !== 'promisify') return undefined
+  const arg = argumentsOf(node)[0]
+  if (!arg) return undefined
+  const target = arg.type === 'identifier' ? functionAliases.get(arg.text) : arg.type === 'member_expression' ? { owner: lastName(arg.childForFieldName('object')) ?? '', name: arg.childForFieldName('property')?.text ?? '' } : undefined
+  return target && dangerous(target.owner, target.name) ? target : undefined
 }
 
 /** Ruby backticks and `%x()`: the text is a shell command. */
@@ -94,6 +102,21 @@ function shellLiteral(node: CodeNode, f: CodeFindings, vars: Map<string, Value |
   const v = stringParts(node, vars)
   if (v === undefined) f.unknown = true
   else f.commands.push(v)
+}
+
+/** Eval functions of the languages (`eval`, JS `Function`, Python `exec`/`compile`) and where naming one hands it on: an argument, an assigned value. */
+const HANDED_ON_EVAL: Partial<Record<CodeLanguage, ReadonlySet<string>>> = {
+  javascript: new Set(['eval', 'Function']), typescript: new Set(['eval', 'Function']), python: new Set(['eval', 'exec', 'compile']),
+}
+const HANDED_ON_PARENTS: ReadonlySet<string> = new Set(['arguments', 'argument_list', 'array', 'list'])
+
+/** Whether `node` is a value handed on: an argument, an element, or the value side of an assignment or pair. */
+function handedOn(node: CodeNode): boolean {
+  const parent = node.parent
+  if (!parent) return false
+  if (HANDED_ON_PARENTS.has(parent.type)) return true
+  const value = parent.childForFieldName('value') ?? parent.childForFieldName('right')
+  return ['variable_declarator', 'assignment', 'assignment_expression', 'pair'].includes(parent.type) && value?.startIndex === node.startIndex
 }
 
 /** Calls that run code of the program's own language (Python exec/eval/compile, JS eval/Function/vm, Ruby eval family). */
@@ -120,9 +143,20 @@ function isCallee(node: CodeNode): boolean {
   return fn !== null && fn.startIndex === node.startIndex && fn.endIndex === node.endIndex
 }
 
+/** `const run = promisify(exec)`: exec handed to promisify whose result is named, which svc follows (see assignment). */
+function promisedAway(node: CodeNode): boolean {
+  const call = node.parent?.parent
+  return call !== null && call !== undefined && promisified(call) !== undefined && call.parent?.type === 'variable_declarator'
+}
+
+/** The name of a member looked up by a computed key. */
+const COMPUTED = '\0computed'
+
 function call(node: CodeNode, f: CodeFindings, vars: Map<string, Value | undefined>): void {
   const { owner, name } = callee(node)
   if (name === undefined) return
+  // A computed member of a module that spawns or deletes may be any of its functions.
+  if (name === COMPUTED) return void (owner !== undefined && (SPAWN_OWNERS.has(owner) || DELETE_OWNERS.has(owner)) && (f.unknown = true))
   const args = argumentsOf(node)
   const values = args.map((a) => evaluate(a, vars))
   const first = values[0]
@@ -206,7 +240,13 @@ function quote(arg: string): string {
 function callee(node: CodeNode): { owner?: string; name?: string } {
   const fn = node.childForFieldName('function') ?? node.childForFieldName('constructor')
   if (fn) {
-    if (fn.type === 'identifier') return { name: fn.text }
+    if (fn.type === 'identifier') return functionAliases.get(fn.text) ?? { name: fn.text }
+    // `require('child_process')['exec' + 'Sync'](…)`: a string key is the name; any other is computed.
+    if (fn.type === 'subscript_expression' || fn.type === 'subscript') {
+      const key = fn.childForFieldName('index') ?? fn.childForFieldName('subscript')
+      const literal = key && /^(['"`])([\w$]+)\1$/.exec(key.text)
+      return { owner: lastName(fn.childForFieldName('object') ?? fn.childForFieldName('value')), name: literal ? literal[2] : COMPUTED }
+    }
     if (fn.type === 'attribute' || fn.type === 'member_expression') {
       const obj = fn.childForFieldName('object')
       const prop = fn.childForFieldName('attribute') ?? fn.childForFieldName('property')

@@ -48,7 +48,8 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   if ((behind ?? planted) !== undefined) return dispatch(st, { ...inv, argv: [(behind ?? planted)!, ...inv.argv.slice(1)], via: [...inv.via, argv0] })
   const program = programName(argv0)
   const first = inv.info[0] ?? PLAIN
-  if (first.dynamic) st.signals.add('dynamic_program')
+  // A program only run time names, fed a download or decoded text (`curl … | $0`), may well be a shell: judged as one.
+  if (first.dynamic) void (st.signals.add('dynamic_program'), classifyExecuted(st, inv.stdin?.programs ?? []))
   classifyExecuted(st, first.programs)
   watchEnvSecrets(st, inv, program)
   watchSelfProtection(st, inv, program)

@@ -78,11 +78,13 @@ export function trackDownloads(st: AnalysisState, scope: Scope, program: string,
     const [url, dir] = operands
     if (url !== undefined) addDownload(st, scope, dir ?? url.replace(/\.git\/?$/, '').replace(/\/+$/, '').replace(/^.*[/:]/, ''))
   }
-  if (ARCHIVERS.has(program) && st.downloads.size > 0) {
+  // An archive that was downloaded, as a file or piped straight in (`curl … | tar xz`): what it extracts is downloaded too.
+  const piped = upstream.some((p) => DOWNLOAD_PROGRAMS.has(p))
+  if (ARCHIVERS.has(program) && (st.downloads.size > 0 || piped)) {
     const archive = argv.slice(1).find((a) => !a.startsWith('-') && /\.(t?gz|tar|tgz|zip|xz|bz2|zst|7z|rar)$/.test(a))
     const ctx = { home: st.options.home, cwd: scope.cwd }
     const path = archive === undefined ? undefined : lexicalPath(archive, ctx)
-    if (path !== undefined && st.downloads.has(path)) {
+    if ((path !== undefined && st.downloads.has(path)) || (archive === undefined && piped)) {
       const at = argv.findIndex((a) => a === '-C' || a === '--directory' || a === '-d' || a.startsWith('-o'))
       const dir = at === -1 ? '.' : argv[at]!.startsWith('-o') && argv[at]!.length > 2 ? argv[at]!.slice(2) : (argv[at + 1] ?? '.')
       addDownload(st, scope, dir)
