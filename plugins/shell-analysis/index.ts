@@ -3,7 +3,7 @@
  * commands that would actually run (see analyze.ts), and adds the paths and URLs they touch to the
  * request. It replaces the raw-command placeholder; gates read `request.shell`.
  */
-import { EngineError, ERR, lexicalPath, STAGE, type CallUrl, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
+import { EngineError, ERR, lexicalPath, STAGE, type CallUrl, type CommandAnalysis, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
 import { AnalysisMemo } from './memo.ts'
 import { loadBashParser, type BashParser } from './parser.ts'
 import type { Budget } from './state.ts'
@@ -39,7 +39,9 @@ export const NON_SHELL_TOOLS: ReadonlySet<string> = new Set([
 
 /** The command string of a shell tool call: `command` as a string, or an argv array (Codex `shell`). */
 export function commandText(input: Readonly<Record<string, unknown>>): string | undefined {
-  const command = input.command ?? input.cmd
+  // The Responses API's `local_shell_call` carries it as `action.command`.
+  const action = typeof input.action === 'object' && input.action !== null ? (input.action as Record<string, unknown>) : undefined
+  const command = input.command ?? input.cmd ?? action?.command
   if (typeof command === 'string') return command
   if (typeof command === 'number' || typeof command === 'boolean') return String(command)
   // An argv with a stray non-string element is still that argv (it used to skip analysis and be allowed).
@@ -63,6 +65,16 @@ function terminalKey(sessionId: string, input: Readonly<Record<string, unknown>>
   const id = input.session_id ?? input.terminal_id ?? input.terminal ?? input.process_id ?? ''
   return `${sessionId}\u0000${typeof id === 'string' || typeof id === 'number' ? id : JSON.stringify(id)}`
 }
+
+/** Fields of shell tools that say how, not what, to run (Claude, Codex, Gemini, Cursor): an input of only these runs nothing. */
+const SHELL_METADATA: ReadonlySet<string> = new Set(['description', 'timeout', 'timeout_ms', 'run_in_background', 'dangerouslyDisableSandbox', 'sandbox', 'sandbox_permissions', 'with_escalated_permissions', 'justification', 'yield_time_ms', 'max_output_tokens', 'shell', 'login', 'session_id', 'is_background', 'dir_path', 'directory', 'working_directory', 'workdir', 'cwd'])
+
+/** A shell call whose input holds something besides its metadata, but no command svc reads: it may run anything. */
+function carriesOtherInput(input: Readonly<Record<string, unknown>>): boolean {
+  return Object.entries(input).some(([key, value]) => !SHELL_METADATA.has(key) && value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0))
+}
+
+const NO_COMMAND_FOUND: CommandAnalysis = { raw: '', commands: [], signals: ['unanalysable'], error: 'a shell call whose input carries no command field svc reads (command, cmd, action.command)' }
 
 /** Input fields in which shell tools name the directory the command runs in (Gemini, Cursor, Codex). */
 const WORKDIR_FIELDS = ['dir_path', 'directory', 'working_directory', 'workdir', 'cwd'] as const
@@ -102,7 +114,7 @@ export function createShellAnalysisPlugin(budget: Partial<Budget> = {}, sharedMe
         const keys = command === undefined ? terminalInput(request.tool, request.input) : undefined
         const typed = keys === undefined ? undefined : terminals.type(terminalKey(request.sessionId, request.input), keys)
         const raw = command ?? typed?.lines.join('\n')
-        if (raw === undefined) return request
+        if (raw === undefined) return SHELL_TOOLS.includes(request.tool) && carriesOtherInput(request.input) ? { ...request, shell: NO_COMMAND_FOUND } : request
         if (!parser) throw new EngineError(ERR.PLUGIN_FAILED, 'the bash parser is not loaded (initialize hook did not run)', { plugin: NAME })
         // A repeated command is answered from memory while every disk read it made still holds (memo.ts).
         const analysed = memo.analyze(raw, { parser, home: ctx.home, cwd: shellCwd(request.input, request.cwd, ctx.home), budget, ...(ctx.svcHome ? { svcHome: ctx.svcHome } : {}), ...(codeParsers ? { codeParsers } : {}) })
