@@ -35,10 +35,15 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
   const disk = opts.disk ?? new DiskReads()
   const st = new AnalysisState({ home: opts.home, cwd: opts.cwd, ...(opts.svcHome ? { svcHome: opts.svcHome } : {}), ...(opts.codeParsers ? { codeParsers: opts.codeParsers } : {}) }, budget, disk)
   const trees: SyntaxTree[] = []
+  // Substitutions the walk analysed, by tree and node, so a sweep can find the ones it never reached.
+  const treeNumbers = new WeakMap<object, number>()
+  const visited = new Set<string>()
+  const keyOf = (node: SyntaxNode): string => `${treeNumbers.get(node.tree) ?? -1}:${node.id}`
   const parse = (text: string): SyntaxNode => {
     const { tree, used } = opts.parser.parse(shellSource(text), budget.maxParseSteps - st.parseSteps)
     st.parseSteps += used
     if (!tree) throw new BudgetExceeded(`parsing needed more than ${budget.maxParseSteps} steps`)
+    treeNumbers.set(tree, trees.length)
     trees.push(tree)
     if (tree.rootNode.hasError) st.signals.add('parse_error')
     return tree.rootNode
@@ -63,10 +68,11 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
       : { vars: new Map(parent.vars), aliases: new Map(parent.aliases), functions: new Map(parent.functions), via, depth: parent.depth + 1, cwd: parent.cwd }
     how.positional?.slice(0, 10).forEach((arg, i) => scope.vars.set(String(i), arg))
     if (how.positional && how.positional.length > 1) scope.vars.set('@', how.positional.slice(1).join(' '))
-    walkStatement(st, parse(text), scope)
+    walkAll(parse(text), scope)
     if (how.sameShell) parent.cwd = scope.cwd
   }
   st.substitute = (node, parent) => {
+    visited.add(keyOf(node))
     const mark = st.commands.length
     const label = node.type === 'process_substitution' ? (node.text.startsWith('>') ? '>()' : '<()') : '$()'
     const scope: Scope = { vars: new Map(parent.vars), aliases: new Map(parent.aliases), functions: new Map(parent.functions), via: [...parent.via, label], depth: parent.depth, cwd: parent.cwd }
@@ -79,14 +85,31 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
     for (const s of statements) output = walkStatement(st, s, scope, stdin)
     return { output: statements.length === 1 ? output : undefined, programs: st.programsSince(mark) }
   }
+  /**
+   * Walks a tree, then analyses every command or process substitution the walk did not reach: bash runs one
+   * wherever it is expanded (`$(( $(cmd) ))`, `a[$(cmd)]=1`, `${x:$(cmd)}`, a function never called), and
+   * what runs must not depend on the walker knowing each position.
+   */
+  const walkAll = (root: SyntaxNode, scope: Scope): void => {
+    walkStatement(st, root, scope)
+    const stack: SyntaxNode[] = [root]
+    while (stack.length > 0) {
+      const node = stack.pop()!
+      if ((node.type === 'command_substitution' || node.type === 'process_substitution') && !visited.has(keyOf(node))) {
+        st.substitute(node, scope)
+        continue
+      }
+      for (const child of node.namedChildren) if (child) stack.push(child)
+    }
+  }
   let error: string | undefined
   try {
     if (raw.length > budget.maxBytes) throw new BudgetExceeded(`command is ${raw.length} characters; the limit is ${budget.maxBytes}`)
     const top = (): Scope => ({ vars: new Map(), aliases: new Map(), functions: new Map(), via: [], depth: 0, cwd: opts.cwd })
-    walkStatement(st, parse(raw), top())
+    walkAll(parse(raw), top())
     // A NUL ends an argv string where the command is passed as one (`bash -c`), while bash drops NULs it
     // reads from a script or pipe: both readings are analysed, so a NUL never weakens a match.
-    if (raw.includes('\0')) walkStatement(st, parse(raw.slice(0, raw.indexOf('\0'))), top())
+    if (raw.includes('\0')) walkAll(parse(raw.slice(0, raw.indexOf('\0'))), top())
   } catch (err) {
     if (!(err instanceof BudgetExceeded)) throw err
     error = err.message

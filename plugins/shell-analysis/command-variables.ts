@@ -29,6 +29,9 @@ export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
  */
 const INTERPRETER_OPTION_VARIABLES: Readonly<Record<string, string>> = { NODE_OPTIONS: 'node' }
 
+/** Prompts: bash expands `$(…)` in them each time it prints one (PS4 for every line `bash -x` traces). */
+const PROMPT_VARIABLES: ReadonlySet<string> = new Set(['PS0', 'PS1', 'PS2', 'PS4'])
+
 /** Variables naming a file a shell runs before its command. */
 const SCRIPT_VARIABLES: ReadonlySet<string> = new Set(['BASH_ENV', 'ENV'])
 
@@ -49,6 +52,10 @@ export function assignedVariable(st: AnalysisState, scope: Scope, name: string, 
   const interpreter = INTERPRETER_OPTION_VARIABLES[name]
   if (interpreter !== undefined) return interpreterOptions(st, scope, name, interpreter, value)
   const command = COMMAND_VARIABLES.has(name)
+  // A value holding a command substitution runs it wherever bash expands the value again: arithmetic (`$((x))`,
+  // `[[ $x -eq 1 ]]`, `a[x]`), `${x@P}`, a prompt, eval. Analysed here, once, whatever expands it later.
+  if (!command && value.text !== undefined) for (const inner of substitutionsIn(value.text)) st.analyzeString(inner, scope, [...scope.via, `${name}= (expanded again)`])
+  if (value.text === undefined && PROMPT_VARIABLES.has(name)) st.signals.add('dynamic_exec')
   if (!command && !SCRIPT_VARIABLES.has(name)) return
   const info: FieldInfo = { dynamic: value.text === undefined, programs: value.programs, procsub: false }
   if (value.text === undefined) {
@@ -80,4 +87,31 @@ function interpreterOptions(st: AnalysisState, scope: Scope, name: string, inter
 export function unsetVariable(scope: Scope, name: string): void {
   scope.vars.delete(name)
   noteConfigVariable(scope, name)
+}
+
+/** The commands of the `$(…)` and `` `…` `` substitutions in `text` (quotes and nesting respected; `$((` is arithmetic). */
+export function substitutionsIn(text: string): string[] {
+  const out: string[] = []
+  for (let i = 0; i < text.length && out.length < 16; i++) {
+    if (text[i] === '`') {
+      const end = text.indexOf('`', i + 1)
+      if (end === -1) break
+      out.push(text.slice(i + 1, end))
+      i = end
+    } else if (text.startsWith('$(', i) && text[i + 2] !== '(') {
+      let depth = 1
+      let quote: string | undefined
+      let j = i + 2
+      for (; j < text.length && depth > 0; j++) {
+        const c = text[j]!
+        if (quote !== undefined) quote = c === quote ? undefined : quote
+        else if (c === "'" || c === '"') quote = c
+        else if (c === '(') depth++
+        else if (c === ')') depth--
+      }
+      out.push(text.slice(i + 2, depth === 0 ? j - 1 : j))
+      i = j - 1
+    }
+  }
+  return out
 }
