@@ -3,15 +3,15 @@
  * control flow, functions, assignments and redirections, handing each simple command to `dispatch`.
  */
 import { dispatch, type FieldInfo } from './dispatch.ts'
-import { processSubstitutionFile, rememberWrites, writtenText } from './files.ts'
+import { processSubstitutionFile, rememberWrites } from './files.ts'
+import { fileRedirect, heredocText, herestring, recordBareRedirect } from './redirects.ts'
 import type { SyntaxNode } from './parser.ts'
-import { addRedirects, recordCommand } from './record.ts'
+import { addRedirects } from './record.ts'
 import { BudgetExceeded, NO_REDIRECTS, type AnalysisState, type Redirects, type Scope, type Stdin } from './state.ts'
 import { STARTUP_VARIABLES } from './programs.ts'
 import { assignedVariable, unsetVariable } from './command-variables.ts'
 import { evaluateString, evaluateWord, groupWords, type WordContext } from './words.ts'
 
-const WRITE_OPS: ReadonlySet<string> = new Set(['>', '>>', '&>', '&>>', '>|', '<>'])
 const STDOUT_PATHS: ReadonlySet<string> = new Set(['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1'])
 const MAX_LOOP_VALUES = 8
 
@@ -104,7 +104,7 @@ function pipeline(st: AnalysisState, stages: readonly SyntaxNode[], scope: Scope
   return out
 }
 
-function wordContext(st: AnalysisState, scope: Scope): WordContext {
+export function wordContext(st: AnalysisState, scope: Scope): WordContext {
   return {
     home: st.options.home,
     cwd: scope.cwd,
@@ -258,64 +258,6 @@ function callFunction(st: AnalysisState, name: string, body: SyntaxNode, args: r
     st.activeFunctions.delete(name)
   }
   return undefined
-}
-
-function fileRedirect(st: AnalysisState, node: SyntaxNode, scope: Scope, reads: string[], writes: string[], appends?: Set<string>): Stdin | undefined {
-  const dest = node.childForFieldName('destination')
-  if (!dest) return undefined
-  const op = node.children.find((c) => c !== null && /^[<>&|]+$/.test(c.type))?.type ?? '>'
-  if ((op === '>&' || op === '<&') && /^\d+$|^-$/.test(dest.text)) return undefined
-  const value = evaluateString([dest], wordContext(st, scope))
-  const target = value.fields[0]
-  if (target === undefined || target === '') return undefined
-  if (WRITE_OPS.has(op) || op === '>&') {
-    writes.push(target)
-    if (op === '>>' || op === '&>>') appends?.add(target)
-    return undefined
-  }
-  // A process substitution's pipe (`< <(...)`, a here-doc) is no file on disk.
-  if (!value.processSubstitution) reads.push(target)
-  // `cmd < file` where the command wrote `file` (or it is a process substitution) earlier: stdin is known.
-  if (op === '<') {
-    const text = writtenText(st, scope, target)
-    return { kind: 'file', text, programs: value.programs, path: target }
-  }
-  return undefined
-}
-
-/** `> file` with no command still opens (and truncates) the file: recorded as the no-op command `:`. */
-function recordBareRedirect(st: AnalysisState, scope: Scope, reads: readonly string[], writes: readonly string[], appends: ReadonlySet<string>): void {
-  if (reads.length === 0 && writes.length === 0) return
-  recordCommand(st, scope, ':', [':'], scope.via, { reads, writes })
-  rememberWrites(st, scope, writes, appends, '')
-}
-
-function herestring(st: AnalysisState, node: SyntaxNode, scope: Scope): Stdin {
-  const mark = st.commands.length
-  const value = evaluateString(node.namedChildren, wordContext(st, scope))
-  return { kind: 'herestring', text: value.dynamic ? undefined : `${value.fields[0] ?? ''}\n`, programs: [...value.programs, ...st.programsSince(mark)] }
-}
-
-function heredocText(st: AnalysisState, node: SyntaxNode, scope: Scope): { text?: string; programs: string[] } {
-  const start = node.children.find((c) => c?.type === 'heredoc_start')?.text ?? ''
-  const body = node.children.find((c) => c?.type === 'heredoc_body')
-  if (!body) return { text: '', programs: [] }
-  if (/['"\\]/.test(start)) return { text: body.text, programs: [] }
-  const mark = st.commands.length
-  let text: string | undefined = ''
-  let pos = body.startIndex
-  const src = body.text
-  for (const child of body.namedChildren) {
-    if (child.startIndex > pos) text = text === undefined ? undefined : text + src.slice(pos - body.startIndex, child.startIndex - body.startIndex)
-    if (child.type === 'heredoc_content') text = text === undefined ? undefined : text + child.text
-    else {
-      const v = evaluateString([child], wordContext(st, scope))
-      text = v.dynamic || text === undefined ? undefined : text + (v.fields[0] ?? '')
-    }
-    pos = child.endIndex
-  }
-  if (text !== undefined && body.endIndex > pos) text += src.slice(pos - body.startIndex)
-  return { text, programs: st.programsSince(mark) }
 }
 
 /** `cmd > file`, `cmd <<EOF`, `cmd <<< str`; tree-sitter nests the rest of a here-doc's line inside the redirect. */
