@@ -99,6 +99,8 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
         st.substitute(node, scope)
         continue
       }
+      const arithmetic = st.unknownTextVariables.size > 0 ? arithmeticText(node) : undefined
+      if (arithmetic !== undefined && (arithmetic.match(/[A-Za-z_]\w*/g) ?? []).some((n) => st.unknownTextVariables.has(n))) st.signals.add('dynamic_exec')
       for (const child of node.namedChildren) if (child) stack.push(child)
     }
   }
@@ -119,6 +121,35 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
   }
   const result: CommandAnalysis = { raw, commands: st.commands, signals: [...st.signals].sort() }
   return error === undefined ? result : { ...result, error }
+}
+
+/**
+ * The text bash evaluates as arithmetic at `node`, expanding the value of each variable named in it again
+ * (`a[$(cmd)]` in a value runs cmd): `$((…))`, `((…))`, `[[ x -eq y ]]`, an array subscript's index, a
+ * `${s:offset:length}`, `let`, `declare -i`. Undefined elsewhere.
+ */
+function arithmeticText(node: SyntaxNode): string | undefined {
+  switch (node.type) {
+    case 'arithmetic_expansion':
+      return node.text
+    case 'subscript':
+      return node.childForFieldName('index')?.text
+    case 'compound_statement':
+      return node.text.startsWith('((') ? node.text : undefined
+    case 'test_command':
+      // `[[ … ]]` evaluates both sides of -eq as arithmetic; `[ … ]` (test) wants integers and evaluates nothing.
+      return node.text.startsWith('[[') && /\s-(eq|ne|lt|le|gt|ge)\s/.test(node.text) ? node.text : undefined
+    case 'expansion': {
+      const names = node.namedChildren.filter((c) => c?.type === 'variable_name')
+      return names.length > 1 ? names.slice(1).map((n) => n!.text).join(' ') : undefined
+    }
+    case 'command':
+      return node.childForFieldName('name')?.text === 'let' ? node.text : undefined
+    case 'declaration_command':
+      return /^\s*(declare|local|typeset)\s+-\w*i/.test(node.text) ? node.text : undefined
+    default:
+      return undefined
+  }
 }
 
 /**

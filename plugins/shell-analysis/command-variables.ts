@@ -40,7 +40,12 @@ export interface AssignedValue {
   readonly text: string | undefined
   /** Programs whose output went into it (a downloader, a decoder). */
   readonly programs: readonly string[]
+  /** The value is a number whatever it is (an arithmetic expansion). */
+  readonly numeric?: boolean
 }
+
+/** Programs whose output is a number (`n=$(wc -l < f)`): arithmetic on it runs nothing. */
+const NUMERIC_PRODUCERS: ReadonlySet<string> = new Set(['wc', 'nproc', 'seq', 'date', 'expr', 'id', 'stat', 'du', 'getconf', 'bc', 'tput', 'jot'])
 
 /**
  * Judges an assignment to `name` in `scope` (plain, exported, prefix, `env NAME=`, `read`, `printf -v`, a
@@ -49,6 +54,9 @@ export interface AssignedValue {
 export function assignedVariable(st: AnalysisState, scope: Scope, name: string, value: AssignedValue): void {
   noteGitEnv(scope.vars, name)
   noteConfigVariable(scope, name)
+  const numeric = value.numeric === true || (value.programs.length > 0 && value.programs.every((p) => NUMERIC_PRODUCERS.has(p)))
+  if (value.text === undefined && !numeric) st.unknownTextVariables.add(name)
+  else st.unknownTextVariables.delete(name)
   const interpreter = INTERPRETER_OPTION_VARIABLES[name]
   if (interpreter !== undefined) return interpreterOptions(st, scope, name, interpreter, value)
   const command = COMMAND_VARIABLES.has(name)

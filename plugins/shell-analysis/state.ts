@@ -107,6 +107,8 @@ export class AnalysisState {
    * and `since`, how many commands had been recorded then (only later ones may have changed it).
    */
   readonly files = new Map<string, WrittenFile>()
+  /** Variables given text only run time knows (`read n < f`, `n=$(cat f)`): arithmetic on one may run what it holds. */
+  readonly unknownTextVariables = new Set<string>()
   /** Repositories whose .git/config and hooks were read already in this analysis. */
   readonly gitConfigs = new Set<string>()
   /** `git config alias.NAME VALUE` run earlier in the same command (lower-case name → value). */

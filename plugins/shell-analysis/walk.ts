@@ -134,7 +134,7 @@ function prefixAssignment(st: AnalysisState, node: SyntaxNode, commandScope: Sco
   const value = evaluateString(valueNode ? [valueNode] : [node], wordContext(st, commandScope))
   if (!name) return
   if (STARTUP_VARIABLES.has(name) && !value.dynamic) commandScope.vars.set(name, value.fields[0] ?? '')
-  assignedVariable(st, commandScope, name, { text: value.dynamic ? undefined : (value.fields[0] ?? ''), programs: value.programs })
+  assignedVariable(st, commandScope, name, { text: value.dynamic ? undefined : (value.fields[0] ?? ''), programs: value.programs, numeric: valueNode?.type === 'arithmetic_expansion' })
 }
 
 function namerefAssign(node: SyntaxNode, scope: Scope): void {
@@ -152,7 +152,7 @@ function assign(st: AnalysisState, node: SyntaxNode, scope: Scope): void {
   const value = valueNode ? evaluateString([valueNode], wordContext(st, scope)) : undefined
   if (!name) return
   // An array in a command variable is not what a program reading it gets: judged unknown.
-  assignedVariable(st, scope, name, { text: value?.dynamic || valueNode?.type === 'array' ? undefined : (value?.fields[0] ?? ''), programs: value?.programs ?? [] })
+  assignedVariable(st, scope, name, { text: value?.dynamic || valueNode?.type === 'array' ? undefined : (value?.fields[0] ?? ''), programs: value?.programs ?? [], numeric: valueNode?.type === 'arithmetic_expansion' })
   if (valueNode?.type === 'array') return assignArray(st, name, valueNode, scope)
   // A dynamic value keeps its source spelling (`$(cat f)`), so `$X` as a program is still flagged dynamic.
   if (value?.dynamic) scope.vars.delete(name)
@@ -317,16 +317,19 @@ function forLoop(st: AnalysisState, node: SyntaxNode, scope: Scope): undefined {
   const body = node.childForFieldName('body')
   const values: string[] = []
   let dynamic = false
+  const programs: string[] = []
   const ctx = wordContext(st, scope)
   for (let i = 0; i < node.childCount; i++) {
     const child = node.child(i)
     if (!child || node.fieldNameForChild(i) !== 'value') continue
     const v = evaluateWord([child], ctx)
     dynamic ||= v.dynamic
+    programs.push(...v.programs)
     values.push(...v.fields)
   }
   if (!body) return undefined
-  if (variable && dynamic) assignedVariable(st, scope, variable, { text: undefined, programs: [] })
+  // `for i in $(seq 5)`: the values come from what the substitutions ran (numbers from seq).
+  if (variable && dynamic) assignedVariable(st, scope, variable, { text: undefined, programs })
   if (!variable || dynamic || values.length === 0 || values.length > MAX_LOOP_VALUES) {
     if (variable) scope.vars.delete(variable)
     walkStatement(st, body, scope)
