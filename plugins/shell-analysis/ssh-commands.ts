@@ -3,11 +3,12 @@
  * the user's shell), given with `-o` on the command line (`-o ProxyCommand=CMD`, `-oProxyCommand=CMD`,
  * `-o 'ProxyCommand CMD'`) or in a config file named with `-F` (with `Match exec CMD`), plus the programs
  * scp and sftp start instead of ssh (`scp -S PROG`, `sftp -S PROG`, `sftp -D SERVER`). `RemoteCommand`
- * runs on the other side, as the command operand of ssh does; it is analysed too.
+ * runs on the other side, as the command operand of ssh does (`sshRemoteCommand`); it is analysed too.
  */
 import { execString } from './execution.ts'
 import { instructionsOf } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
+import type { Nested } from './nested-commands.ts'
 import type { AnalysisState } from './state.ts'
 
 /** ssh_config keywords whose value is a command (keywords are case-insensitive; `none` disables). */
@@ -86,4 +87,30 @@ export function sshLocalCommands(st: AnalysisState, inv: Invocation, program: 's
   const found = sshConfigCommands(text)
   if (found.includes) st.signals.add('unanalysable_script')
   for (const command of found.commands) execString(st, inv, command, [PLAIN], `${program} -F config`)
+}
+
+/** The command ssh runs on the other side: the operands after the destination, through the remote shell. */
+export function sshRemoteCommand(argv: readonly string[]): Nested | undefined {
+  // OpenSSH keeps reading options after the destination (`ssh host -i KEY cmd`): the command is the first
+  // operand after the destination that is not an option or an option's value.
+  let i = 1
+  let host = false
+  for (; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--') {
+      // `--` ends the options: the destination follows unless it came already.
+      i += host ? 1 : 2
+      break
+    }
+    if (!arg.startsWith('-')) {
+      if (host) break
+      host = true
+      continue
+    }
+    if (arg.length === 2 && VALUE_OPTIONS.ssh!.includes(arg[1]!)) i++
+  }
+  const commandStart = i
+  if (commandStart >= argv.length) return undefined
+  const indexes = argv.map((_, k) => k).filter((k) => k >= commandStart)
+  return { kind: 'string', text: argv.slice(commandStart).join(' '), exclude: indexes, label: 'ssh' }
 }
