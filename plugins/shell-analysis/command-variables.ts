@@ -10,6 +10,7 @@
 import { execString, preloadedFiles } from './execution.ts'
 import { noteGitEnv } from './git-aliases.ts'
 import { shellQuote } from './quote.ts'
+import { substitutionsIn } from './shell-text.ts'
 import { noteConfigVariable } from './self-protection.ts'
 import type { FieldInfo, Invocation } from './invocation.ts'
 import { NO_REDIRECTS, type AnalysisState, type Scope } from './state.ts'
@@ -95,31 +96,4 @@ function interpreterOptions(st: AnalysisState, scope: Scope, name: string, inter
 export function unsetVariable(scope: Scope, name: string): void {
   scope.vars.delete(name)
   noteConfigVariable(scope, name)
-}
-
-/** The commands of the `$(…)` and `` `…` `` substitutions in `text` (quotes and nesting respected; `$((` is arithmetic). */
-export function substitutionsIn(text: string): string[] {
-  const out: string[] = []
-  for (let i = 0; i < text.length && out.length < 16; i++) {
-    if (text[i] === '`') {
-      const end = text.indexOf('`', i + 1)
-      if (end === -1) break
-      out.push(text.slice(i + 1, end))
-      i = end
-    } else if (text.startsWith('$(', i) && text[i + 2] !== '(') {
-      let depth = 1
-      let quote: string | undefined
-      let j = i + 2
-      for (; j < text.length && depth > 0; j++) {
-        const c = text[j]!
-        if (quote !== undefined) quote = c === quote ? undefined : quote
-        else if (c === "'" || c === '"') quote = c
-        else if (c === '(') depth++
-        else if (c === ')') depth--
-      }
-      out.push(text.slice(i + 2, depth === 0 ? j - 1 : j))
-      i = j - 1
-    }
-  }
-  return out
 }

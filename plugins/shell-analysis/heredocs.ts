@@ -6,6 +6,7 @@
  * parses in any list. Expansion stays as bash does it: a quoted delimiter keeps the body literal (single
  * quotes), an unquoted one expands `$x` and `$(...)` in it (double quotes, with `"` escaped).
  */
+import { closeBracket, skipQuoted } from './shell-text.ts'
 
 const MAX_HEREDOCS = 256
 
@@ -162,27 +163,6 @@ function wordEnd(text: string, start: number): number {
   return Math.min(i, text.length)
 }
 
-/** Index just past the bracket matching the one at `open` (quotes inside skipped). */
-function closeBracket(text: string, open: number): number {
-  const pairs: Record<string, string> = { '(': ')', '{': '}' }
-  const stack = [pairs[text[open]!]!]
-  let i = open + 1
-  while (i < text.length && stack.length > 0) {
-    const ch = text[i]!
-    if (ch === '\\') i += 2
-    else if (ch === "'") {
-      const close = text.indexOf("'", i + 1)
-      i = close === -1 ? text.length : close + 1
-    } else if (ch === '"' || ch === '`') i = skipQuoted(text, i, ch)
-    else {
-      if (ch === '(' || ch === '{') stack.push(pairs[ch]!)
-      else if (ch === stack[stack.length - 1]) stack.pop()
-      i++
-    }
-  }
-  return i
-}
-
 /** When a backslash escape or a quoted span starts at `i`: the index just past it. */
 function pastQuoting(text: string, i: number): number | undefined {
   const ch = text[i]
@@ -194,13 +174,6 @@ function pastQuoting(text: string, i: number): number | undefined {
   let j = i + 1
   while (j < text.length && text[j] !== "'") j += ansi && text[j] === '\\' ? 2 : 1
   return j + 1
-}
-
-/** Index just past the closing quote of a `"..."` or `` `...` `` span starting at `start`. */
-function skipQuoted(text: string, start: number, quote: string): number {
-  let i = start + 1
-  while (i < text.length && text[i] !== quote) i += text[i] === '\\' ? 2 : 1
-  return i + 1
 }
 
 /** `<<WORD`, `<<-WORD`, `<< 'WORD'`, `<<"WORD"`, `<<\WORD`, `<<E"O"F` starting at `start`. */
@@ -252,11 +225,17 @@ function readBody(text: string, pos: number, doc: Pending): { body: string; next
 function quoteBody(body: string, literal: boolean): string {
   const text = body.endsWith('\n') ? body.slice(0, -1) : body
   if (literal) return `'${text.replace(/'/g, `'\\''`)}'`
-  // Inside double quotes `"` needs escaping, and a here-doc's `\"` is a literal backslash before it.
+  // Inside double quotes `"` needs escaping, and a here-doc's `\"` is a literal backslash before it. A
+  // `$(…)` or `${…}` is parsed afresh inside double quotes, so its own quotes are copied as they are
+  // (`$(rm -rf "$HOME")` escaped would read `"/home/me"` with its quotes and hide the home).
   let out = ''
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!
-    if (ch === '\\' && text[i + 1] === '"') {
+    if (ch === '$' && (text[i + 1] === '(' || text[i + 1] === '{')) {
+      const end = closeBracket(text, i + 1)
+      out += text.slice(i, end)
+      i = end - 1
+    } else if (ch === '\\' && text[i + 1] === '"') {
       out += '\\\\\\"'
       i++
     } else if (ch === '\\' && i + 1 < text.length) {
