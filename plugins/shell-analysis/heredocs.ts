@@ -6,7 +6,7 @@
  * parses in any list. Expansion stays as bash does it: a quoted delimiter keeps the body literal (single
  * quotes), an unquoted one expands `$x` and `$(...)` in it (double quotes, with `"` escaped).
  */
-import { closeBracket, skipQuoted } from './shell-text.ts'
+import { closeBracket, pastQuoting } from './shell-text.ts'
 
 const MAX_HEREDOCS = 256
 
@@ -152,28 +152,10 @@ function wordEnd(text: string, start: number): number {
   let i = start
   while (i < text.length && !/[\s;&|<>)]/.test(text[i]!)) {
     const ch = text[i]!
-    if (ch === '\\') i += 2
-    else if (ch === "'") {
-      const close = text.indexOf("'", i + 1)
-      i = close === -1 ? text.length : close + 1
-    } else if (ch === '"' || ch === '`') i = skipQuoted(text, i, ch)
-    else if (ch === '$' && (text[i + 1] === '(' || text[i + 1] === '{')) i = closeBracket(text, i + 1)
-    else i++
+    if (ch === '$' && (text[i + 1] === '(' || text[i + 1] === '{')) i = closeBracket(text, i + 1)
+    else i = pastQuoting(text, i) ?? i + 1
   }
   return Math.min(i, text.length)
-}
-
-/** When a backslash escape or a quoted span starts at `i`: the index just past it. */
-function pastQuoting(text: string, i: number): number | undefined {
-  const ch = text[i]
-  if (ch === '\\') return i + 2
-  if (ch === '"' || ch === '`') return skipQuoted(text, i, ch)
-  if (ch !== "'") return undefined
-  // `$'...'` honours backslash escapes; plain single quotes do not.
-  const ansi = text[i - 1] === '$'
-  let j = i + 1
-  while (j < text.length && text[j] !== "'") j += ansi && text[j] === '\\' ? 2 : 1
-  return j + 1
 }
 
 /** `<<WORD`, `<<-WORD`, `<< 'WORD'`, `<<"WORD"`, `<<\WORD`, `<<E"O"F` starting at `start`. */

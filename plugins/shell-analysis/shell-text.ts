@@ -16,19 +16,30 @@ export function closeBracket(text: string, open: number): number {
   const stack = [pairs[text[open]!]!]
   let i = open + 1
   while (i < text.length && stack.length > 0) {
-    const ch = text[i]!
-    if (ch === '\\') i += 2
-    else if (ch === "'") {
-      const close = text.indexOf("'", i + 1)
-      i = close === -1 ? text.length : close + 1
-    } else if (ch === '"' || ch === '`') i = skipQuoted(text, i, ch)
-    else {
-      if (ch === '(' || ch === '{') stack.push(pairs[ch]!)
-      else if (ch === stack[stack.length - 1]) stack.pop()
-      i++
+    const past = pastQuoting(text, i)
+    if (past !== undefined) {
+      i = past
+      continue
     }
+    const ch = text[i]!
+    if (ch === '(' || ch === '{') stack.push(pairs[ch]!)
+    else if (ch === stack[stack.length - 1]) stack.pop()
+    i++
   }
   return i
+}
+
+/** When a backslash escape or a quoted span starts at `i`: the index just past it. */
+export function pastQuoting(text: string, i: number): number | undefined {
+  const ch = text[i]
+  if (ch === '\\') return i + 2
+  if (ch === '"' || ch === '`') return skipQuoted(text, i, ch)
+  if (ch !== "'") return undefined
+  // `$'...'` honours backslash escapes; plain single quotes do not.
+  const ansi = text[i - 1] === '$'
+  let j = i + 1
+  while (j < text.length && text[j] !== "'") j += ansi && text[j] === '\\' ? 2 : 1
+  return j + 1
 }
 
 /**
