@@ -12,7 +12,7 @@ import { noteGitEnv } from './git-aliases.ts'
 import { shellQuote } from './quote.ts'
 import { substitutionsIn } from './shell-text.ts'
 import { noteConfigVariable } from './self-protection.ts'
-import type { FieldInfo, Invocation } from './invocation.ts'
+import type { Invocation } from './invocation.ts'
 import { NO_REDIRECTS, type AnalysisState, type Scope } from './state.ts'
 
 /** Variables whose value is a command line some program runs through a shell (or splits and runs). */
@@ -61,21 +61,21 @@ export function assignedVariable(st: AnalysisState, scope: Scope, name: string, 
   const interpreter = INTERPRETER_OPTION_VARIABLES[name]
   if (interpreter !== undefined) return interpreterOptions(st, scope, name, interpreter, value)
   const command = COMMAND_VARIABLES.has(name)
-  // A value holding a command substitution runs it wherever bash expands the value again: arithmetic (`$((x))`,
-  // `[[ $x -eq 1 ]]`, `a[x]`), `${x@P}`, a prompt, eval. Analysed here, once, whatever expands it later.
-  if (!command && value.text !== undefined) for (const inner of substitutionsIn(value.text)) st.analyzeString(inner, scope, [...scope.via, `${name}= (expanded again)`])
-  if (value.text === undefined && PROMPT_VARIABLES.has(name)) st.signals.add('dynamic_exec')
-  if (!command && !SCRIPT_VARIABLES.has(name)) return
-  const info: FieldInfo = { dynamic: value.text === undefined, programs: value.programs, procsub: false }
   if (value.text === undefined) {
-    st.signals.add('dynamic_exec')
+    // What a program will run, or a shell will read or print, that only run time knows.
+    if (command || SCRIPT_VARIABLES.has(name) || PROMPT_VARIABLES.has(name)) st.signals.add('dynamic_exec')
     return
   }
-  if (!command || value.text.trim() === '') return
-  // less runs LESSOPEN's `|cmd %s`, `||cmd %s` or `cmd %s` (a leading `-` only changes when it runs).
-  const text = name === 'LESSOPEN' ? value.text.replace(/^-?\|{0,2}/, '') : value.text
-  const inv: Invocation = { argv: [], info: [], scope, via: scope.via, redirects: NO_REDIRECTS }
-  execString(st, inv, text, [info], `${name}=`)
+  if (command) {
+    if (value.text.trim() === '') return
+    // less runs LESSOPEN's `|cmd %s`, `||cmd %s` or `cmd %s` (a leading `-` only changes when it runs).
+    const text = name === 'LESSOPEN' ? value.text.replace(/^-?\|{0,2}/, '') : value.text
+    const inv: Invocation = { argv: [], info: [], scope, via: scope.via, redirects: NO_REDIRECTS }
+    return execString(st, inv, text, [{ dynamic: false, programs: value.programs, procsub: false }], `${name}=`)
+  }
+  // A value holding a command substitution runs it wherever bash expands the value again: arithmetic (`$((x))`,
+  // `[[ $x -eq 1 ]]`, `a[x]`), `${x@P}`, a prompt, eval. Analysed here, once, whatever expands it later.
+  for (const inner of substitutionsIn(value.text)) st.analyzeString(inner, scope, [...scope.via, `${name}= (expanded again)`])
 }
 
 /**

@@ -15,11 +15,11 @@ import { goGenerateCommands } from './go-generate.ts'
 import { conftestFiles } from './conftest.ts'
 import { setupScripts } from './setup-py.ts'
 import { gitRun } from './git-run.ts'
-import { assignedVariable } from './command-variables.ts'
+import { changesShellState } from './builtins.ts'
 import { instructionsOf, rememberCopy, scriptToRun, writtenText } from './files.ts'
 import { PLAIN, type Invocation } from './invocation.ts'
 import { unwrap } from './unwrap.ts'
-import { NESTED_COMMANDS, readFields } from './nested-commands.ts'
+import { NESTED_COMMANDS } from './nested-commands.ts'
 import { packageScripts } from './package-scripts.ts'
 import { operandProgram, runnerOf, runnerString } from './runners.ts'
 import { forgetPatched, patchedByCommand } from './patches.ts'
@@ -48,8 +48,11 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   if ((behind ?? planted) !== undefined) return dispatch(st, { ...inv, argv: [(behind ?? planted)!, ...inv.argv.slice(1)], via: [...inv.via, argv0] })
   const program = programName(argv0)
   const first = inv.info[0] ?? PLAIN
-  // A program only run time names, fed a download or decoded text (`curl … | $0`), may well be a shell: judged as one.
-  if (first.dynamic) void (st.signals.add('dynamic_program'), classifyExecuted(st, inv.stdin?.programs ?? []))
+  if (first.dynamic) {
+    st.signals.add('dynamic_program')
+    // A program only run time names, fed a download or decoded text (`curl … | $0`), may well be a shell: judged as one.
+    classifyExecuted(st, inv.stdin?.programs ?? [])
+  }
   classifyExecuted(st, first.programs)
   watchEnvSecrets(st, inv, program)
   watchSelfProtection(st, inv, program)
@@ -63,11 +66,15 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects, { literal, ...extras, ...(inputPaths.length > 0 ? { paths: [...(extras.paths ?? []), ...inputPaths] } : {}) })
   }
 
-  // `su`/`runuser ... -c STRING` run a string (`runuser -u USER -- CMD...` is a plain wrapper).
-  const command = program === 'su' || program === 'runuser' || program === 'script' || program === 'sg' ? shellStringOption(inv.argv) : undefined
+  // `su`/`runuser ... -c STRING` run a string; `runuser -u USER -- CMD...` is a plain wrapper (below).
+  const command = SU_LIKE.has(program) ? shellStringOption(inv.argv) : undefined
   if (command !== undefined) {
     record({ exclude: [command.index] })
     execString(st, inv, command.text, [inv.info[command.index] ?? PLAIN], `${program} -c`)
+    return undefined
+  }
+  if (SU_LIKE.has(program) && !WRAPPERS.has(program)) {
+    record()
     return undefined
   }
   const wrapper = WRAPPERS.get(program)
@@ -80,32 +87,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     execString(st, inv, inv.argv[1], [inv.info[1] ?? PLAIN], 'trap')
     return undefined
   }
-  if (program === 'hash') {
-    // `hash -p /bin/rm ls`: from now on `ls` runs /bin/rm, as an alias would make it.
-    const at = inv.argv.indexOf('-p')
-    const [path, ...names] = at === -1 ? [] : inv.argv.slice(at + 1)
-    if (path !== undefined) for (const name of names) inv.scope.aliases.set(name, `'${path.replace(/'/g, `'\\''`)}'`)
-    record()
-    return undefined
-  }
-  if (program === 'alias') {
-    for (const arg of inv.argv.slice(1)) {
-      const m = /^([^=\s]+)=(.*)$/s.exec(arg)
-      if (m) inv.scope.aliases.set(m[1]!, m[2]!)
-    }
-    record()
-    return undefined
-  }
-  if (program === 'cd' || program === 'pushd') {
-    const operand = inv.argv.slice(1).find((a) => !a.startsWith('-') || a === '-')
-    const previous = inv.scope.cwd
-    const oldpwd = inv.scope.vars.get('OLDPWD')
-    // `cd -` goes back to $OLDPWD; a relative target under a set CDPATH may resolve anywhere in it.
-    const target = operand === '-' ? oldpwd : (operand ?? '~')
-    const viaCdpath = inv.scope.vars.has('CDPATH') && target !== undefined && !/^\.{0,2}(\/|$)/.test(target)
-    inv.scope.cwd = target === undefined || viaCdpath || inv.info.slice(1).some((i) => i.dynamic) ? undefined : lexicalPath(target, { home: st.options.home, cwd: inv.scope.cwd })
-    if (previous !== undefined) inv.scope.vars.set('OLDPWD', previous)
-    else inv.scope.vars.delete('OLDPWD')
+  if (changesShellState(st, inv, program)) {
     record()
     return undefined
   }
@@ -145,40 +127,11 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
     return staticOutput(program, inv.argv, inv.stdin?.text)
   }
-  if (program === 'su' || program === 'runuser' || program === 'script' || program === 'sg') {
-    record()
-    return undefined
-  }
   if (program === 'watch') {
     record({ exclude: inv.argv.map((_, i) => i) })
     let i = 1
     while (i < inv.argv.length && inv.argv[i]!.startsWith('-')) i += /^-(n|-interval)$/.test(inv.argv[i]!) ? 2 : 1
     if (i < inv.argv.length) execString(st, inv, inv.argv.slice(i).join(' '), inv.info.slice(i), 'watch')
-    return undefined
-  }
-  if (program === 'set' && inv.argv.length > 1 && (inv.argv[1] === '--' || !/^[-+]/.test(inv.argv[1]!))) {
-    // `set -- a b c` replaces the positional parameters ("$@" then runs them as a command).
-    const positional = inv.argv.slice(inv.argv[1] === '--' ? 2 : 1)
-    for (const key of [...inv.scope.vars.keys()]) if (/^\d+$/.test(key)) inv.scope.vars.delete(key)
-    positional.slice(0, 9).forEach((a, i) => inv.scope.vars.set(String(i + 1), a))
-    inv.scope.vars.set('@', positional.join(' '))
-    inv.scope.vars.set('*', positional.join(' '))
-    inv.scope.vars.set('#', String(positional.length))
-    record()
-    return undefined
-  }
-  if (program === 'read' || program === 'mapfile' || program === 'readarray') {
-    readInto(st, inv, program)
-    record()
-    return undefined
-  }
-  if (program === 'printf' && inv.argv[1] === '-v' && inv.argv[2] !== undefined && inv.argv[3] !== undefined) {
-    const value = staticOutput('printf', ['printf', ...inv.argv.slice(3)], undefined)
-    const known = value !== undefined && !inv.info.slice(3).some((i) => i.dynamic)
-    assignedVariable(st, inv.scope, inv.argv[2], { text: known ? value : undefined, programs: inv.info.slice(3).flatMap((i) => i.programs) })
-    if (known) inv.scope.vars.set(inv.argv[2], value)
-    else inv.scope.vars.delete(inv.argv[2])
-    record()
     return undefined
   }
   if (program === 'git') {
@@ -262,8 +215,10 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   }
   for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
   for (const file of pythonFilesRun(st, inv, program)) inlineCode(st, inv, file.text, file.label, 'python3')
-  const recipes = makeRecipes(st, inv, program) ?? goGenerateCommands(st, inv, program)
+  const recipes = makeRecipes(st, inv, program)
   if (recipes !== undefined) st.analyzeFile(recipes, inv.scope, [...inv.via, `${program} recipes`])
+  const directives = goGenerateCommands(st, inv, program)
+  if (directives !== undefined) st.analyzeFile(directives, inv.scope, [...inv.via, 'go:generate'])
   record({ urls: urlsFromFiles(st, inv, program) })
   // A program nobody listed, naming a known program among its operands, most likely runs it: analysed too.
   const operand = runner === undefined ? operandProgram(program, inv.argv) : -1
@@ -325,21 +280,6 @@ function withExpandedProgram(st: AnalysisState, inv: Invocation): Invocation {
   return { ...inv, argv: [...matches, ...inv.argv.slice(1)], info: [...matches.map(() => first), ...inv.info.slice(1)] }
 }
 
-/**
- * `read NAME...` from input svc computed sets the names; from anything else (a file, a pipe of unknown
- * text) they hold what only run time knows, as `mapfile`/`readarray` arrays always do here.
- */
-function readInto(st: AnalysisState, inv: Invocation, program: string): void {
-  const text = program === 'read' ? inv.stdin?.text : undefined
-  const fields = readFields(inv.argv.slice(1), text ?? '')
-  const names = program === 'read' ? [...fields.keys()] : [inv.argv.slice(1).filter((a) => /^[A-Za-z_]\w*$/.test(a)).at(-1) ?? 'MAPFILE']
-  for (const name of names) {
-    assignedVariable(st, inv.scope, name, { text: text === undefined ? undefined : fields.get(name), programs: inv.stdin?.programs ?? [] })
-    for (const key of [...inv.scope.vars.keys()]) if (key === name || key.startsWith(`${name}[`)) inv.scope.vars.delete(key)
-    if (text !== undefined) inv.scope.vars.set(name, fields.get(name) ?? '')
-  }
-}
-
 const PARALLEL_VALUE_OPTIONS: ReadonlySet<string> = new Set(['-j', '--jobs', '-S', '--sshlogin', '-a', '--arg-file', '-d', '--delimiter', '-I', '--joblog', '--results', '--tmpdir', '-n', '--max-args', '--timeout', '--delay', '--retries'])
 
 /** GNU `parallel CMD ::: ARGS` (or ARGS on stdin): CMD runs in a shell with `{}` (or the end) bound to each argument. */
@@ -377,6 +317,9 @@ function findExec(st: AnalysisState, inv: Invocation): void {
     i = end
   }
 }
+
+/** Programs that run a shell string given with `-c` as another user or group, or in a recorded terminal. */
+const SU_LIKE: ReadonlySet<string> = new Set(['su', 'runuser', 'script', 'sg'])
 
 /** The string `-c STRING` / `--command STRING` / `--command=STRING` gives (before any `--`), with its index. */
 function shellStringOption(argv: readonly string[]): { text: string; index: number } | undefined {

@@ -122,7 +122,7 @@ export function stdinExec(st: AnalysisState, inv: Invocation, program: string, i
   }
   if (stdin.kind === 'pipe') st.signals.add(isShell ? 'pipe_to_shell' : 'pipe_to_interpreter')
   // `bash < x.sh` runs x.sh as `bash x.sh` does: a file an earlier call wrote is read from disk.
-  else if (stdin.kind === 'file' && stdin.path !== undefined && !stdin.path.startsWith('/dev/fd/')) runWrittenFile(st, inv, stdin.path, program, isShell)
+  else if (stdin.kind === 'file' && stdin.path !== undefined) runWrittenFile(st, inv, stdin.path, program, isShell)
 }
 
 /** Output of a process substitution is executed (`bash <(curl ...)`, `source <(...)`). */

@@ -66,8 +66,12 @@ function terminalKey(sessionId: string, input: Readonly<Record<string, unknown>>
   return `${sessionId}\u0000${typeof id === 'string' || typeof id === 'number' ? id : JSON.stringify(id)}`
 }
 
+
+/** Input fields in which shell tools name the directory the command runs in (Gemini, Cursor, Codex). */
+const WORKDIR_FIELDS = ['dir_path', 'directory', 'working_directory', 'workdir', 'cwd'] as const
+
 /** Fields of shell tools that say how, not what, to run (Claude, Codex, Gemini, Cursor): an input of only these runs nothing. */
-const SHELL_METADATA: ReadonlySet<string> = new Set(['description', 'timeout', 'timeout_ms', 'run_in_background', 'dangerouslyDisableSandbox', 'sandbox', 'sandbox_permissions', 'with_escalated_permissions', 'justification', 'yield_time_ms', 'max_output_tokens', 'shell', 'login', 'session_id', 'is_background', 'dir_path', 'directory', 'working_directory', 'workdir', 'cwd'])
+const SHELL_METADATA: ReadonlySet<string> = new Set([...WORKDIR_FIELDS, 'description', 'timeout', 'timeout_ms', 'run_in_background', 'dangerouslyDisableSandbox', 'sandbox', 'sandbox_permissions', 'with_escalated_permissions', 'justification', 'yield_time_ms', 'max_output_tokens', 'shell', 'login', 'session_id', 'is_background'])
 
 /** A shell call whose input holds something besides its metadata, but no command svc reads: it may run anything. */
 function carriesOtherInput(input: Readonly<Record<string, unknown>>): boolean {
@@ -75,9 +79,6 @@ function carriesOtherInput(input: Readonly<Record<string, unknown>>): boolean {
 }
 
 const NO_COMMAND_FOUND: CommandAnalysis = { raw: '', commands: [], signals: ['unanalysable'], error: 'a shell call whose input carries no command field svc reads (command, cmd, action.command)' }
-
-/** Input fields in which shell tools name the directory the command runs in (Gemini, Cursor, Codex). */
-const WORKDIR_FIELDS = ['dir_path', 'directory', 'working_directory', 'workdir', 'cwd'] as const
 
 /**
  * Where the command runs: the tool's own working-directory field (resolved against the call's cwd) wins

@@ -30,7 +30,7 @@ export function fileRedirect(st: AnalysisState, node: SyntaxNode, scope: Scope, 
   // `cmd < file` where the command wrote `file` (or it is a process substitution) earlier: stdin is known.
   if (op === '<') {
     const text = writtenText(st, scope, target)
-    return { kind: 'file', text, programs: value.programs, path: target }
+    return { kind: 'file', text, programs: value.programs, ...(value.processSubstitution ? {} : { path: target }) }
   }
   return undefined
 }

@@ -185,7 +185,11 @@ export function operandProgram(program: string, argv: readonly string[]): number
 export function runnerString(arg: string, program = ''): string {
   const m = /^--[\w-]+=(.*)$/s.exec(arg)
   const text = m ? m[1]! : arg
-  if (program === 'gdb') return /^\s*(?:shell\b|!)\s*(.*)$/s.exec(text)?.[1] ?? text
-  if (program === 'expect') return text.split(/[\n;]/).map((line) => line.replace(/^\s*(?:spawn|exec|system)\s+(?:-\S+\s+)*/, '')).join('\n')
-  return text
+  return STRING_LANGUAGES[program]?.(text) ?? text
+}
+
+/** Runners whose string is in a language of their own: the shell command in it. */
+const STRING_LANGUAGES: Readonly<Record<string, (text: string) => string>> = {
+  gdb: (text) => /^\s*(?:shell\b|!)\s*(.*)$/s.exec(text)?.[1] ?? text,
+  expect: (text) => text.split(/[\n;]/).map((line) => line.replace(/^\s*(?:spawn|exec|system)\s+(?:-\S+\s+)*/, '')).join('\n'),
 }

@@ -65,7 +65,7 @@ export interface Stdin {
   readonly programs: readonly string[]
   /** Canonical directories an upstream stage lists (`find ~/.ssh | xargs cat`): what its names point into. */
   readonly listed?: readonly string[]
-  /** The file a `< FILE` redirect reads, as written (its text may be on disk: a shell reading it runs it). */
+  /** The file a `< FILE` redirect reads, as written (its text may be on disk: a shell reading it runs it); none for `< <(…)`. */
   readonly path?: string
 }
 

@@ -38,8 +38,7 @@ export function unwrap(st: AnalysisState, inv: Invocation, program: string): str
     }
     // `env -i`/`env -` clears the environment, `env -u NAME` drops one variable: a harness may lose its config.
     if (program === 'env' && (arg === '-i' || arg === '-' || arg === '--ignore-environment')) noteConfigVariable(inv.scope, undefined)
-    if (program === 'env' && (arg === '-u' || arg === '--unset')) noteConfigVariable(inv.scope, argv[i + 1])
-    if (program === 'env' && /^(-u|--unset=)./.test(arg)) noteConfigVariable(inv.scope, arg.replace(/^(-u|--unset=)/, ''))
+    else if (program === 'env' && /^(-u|--unset)(=|$)|^-u./.test(arg)) noteConfigVariable(inv.scope, /^(-u|--unset)$/.test(arg) ? argv[i + 1] : arg.replace(/^(-u|--unset=)/, ''))
     if (program === 'env' && /^[A-Za-z_]\w*=/.test(arg)) {
       const eq = arg.indexOf('=')
       const dynamic = info[i]?.dynamic === true
