@@ -87,7 +87,7 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
   }
   /**
    * Walks a tree, then analyses every command or process substitution the walk did not reach: bash runs one
-   * wherever it is expanded (`$(( $(cmd) ))`, `a[$(cmd)]=1`, `${x:$(cmd)}`, a function never called), and
+   * wherever it is expanded (`$(( $(cmd) ))`, `a[$(cmd)]=1`, `${x:$(cmd)}`), and
    * what runs must not depend on the walker knowing each position.
    */
   const walkAll = (root: SyntaxNode, scope: Scope): void => {

@@ -22,7 +22,10 @@ export function noteConfigVariable(scope: Scope, name: string | undefined): void
   if (name === undefined || CONFIG_VARIABLES.has(name)) scope.vars.set(MOVED, '')
 }
 
-/** The daemon's process as `ps` shows it: its name, and its command line in the spellings it is started with. */
+/**
+ * The daemon's process as `ps` shows it: its name, and its command line in the spellings it is started with.
+ * (Fixed samples, not this process's own argv: the verdict must not depend on which process analyses.)
+ */
 const DAEMON_NAMES = ['node', 'svc']
 const DAEMON_COMMAND_LINES = ['svc daemon', 'node cli/main.ts daemon --port 7878', '/usr/local/lib/node_modules/svc/node_modules/node/bin/node /usr/local/lib/node_modules/svc/cli/main.ts daemon', 'sh cli/svc.sh daemon']
 

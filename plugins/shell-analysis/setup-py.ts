@@ -27,11 +27,9 @@ function pipArgs(program: string, argv: readonly string[]): readonly string[] | 
 
 /** The local project directories this command installs or builds, or none. */
 function localProjects(program: string, argv: readonly string[]): string[] {
-  const isBuild = program === 'pyproject-build' || (/^python[\d.]*$/.test(program) && argv.some((a, i) => a === '-m' && argv[i + 1] === 'build'))
-  if (isBuild) {
-    const operand = argv.slice(1).find((a, i) => !a.startsWith('-') && argv[i] !== '-m' && a !== 'build' && !/^python/.test(a))
-    return [operand ?? '.']
-  }
+  // `python -m build [DIR]` / `pyproject-build [DIR]`: the project is DIR, the working directory by default.
+  const build = program === 'pyproject-build' ? 0 : /^python[\d.]*$/.test(program) ? argv.findIndex((a, i) => a === 'build' && argv[i - 1] === '-m') : -1
+  if (build !== -1) return [argv.slice(build + 1).find((a) => !a.startsWith('-')) ?? '.']
   const args = pipArgs(program, argv)
   if (args === undefined || !PIP_SUBCOMMANDS.has(args[0] ?? '')) return []
   const out: string[] = []
