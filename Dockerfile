@@ -21,6 +21,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 
 COPY core ./core
+COPY daemon ./daemon
+COPY ledger-verify ./ledger-verify
 COPY plugins ./plugins
 COPY harnesses ./harnesses
 COPY guardrail-providers ./guardrail-providers

@@ -1,6 +1,6 @@
 /**
  * The one ledger filter of the client commands (`svc log`, `svc tail`, `svc top`): the same options on every
- * command, turned into the query of `GET /v1/ledger/entries` (whose server side is core/ledger/query.ts).
+ * command, turned into the query of `GET /v1/ledger/entries` (whose server side is daemon/read-models/ledger-query.ts).
  */
 import type { Command } from 'commander'
 import { parseDuration } from '../core/index.ts'

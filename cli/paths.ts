@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parsePortList, svcPortSet } from '../core/match/svc-ports.ts'
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 export const SHIPPED_POLICIES_DIR = join(PROJECT_ROOT, 'policies')
@@ -24,16 +23,6 @@ export function userHomeOf(env: NodeJS.ProcessEnv): string {
 /** The daemon's base URL for client commands: `--url`, else `SVC_URL`, else loopback:7878. */
 export function daemonUrl(env: NodeJS.ProcessEnv, flag?: string): string {
   return (flag ?? env.SVC_URL ?? `http://127.0.0.1:${DEFAULT_PORT}`).replace(/\/+$/, '')
-}
-
-/**
- * What `$SVC_PORTS` means for a daemon listening on `listening`: that port, the reserved 7878/7879, and the
- * operator's `SVC_PROTECTED_PORTS` (comma-separated; e.g. the host ports a container is published on, which
- * the daemon inside cannot see). A malformed list throws: it must stop the daemon, not leave a port open.
- */
-export function protectedPorts(env: NodeJS.ProcessEnv, listening?: number): readonly number[] {
-  const declared = env.SVC_PROTECTED_PORTS ? parsePortList(env.SVC_PROTECTED_PORTS, 'SVC_PROTECTED_PORTS') : []
-  return svcPortSet(listening === undefined ? declared : [listening, ...declared])
 }
 
 /**

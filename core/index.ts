@@ -1,5 +1,6 @@
 /**
- * The only module plugins, harnesses, providers and the CLI import from the core.
+ * The core's public face: the only module plugins, harnesses, providers, the daemon's host and the CLI import
+ * from the core.
  * @module
  */
 export type * from './types.ts'
@@ -26,17 +27,13 @@ export { GuardrailFailure, malformed, type ProviderWire } from './guardrail/wire
 export {
   applyPlugins,
   createRegistries,
-  daemonListeners,
+  broughtSurfaces,
   defineGateKind,
   extensionRegistry,
-  lazyRoutes,
   registerOnce,
-  type DaemonListener,
-  type DaemonListenerOptions,
   type EnginePlugin,
   type EvaluatorKind,
   type EvaluatorWhere,
-  type FeatureRoutes,
   type GateKind,
   type GateKindPlugin,
   type GateWhere,
@@ -44,19 +41,18 @@ export {
   type JsonSchema,
   type PluginHost,
   type Registries,
+  type Surface,
 } from './plugin.ts'
 export { ApiProblem, EngineError, ERR, formatEngineError, RefusalError, type ProblemCode } from './errors.ts'
 export { callPayload, callPayloadBytes, canonicalJson, canonicalSha256, payloadHash, sha256 } from './hash.ts'
 export { lazyValidator, newAjv } from './lazy-ajv.ts'
 export { writePrivateFile } from './atomic-file.ts'
-export { ensureHookKey, HOOK_KEY_FILE, HOOK_NONCE, hookMac } from './hook-key.ts'
-export { HookProtocol } from './hook-protocol/protocol.ts'
 export { readText } from './read-text.ts'
 export { createEngine, type CheckResult, type Engine, type EngineOptions } from './engine.ts'
 export { combine, refuse, isStrongSigner, assertNotLoosened } from './decision.ts'
 export { compileGlob, isLiteralGlob, type Glob } from './match/glob.ts'
 export { CASE_INSENSITIVE_FS, compileHomeGlobs, globRootsKey, type GlobRoots } from './match/home-globs.ts'
-export { assertKnownPortBindings, bindPortGlob, DEFAULT_SVC_PORTS, namesSvcPorts, parsePortList, SVC_PORTS, svcPortSet, svcPortsKey, svcPortsOf } from './match/svc-ports.ts'
+export { assertKnownPortBindings, bindPortGlob, DEFAULT_SVC_PORTS, namesSvcPorts, parsePortList, protectedPorts, SVC_PORTS, svcPortSet, svcPortsKey, svcPortsOf } from './match/svc-ports.ts'
 export { homeGlobsFor } from './match/home-glob-cache.ts'
 export { looksLikePatch, MAX_PATCH_TARGETS, patchedPaths, patchTargets, type PatchChange } from './match/patch-targets.ts'
 export { compileSafeRegex, type SafeRegex } from './match/regex.ts'
@@ -97,9 +93,7 @@ export {
   type McpServerEntry,
   type NativeResponse,
 } from './harness.ts'
-export { ABSOLUTE_PATH } from './server/routes/schemas.ts'
 // Ledger crypto for fleet plugins (witness cosignatures, log keys): C2SP signed notes, RFC 6962 proofs, Ed25519.
 export { checkpointText, noteKeyId, noteVerifierKey, parseCheckpoint, signNote, verifyNote } from './ledger/signed-note.ts'
 export { verifyConsistency } from './ledger/proof-verify.ts'
 export { newSeed, signingKeyFromSeed, signNative, verifyNative, type SigningKey } from './ledger/ed25519.ts'
-export { browserRefusal, extraAllowedHosts } from './server/browser-guard.ts'

@@ -3,7 +3,6 @@
  * definitions (synchronously). Everything that varies — gate kinds, guardrail providers, harnesses,
  * normalisers — is a plugin listed once at startup.
  */
-import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { EngineError, ERR } from './errors.ts'
 import { STAGE, type EngineHooks, type PredicateTest } from './hooks.ts'
@@ -23,20 +22,16 @@ export interface EnginePlugin {
 export type TapOnly<H> = { readonly [K in keyof H]: H[K] extends { promise: unknown } | { call: unknown } ? Omit<H[K], 'call' | 'callAsync' | 'promise'> : H[K] }
 
 /**
- * A feature's HTTP routes: a Fastify plugin function. `buildApp` registers it encapsulated (no
- * fastify-plugin), after the core routes and in plugin order, so it sees the `engine`, `auth` and `env`
- * decorations and gets the problem+json error contract and the OpenAPI document like every core route,
- * while its own hooks and decorations stay inside it.
+ * Something a plugin brings to the host that serves its engine: HTTP routes, a listener on a port of its own, a
+ * background service started and stopped with the daemon. The core keeps them in plugin order and never looks
+ * inside; the daemon reads them (daemon/surfaces.ts defines the kinds), and one-shot engines (`svc explain`)
+ * never start them.
  */
-export type FeatureRoutes = (app: FastifyInstance) => Promise<void>
-
-/**
- * Routes whose module loads only when the daemon builds its server: every CLI command that builds an engine
- * (`svc explain`, `svc policy test`) applies all plugins, and should not load their HTTP handlers, schemas and
- * editors on the way. Use as `host.addRoutes(lazyRoutes(() => import('./routes.ts')))`.
- */
-export function lazyRoutes(load: () => Promise<{ readonly default: FeatureRoutes }>): FeatureRoutes {
-  return async (app) => (await load()).default(app)
+export interface Surface {
+  /** What the host does with it, e.g. `routes`, `listener`, `service`. */
+  readonly kind: string
+  /** Unique within its kind; the bringing plugin's name when absent (so a plugin brings one set of routes). */
+  readonly name?: string
 }
 
 /** What a plugin's `apply` receives: the engine's hooks, registries, a logger bound to it and `$SVC_HOME`. */
@@ -48,8 +43,8 @@ export interface PluginHost {
   readonly home: string
   /** The environment the engine started with (e.g. `<PROVIDER>_API_KEY`, read once in `apply`, held in memory only). */
   readonly env: Readonly<Record<string, string | undefined>>
-  /** Brings this plugin's HTTP routes to the daemon (at most once per plugin; see FeatureRoutes). */
-  addRoutes(routes: FeatureRoutes): void
+  /** Declares a surface this plugin brings to the daemon (see Surface); a second one of the same kind and name is refused. */
+  bring(surface: Surface): void
 }
 
 /** A JSON Schema object (validated with ajv at policy load). */
@@ -100,41 +95,29 @@ export interface EvaluatorKind {
   compile(value: unknown, where: EvaluatorWhere): CompiledEvaluator
 }
 
-/**
- * A second HTTP surface the daemon serves on a port of its own (the web dashboard). `build` gets the daemon's
- * API app so the surface can answer through it in-process (same routes, same ledger entries) and never listens:
- * the daemon does. Registered with `daemonListeners(registry).set(name, listener)`.
- */
-export interface DaemonListener {
-  readonly name: string
-  build(api: FastifyInstance, opts: DaemonListenerOptions): Promise<FastifyInstance>
-}
-
-export interface DaemonListenerOptions {
-  readonly env: Readonly<Record<string, string | undefined>>
-  readonly log: Logger
-  /** What `svc doctor` finds (hooks per harness, shim, session, policy, ledger, problems), computed by the CLI side. */
-  readonly doctor?: () => Promise<unknown>
-}
-
-/** The listeners plugins registered (at most the dashboard today). */
-export function daemonListeners(registry: Registries): Map<string, DaemonListener> {
-  return extensionRegistry<DaemonListener>(registry, 'listener')
+/** The surfaces of one kind that plugins brought, by name, in registration order. */
+export function broughtSurfaces<T extends Surface>(registry: Registries, kind: T['kind']): Map<string, T> {
+  let map = registry.surfaces.get(kind)
+  if (!map) {
+    map = new Map()
+    registry.surfaces.set(kind, map)
+  }
+  return map as Map<string, T>
 }
 
 /** Map-backed registries, one set per engine. */
 export interface Registries {
   readonly gateKinds: Map<string, GateKind>
   readonly evaluatorKinds: Map<string, EvaluatorKind>
-  /** Feature routes by plugin name, in registration order (filled through `PluginHost.addRoutes`). */
-  readonly routes: Map<string, FeatureRoutes>
+  /** Surfaces by kind, then by name, in registration order (filled through `PluginHost.bring`). */
+  readonly surfaces: Map<string, Map<string, Surface>>
   /** Extension registries owned by other plugin families (harnesses, providers), keyed by family. */
   readonly extensions: Map<string, Map<string, unknown>>
 }
 
 /** Empty registries for one engine (never module-global, so each test builds its own). */
 export function createRegistries(): Registries {
-  return { gateKinds: new Map(), evaluatorKinds: new Map(), routes: new Map(), extensions: new Map() }
+  return { gateKinds: new Map(), evaluatorKinds: new Map(), surfaces: new Map(), extensions: new Map() }
 }
 
 /** Registers `value` under `key` in a map, refusing duplicates (one implementation per name). */
@@ -173,7 +156,7 @@ export function defineGateKind<V>(definition: GateKind<V>): GateKindPlugin {
 }
 
 /** Checks names and dependencies, then applies every plugin in order. */
-export function applyPlugins(plugins: readonly EnginePlugin[], host: Omit<PluginHost, 'addRoutes' | 'env'> & { readonly env?: PluginHost['env'] }): void {
+export function applyPlugins(plugins: readonly EnginePlugin[], host: Omit<PluginHost, 'bring' | 'env'> & { readonly env?: PluginHost['env'] }): void {
   const names = new Set<string>()
   for (const plugin of plugins) {
     if (names.has(plugin.name)) throw new EngineError(ERR.PLUGIN_DUPLICATE, `plugin "${plugin.name}" is registered twice`, { plugin: plugin.name })
@@ -185,7 +168,7 @@ export function applyPlugins(plugins: readonly EnginePlugin[], host: Omit<Plugin
     }
   }
   for (const plugin of plugins) {
-    const addRoutes = (routes: FeatureRoutes): void => registerOnce(host.registry.routes, plugin.name, routes, plugin.name)
-    plugin.apply({ ...host, env: host.env ?? {}, log: host.log.child({ plugin: plugin.name }), addRoutes })
+    const bring = (surface: Surface): void => registerOnce(broughtSurfaces(host.registry, surface.kind), surface.name ?? plugin.name, surface, plugin.name)
+    plugin.apply({ ...host, env: host.env ?? {}, log: host.log.child({ plugin: plugin.name }), bring })
   }
 }

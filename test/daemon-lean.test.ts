@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url'
 import pino from 'pino'
 import { describe, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../cli/paths.ts'
-import { collectWhenIdle } from '../cli/daemon/idle-gc.ts'
+import { collectWhenIdle } from '../daemon/idle-gc.ts'
 import { spawnDaemon } from './helpers/child-daemon.ts'
 import { tempDir } from './helpers/daemon.ts'
 import { waitFor } from './helpers/wait.ts'
@@ -32,9 +32,9 @@ const note = (instance) => { for (const name of Object.keys(instance.exports)) i
 const { Instance, instantiate } = WebAssembly
 WebAssembly.Instance = new Proxy(Instance, { construct(target, args) { const instance = Reflect.construct(target, args); note(instance); return instance } })
 WebAssembly.instantiate = async (...args) => { const r = await instantiate(...args); note(r.instance ?? r); return r }
-const { startDaemon } = await import(${url('cli/daemon/start.ts')})
+const { startSvcDaemon } = await import(${url('cli/start-daemon.ts')})
 const env = { SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: 'correct horse battery', HOME: process.env.HOME }
-const daemon = await startDaemon({ home: process.env.SVC_HOME, port: 0, env, log: pino({ level: 'silent' }) })
+const daemon = await startSvcDaemon({ home: process.env.SVC_HOME, port: 0, env, log: pino({ level: 'silent' }) })
 const idle = [...grammars].sort()
 await daemon.engine.decide({ sessionId: 'probe', source: 'claude-code', tool: 'Bash', input: { command: 'python3 -c "import os"' }, cwd: '/tmp' })
 process.stdout.write(JSON.stringify({ modules: [...seen], grammars: { idle, afterPython: [...grammars].sort() } }) + '\\n')

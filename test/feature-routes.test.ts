@@ -1,12 +1,13 @@
 /**
- * Feature routes (PluginHost.addRoutes, docs/architecture.md): a plugin's routes get the decorations, the
+ * Feature routes (`host.bring(routes(...))`, daemon/surfaces.ts): a plugin's routes get the decorations, the
  * problem+json error contract, operator auth and the OpenAPI document of core routes, and stay encapsulated.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import pino from 'pino'
-import { createEngine, type EnginePlugin, type FeatureRoutes } from '../core/index.ts'
-import { buildApp } from '../core/server/app.ts'
-import { createAuthService } from '../core/server/auth.ts'
+import { createEngine, type EnginePlugin } from '../core/index.ts'
+import { routes, type FeatureRoutes } from '../daemon/index.ts'
+import { buildApp } from '../daemon/server/app.ts'
+import { createAuthService } from '../daemon/auth/operator-auth.ts'
 import { SHIPPED_POLICIES_DIR, VERSION } from '../cli/paths.ts'
 import { allPlugins } from '../cli/plugins.ts'
 import { tempDir } from './helpers/daemon.ts'
@@ -31,7 +32,7 @@ const echoRoutes: FeatureRoutes = async (app) => {
     handler: async () => ({ ok: true }),
   })
 }
-const echo: EnginePlugin = { name: 'feature:echo', apply: (host) => host.addRoutes(echoRoutes) }
+const echo: EnginePlugin = { name: 'feature:echo', apply: (host) => host.bring(routes(echoRoutes)) }
 
 const home = tempDir('svc-feature-routes-')
 const log = pino({ level: 'silent' })
@@ -72,8 +73,8 @@ describe('feature routes', () => {
 
   it('a plugin whose routes fail to register closes the ones registered before it (their onClose runs)', async () => {
     let closed = 0
-    const polling: EnginePlugin = { name: 'feature:polling', apply: (host) => host.addRoutes(async (child) => { child.addHook('onClose', async () => { closed++ }) }) }
-    const broken: EnginePlugin = { name: 'feature:broken', apply: (host) => host.addRoutes(async () => { throw new Error('routes of feature:broken could not be registered') }) }
+    const polling: EnginePlugin = { name: 'feature:polling', apply: (host) => host.bring(routes(async (child) => { child.addHook('onClose', async () => { closed++ }) })) }
+    const broken: EnginePlugin = { name: 'feature:broken', apply: (host) => host.bring(routes(async () => { throw new Error('routes of feature:broken could not be registered') })) }
     const failing = await createEngine({ plugins: [...allPlugins, polling, broken], home: tempDir('svc-feature-broken-'), policiesDir: SHIPPED_POLICIES_DIR, log })
     try {
       await expect(buildApp({ engine: failing, auth: createAuthService(failing.home, {}), version: VERSION, env: {}, logger: log })).rejects.toThrow(/feature:broken could not be registered/)
@@ -84,7 +85,7 @@ describe('feature routes', () => {
   })
 
   it('are one set per plugin', async () => {
-    const twice: EnginePlugin = { name: 'feature:twice', apply: (host) => { host.addRoutes(echoRoutes); host.addRoutes(echoRoutes) } }
+    const twice: EnginePlugin = { name: 'feature:twice', apply: (host) => { host.bring(routes(echoRoutes)); host.bring(routes(echoRoutes)) } }
     await expect(createEngine({ plugins: [twice], home: tempDir(), policiesDir: SHIPPED_POLICIES_DIR, log })).rejects.toMatchObject({ code: 'PE_PLUGIN_DUPLICATE' })
   })
 })

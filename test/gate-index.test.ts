@@ -10,7 +10,7 @@ import { applyPlugins, createHooks, createRegistries, type EvalRequest } from '.
 import { GateCompiler } from '../core/policy/compile.ts'
 import { evaluateNode } from '../core/policy/evaluate.ts'
 import { GateIndex } from '../core/policy/gate-index.ts'
-import { testContext, testRequest } from '../core/testing/gate-tester.ts'
+import { testContext, testRequest } from '../testing/gate-tester.ts'
 import { builtinPlugins } from '../plugins/index.ts'
 
 describe('gate index over generated gates (property)', () => {

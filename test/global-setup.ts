@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
-import { setPassword } from '../core/auth/password.ts'
+import { setPassword } from '../daemon/auth/password.ts'
 import { TEST_PASSWORDS } from './helpers/operator-password.ts'
 
 declare module 'vitest' {

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { VendorServer } from '../core/testing/vendor-server.ts'
+import type { VendorServer } from '../testing/vendor-server.ts'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
 import { azureServer, llamaGuardServer, openaiServer } from './helpers/guardrail-vendors.ts'
 

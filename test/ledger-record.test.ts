@@ -10,7 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, 
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import pino from 'pino'
-import { startDaemon } from '../cli/daemon/start.ts'
+import { startSvcDaemon } from '../cli/start-daemon.ts'
 import { unlockHostKey } from '../cli/signer/long-lived-key.ts'
 import { mintSession } from '../cli/signer/mint.ts'
 import { CompactRange } from '../core/ledger/compact-range.ts'
@@ -152,7 +152,7 @@ describe.concurrent('checkpoints outside ledger.db', () => {
   it('come at least every 2 s: a longer SVC_CHECKPOINT_INTERVAL stops the daemon from starting', async () => {
     const p = place()
     for (const bad of ['5s', '0ms', 'soon']) {
-      await expect(startDaemon({ home: p.home, port: 0, env: { ...p.env, SVC_CHECKPOINT_INTERVAL: bad }, log: pino({ level: 'silent' }) })).rejects.toThrow(`SVC_CHECKPOINT_INTERVAL=${bad}: `)
+      await expect(startSvcDaemon({ home: p.home, port: 0, env: { ...p.env, SVC_CHECKPOINT_INTERVAL: bad }, log: pino({ level: 'silent' }) })).rejects.toThrow(`SVC_CHECKPOINT_INTERVAL=${bad}: `)
     }
   })
 

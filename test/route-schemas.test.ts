@@ -1,14 +1,15 @@
 /**
- * Route schemas compile on first use (core/server/lazy-schemas.ts): validation and serialization behave as
+ * Route schemas compile on first use (daemon/server/lazy-schemas.ts): validation and serialization behave as
  * Fastify's eager compilers do, every shipped schema compiles, and a broken one fails loudly: here, and as a
  * 500 problem on the first request that needs it, never as a request let through unchecked.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import pino from 'pino'
-import { createEngine, type EnginePlugin, type FeatureRoutes } from '../core/index.ts'
-import { buildApp } from '../core/server/app.ts'
-import { createAuthService } from '../core/server/auth.ts'
-import { compileAllSchemas } from '../core/server/lazy-schemas.ts'
+import { createEngine, type EnginePlugin } from '../core/index.ts'
+import { routes, type FeatureRoutes } from '../daemon/index.ts'
+import { buildApp } from '../daemon/server/app.ts'
+import { createAuthService } from '../daemon/auth/operator-auth.ts'
+import { compileAllSchemas } from '../daemon/server/lazy-schemas.ts'
 import { SHIPPED_POLICIES_DIR, VERSION } from '../cli/paths.ts'
 import { allPlugins } from '../cli/plugins.ts'
 import { tempDir } from './helpers/daemon.ts'
@@ -62,7 +63,7 @@ describe('route schemas compiled on first use', () => {
         handler: async () => ({ reached: true }),
       })
     }
-    const plugin: EnginePlugin = { name: 'feature:broken', apply: (host) => host.addRoutes(broken) }
+    const plugin: EnginePlugin = { name: 'feature:broken', apply: (host) => host.bring(routes(broken)) }
     const { app } = await appWith([...allPlugins, plugin])
     const res = await app.inject({ method: 'POST', url: '/v1/broken', payload: { a: 1 } })
     expect(res.statusCode).toBe(500)

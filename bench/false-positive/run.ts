@@ -9,14 +9,14 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
-import { startDaemon } from '../../cli/daemon/start.ts'
+import { startSvcDaemon } from '../../cli/start-daemon.ts'
 import { formatUs, summarise } from '../lib/stats.ts'
 
 const N = Number(process.env.BENCH_N ?? 200)
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-fp-'))
 const repo = join(home, 'repo')
 mkdirSync(join(repo, '.git'), { recursive: true })
-const daemon = await startDaemon({ home: join(home, 'svc'), port: 0, env: { SVC_ALLOW_UNATTESTED: '1' }, log: pino({ level: 'silent' }) })
+const daemon = await startSvcDaemon({ home: join(home, 'svc'), port: 0, env: { SVC_ALLOW_UNATTESTED: '1' }, log: pino({ level: 'silent' }) })
 const post = (path: string, body: unknown) => fetch(`${daemon.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 const sid = ((await (await post('/v1/sessions/create', { signer: 'unattested' })).json()) as { session_id: string }).session_id
 

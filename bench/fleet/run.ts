@@ -14,7 +14,7 @@ import autocannon from 'autocannon'
 import { startDaemon } from '../lib/daemon.ts'
 import { openOtlpExport } from '../../cli/fleet/otlp-setup.ts'
 import { SqliteLedger } from '../../core/ledger/ledger.ts'
-import { decisionDraft } from '../../core/testing/ledger-fixtures.ts'
+import { decisionDraft } from '../../testing/ledger-fixtures.ts'
 import { unattestedSession } from '../lib/operator.ts'
 
 const LEAVES = Number(process.env.BENCH_LEAVES ?? 50_000)

@@ -12,7 +12,7 @@ import pino from 'pino'
 import { SHIPPED_POLICIES_DIR } from '../../cli/paths.ts'
 import { allPlugins } from '../../cli/plugins.ts'
 import { createEngine } from '../../core/index.ts'
-import { startVendorServer } from '../../core/testing/vendor-server.ts'
+import { startVendorServer } from '../../testing/vendor-server.ts'
 import { formatUs, summarise } from '../lib/stats.ts'
 
 const N = Number(process.env.BENCH_CALLS ?? 2000)

@@ -16,9 +16,9 @@ import { mintSession } from '../../cli/signer/mint.ts'
 import { verifyNative } from '../../core/ledger/ed25519.ts'
 import { leafSignerFor, SqliteLedger } from '../../core/ledger/ledger.ts'
 import { LedgerStore } from '../../core/ledger/store.ts'
-import { verifyLedger } from '../../core/ledger/verify-ledger.ts'
-import { verifyLedgerDatabase } from '../../core/ledger/verify-parallel.ts'
-import { certifiedSession, decisionDraft, sessionDraft } from '../../core/testing/ledger-fixtures.ts'
+import { verifyLedger } from '../../ledger-verify/verify-ledger.ts'
+import { verifyLedgerDatabase } from '../../ledger-verify/verify-parallel.ts'
+import { certifiedSession, decisionDraft, sessionDraft } from '../../testing/ledger-fixtures.ts'
 import { formatUs, mib, summarise } from '../lib/stats.ts'
 
 const APPENDS = Number(process.env.BENCH_APPENDS ?? 20_000)

@@ -1,10 +1,10 @@
 /** `svc daemon`: runs the daemon in the foreground until SIGTERM/SIGINT, then shuts down gracefully. */
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { collectWhenIdle } from '../daemon/idle-gc.ts'
-import { startDaemon } from '../daemon/start.ts'
+import { collectWhenIdle } from '../../daemon/index.ts'
 import type { CliIo } from '../io.ts'
 import { DEFAULT_DASHBOARD_PORT, DEFAULT_PORT, svcHome } from '../paths.ts'
 import { mintOnDaemon } from '../signer/mint-flow.ts'
+import { startSvcDaemon } from '../start-daemon.ts'
 
 function parsePort(value: string): number {
   const port = Number(value)
@@ -46,7 +46,7 @@ export function makeDaemonCommand(io: CliIo): Command {
       let onSignal: (signal: string) => void = (signal) => void (signalled = signal)
       process.once('SIGTERM', () => onSignal('SIGTERM'))
       process.once('SIGINT', () => onSignal('SIGINT'))
-      const daemon = await startDaemon({ home, port: opts.port, host: opts.host, allowNonLoopback: opts.allowNonLoopback, env: io.env, newLedger: opts.newLedger, dashboardPort: dashboardPort(opts.dashboardPort, io.env, opts.port) })
+      const daemon = await startSvcDaemon({ home, port: opts.port, host: opts.host, allowNonLoopback: opts.allowNonLoopback, env: io.env, newLedger: opts.newLedger, dashboardPort: dashboardPort(opts.dashboardPort, io.env, opts.port) })
       if (opts.devSession) {
         try {
           const minted = await mintOnDaemon(io, { tier: 'software', home, baseUrl: daemon.url })

@@ -4,12 +4,13 @@
  * why it matched or not, and the final verdict. Runs the daemon's engine path in-process; no daemon needed,
  * and nothing is written to the ledger.
  */
+import { protectedPorts } from '../../core/index.ts'
 import { Command } from 'commander'
 import pino from 'pino'
 import { createEngine, explainGates, type Decision, type EvalRequest, type GateLine, type GateTrace, type ToolCall } from '../../core/index.ts'
 import { harnessCall } from '../../plugins/rule-lifecycle/harness-call.ts'
 import { CliError, type CliIo } from '../io.ts'
-import { daemonPort, protectedPorts, SHIPPED_POLICIES_DIR, svcHome, userHomeOf } from '../paths.ts'
+import { daemonPort, SHIPPED_POLICIES_DIR, svcHome, userHomeOf } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
 
 interface Options {

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { Command } from 'commander'
-import { verifierFor } from '../../core/ledger/verifiers.ts'
+import { verifierFor } from '../../ledger-verify/verifiers.ts'
 import { readTrustFile, type TrustedKeyRecord } from '../../core/trust/host-keys.ts'
 import { parseWitnessPolicy, type WitnessPolicy } from '../../plugins/witness/policy.ts'
 import { readArchive } from '../fleet/archive.ts'

@@ -3,6 +3,7 @@
  * unified diff, ask, then write atomically with backups. Runs on the host, so it edits the host's
  * harness configs even when the daemon runs in a container.
  */
+import { protectedPorts } from '../../core/index.ts'
 import { createInterface } from 'node:readline/promises'
 import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
@@ -17,7 +18,7 @@ import { HarnessSelectionError, selectHarnesses } from '../../plugins/installer/
 import { installClaudeSkill, removeClaudeSkill } from '../false-positive/skill.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { mintOnDaemon, totpSecrets } from '../signer/mint-flow.ts'
-import { daemonPort, daemonUrl, protectedPorts, SHIPPED_POLICIES_DIR, svcHome, userHomeOf } from '../paths.ts'
+import { daemonPort, daemonUrl, SHIPPED_POLICIES_DIR, svcHome, userHomeOf } from '../paths.ts'
 import { sandboxFacts } from '../../plugins/installer/sandbox-facts.ts'
 import { addTierOptions } from './session.ts'
 

@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander'
 import { TIERS } from '../../core/trust/tiers.ts'
 import { trustFilePath } from '../../core/trust/host-keys.ts'
-import { trustLine } from '../daemon/trust-env.ts'
+import { trustLine } from '../../daemon/trust-env.ts'
 import { durationOption } from '../duration-option.ts'
 import { askNewSecret, banner, CliError, stderrColour, type CliIo } from '../io.ts'
 import { svcHome } from '../paths.ts'

@@ -5,6 +5,7 @@
  * machinery (cli/fleet/) composes several plugin folders, which plugin folders may not import.
  */
 import type { EnginePlugin } from '../../core/index.ts'
+import { service } from '../../daemon/index.ts'
 import { SqliteLedger } from '../../core/ledger/ledger.ts'
 import { startOtlpExport } from './otlp-daemon.ts'
 import { startWitnessing } from './witness-daemon.ts'
@@ -12,23 +13,21 @@ import { startWitnessing } from './witness-daemon.ts'
 export const otlpExportPlugin: EnginePlugin = {
   name: 'feature:otlp-export-daemon',
   apply(host) {
-    host.addRoutes(async (app) => {
-      // A bad setting throws here, so the daemon does not start (as before).
-      const running = startOtlpExport(app.engine.home, app.env, host.log)
-      app.addHook('onClose', async () => running?.stop())
-    })
+    // A bad setting throws here, so the daemon does not start.
+    host.bring(service('otlp-export', ({ engine, env }) => startOtlpExport(engine.home, env, host.log)))
   },
 }
 
 export const witnessPlugin: EnginePlugin = {
   name: 'feature:witness-daemon',
   apply(host) {
-    host.addRoutes(async (app) => {
-      if (!app.env.SVC_WITNESS_POLICY) return
-      const ledger = app.engine.ledger
-      if (!(ledger instanceof SqliteLedger)) throw new Error('SVC_WITNESS_POLICY needs the daemon\'s SQLite ledger')
-      const running = startWitnessing(app.engine.home, app.env, ledger, host.log)
-      app.addHook('onClose', async () => running?.stop())
-    })
+    host.bring(
+      service('witnessing', ({ engine, env }) => {
+        if (!env.SVC_WITNESS_POLICY) return undefined
+        const ledger = engine.ledger
+        if (!(ledger instanceof SqliteLedger)) throw new Error('SVC_WITNESS_POLICY needs the daemon\'s SQLite ledger')
+        return startWitnessing(engine.home, env, ledger, host.log)
+      }),
+    )
   },
 }

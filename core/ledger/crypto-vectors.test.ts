@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { loadVectors, hex } from '../testing/vectors.ts'
+import { loadVectors, hex } from '../../testing/vectors.ts'
 import { canonicalJson, leafBytes } from './jcs.ts'
 import { publicKeyPortable, signingKeyFromSeed, signNative, signPortable, verifyNative, verifyPortable } from './ed25519.ts'
-import { sodiumVerifier } from './verifiers.ts'
+import { sodiumVerifier } from '../../ledger-verify/verifiers.ts'
 import { checkpointText, noteKeyId, noteVerifierKey, parseCheckpoint, signNote, verifyNote } from './signed-note.ts'
 
 describe('RFC 8785 JCS', () => {

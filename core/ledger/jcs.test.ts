@@ -1,6 +1,6 @@
 import canonicalize from 'canonicalize'
 import { describe, expect, it } from 'vitest'
-import { loadVectors } from '../testing/vectors.ts'
+import { loadVectors } from '../../testing/vectors.ts'
 import { assertLeafJson, leafBytes } from './jcs.ts'
 
 /** The long way leafBytes once always took: check the subset, then the canonicalize package. */

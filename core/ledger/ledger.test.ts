@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
-import { certifiedSession, decisionDraft, sessionDraft, tempDir, type TestSession } from '../testing/ledger-fixtures.ts'
+import { certifiedSession, decisionDraft, sessionDraft, tempDir, type TestSession } from '../../testing/ledger-fixtures.ts'
 import { verifyNative, verifyPortable } from './ed25519.ts'
 import { leafSignerFor, SqliteLedger as Ledger, type LeafSigner } from './ledger.ts'
 import { leafSigMessage, type LeafDraft } from './leaf.ts'
 import type { LedgerEntry } from '../types.ts'
 import { hashChildren, hashLeaf, splitPoint } from './merkle.ts'
 import { verifyConsistency, verifyInclusion } from './proof-verify.ts'
-import { verifyLedger, type LeafRecord } from './verify-ledger.ts'
-import { verifyTuple } from './verify-tuple.ts'
+import { verifyLedger, type LeafRecord } from '../../ledger-verify/verify-ledger.ts'
+import { verifyTuple } from '../../ledger-verify/verify-tuple.ts'
 
 const mth = (hashes: Buffer[]): Buffer => {
   if (hashes.length === 1) return hashes[0]!

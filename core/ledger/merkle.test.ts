@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { loadVectors, hex } from '../testing/vectors.ts'
+import { loadVectors, hex } from '../../testing/vectors.ts'
 import { EMPTY_ROOT, hashChildren, hashLeaf, splitPoint } from './merkle.ts'
 import { CompactRange } from './compact-range.ts'
 import { consistencyPath, inclusionPath, rangeHash } from './proof-build.ts'

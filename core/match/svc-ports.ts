@@ -66,3 +66,13 @@ export function bindPortGlob(pattern: string, ports: readonly number[]): string 
   const alternation = ports.length === 1 ? String(ports[0]) : `{${ports.join(',')}}`
   return pattern.replaceAll(SVC_PORTS, alternation)
 }
+
+/**
+ * What `$SVC_PORTS` means for a daemon listening on `listening`: that port, the reserved 7878/7879, and the
+ * operator's `SVC_PROTECTED_PORTS` (comma-separated; e.g. the host ports a container is published on, which
+ * the daemon inside cannot see). A malformed list throws: it must stop the daemon, not leave a port open.
+ */
+export function protectedPorts(env: Readonly<Record<string, string | undefined>>, listening?: number): readonly number[] {
+  const declared = env.SVC_PROTECTED_PORTS ? parsePortList(env.SVC_PROTECTED_PORTS, 'SVC_PROTECTED_PORTS') : []
+  return svcPortSet(listening === undefined ? declared : [listening, ...declared])
+}

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { testEngine } from '../testing/test-engine.ts'
+import { testEngine } from '../../testing/test-engine.ts'
 
 const engine = await testEngine('version: 1\ngates:\n  - { id: base.a, when: { tool_is: A } }\n')
 afterAll(() => engine.close())

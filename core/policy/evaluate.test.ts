@@ -1,6 +1,6 @@
 /** The evaluator's trace is what the engine decided with: same matches, same short-circuits, every layer. */
 import { afterAll, describe, expect, it } from 'vitest'
-import { testEngine } from '../testing/test-engine.ts'
+import { testEngine } from '../../testing/test-engine.ts'
 import type { GateTrace } from './evaluate.ts'
 
 const POLICY = `version: 1

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest'
-import { runProviderCases } from '../../core/testing/guardrail-provider-tester.ts'
+import { runProviderCases } from '../../testing/guardrail-provider-tester.ts'
 import azure from './index.ts'
 
 /** An AnalyzeTextResult as documented for text:analyze (api-version 2024-09-01). */

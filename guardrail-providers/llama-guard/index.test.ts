@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest'
-import { runProviderCases } from '../../core/testing/guardrail-provider-tester.ts'
+import { runProviderCases } from '../../testing/guardrail-provider-tester.ts'
 import llamaGuard from './index.ts'
 
 /** An OpenAI-compatible chat completion as Ollama returns it, with Llama Guard's text as the message. */

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest'
-import { runProviderCases } from '../../core/testing/guardrail-provider-tester.ts'
+import { runProviderCases } from '../../testing/guardrail-provider-tester.ts'
 import openai from './index.ts'
 
 const OMNI = [

@@ -5,7 +5,8 @@
  * `Access-Control-*` header.
  */
 import type { FastifyInstance } from 'fastify'
-import { ApiProblem, browserRefusal, extraAllowedHosts } from '../../core/index.ts'
+import { ApiProblem } from '../../core/index.ts'
+import { browserRefusal, extraAllowedHosts } from '../../daemon/index.ts'
 
 /** The Content-Security-Policy: this origin only; the one inline script (the import map) allowed by its hash. */
 export function contentSecurityPolicy(importMapHash: string): string {

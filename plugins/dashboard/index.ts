@@ -4,7 +4,8 @@
  * login obtained, so every change runs the same route and writes the same ledger entry as the CLI.
  */
 import type { FastifyInstance } from 'fastify'
-import { daemonListeners, type DaemonListenerOptions, type EnginePlugin } from '../../core/index.ts'
+import type { EnginePlugin } from '../../core/index.ts'
+import { listener, type DaemonListenerOptions } from '../../daemon/index.ts'
 import { LiveFeed } from './live-feed.ts'
 
 const plugin: EnginePlugin = {
@@ -14,7 +15,7 @@ const plugin: EnginePlugin = {
     host.hooks.ledgerAppend.tap('feature:dashboard', (entry) => feed.appended(entry.seq))
     // The server module (Fastify app, page files) loads only when a daemon builds the listener, not for `svc explain`.
     const build = async (api: FastifyInstance, opts: DaemonListenerOptions) => (await import('./server.ts')).buildDashboard({ api, feed, ...opts })
-    daemonListeners(host.registry).set('dashboard', { name: 'dashboard', build })
+    host.bring(listener('dashboard', build))
   },
 }
 export default plugin

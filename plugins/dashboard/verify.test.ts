@@ -3,7 +3,7 @@
  * RFC 6962 / RFC 9162 vectors, the proof probes and the C2SP signed-note vectors.
  */
 import { describe, expect, it } from 'vitest'
-import { loadVectors } from '../../core/testing/vectors.ts'
+import { loadVectors } from '../../testing/vectors.ts'
 
 interface VerifyModule {
   fromHex(hex: string): Uint8Array

@@ -3,14 +3,15 @@
  * ledger seq) and serves the guardrail endpoints (providers, provider test, catalog, on/off switch,
  * traces). The providers themselves are plugins in guardrail-providers/.
  */
-import { extensionRegistry, lazyRoutes, STAGE, type EnginePlugin } from '../../core/index.ts'
+import { extensionRegistry, STAGE, type EnginePlugin } from '../../core/index.ts'
+import { lazyRoutes } from '../../daemon/index.ts'
 import { traceOf } from './trace.ts'
 import { TraceStore } from './trace-store.ts'
 
 const plugin: EnginePlugin = {
   name: 'feature:guardrails',
-  apply({ hooks, registry, home, addRoutes }) {
-    addRoutes(lazyRoutes(() => import('./routes.ts')))
+  apply({ hooks, registry, home, bring }) {
+    bring(lazyRoutes(() => import('./routes.ts')))
     const slot = extensionRegistry<TraceStore>(registry, 'guardrail-traces')
     hooks.initialize.tapPromise({ name: 'guardrails', stage: STAGE.DEFAULT }, async () => {
       slot.set('store', new TraceStore(home))

@@ -4,12 +4,13 @@
  * applies atomically with backups, keeps the manifest and ships the POSIX shim. The CLI uses the same
  * modules in-process (`svc install`).
  */
-import { lazyRoutes, type EnginePlugin } from '../../core/index.ts'
+import type { EnginePlugin } from '../../core/index.ts'
+import { lazyRoutes } from '../../daemon/index.ts'
 
 const plugin: EnginePlugin = {
   name: 'feature:installer',
   apply(host) {
-    host.addRoutes(lazyRoutes(() => import('./routes.ts')))
+    host.bring(lazyRoutes(() => import('./routes.ts')))
   },
 }
 

@@ -6,7 +6,8 @@
  * them through the normal policy path (modes, trace, nudge, ledger). Its routes (routes.ts) check and
  * accept pins over HTTP.
  */
-import { defineGateKind, extensionRegistry, harnessRegistry, lazyRoutes, mcpToolName, STAGE, UNRESOLVED_MCP_SERVER, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
+import { defineGateKind, extensionRegistry, harnessRegistry, mcpToolName, STAGE, UNRESOLVED_MCP_SERVER, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
+import { lazyRoutes } from '../../daemon/index.ts'
 import { runtimeIdentityOf } from './fingerprint.ts'
 import { PROXY_LINKER, ProxyLinker } from './proxy-link.ts'
 import { PinStore } from './pin-store.ts'
@@ -66,7 +67,7 @@ const plugin: EnginePlugin = {
   dependsOn: ['normalise:tool-input'],
   apply(host) {
     gate.apply(host)
-    host.addRoutes(lazyRoutes(() => import('./all-routes.ts')))
+    host.bring(lazyRoutes(() => import('./all-routes.ts')))
     // Hook decisions of MCP calls, remembered as they are written, so the proxy's decision of the same call links to them.
     const linker = new ProxyLinker()
     extensionRegistry<ProxyLinker>(host.registry, PROXY_LINKER).set('linker', linker)

@@ -14,7 +14,8 @@
  */
 import { homedir } from 'node:os'
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { ApiProblem, ensureHookKey, extensionRegistry, harnessRegistry, HOOK_NONCE, hookMac, HookProtocol, mcpToolName, type HookAnswer } from '../../core/index.ts'
+import { ApiProblem, extensionRegistry, harnessRegistry, mcpToolName, type HookAnswer } from '../../core/index.ts'
+import { ensureHookKey, HOOK_NONCE, hookMac, HookProtocol } from '../../daemon/index.ts'
 import { toolInfo, type RuntimeIdentity } from './fingerprint.ts'
 import { PinStore } from './pin-store.ts'
 import { PROXY_LINKER, ProxyLinker } from './proxy-link.ts'

@@ -7,7 +7,8 @@
  */
 import { homedir } from 'node:os'
 import type { FastifyInstance } from 'fastify'
-import { ABSOLUTE_PATH, ApiProblem, harnessRegistry } from '../../core/index.ts'
+import { ApiProblem, harnessRegistry } from '../../core/index.ts'
+import { ABSOLUTE_PATH } from '../../daemon/index.ts'
 import { identityOf } from './fingerprint.ts'
 import type { McpToolInfo, ServerIdentity } from './fingerprint.ts'
 import { PinStore } from './pin-store.ts'

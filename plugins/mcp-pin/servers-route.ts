@@ -6,7 +6,8 @@
  */
 import { homedir } from 'node:os'
 import type { FastifyInstance } from 'fastify'
-import { ABSOLUTE_PATH, harnessRegistry } from '../../core/index.ts'
+import { harnessRegistry } from '../../core/index.ts'
+import { ABSOLUTE_PATH } from '../../daemon/index.ts'
 import { identityOf } from './fingerprint.ts'
 import { PinStore, type PinRecord } from './pin-store.ts'
 import { configuredServers, findRepoRoot } from './resolve.ts'

@@ -6,6 +6,7 @@
  */
 import type { EnginePlugin } from '../../core/index.ts'
 import { modeFloorRegistry } from '../../core/index.ts'
+import { routes, service } from '../../daemon/index.ts'
 import { BundleService } from './bundle-service.ts'
 import { readManaged } from './managed.ts'
 
@@ -14,21 +15,23 @@ const NAME = 'feature:policy-bundle'
 const plugin: EnginePlugin = {
   name: NAME,
   apply(host) {
-    let service: BundleService | undefined
+    let bundles: BundleService | undefined
     host.hooks.initialize.tapPromise(NAME, async () => {
       // A managed file that is present but unsafe or malformed stops the engine: fail closed, never ignore it.
       const managed = readManaged(host.env)
       if (managed?.floor.mode) modeFloorRegistry(host.registry).set('mode', managed.floor.mode)
-      service = new BundleService(host.home, managed, host.log)
-      await service.restore()
+      bundles = new BundleService(host.home, managed, host.log)
+      await bundles.restore()
     })
-    host.addRoutes(async (app) => {
-      const { bundleRoutes } = await import('./routes.ts')
-      const running = service!
-      running.start(app.engine)
-      app.addHook('onClose', () => running.close())
-      await bundleRoutes(() => running)(app)
-    })
+    host.bring(routes(async (app) => (await import('./routes.ts')).bundleRoutes(() => bundles!)(app)))
+    // The poller runs only in a daemon, from when its routes are up until its server closes.
+    host.bring(
+      service('bundle-poller', ({ engine }) => {
+        const running = bundles!
+        running.start(engine)
+        return { stop: () => running.close() }
+      }),
+    )
   },
 }
 

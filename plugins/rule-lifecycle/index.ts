@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path'
 import type { EnginePlugin } from '../../core/index.ts'
+import { routes } from '../../daemon/index.ts'
 import { DEFAULT_RETENTION, PayloadStore, retentionFrom, type Retention } from './payload-store.ts'
 
 /** The payload store's file in `$SVC_HOME`. */
@@ -18,8 +19,8 @@ const plugin: EnginePlugin = {
     host.hooks.ledgerAppend.tap('feature:rule-lifecycle', (entry, _decision, payloadBytes) => {
       if (entry.kind === 'decision' && payloadBytes) open().put(entry.seq, entry.payloadHash, payloadBytes, entry.at)
     })
-    host.addRoutes(async (app) => {
-      // The route modules load only when a daemon builds its server (see lazyRoutes in core/plugin.ts).
+    host.bring(routes(async (app) => {
+      // The route modules load only when a daemon builds its server (see lazyRoutes in daemon/surfaces.ts).
       const { falsePositiveRoutes } = await import('./routes.ts')
       // The daemon's environment sets retention; the store is opened here (or at the first decision), never in apply.
       open(retentionFrom(app.env)).bindLedger(app.engine.ledger.origin)
@@ -28,7 +29,7 @@ const plugin: EnginePlugin = {
         store = undefined
       })
       await falsePositiveRoutes(() => open())(app)
-    })
+    }))
   },
 }
 

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { protectedPorts } from '../../cli/paths.ts'
+import { protectedPorts } from '../../core/index.ts'
 import { createCorpusWorld, type CorpusWorld } from './harness.ts'
 
 const DIR = join(new URL('.', import.meta.url).pathname, 'everyday')

@@ -2,13 +2,14 @@
  * Runs corpus cases through the real engine (all built-in plugins and the shipped policy packs) in a
  * temporary home with a project directory, a fake private key and a few symlinks the cases rely on.
  */
+import { protectedPorts } from '../../core/index.ts'
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
 import { parse } from 'yaml'
-import { protectedPorts, SHIPPED_POLICIES_DIR } from '../../cli/paths.ts'
+import { SHIPPED_POLICIES_DIR } from '../../cli/paths.ts'
 import { allPlugins } from '../../cli/plugins.ts'
 import { createEngine, type Decision, type Engine, type EvalRequest, type GateTrace } from '../../core/index.ts'
 

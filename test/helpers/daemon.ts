@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino, { type Logger } from 'pino'
-import { startDaemon, type RunningDaemon } from '../../cli/daemon/start.ts'
+import type { RunningDaemon } from '../../daemon/index.ts'
+import { startSvcDaemon } from '../../cli/start-daemon.ts'
 import { seedOperatorPassword } from './operator-password.ts'
 
 export interface TestDaemon extends RunningDaemon {
@@ -32,7 +33,7 @@ export async function startTestDaemon(opts: { env?: NodeJS.ProcessEnv; home?: st
   const home = opts.home ?? tempDir()
   const env = { SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: 'correct horse battery', ...opts.env }
   if (!opts.hashPassword) seedOperatorPassword(home, env)
-  const daemon = await startDaemon({ home, port: 0, env, log: opts.log ?? pino({ level: 'silent' }), policiesDir: opts.policiesDir, ...(opts.dashboard ? { dashboardPort: 0 } : {}) })
+  const daemon = await startSvcDaemon({ home, port: 0, env, log: opts.log ?? pino({ level: 'silent' }), policiesDir: opts.policiesDir, ...(opts.dashboard ? { dashboardPort: 0 } : {}) })
   const request: TestDaemon['request'] = async (method, path, body, headers = {}) => {
     const res = await fetch(`${daemon.url}${path}`, {
       method,

@@ -3,7 +3,7 @@
  * classified text: a verdict word picks the vendor's flag, and E500 / JUNK / TRUNC / DROP / SLOW pick a
  * failure (HTTP 500, not JSON, cut off, dropped connection, slower than any max_latency in the tests).
  */
-import { startVendorServer, type VendorReply, type VendorRequest, type VendorServer } from '../../core/testing/vendor-server.ts'
+import { startVendorServer, type VendorReply, type VendorRequest, type VendorServer } from '../../testing/vendor-server.ts'
 
 export const SLOW_MS = 4000
 

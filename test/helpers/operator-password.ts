@@ -1,5 +1,5 @@
 /**
- * A fresh $SVC_HOME gets its operator password record the way the daemon would write it (core/auth/password.ts,
+ * A fresh $SVC_HOME gets its operator password record the way the daemon would write it (daemon/auth/password.ts,
  * the real scrypt parameters), hashed once per test run (test/global-setup.ts) instead of once per daemon start:
  * the daemon only hashes SVC_ADMIN_PASSWORD when no record exists, and logins still verify against real scrypt.
  */
@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { inject } from 'vitest'
-import { setPassword } from '../../core/auth/password.ts'
+import { setPassword } from '../../daemon/auth/password.ts'
 
 /** The operator passwords tests use, hashed once per run. */
 export const TEST_PASSWORDS = ['correct horse battery', 'operator-password'] as const

@@ -1,7 +1,7 @@
 /** The `command` predicate on hand-built analysed requests (the analyser itself is tested in shell-analysis). */
 import { describe, expect, it } from 'vitest'
 import type { EvalContext, EvalRequest, ShellCommand } from '../../../core/index.ts'
-import { runGateCases } from '../../../core/testing/gate-tester.ts'
+import { runGateCases } from '../../../testing/gate-tester.ts'
 import command, { type CommandValue } from './index.ts'
 
 const ctx: EvalContext = { now: 0, home: '/home/dev' }

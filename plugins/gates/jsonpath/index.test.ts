@@ -1,6 +1,6 @@
 import { JSONPath } from 'jsonpath-plus'
 import { describe, expect, it } from 'vitest'
-import { runGateCases } from '../../../core/testing/gate-tester.ts'
+import { runGateCases } from '../../../testing/gate-tester.ts'
 import jsonpath, { selector } from './index.ts'
 
 runGateCases(

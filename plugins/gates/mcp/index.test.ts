@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest'
-import { runGateCases } from '../../../core/testing/gate-tester.ts'
+import { runGateCases } from '../../../testing/gate-tester.ts'
 import mcp from './index.ts'
 
 runGateCases(

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import pino from 'pino'
 import { describe, expect, it } from 'vitest'
 import { createEngine, type EvalRequest } from '../../../core/index.ts'
-import { runGateCases } from '../../../core/testing/gate-tester.ts'
+import { runGateCases } from '../../../testing/gate-tester.ts'
 import { builtinPlugins } from '../../index.ts'
 import signal from './index.ts'
 

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest'
-import { runGateCases } from '../../../core/testing/gate-tester.ts'
+import { runGateCases } from '../../../testing/gate-tester.ts'
 import url from './index.ts'
 
 const u = (scheme: string, host: string, port?: number) => ({ raw: `${scheme}://${host}`, scheme, host, ...(port ? { port } : {}) })

@@ -1,0 +1,49 @@
+/**
+ * The daemon's public face: what the composition root (cli/), plugins that bring surfaces, tests and benches
+ * import from the HTTP host. The daemon never imports cli/ or a plugin: its plugin list is passed in.
+ * Importing it stays cheap (plugins do, for every one-shot engine): Fastify and the server load only when a
+ * daemon starts or an app is built.
+ * @module
+ */
+import type { FastifyInstance } from 'fastify'
+import type { AppOptions } from './server/app.ts'
+import type { DaemonOptions, RunningDaemon } from './start.ts'
+
+/** Starts a daemon (see daemon/start.ts). */
+export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
+  return (await import('./start.ts')).startDaemon(opts)
+}
+
+/** The daemon's Fastify app with every route registered, ready for `listen` or `inject` (see daemon/server/app.ts). */
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  return (await import('./server/app.ts')).buildApp(opts)
+}
+
+export {
+  backgroundServices,
+  daemonListeners,
+  featureRoutes,
+  lazyRoutes,
+  listener,
+  routes,
+  service,
+  type BackgroundService,
+  type DaemonListener,
+  type DaemonListenerOptions,
+  type FeatureRoutes,
+  type RoutesSurface,
+  type RunningService,
+  type ServiceContext,
+} from './surfaces.ts'
+export type { DaemonOptions, RunningDaemon } from './start.ts'
+export type { AppOptions } from './server/app.ts'
+export { inContainer } from './container.ts'
+export { browserRefusal, extraAllowedHosts } from './server/browser-guard.ts'
+export { createAuthService, type AuthService } from './auth/operator-auth.ts'
+export { MIN_PASSWORD_LENGTH, readPasswordHash, setPassword, verifyPassword } from './auth/password.ts'
+export { ensureHookKey, HOOK_KEY_FILE, HOOK_NONCE, hookMac } from './hook-key.ts'
+export { HookProtocol } from './hook-protocol/protocol.ts'
+export { ABSOLUTE_PATH } from './routes/schemas.ts'
+export { daemonLogger, humanLine } from './log.ts'
+export { collectWhenIdle } from './idle-gc.ts'
+export { parseTrustedHostKeys, trustKeysFromEnv, trustLine } from './trust-env.ts'
