@@ -5,9 +5,7 @@
  */
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncBailHook, SyncHook } from 'tapable'
 import { EngineError, ERR } from './errors.ts'
-import type { GuardrailRound, GuardrailVerdict } from './guardrail/round.ts'
-import type { IndexKeys } from './plugin.ts'
-import type { Decision, EvalContext, EvalRequest, LedgerEntry } from './types.ts'
+import type { Decision, EvalContext, EvalRequest, GuardrailRound, GuardrailVerdict, IndexKeys, LedgerEntry } from './types.ts'
 
 /** Named tap stages (lower runs first). */
 export const STAGE = { FIRST: -1000, CHEAP: -100, DEFAULT: 0, EXPENSIVE: 100, LAST: 1000 } as const

@@ -9,7 +9,6 @@ export { STAGE, createHooks, type EngineHooks, type CompiledLeaf, type Predicate
 export { guardrailCatalog, type CatalogEntry, type CatalogKind } from './guardrail/catalog.ts'
 export { DEFAULT_MAX_LATENCY_MS, llmGuardrailEvaluator, type CompiledEvaluator } from './guardrail/evaluator.ts'
 export {
-  composeText,
   createProviderRuntime,
   defineGuardrailProvider,
   envPrefix,
@@ -23,7 +22,7 @@ export {
 } from './guardrail/provider.ts'
 export type { AbstainKind, GateEvaluator, GuardrailRound, GuardrailStage, GuardrailVerdict } from './guardrail/round.ts'
 export { flagSeverity, isSeverity, parseComparison, SEVERITIES, severityRank, type CategoryResult, type ClassifierResult, type Severity, type Threshold } from './guardrail/severity.ts'
-export { GuardrailFailure, malformed, type ProviderWire } from './guardrail/wire.ts'
+export { GuardrailFailure, malformed, type ProviderConnection } from './guardrail/failure.ts'
 export {
   applyPlugins,
   createRegistries,
@@ -70,7 +69,7 @@ export { modeFloorRegistry } from './state/mode-floor.ts'
 export type { PolicyFile } from './policy/policy-file.ts'
 export type { DisableFacts } from './policy/disable-seal.ts'
 export { parseDuration } from './duration.ts'
-export type { Session } from './sessions/store.ts'
+export { SessionStore, type Session } from './sessions/store.ts'
 export {
   defineHarness,
   definePlannedHarnesses,
@@ -95,5 +94,4 @@ export {
 } from './harness.ts'
 // Ledger crypto for fleet plugins (witness cosignatures, log keys): C2SP signed notes, RFC 6962 proofs, Ed25519.
 export { checkpointText, noteKeyId, noteVerifierKey, parseCheckpoint, signNote, verifyNote } from './ledger/signed-note.ts'
-export { verifyConsistency } from './ledger/proof-verify.ts'
 export { newSeed, signingKeyFromSeed, signNative, verifyNative, type SigningKey } from './ledger/ed25519.ts'

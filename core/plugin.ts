@@ -6,8 +6,9 @@
 import type { Logger } from 'pino'
 import { EngineError, ERR } from './errors.ts'
 import { STAGE, type EngineHooks, type PredicateTest } from './hooks.ts'
-import type { CompiledEvaluator } from './guardrail/evaluator.ts'
-import type { SourceLoc } from './types.ts'
+import type { CompiledEvaluator, IndexKeys, SourceLoc } from './types.ts'
+
+export type { IndexKeys } from './types.ts'
 
 /** A unit of engine behaviour: registered once by name, its `apply` taps hooks and fills registries. */
 export interface EnginePlugin {
@@ -71,12 +72,6 @@ export interface GateKind<V = unknown> {
    * only the gates that can match; the gate tester checks the hint against every flagged case.
    */
   index?(value: V): IndexKeys | undefined
-}
-
-/** What a leaf (or gate) needs from a call: its tool is one of `tools`, or one of its shell programs is in `programs`. */
-export interface IndexKeys {
-  readonly tools?: readonly string[]
-  readonly programs?: readonly string[]
 }
 
 /** Where an evaluator entry sits: its gate and the YAML place of any value inside it (for line:col errors). */

@@ -3,8 +3,6 @@
  * so plugins can `import type` from it without creating import cycles.
  */
 
-import type { GuardrailStage } from './guardrail/round.ts'
-
 /** Final verdict a harness sees. A gate check never answers `ask`. */
 export type Verdict = 'allow' | 'deny'
 
@@ -206,4 +204,144 @@ export interface LedgerEntry extends LedgerDraft {
   readonly leafHash: string
   readonly prevLeafHash: string
   readonly signature?: string
+}
+
+/** The signed part of a session certificate (field names are the wire names). */
+export interface SessionBundle {
+  readonly v: 1
+  readonly session_id: string
+  readonly signer: SignerKind
+  /** Base64 raw Ed25519 public key of the session; absent for unattested sessions. */
+  readonly session_public_key?: string
+  /** Base64 raw Ed25519 public key of the host key that signed; absent for unattested sessions. */
+  readonly host_public_key?: string
+  readonly issued_at_ms: number
+  readonly expires_at_ms: number
+  readonly user_id?: string
+  readonly groups?: readonly string[]
+  /** The session this one replaces (`svc session rotate`). */
+  readonly rotates?: string
+}
+
+/** A bundle with the host signature (base64), as posted and as embedded in the ledger. */
+export interface SessionCertificate {
+  readonly bundle: SessionBundle
+  readonly signature?: string
+}
+
+/** What a leaf (or gate) needs from a call: its tool is one of `tools`, or one of its shell programs is in `programs`. */
+export interface IndexKeys {
+  readonly tools?: readonly string[]
+  readonly programs?: readonly string[]
+}
+
+// The guardrail seam's shapes (core/guardrail/ holds its logic): here, so the hooks and decisions that carry
+// them need not import the seam.
+
+/** The spec's ordered scale: none < low < medium < high < critical. */
+export const SEVERITIES = ['none', 'low', 'medium', 'high', 'critical'] as const
+export type Severity = (typeof SEVERITIES)[number]
+
+/** One category of a mapped answer: its severity on our scale and the vendor's raw flag. */
+export interface CategoryResult {
+  readonly severity: Severity
+  readonly raw: boolean
+}
+
+/** A classifier answer after the adapter rewrote it (the spec's `{safe, categories, rationale}`). */
+export interface ClassifierResult {
+  readonly safe: boolean
+  readonly categories: Readonly<Record<string, CategoryResult>>
+  readonly rationale: string
+}
+
+export type ThresholdOp = '>=' | '>' | '='
+
+/** One `on_threshold` item, compiled. `category: any` matches when any category meets it. */
+export interface Threshold {
+  readonly category: string
+  readonly op: ThresholdOp
+  readonly severity: Severity
+  readonly action: 'deny' | 'monitor'
+}
+
+export type CatalogKind = 'classifier_model' | 'account_policy'
+
+export interface CatalogEntry {
+  /** Policy-facing id, `<provider>/<model>`, e.g. `acme/moderation-v2`. */
+  readonly id: string
+  readonly provider: string
+  /** The vendor's own model name, as sent on the wire. */
+  readonly model: string
+  readonly kind: CatalogKind
+  readonly title: string
+  /** Category names this model answers with (thresholds may name only these, or `any`). */
+  readonly categories: readonly string[]
+  /** Per-model override of what a raw `true` flag means (default `high`). */
+  readonly flagSeverity?: Readonly<Record<string, Severity>>
+  /** Adapter options of this model (e.g. Azure's output type). */
+  readonly options?: Readonly<Record<string, unknown>>
+}
+
+/** One evaluator entry, ready to run. */
+export interface CompiledEvaluator {
+  readonly kind: 'llm_guardrail'
+  readonly model: CatalogEntry
+  /** `input.<name>`: the tool-call field that is classified. */
+  readonly promptField: string
+  /** `input.<name>` / `session.<name>` paths sent as context. */
+  readonly contextFields: readonly string[]
+  readonly thresholds: readonly Threshold[]
+  /** 0 = no caching. */
+  readonly cacheTtlMs: number
+  readonly maxLatencyMs: number
+}
+
+/** An evaluator of a gate that matched the call. */
+export interface GateEvaluator {
+  readonly gateId: string
+  readonly layer: LayerName
+  readonly source: string
+  /** Position among the round's evaluators (verdicts refer to it). */
+  readonly index: number
+  readonly evaluator: CompiledEvaluator
+}
+
+/** Why an evaluator abstained (the spec: an abstention is never an allow or a deny). */
+export type AbstainKind = 'timeout' | 'provider_error' | 'malformed_answer' | 'not_configured' | 'unsupported_entry' | 'missing_field'
+
+/** What one evaluator concluded. */
+export interface GuardrailVerdict {
+  readonly index: number
+  readonly gateId: string
+  readonly provider: string
+  /** Catalog id of the model. */
+  readonly model: string
+  /** `skipped`: not asked, because an earlier evaluator already denied. */
+  readonly effect: 'deny' | 'monitor' | 'allow' | 'abstain' | 'skipped'
+  readonly reason: string
+  readonly categories?: Readonly<Record<string, CategoryResult>>
+  /** Categories that met the threshold that decided. */
+  readonly matched?: readonly string[]
+  readonly latencyMs: number
+  readonly cached: boolean
+  readonly abstained?: { readonly kind: AbstainKind; readonly detail: string }
+}
+
+/** The argument of the `guardrail` hook. `verdicts` is append-only: each tap pushes one per evaluator it ran. */
+export interface GuardrailRound {
+  readonly request: EvalRequest
+  readonly ctx: EvalContext
+  readonly local: Decision
+  readonly evaluators: readonly GateEvaluator[]
+  readonly verdicts: GuardrailVerdict[]
+}
+
+/** The guardrail stage of a decision, as traces show it. */
+export interface GuardrailStage {
+  /** False when an operator switched guardrails off (nothing was asked). */
+  readonly enabled: boolean
+  readonly local: Pick<Decision, 'verdict' | 'ledgerVerdict' | 'ruleId' | 'reason'>
+  readonly verdict: 'deny' | 'monitor' | 'allow' | 'abstain' | 'disabled'
+  readonly evaluators: readonly GuardrailVerdict[]
 }

@@ -11,6 +11,7 @@ import { daemonLogger } from './log.ts'
 import { trustKeysFromEnv } from './trust-env.ts'
 import { createEngine, protectedPorts, type Engine, type EnginePlugin } from '../core/index.ts'
 import { daemonListeners } from './surfaces.ts'
+import { attachRenewal } from './renewal.ts'
 import { inContainer } from './container.ts'
 import { parseDuration } from '../core/duration.ts'
 import { SessionStore } from '../core/sessions/store.ts'
@@ -81,11 +82,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   if (trusted > 0) log.info({ added: trusted }, 'trusted host keys from SVC_TRUSTED_HOST_KEYS')
   // Bound before the first request; with --port 0 the real port is added once listen() has picked it.
   const svcPorts = protectedPorts(opts.env, opts.port)
-  const sessions = new SessionStore({
-    idleMs: durationEnv(opts.env, 'SVC_SESSION_IDLE'),
-    renewalGraceMs: durationEnv(opts.env, 'SVC_RENEWAL_WAIT'),
-    renewerMemoPath: join(opts.home, 'renewer.json'),
-  })
+  const sessions = new SessionStore({ idleMs: durationEnv(opts.env, 'SVC_SESSION_IDLE') })
+  attachRenewal(sessions, { graceMs: durationEnv(opts.env, 'SVC_RENEWAL_WAIT'), memoPath: join(opts.home, 'renewer.json') })
   // A daemon refuses a ledger.db that disagrees with the evidence outside it (see core/ledger/ledger-guard.ts).
   const ledger = new SqliteLedger({ path: join(opts.home, 'ledger.db'), daemon: { marker: ledgerMarkerPath(opts.env, opts.home), allowNew: opts.newLedger } })
   let engine: Engine

@@ -7,25 +7,19 @@
  * no verified checkpoint covers are reported. Touches no state; needs only SHA-256 and Ed25519.
  * This is the single-thread form (exports, tests); verify-parallel.ts checks a database with worker threads.
  */
-import type { SignerKind } from '../core/types.ts'
 import type { SignatureVerifier } from '../core/ledger/ed25519.ts'
 import { GENESIS_PREV, type LeafObject } from '../core/ledger/leaf.ts'
 import { EMPTY_ROOT } from '../core/ledger/merkle.ts'
 import { verifyCheckpoints, type CheckpointLogInput, type CheckpointRecord } from './verify-checkpoints.ts'
 import { MAX_REPORTED, verifyRange, type LeafRecord } from './verify-range.ts'
-import { buildSessionTable, idleProblem, type IdleCheck, type SessionTable } from './verify-sessions.ts'
+import { buildSessionTable, idleProblem, type IdleCheck, type SessionTable, type TrustedHostKey } from './verify-sessions.ts'
+
+export type { TrustedHostKey } from './verify-sessions.ts'
 
 export type { CheckpointRecord } from './verify-checkpoints.ts'
 export type { LeafRecord } from './verify-range.ts'
 
 /** A host public key the verifier trusts, with the signer kind it may certify. */
-export interface TrustedHostKey {
-  readonly public_key: string
-  readonly signer: SignerKind
-  /** A retired key still verifies certificates issued before its retirement, and none after. */
-  readonly retired_at_ms?: number
-}
-
 export interface LedgerVerifyReport {
   readonly ok: boolean
   readonly treeSize: number

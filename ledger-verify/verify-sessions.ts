@@ -17,7 +17,6 @@ import type { SignerKind } from '../core/types.ts'
 import { checkSessionCertificate } from '../core/trust/session-cert.ts'
 import type { SignatureVerifier } from '../core/ledger/ed25519.ts'
 import type { LeafObject } from '../core/ledger/leaf.ts'
-import type { TrustedHostKey } from './verify-ledger.ts'
 
 /** The daemon's idle expiry (`DEFAULT_IDLE_MS` in core/sessions/store.ts): a session idle this long cannot sign. */
 export const SESSION_IDLE_MS = 30 * 60_000
@@ -47,6 +46,14 @@ export interface SessionTable {
 export interface EventRecord {
   readonly seq: number
   readonly body: string
+}
+
+/** A host key the verifier trusts, as `svc signer trust` records it. */
+export interface TrustedHostKey {
+  readonly public_key: string
+  readonly signer: SignerKind
+  /** A retired key still verifies certificates issued before its retirement, and none after. */
+  readonly retired_at_ms?: number
 }
 
 /** Builds the table; certificate problems are reported with the seq of their leaf. */

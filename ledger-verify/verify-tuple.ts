@@ -7,7 +7,7 @@ import type { SignatureVerifier } from '../core/ledger/ed25519.ts'
 import { canonicalJson } from '../core/ledger/jcs.ts'
 import { leafSigMessage } from '../core/ledger/leaf.ts'
 import { hashLeaf } from '../core/ledger/merkle.ts'
-import { verifyInclusion } from '../core/ledger/proof-verify.ts'
+import { verifyInclusion } from './proof-verify.ts'
 
 /** The tuple, with byte strings in standard base64. */
 export interface VerifyTuple {

@@ -77,7 +77,7 @@ describe('architecture', () => {
     // One plugin is one folder: plugins/<name>/ or plugins/gates/<kind>/.
     const folder = (rel: string) => rel.split('/').slice(0, rel.startsWith('plugins/gates/') ? 3 : 2).join('/')
     // Shared, non-plugin helper folders a family's plugins may import (they register nothing).
-    const shared = new Set(['harnesses/kit'])
+    const shared = new Set(['harnesses/kit', 'guardrail-providers/kit'])
     for (const family of ['plugins', 'harnesses', 'guardrail-providers']) {
       for (const file of checked(family)) {
         const from = relative(PROJECT_ROOT, file)
@@ -89,6 +89,18 @@ describe('architecture', () => {
         }
       }
     }
+  })
+
+  it('core has no import loop and no import running back up: its files and rooms (top-level files, first-level folders) form layers', () => {
+    // Type-only imports count: a loop of types still ties the files together.
+    const files = checked('core').filter((f) => !f.endsWith('.test.ts'))
+    const graph = new Map(files.map((f) => [relative(PROJECT_ROOT, f), imports(f).map((spec) => relative(PROJECT_ROOT, resolve(dirname(f), spec))).filter((t) => t.startsWith('core/'))]))
+    const room = (rel: string) => rel.split('/').slice(0, 2).join('/')
+    const rooms = new Map<string, Set<string>>()
+    for (const [from, targets] of graph) for (const to of targets) if (room(from) !== room(to)) (rooms.get(room(from)) ?? rooms.set(room(from), new Set()).get(room(from))!).add(room(to))
+    expect(loopsOf(new Map([...graph].map(([k, v]) => [k, new Set(v)]))), 'import loops among core files').toEqual([])
+    expect(loopsOf(rooms), 'imports running back up between core rooms').toEqual([])
+    expect(rooms.size).toBeGreaterThan(5)
   })
 
   it('keeps files under 400 lines', () => {
@@ -125,3 +137,35 @@ describe('architecture', () => {
     expect(offenders).toEqual([])
   })
 })
+
+/** Every loop of a directed graph, as its members in a stable order (one entry per strongly connected component). */
+function loopsOf(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const loops: string[][] = []
+  const visit = (node: string): void => {
+    index.set(node, index.size)
+    low.set(node, index.get(node)!)
+    stack.push(node)
+    onStack.add(node)
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next)
+        low.set(node, Math.min(low.get(node)!, low.get(next)!))
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!))
+    }
+    if (low.get(node) !== index.get(node)) return
+    const members: string[] = []
+    let member: string
+    do {
+      member = stack.pop()!
+      onStack.delete(member)
+      members.push(member)
+    } while (member !== node)
+    if (members.length > 1 || graph.get(node)?.has(node)) loops.push(members.sort())
+  }
+  for (const node of graph.keys()) if (!index.has(node)) visit(node)
+  return loops
+}

@@ -11,6 +11,7 @@ import { generateSync } from 'otplib'
 import { afterEach, describe, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../cli/paths.ts'
 import { SessionStore } from '../core/sessions/store.ts'
+import { attachRenewal, renewalOf } from '../daemon/renewal.ts'
 import { tempDir } from './helpers/daemon.ts'
 import { fakeProgram } from './helpers/fake-bin.ts'
 import { runCli } from './helpers/run-cli.ts'
@@ -142,17 +143,18 @@ describe('svc agent renews the daemon session', () => {
 
 describe('the renewal wait (in-process, injected timing)', () => {
   it('a hook waiting for a renewal gets the session created within the grace period, and gives up after it', async () => {
-    const store = new SessionStore({ renewalGraceMs: 300 })
+    const store = new SessionStore()
+    const renewal = attachRenewal(store, { graceMs: 300 })
     const now = Date.now()
-    store.renewal.seen('software', now)
-    const waiting = store.renewal.awaitRenewal(now)
-    expect(store.renewal.demanded()).toBe(true)
+    renewal.seen('software', now)
+    const waiting = renewal.awaitRenewal(now)
+    expect(renewal.demanded()).toBe(true)
     setTimeout(() => store.create({ signer: 'unattested' }, Date.now()), 20)
     expect(await waiting).toBe(true)
-    expect(store.renewal.demanded()).toBe(false)
-    expect(await store.renewal.awaitRenewal(Date.now())).toBe(false)
+    expect(renewal.demanded()).toBe(false)
+    expect(await renewal.awaitRenewal(Date.now())).toBe(false)
     // Nobody can renew a TOTP session, and no renewer was ever seen by a fresh store: no wait at all.
-    expect(await store.renewal.awaitRenewal(Date.now(), 'totp')).toBe(false)
-    expect(await new SessionStore().renewal.awaitRenewal(Date.now())).toBe(false)
+    expect(await renewal.awaitRenewal(Date.now(), 'totp')).toBe(false)
+    expect(await renewalOf(new SessionStore()).awaitRenewal(Date.now())).toBe(false)
   })
 })

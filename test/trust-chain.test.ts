@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.ts'
 import { hashLeaf } from '../core/ledger/merkle.ts'
-import { verifyConsistency, verifyInclusion } from '../core/ledger/proof-verify.ts'
+import { verifyConsistency, verifyInclusion } from '../ledger-verify/proof-verify.ts'
 import { verifyNote } from '../core/ledger/signed-note.ts'
 import { newSeed, signingKeyFromSeed, verifyNative, verifyPortable } from '../core/ledger/ed25519.ts'
 import { leafSigMessage } from '../core/ledger/leaf.ts'

@@ -6,27 +6,16 @@
 import { parseDuration } from '../duration.ts'
 import { EngineError, ERR } from '../errors.ts'
 import { registerOnce, type EnginePlugin, type EvaluatorKind, type EvaluatorWhere } from '../plugin.ts'
-import { guardrailCatalog, type CatalogEntry } from './catalog.ts'
+import { guardrailCatalog } from './catalog.ts'
+import type { CatalogEntry, CompiledEvaluator } from '../types.ts'
+
+export type { CompiledEvaluator } from '../types.ts'
 import { parseComparison, type Threshold } from './severity.ts'
 
 /** Used when an entry names no `max_latency`: a guardrail may add at most this to a hook call. */
 export const DEFAULT_MAX_LATENCY_MS = 2000
 /** Upper bound on `max_latency` (a hook must never hang on a classifier). */
 export const MAX_LATENCY_CAP_MS = 30_000
-
-/** One evaluator entry, ready to run. */
-export interface CompiledEvaluator {
-  readonly kind: 'llm_guardrail'
-  readonly model: CatalogEntry
-  /** `input.<name>`: the tool-call field that is classified. */
-  readonly promptField: string
-  /** `input.<name>` / `session.<name>` paths sent as context. */
-  readonly contextFields: readonly string[]
-  readonly thresholds: readonly Threshold[]
-  /** 0 = no caching. */
-  readonly cacheTtlMs: number
-  readonly maxLatencyMs: number
-}
 
 const FIELD = '^(input)\\.[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$'
 const CONTEXT_FIELD = '^(input|session)\\.[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$'

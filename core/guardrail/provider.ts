@@ -12,7 +12,7 @@ import { ClassificationCache } from './cache.ts'
 import { guardrailCatalog, type CatalogEntry } from './catalog.ts'
 import type { GateEvaluator, GuardrailVerdict } from './round.ts'
 import { categoriesMeeting, isSeverity, type ClassifierResult } from './severity.ts'
-import { createWire, GuardrailFailure, type ProviderWire } from './wire.ts'
+import { GuardrailFailure, type ProviderConnection } from './failure.ts'
 
 /** What an adapter classifies: the prompt field's text and the context fields, for one catalog model. */
 export interface ProviderInput {
@@ -38,7 +38,7 @@ export interface GuardrailProviderDefinition {
   /** Tap stage on the guardrail hook (cheaper providers first). */
   readonly stage?: number
   /** One vendor call mapped to our scale; throw (or call `malformed`) on anything unexpected. */
-  classify(input: ProviderInput, wire: ProviderWire): Promise<ClassifierResult>
+  classify(input: ProviderInput, connection: ProviderConnection): Promise<ClassifierResult>
 }
 
 /** A provider as the engine runs it (listed and tested by the guardrail endpoints). */
@@ -129,7 +129,7 @@ export function createProviderRuntime(definition: GuardrailProviderDefinition, e
       }, maxLatencyMs)
     })
     try {
-      const result = await Promise.race([definition.classify(input, createWire(baseUrl!, headers, controller.signal)), deadline])
+      const result = await Promise.race([definition.classify(input, { baseUrl: baseUrl!, headers, signal: controller.signal }), deadline])
       return checkResult(result)
     } catch (err) {
       if (err instanceof GuardrailFailure) throw new GuardrailFailure(err.kind, scrub(err.message), err.reachable)
@@ -234,10 +234,4 @@ function displayUrl(raw: string): string {
   } catch {
     return '(invalid URL)'
   }
-}
-
-/** The prompt text followed by one `field: value` line per context field (what text-only vendors classify). */
-export function composeText(input: ProviderInput): string {
-  if (input.context.length === 0) return input.text
-  return `${input.text}\n\n${input.context.map((c) => `${c.field}: ${c.value}`).join('\n')}`
 }

@@ -6,58 +6,10 @@
  */
 import type { Logger } from 'pino'
 import type { EngineHooks } from '../hooks.ts'
-import type { Decision, EvalContext, EvalRequest, LayerName, Mode } from '../types.ts'
-import type { CompiledEvaluator } from './evaluator.ts'
-import type { CategoryResult } from './severity.ts'
+import type { Decision, EvalContext, EvalRequest, GateEvaluator, GuardrailRound, GuardrailStage, GuardrailVerdict, Mode } from '../types.ts'
 
-/** An evaluator of a gate that matched the call. */
-export interface GateEvaluator {
-  readonly gateId: string
-  readonly layer: LayerName
-  readonly source: string
-  /** Position among the round's evaluators (verdicts refer to it). */
-  readonly index: number
-  readonly evaluator: CompiledEvaluator
-}
+export type { AbstainKind, GateEvaluator, GuardrailRound, GuardrailStage, GuardrailVerdict } from '../types.ts'
 
-/** Why an evaluator abstained (the spec: an abstention is never an allow or a deny). */
-export type AbstainKind = 'timeout' | 'provider_error' | 'malformed_answer' | 'not_configured' | 'unsupported_entry' | 'missing_field'
-
-/** What one evaluator concluded. */
-export interface GuardrailVerdict {
-  readonly index: number
-  readonly gateId: string
-  readonly provider: string
-  /** Catalog id of the model. */
-  readonly model: string
-  /** `skipped`: not asked, because an earlier evaluator already denied. */
-  readonly effect: 'deny' | 'monitor' | 'allow' | 'abstain' | 'skipped'
-  readonly reason: string
-  readonly categories?: Readonly<Record<string, CategoryResult>>
-  /** Categories that met the threshold that decided. */
-  readonly matched?: readonly string[]
-  readonly latencyMs: number
-  readonly cached: boolean
-  readonly abstained?: { readonly kind: AbstainKind; readonly detail: string }
-}
-
-/** The argument of the `guardrail` hook. `verdicts` is append-only: each tap pushes one per evaluator it ran. */
-export interface GuardrailRound {
-  readonly request: EvalRequest
-  readonly ctx: EvalContext
-  readonly local: Decision
-  readonly evaluators: readonly GateEvaluator[]
-  readonly verdicts: GuardrailVerdict[]
-}
-
-/** The guardrail stage of a decision, as traces show it. */
-export interface GuardrailStage {
-  /** False when an operator switched guardrails off (nothing was asked). */
-  readonly enabled: boolean
-  readonly local: Pick<Decision, 'verdict' | 'ledgerVerdict' | 'ruleId' | 'reason'>
-  readonly verdict: 'deny' | 'monitor' | 'allow' | 'abstain' | 'disabled'
-  readonly evaluators: readonly GuardrailVerdict[]
-}
 
 interface RoundOptions {
   readonly hooks: EngineHooks

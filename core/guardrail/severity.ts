@@ -2,33 +2,10 @@
  * The guardrail severity scale and the classifier result every provider adapter produces. Pure: no I/O,
  * so thresholds and mappings are testable on their own.
  */
+import { SEVERITIES, type ClassifierResult, type Severity, type Threshold, type ThresholdOp } from '../types.ts'
 
-/** The spec's ordered scale: none < low < medium < high < critical. */
-export const SEVERITIES = ['none', 'low', 'medium', 'high', 'critical'] as const
-export type Severity = (typeof SEVERITIES)[number]
+export { SEVERITIES, type CategoryResult, type ClassifierResult, type Severity, type Threshold, type ThresholdOp } from '../types.ts'
 
-/** One category of a mapped answer: its severity on our scale and the vendor's raw flag. */
-export interface CategoryResult {
-  readonly severity: Severity
-  readonly raw: boolean
-}
-
-/** A classifier answer after the adapter rewrote it (the spec's `{safe, categories, rationale}`). */
-export interface ClassifierResult {
-  readonly safe: boolean
-  readonly categories: Readonly<Record<string, CategoryResult>>
-  readonly rationale: string
-}
-
-export type ThresholdOp = '>=' | '>' | '='
-
-/** One `on_threshold` item, compiled. `category: any` matches when any category meets it. */
-export interface Threshold {
-  readonly category: string
-  readonly op: ThresholdOp
-  readonly severity: Severity
-  readonly action: 'deny' | 'monitor'
-}
 
 export function isSeverity(value: unknown): value is Severity {
   return typeof value === 'string' && (SEVERITIES as readonly string[]).includes(value)

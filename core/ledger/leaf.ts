@@ -3,8 +3,7 @@
  * rule_id, tool_use_id, policy_trace, payload hash, previous leaf hash) plus the session id, and for session
  * events the session certificate. The session key signs `"svc/leaf-sig/v1\n" ‖ leaf_hash`.
  */
-import type { LayerTrace, LedgerDraft, LedgerEntry, LedgerVerdict, Mode, SignerKind } from '../types.ts'
-import type { SessionCertificate } from '../trust/session-cert.ts'
+import type { LayerTrace, LedgerDraft, LedgerEntry, LedgerVerdict, Mode, SessionCertificate, SignerKind } from '../types.ts'
 
 /** Domain separation for leaf signatures: a session key's leaf signature can never pass as another message. */
 export const LEAF_SIG_PREFIX = Buffer.from('svc/leaf-sig/v1\n', 'utf8')

@@ -6,7 +6,7 @@ import { leafSignerFor, SqliteLedger as Ledger, type LeafSigner } from './ledger
 import { leafSigMessage, type LeafDraft } from './leaf.ts'
 import type { LedgerEntry } from '../types.ts'
 import { hashChildren, hashLeaf, splitPoint } from './merkle.ts'
-import { verifyConsistency, verifyInclusion } from './proof-verify.ts'
+import { verifyConsistency, verifyInclusion } from '../../ledger-verify/proof-verify.ts'
 import { verifyLedger, type LeafRecord } from '../../ledger-verify/verify-ledger.ts'
 import { verifyTuple } from '../../ledger-verify/verify-tuple.ts'
 

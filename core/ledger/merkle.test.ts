@@ -4,7 +4,7 @@ import { loadVectors, hex } from '../../testing/vectors.ts'
 import { EMPTY_ROOT, hashChildren, hashLeaf, splitPoint } from './merkle.ts'
 import { CompactRange } from './compact-range.ts'
 import { consistencyPath, inclusionPath, rangeHash } from './proof-build.ts'
-import { verifyConsistency, verifyInclusion } from './proof-verify.ts'
+import { verifyConsistency, verifyInclusion } from '../../ledger-verify/proof-verify.ts'
 
 interface Tree8 {
   leaves: string[]

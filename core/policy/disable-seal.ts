@@ -7,7 +7,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import canonicalize from 'canonicalize'
-import type { DisabledBy } from './compile.ts'
+import type { DisabledBy } from './compiled.ts'
 
 /** What a seal covers: the disable metadata, the gate id and the policy file it is written in (so it cannot be copied elsewhere). */
 export type DisableFacts = Omit<DisabledBy, 'seal'> & { readonly gate_id: string; readonly file: string }

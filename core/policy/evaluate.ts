@@ -4,7 +4,7 @@
  * the daemon's decision cannot drift apart.
  */
 import type { EvalContext, EvalRequest, LayerName } from '../types.ts'
-import type { CompiledGate, CompiledNode } from './compile.ts'
+import type { CompiledGate, CompiledNode } from './compiled.ts'
 
 /** What one `when` node did as the evaluator ran it: children it skipped (short-circuit) are absent. */
 export interface NodeTrace {

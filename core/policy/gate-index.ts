@@ -5,9 +5,8 @@
  * The index only ever skips gates that cannot match: `gate-index.test.ts` compares it with running
  * every gate, over the corpus and generated gates.
  */
-import type { IndexKeys } from '../plugin.ts'
-import type { EvalRequest } from '../types.ts'
-import type { CompiledGate, CompiledNode } from './compile.ts'
+import type { EvalRequest, IndexKeys } from '../types.ts'
+import type { CompiledGate, CompiledNode } from './compiled.ts'
 
 /**
  * What a call needs for `node` to hold, or undefined when it cannot be said: a leaf's hint; for `all`

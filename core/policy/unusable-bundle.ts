@@ -5,7 +5,7 @@
  * managed floor. So the daemon starts, keeps polling, and this gate goes away with the next bundle that compiles.
  */
 import { sha256 } from '../hash.ts'
-import type { CompiledGate, CompiledNode } from './compile.ts'
+import type { CompiledGate, CompiledNode } from './compiled.ts'
 import type { FileProblem } from './policy-file.ts'
 
 export const UNUSABLE_BUNDLE_GATE_ID = 'svc.policy-bundle-unusable'

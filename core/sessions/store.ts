@@ -9,7 +9,6 @@ import { EngineError, ERR } from '../errors.ts'
 import { signingKeyFromSeed } from '../ledger/ed25519.ts'
 import { leafSignerFor, type LeafSigner, type SqliteLedger } from '../ledger/ledger.ts'
 import type { SessionCertificate } from '../trust/session-cert.ts'
-import { SessionRenewal } from './renewal.ts'
 import type { SessionFacts, SignerKind } from '../types.ts'
 
 /** A session's lifetime from issue (docs/architecture.md). */
@@ -54,14 +53,19 @@ export class SessionStore {
   readonly #sessions = new Map<string, Session>()
   readonly #idleMs: number
   #currentId?: string
-  /** Where hooks wait for, and the renewer (`svc agent`) learns of, a session to re-mint. */
-  readonly renewal: SessionRenewal
+  /** Told whenever the sessions change (the daemon's renewal broker wakes waiting hooks and renewers). */
+  readonly #listeners = new Set<() => void>()
   /** For a session that became current: the one it took over from (restored if it is discarded). */
   readonly #tookOverFrom = new Map<string, string | undefined>()
 
-  constructor(opts: { idleMs?: number; renewalGraceMs?: number; renewerMemoPath?: string } = {}) {
+  constructor(opts: { idleMs?: number } = {}) {
     this.#idleMs = opts.idleMs ?? DEFAULT_IDLE_MS
-    this.renewal = new SessionRenewal({ graceMs: opts.renewalGraceMs, memoPath: opts.renewerMemoPath })
+  }
+
+  /** Calls `listener` after every session change; answers the function that stops it. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
   }
 
   /** The idle expiry this store applies. */
@@ -108,7 +112,7 @@ export class SessionStore {
       this.#tookOverFrom.set(id, this.#currentId)
       this.#currentId = id
     }
-    this.renewal.changed()
+    for (const listener of this.#listeners) listener()
     return session
   }
 

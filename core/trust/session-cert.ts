@@ -7,33 +7,12 @@
 import { hash } from 'node:crypto'
 import { canonicalJson } from '../ledger/jcs.ts'
 import { signNative, type SignatureVerifier, type SigningKey } from '../ledger/ed25519.ts'
-import type { SignerKind } from '../types.ts'
+import type { SessionBundle, SessionCertificate } from '../types.ts'
+
+export type { SessionBundle, SessionCertificate } from '../types.ts'
 
 /** Domain separation for session certificates signed by a host key. */
 export const SESSION_CERT_PREFIX = 'svc/session-cert/v1\n'
-
-/** The signed part of a session certificate (field names are the wire names). */
-export interface SessionBundle {
-  readonly v: 1
-  readonly session_id: string
-  readonly signer: SignerKind
-  /** Base64 raw Ed25519 public key of the session; absent for unattested sessions. */
-  readonly session_public_key?: string
-  /** Base64 raw Ed25519 public key of the host key that signed; absent for unattested sessions. */
-  readonly host_public_key?: string
-  readonly issued_at_ms: number
-  readonly expires_at_ms: number
-  readonly user_id?: string
-  readonly groups?: readonly string[]
-  /** The session this one replaces (`svc session rotate`). */
-  readonly rotates?: string
-}
-
-/** A bundle with the host signature (base64), as posted and as embedded in the ledger. */
-export interface SessionCertificate {
-  readonly bundle: SessionBundle
-  readonly signature?: string
-}
 
 /** Short key id: hex of the first 4 bytes of SHA-256(public key). */
 export function keyId(publicKey: Uint8Array): string {

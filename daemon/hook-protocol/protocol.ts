@@ -13,6 +13,7 @@ import type { Session } from '../../core/sessions/store.ts'
 import type { ToolCall } from '../../core/types.ts'
 import { HookCoverage } from './coverage.ts'
 import { HookMemory, REPLAY_MS } from './memory.ts'
+import { renewalOf } from '../renewal.ts'
 
 type HarnessCall = Omit<ToolCall, 'sessionId'>
 
@@ -86,7 +87,7 @@ export class HookProtocol {
     const { sessions } = this.#engine
     const current = sessions.current()
     if (current && sessions.status(current.id, now).state === 'active') return current
-    return (await sessions.renewal.awaitRenewal(now, current?.signer)) ? sessions.current() : current
+    return (await renewalOf(sessions).awaitRenewal(now, current?.signer)) ? sessions.current() : current
   }
 
   /**

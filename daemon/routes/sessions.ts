@@ -12,6 +12,7 @@ import { recordedSessions } from '../../core/sessions/history.ts'
 import type { Session } from '../../core/sessions/store.ts'
 import type { LeafDraft } from '../../core/ledger/leaf.ts'
 import { bannerFor } from '../../core/trust/tiers.ts'
+import { renewalOf } from '../renewal.ts'
 
 const SIGNER_KINDS = ['unattested', 'software', 'totp', 'os_keychain', 'hardware_key'] as const
 const b64 = { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9+/]*={0,2}$' } as const
@@ -225,7 +226,7 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
     },
   })
 
-  app.addHook('preClose', async () => sessions.renewal.release())
+  app.addHook('preClose', async () => renewalOf(sessions).release())
 
   app.get<{ Querystring: { wait_ms?: string; renewer?: string } }>('/v1/sessions/current', {
     schema: {
@@ -254,7 +255,7 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
       },
     },
     handler: async (request, reply) => {
-      const { renewal } = sessions
+      const renewal = renewalOf(sessions)
       if (request.query.renewer) renewal.seen(request.query.renewer, Date.now())
       const usable = () => {
         const current = sessions.current()

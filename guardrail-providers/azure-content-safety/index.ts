@@ -6,7 +6,8 @@
  * FourSeverityLevels answers 0, 2, 4, 6; EightSeverityLevels answers 0–7 (Azure SDK `TextCategoriesAnalysis`).
  * The endpoint is per resource, so `AZURE_CONTENT_SAFETY_BASE_URL` must be set.
  */
-import { composeText, defineGuardrailProvider, GuardrailFailure, malformed, type CategoryResult, type Severity } from '../../core/index.ts'
+import { defineGuardrailProvider, GuardrailFailure, malformed, type CategoryResult, type Severity } from '../../core/index.ts'
+import { composeText, postJson } from '../kit/index.ts'
 
 const API_VERSION = '2024-09-01'
 /** The service refuses longer text (10k Unicode code points per request). */
@@ -32,11 +33,11 @@ export default defineGuardrailProvider({
     { model: 'text-analyze-8', kind: 'classifier_model', title: 'Text analysis, eight severity levels', categories: Object.values(NAMES), options: { outputType: 'EightSeverityLevels' } },
     { model: 'blocklists', kind: 'account_policy', title: "Text blocklists configured on the Azure resource (listed only)", categories: [] },
   ],
-  async classify(input, wire) {
+  async classify(input, connection) {
     const text = composeText(input)
     if ([...text].length > MAX_TEXT_CODE_POINTS) throw new GuardrailFailure('unsupported_entry', `text is longer than the ${MAX_TEXT_CODE_POINTS} code points Azure accepts`, false)
     const outputType = String(input.model.options?.outputType ?? 'FourSeverityLevels')
-    const answer = (await wire.postJson(`/contentsafety/text:analyze?api-version=${API_VERSION}`, { text, categories: Object.keys(NAMES), outputType })) as {
+    const answer = (await postJson(connection, `/contentsafety/text:analyze?api-version=${API_VERSION}`, { text, categories: Object.keys(NAMES), outputType })) as {
       categoriesAnalysis?: unknown
     }
     const analysis = answer?.categoriesAnalysis

@@ -9,7 +9,8 @@
  * `S1,S10`. The codes are the MLCommons hazard taxonomy S1–S14; each is a raw flag (`high` unless the
  * model's catalog entry overrides it).
  */
-import { composeText, defineGuardrailProvider, flagSeverity, malformed, type CategoryResult } from '../../core/index.ts'
+import { defineGuardrailProvider, flagSeverity, malformed, type CategoryResult } from '../../core/index.ts'
+import { composeText, postJson } from '../kit/index.ts'
 
 /** S1–S14 of the Llama Guard 3 model card, as category names. */
 export const HAZARDS: Readonly<Record<string, string>> = {
@@ -35,8 +36,8 @@ export default defineGuardrailProvider({
     },
     { model: 'llama-guard3:1b', kind: 'classifier_model', title: 'Llama Guard 3 1B', categories: CATEGORIES },
   ],
-  async classify(input, wire) {
-    const answer = (await wire.postJson('/chat/completions', {
+  async classify(input, connection) {
+    const answer = (await postJson(connection, '/chat/completions', {
       model: input.model.model,
       messages: [{ role: 'user', content: composeText(input) }],
       temperature: 0,

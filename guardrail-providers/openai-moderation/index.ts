@@ -7,7 +7,8 @@
  * `ModerationResultBody` and langchain `OpenAIClient.Moderations.Moderation`). Each category is a raw
  * boolean: `true` maps to `high` unless the model's catalog entry overrides it.
  */
-import { composeText, defineGuardrailProvider, flagSeverity, malformed, type CategoryResult } from '../../core/index.ts'
+import { defineGuardrailProvider, flagSeverity, malformed, type CategoryResult } from '../../core/index.ts'
+import { composeText, postJson } from '../kit/index.ts'
 
 const OMNI_CATEGORIES = [
   'harassment', 'harassment/threatening', 'hate', 'hate/threatening', 'illicit', 'illicit/violent', 'self-harm', 'self-harm/intent',
@@ -39,8 +40,8 @@ export default defineGuardrailProvider({
     { model: 'text-moderation-latest', kind: 'classifier_model', title: 'OpenAI text moderation (legacy)', categories: TEXT_CATEGORIES },
     { model: 'usage-policies', kind: 'account_policy', title: "OpenAI account usage policies (enforced by OpenAI on the account's own traffic)", categories: [] },
   ],
-  async classify(input, wire) {
-    const answer = (await wire.postJson('/moderations', { model: input.model.model, input: composeText(input) })) as { results?: unknown }
+  async classify(input, connection) {
+    const answer = (await postJson(connection, '/moderations', { model: input.model.model, input: composeText(input) })) as { results?: unknown }
     const results = answer?.results
     if (!Array.isArray(results) || results.length === 0) malformed('no results[]')
     const result = results[0] as ModerationResult

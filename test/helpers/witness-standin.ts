@@ -7,7 +7,8 @@
  * timestamped Ed25519 cosignature line (c2sp.org/tlog-cosignature).
  */
 import { createServer, type Server } from 'node:http'
-import { parseCheckpoint, signingKeyFromSeed, verifyConsistency, verifyNative, verifyNote, newSeed } from '../../core/index.ts'
+import { parseCheckpoint, signingKeyFromSeed, verifyNative, verifyNote, newSeed } from '../../core/index.ts'
+import { verifyConsistency } from '../../ledger-verify/proof-verify.ts'
 import { cosign, cosignerVkey } from '../../plugins/witness/cosignature.ts'
 
 export interface WitnessStandIn {

@@ -3,7 +3,7 @@
  * malformed input, and answers with a reason so callers (and the probe corpus) can tell failures apart.
  * Indices may exceed 2^32, so halving uses Math.floor on safe integers rather than bit operators.
  */
-import { HASH_SIZE, hashChildren, isPowerOfTwo } from './merkle.ts'
+import { HASH_SIZE, hashChildren, isPowerOfTwo } from '../core/ledger/merkle.ts'
 
 /** Outcome of a proof check: `ok`, or the first reason it failed. */
 export type ProofCheck = { readonly ok: true } | { readonly ok: false; readonly reason: string }

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync, writeFileSync } from 'node:fs'
-import type { SignerKind } from '../types.ts'
+import type { SessionStore, SignerKind } from '../core/index.ts'
 
 /** How long a hook waits for a renewal before deciding without a session (fail closed). */
 export const DEFAULT_RENEWAL_GRACE_MS = 2_000
@@ -123,14 +123,18 @@ export class SessionRenewal {
   }
 }
 
-/**
- * The deny reason for a call under an expired session: exactly what to type. A TOTP session cannot renew
- * itself (each mint needs a fresh code); the other tiers renew by themselves while `svc agent` runs.
- */
-export function expiredSessionReason(id: string, signer: SignerKind): string {
-  const tier = signer.replace('_', '-')
-  if (signer === 'totp') {
-    return `session ${id} (TOTP) has expired and cannot renew itself without a code: type \`svc session rotate --id ${id} --tier totp\` (it asks for the passphrase and a current code)`
-  }
-  return `session ${id} has expired: run \`svc session rotate --id ${id} --tier ${tier}\`, or keep \`svc agent --tier ${tier}\` running so sessions renew themselves`
+/** The broker of each store the daemon serves: one per store, so each test's engine has its own. */
+const renewals = new WeakMap<SessionStore, SessionRenewal>()
+
+/** Gives the daemon's session store its renewal broker; the broker hears of every session change. */
+export function attachRenewal(sessions: SessionStore, opts: ConstructorParameters<typeof SessionRenewal>[0] = {}): SessionRenewal {
+  const renewal = new SessionRenewal(opts)
+  sessions.onChange(() => renewal.changed())
+  renewals.set(sessions, renewal)
+  return renewal
+}
+
+/** The broker of `sessions` (a default one, attached on first use, for an app built without startDaemon). */
+export function renewalOf(sessions: SessionStore): SessionRenewal {
+  return renewals.get(sessions) ?? attachRenewal(sessions)
 }
