@@ -7,9 +7,9 @@
  *
  * What counts: `.ts`, `.js` and `.sh` files, `*.test.ts` excluded (so `test/` counts its helpers, fixtures and
  * corpus tools only), except where COUNTED says otherwise (the YAML packs of `policies/`, the Markdown skill of
- * `skills/`). Hidden entries, symlinks, `node_modules/` and `docs/` are skipped. Every folder printed needs a
- * description: a new folder without one fails (test/docs-layout.test.ts), so it gets described when it lands.
- * A described folder that does not exist is simply not printed.
+ * `skills/`). Hidden entries, symlinks, `docs/` and the top-level folders `.gitignore` names are skipped.
+ * Every folder printed needs a description: a new folder without one fails (test/docs-layout.test.ts), so it
+ * gets described when it lands. A described folder that does not exist is simply not printed.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -20,7 +20,18 @@ export const ARCHITECTURE_DOC = join(PROJECT_ROOT, 'docs', 'architecture.md')
 export const BEGIN = '<!-- layout:begin -->'
 export const END = '<!-- layout:end -->'
 
-const SKIPPED = new Set(['node_modules', 'docs'])
+/** `docs/` is not source; top-level folders .gitignore names (node_modules, coverage, test-results) are not ours. */
+function skipped(root: string): Set<string> {
+  const names = new Set(['node_modules', 'docs'])
+  let ignore = ''
+  try {
+    ignore = readFileSync(join(root, '.gitignore'), 'utf8')
+  } catch {
+    // no .gitignore: only the fixed names
+  }
+  for (const line of ignore.split('\n')) if (/^[\w.-]+\/?$/.test(line.trim())) names.add(line.trim().replace(/\/$/, ''))
+  return names
+}
 const SOURCE = /\.(ts|js|sh)$/
 const TEST = /\.test\.ts$/
 
@@ -120,7 +131,8 @@ function countLines(dir: string, counted: RegExp): number {
 /** Every top-level folder, and the first-level subfolders of those not SUMMED, with their lines. */
 export function measure(root: string = PROJECT_ROOT): FolderLines[] {
   const rows: FolderLines[] = []
-  const top = visible(root).filter((e) => e.isDirectory() && !SKIPPED.has(e.name)).map((e) => e.name)
+  const skip = skipped(root)
+  const top = visible(root).filter((e) => e.isDirectory() && !skip.has(e.name)).map((e) => e.name)
   for (const name of top) {
     const key = `${name}/`
     const counted = COUNTED[key] ?? SOURCE
