@@ -2,7 +2,7 @@
  * The container path without a Docker engine (none runs on the test machine): the image's command is
  * `node cli/bin.js daemon --host 0.0.0.0` with SVC_IN_CONTAINER=1 and SVC_HOME=/data; here the same daemon
  * runs in a child process with a separate "container" home, and a host `svc` with its own home mints a session
- * on it after handing over its public keys the way the README's `docker run -e SVC_TRUSTED_HOST_KEYS=…` does.
+ * on it after handing over its public keys the way docs/operations.md's `docker run -e SVC_TRUSTED_HOST_KEYS=…` does.
  * What is not run here: the image build, the port publishing, and the non-root user.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -32,8 +32,8 @@ describe('the container daemon and a host svc', () => {
     expect(docker).toMatch(/MALLOC_ARENA_MAX=2[\s\\]+MALLOC_TRIM_THRESHOLD_=131072/) // what cli/svc.sh gives the daemon
     expect(docker).toContain('npm ci --omit=dev --omit=optional')
     expect(docker).toContain('ARG SVC_COMMIT')
-    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8')
-    expect(readme).toContain('-e SVC_TRUSTED_HOST_KEYS="$(svc signer export-trust)"')
+    const operations = readFileSync(join(PROJECT_ROOT, 'docs', 'operations.md'), 'utf8')
+    expect(operations).toContain('-e SVC_TRUSTED_HOST_KEYS="$(svc signer export-trust)"')
   })
 
   it('SVC_TRUSTED_HOST_KEYS from `svc signer export-trust` lets the host mint on the daemon with no file edited by hand', async () => {

@@ -1,5 +1,5 @@
-/** Every policy example in the README must load: documentation that does not compile is a bug. */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+/** Every policy example in the README and docs/*.md must load: documentation that does not compile is a bug. */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pino from 'pino'
 import { describe, expect, it } from 'vitest'
@@ -8,11 +8,17 @@ import { allPlugins } from '../cli/plugins.ts'
 import { createEngine } from '../core/index.ts'
 import { tempDir } from './helpers/daemon.ts'
 
-const blocks = [...readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => b.includes('version: 1'))
+const documents = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)]
+const blocks = documents.flatMap((doc) =>
+  [...readFileSync(join(PROJECT_ROOT, doc), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)]
+    .map((m) => m[1]!)
+    .filter((b) => b.includes('version: 1'))
+    .map((b, i) => [`${doc} #${i + 1}`, b] as const),
+)
 
-describe('README policy examples', () => {
+describe('policy examples in the README and docs/', () => {
   it('has examples', () => expect(blocks.length).toBeGreaterThan(0))
-  it.each(blocks.map((b, i) => [i, b] as const))('example %i loads', async (_i, text) => {
+  it.each(blocks)('%s loads', async (_where, text) => {
     const home = tempDir()
     mkdirSync(home, { recursive: true })
     const file = join(home, text.includes('groups:') ? 'group-policy.yaml' : 'policy.yaml')
