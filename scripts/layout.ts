@@ -39,23 +39,24 @@ const TEST = /\.test\.ts$/
 const COUNTED: Readonly<Record<string, RegExp>> = { 'policies/': /\.ya?ml$/, 'skills/': /\.md$/ }
 
 /** Top-level folders shown as one row: their subfolders are summed, not listed. */
-const SUMMED = new Set(['bench/', 'policies/', 'scripts/', 'skills/', 'test/', 'daemon/', 'ledger-verify/', 'testing/'])
+const SUMMED = new Set(['bench/', 'policies/', 'scripts/', 'skills/', 'test/', 'ledger-verify/', 'testing/'])
 
 /** One line per folder, in the order printed (a folder missing here is printed after the others, and fails). */
 export const FOLDERS: Readonly<Record<string, string>> = {
-  'core/': 'the engine and its invariants: hooks, plugin loading, decision (deny-overrides), errors, types; `index.ts` is the only module plugins, harnesses and providers import',
+  'core/': 'the kernel a one-shot engine needs: hooks, plugin registry, engine, decision (deny-overrides), errors, types; no HTTP. `index.ts` is its public face',
   'core/policy/': 'load, compile, evaluate (the one evaluator, with an optional trace), layers, the gate index, background loads (worker parse, sliced compile), the parse cache',
-  'core/ledger/': 'signed append-only Merkle ledger (SQLite; commits on a writer thread), proofs, checkpoints.log, the start guard, verification (worker threads, unsigned-leaf rule)',
-  'core/sessions/': 'session store and admission, creation limits, sessions from the ledger, renewal',
+  'core/ledger/': 'signed append-only Merkle ledger (SQLite; commits on a writer thread), proofs, checkpoints.log, the start guard',
+  'core/sessions/': 'session store and admission, creation limits, sessions from the ledger',
   'core/trust/': 'host keys, session certificates, signer tiers',
   'core/match/': 'globs, canonical paths, URLs, patches, `$SVC_PORTS`, canonical MCP tool names',
-  'core/hook-protocol/': 'replay window, duplicate deliveries, outcome links, the serving session, hook coverage',
-  'core/server/': 'buildApp (never listens), problem+json, operator auth, the browser guard, the core routes',
   'core/guardrail/': 'the guardrail seam: `llm_guardrail` parsing, defineGuardrailProvider (failures abstain), the round, severity scale, bounded cache',
-  'core/auth/': 'operator passwords (scrypt), tokens, the login throttle',
   'core/state/': 'state.db: gate counters, the sealed mode row, the managed mode floor',
-  'core/testing/': 'gate tester, guardrail-provider tester over a loopback vendor server, ledger fixtures, core-only test engine',
-  'daemon/': 'the HTTP host: server, problem contract, routes, hook protocol, operator auth, renewal, hook key, read models, start-up',
+  'daemon/': 'the HTTP host of the engine and of the surfaces plugins bring: start-up (the plugin list passed in), session renewal, the hook key; `index.ts` is its public face',
+  'daemon/server/': 'buildApp (never listens), problem+json, JSON bodies, the browser guard, lazy schemas, background services',
+  'daemon/routes/': 'the daemon\'s own routes: health, mode, auth, gates/check, gates, sessions, ledger, hooks',
+  'daemon/hook-protocol/': 'replay window, duplicate deliveries, outcome links, the serving session, hook coverage',
+  'daemon/auth/': 'operator passwords (scrypt), tokens, the login throttle, the auth service',
+  'daemon/read-models/': 'the read queries behind the ledger, gate and session views',
   'plugins/': 'engine plugins, one folder each, listed in `plugins/index.ts`',
   'plugins/gates/': 'leaf predicates of `when` blocks, one folder per kind (tool, command, command_regex, path, url, jsonpath, mcp, signal)',
   'plugins/normalise-tool-input/': 'the one pass that canonicalises tool-input paths, URLs and MCP names',
@@ -82,7 +83,6 @@ export const FOLDERS: Readonly<Record<string, string>> = {
   'ledger-verify/': 'offline ledger verification used by the CLI and benches',
   'cli/': '`svc` (commander): the bin, the composition root (`cli/plugins.ts`) and every command',
   'cli/commands/': 'one file per command, loaded lazily from `cli/commands/index.ts`',
-  'cli/daemon/': '`svc daemon` start-up: engine, listeners, logs, trusted keys from the environment, idle memory release',
   'cli/agent/': '`svc agent`: the session renewer and its desktop notifications',
   'cli/signer/': 'host signers (software, TOTP, OS keychain), minting, the QR code',
   'cli/service/': 'systemd user units and launchd agents',
