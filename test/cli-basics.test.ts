@@ -18,7 +18,9 @@ import { compileCache } from './helpers/child-env.ts'
 
 const SVC = join(PROJECT_ROOT, 'cli', 'svc.sh')
 const dirs: string[] = []
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
 
 function piped(args: string[], input: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
