@@ -68,13 +68,17 @@ function Shell({ onOut }) {
   const daemon = useDaemonState()
   const [title, Page] = PAGES[route.page] ?? ['Not found', () => html`<p>No page "${route.page}".</p>`]
   useEffect(() => void (document.title = `${title} · svc`), [title])
+  const logOut = async () => {
+    await logout()
+    onOut()
+  }
   return html`<div class="shell">
     <header>
       <strong>svc</strong>
       <nav>${NAV.map((p) => html`<a href=${href(p)} class=${route.page === p ? 'active' : ''}>${PAGES[p][0]}</a>`)}</nav>
       <span class=${`mode mode-${daemon.mode}`} data-testid="mode">mode: ${daemon.mode ?? '…'}</span>
       <span class="hash" title="policy hash">policy ${daemon.policy_hash ? daemon.policy_hash.slice(0, 19) : '…'}</span>
-      <button onClick=${async () => (await logout(), onOut())}>Log out</button>
+      <button onClick=${logOut}>Log out</button>
     </header>
     <main><h1>${title}</h1><${Page} route=${route} /></main>
   </div>`
