@@ -186,7 +186,7 @@ function expansion(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: S
   const children = node.children.filter((c): c is SyntaxNode => c !== null)
   const subscript = children.find((c) => c.type === 'subscript')
   const nameNode = children.find((c) => c.type === 'variable_name' || c.type === 'special_variable_name') ?? subscript
-  const ops = children.filter((c, i) => node.fieldNameForChild(i) === 'operator')
+  const ops = children.filter((_c, i) => node.fieldNameForChild(i) === 'operator')
   const name = subscript ? arrayKey(subscript) : nameNode?.text
   const value = name === undefined ? undefined : ctx.lookup(name)
   // `"${a[@]}"` is one field per element even inside double quotes.
