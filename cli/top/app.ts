@@ -33,7 +33,7 @@ type View = (typeof VIEWS)[number]
 const TITLES: Record<View, string> = { decisions: 'Decisions', gates: 'Gates', sessions: 'Sessions', pins: 'MCP pins', ledger: 'Ledger' }
 const VERDICT_CYCLE = [undefined, 'deny', 'monitor_alert', 'allow'] as const
 
-type Editing = { kind: 'filter'; value: string } | { kind: 'password'; value: string; then: (token: string) => Promise<void> }
+type Editing = { kind: 'filter'; value: string } | { kind: 'password'; value: string; submit: (password: string) => Promise<void> }
 
 const KEYS: Record<View | 'detail', string> = {
   decisions: '↑↓ select  Enter open  f false-positive case  v verdict  / filter',
@@ -113,7 +113,7 @@ export function TopApp(props: TopProps): ReactNode {
       go(token.current)
     }
     if (operatorCredentialsInEnv(env)) return void withToken().catch((err: Error) => setMessage({ lines: [`operator login failed: ${err.message}`], error: true }))
-    startEditing({ kind: 'password', value: '', then: async (password) => withToken(password) })
+    startEditing({ kind: 'password', value: '', submit: async (password) => withToken(password) })
   }
   const falsePositive = (r: LedgerRecord | undefined) => {
     if (!r || r.entry.leaf.type !== 'decision') return
@@ -174,7 +174,7 @@ export function TopApp(props: TopProps): ReactNode {
     if (key.return) {
       set(undefined)
       if (e.kind === 'filter') return setText(e.value)
-      return void e.then(e.value).catch((err: Error) => setMessage({ lines: [`operator login failed: ${err.message}`], error: true }))
+      return void e.submit(e.value).catch((err: Error) => setMessage({ lines: [`operator login failed: ${err.message}`], error: true }))
     }
     if (key.backspace || key.delete) return set({ ...e, value: e.value.slice(0, -1) })
     if (!key.ctrl && input) set({ ...e, value: e.value + input })
