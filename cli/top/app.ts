@@ -83,6 +83,7 @@ export function TopApp(props: TopProps): ReactNode {
   const root = usePoll(get<{ tree_size: number; root_hex: string; signer: string; origin: string }>(url, '/v1/ledger/root'), 2 * interval, [url], view === 'ledger')
   const ledger = usePoll(() => newestEntries(url, { all: true }, 100), 2 * interval, [url], view === 'ledger')
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the opened decision's seq, so a re-polled copy of the same decision does not fetch its trace again
   useEffect(() => {
     setGuardrail(undefined)
     if (!detail) return

@@ -55,6 +55,7 @@ function Login({ onIn }) {
 export function useDaemonState() {
   const [state, setState] = useState({})
   const refresh = () => get('/v1/policy/view').then((v) => setState({ mode: v.mode, policy_hash: v.policy_hash, status: v.status }), () => {})
+  // biome-ignore lint/correctness/useExhaustiveDependencies: subscribes once, on mount; refresh reads no render state
   useEffect(() => {
     refresh()
     addEventListener('svc:control', refresh)
