@@ -84,7 +84,7 @@ describe('svc tail', () => {
       const objects = t.lines().map((l) => JSON.parse(l))
       expect(objects.map((o) => o.seq)).toEqual([denied.body.ledger_seq, later.body.ledger_seq])
       expect(objects[0]).toMatchObject({ verdict: 'deny', harness: 'claude-code', tool: 'Bash', rule_id: 'fs.rm-root-or-home', session_id: sid, input: { command: 'rm -rf / # resume-me', cwd: '/tmp' } })
-      expect(t.out()).not.toContain(String(allowed.body.ledger_seq) + ',')
+      expect(t.out()).not.toContain(`${String(allowed.body.ledger_seq)},`)
       expect(await t.stop('SIGTERM')).toBe(0)
     } finally {
       t.kill()

@@ -117,7 +117,7 @@ export function TopApp(props: TopProps): ReactNode {
     startEditing({ kind: 'password', value: '', submit: async (password) => withToken(password) })
   }
   const falsePositive = (r: LedgerRecord | undefined) => {
-    if (!r || r.entry.leaf.type !== 'decision') return
+    if (r?.entry.leaf.type !== 'decision') return
     if (r.entry.leaf.verdict !== 'deny' && r.entry.leaf.verdict !== 'monitor_alert') return setMessage({ lines: [`decision ${r.entry.seq} was not denied: there is no false positive to report`], error: true })
     run(`writing the false-positive case of ${r.entry.seq}`, () => startCase(url, env, svcHome, r.entry.seq))
   }
