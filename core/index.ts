@@ -3,7 +3,6 @@
  * @module
  */
 export type * from './types.ts'
-export { LAYERS } from './types.ts'
 export { STAGE, createHooks, type EngineHooks, type CompiledLeaf, type PredicateTest } from './hooks.ts'
 export { guardrailCatalog, type CatalogEntry, type CatalogKind } from './guardrail/catalog.ts'
 export { DEFAULT_MAX_LATENCY_MS, llmGuardrailEvaluator, type CompiledEvaluator } from './guardrail/evaluator.ts'
@@ -11,7 +10,6 @@ export {
   composeText,
   createProviderRuntime,
   defineGuardrailProvider,
-  envPrefix,
   guardrailProviders,
   type GuardrailProviderDefinition,
   type GuardrailProviderPlugin,
@@ -21,7 +19,7 @@ export {
   type ProviderTestResult,
 } from './guardrail/provider.ts'
 export type { AbstainKind, GateEvaluator, GuardrailRound, GuardrailStage, GuardrailVerdict } from './guardrail/round.ts'
-export { flagSeverity, isSeverity, parseComparison, SEVERITIES, severityRank, type CategoryResult, type ClassifierResult, type Severity, type Threshold } from './guardrail/severity.ts'
+export { flagSeverity, type CategoryResult, type ClassifierResult, type Severity, type Threshold } from './guardrail/severity.ts'
 export { GuardrailFailure, malformed, type ProviderWire } from './guardrail/wire.ts'
 export {
   applyPlugins,
@@ -30,7 +28,6 @@ export {
   defineGateKind,
   extensionRegistry,
   lazyRoutes,
-  registerOnce,
   type DaemonListener,
   type DaemonListenerOptions,
   type EnginePlugin,
@@ -46,30 +43,30 @@ export {
   type Registries,
 } from './plugin.ts'
 export { ApiProblem, EngineError, ERR, formatEngineError, RefusalError, type ProblemCode } from './errors.ts'
-export { callPayload, callPayloadBytes, canonicalJson, canonicalSha256, payloadHash, sha256 } from './hash.ts'
-export { lazyValidator, newAjv } from './lazy-ajv.ts'
+export { callPayloadBytes, canonicalSha256, payloadHash, sha256 } from './hash.ts'
+export { lazyValidator } from './lazy-ajv.ts'
 export { writePrivateFile } from './atomic-file.ts'
-export { ensureHookKey, HOOK_KEY_FILE, HOOK_NONCE, hookMac } from './hook-key.ts'
+export { ensureHookKey, HOOK_NONCE, hookMac } from './hook-key.ts'
 export { HookProtocol } from './hook-protocol/protocol.ts'
 export { readText } from './read-text.ts'
 export { createEngine, type CheckResult, type Engine, type EngineOptions } from './engine.ts'
-export { combine, refuse, isStrongSigner, assertNotLoosened } from './decision.ts'
+export { combine } from './decision.ts'
 export { compileGlob, isLiteralGlob, type Glob } from './match/glob.ts'
-export { CASE_INSENSITIVE_FS, compileHomeGlobs, globRootsKey, type GlobRoots } from './match/home-globs.ts'
-export { assertKnownPortBindings, bindPortGlob, DEFAULT_SVC_PORTS, namesSvcPorts, parsePortList, SVC_PORTS, svcPortSet, svcPortsKey, svcPortsOf } from './match/svc-ports.ts'
+export { CASE_INSENSITIVE_FS, type GlobRoots } from './match/home-globs.ts'
+export { assertKnownPortBindings, bindPortGlob, namesSvcPorts, SVC_PORTS, svcPortsKey, svcPortsOf } from './match/svc-ports.ts'
 export { homeGlobsFor } from './match/home-glob-cache.ts'
 export { looksLikePatch, MAX_PATCH_TARGETS, patchedPaths, patchTargets, type PatchChange } from './match/patch-targets.ts'
 export { compileSafeRegex, type SafeRegex } from './match/regex.ts'
-export { canonicalPath, lexicalPath, pathSpellings } from './match/paths.ts'
+export { lexicalPath, pathSpellings } from './match/paths.ts'
 export { findUrls, parseCallUrl } from './match/urls.ts'
 export { mcpToolName, UNRESOLVED_MCP_SERVER } from './match/mcp-names.ts'
-export { PROXY_SUBCOMMAND, unwrapArgs, wrapArgs, type WrappedCommand } from './mcp-wrap.ts'
+export { unwrapArgs, type WrappedCommand } from './mcp-wrap.ts'
 export { GateCompiler, type CompiledGate, type CompiledNode, type DisabledBy } from './policy/compile.ts'
 export { evaluateNode, type GateTrace, type NodeTrace } from './policy/evaluate.ts'
-export { explainGates, explainNode, type GateLine, type NodeExplanation } from './policy/explain-node.ts'
-export { MAX_POLICY_BYTES, parsePolicy, type ParsedPolicy, type RawGate } from './policy/parse.ts'
-export { GATE_ID_PATTERN, gateSchema, policyFileSchema } from './policy/schema.ts'
-export { activeBundleLink, bundleSourcesAt, isBundleSource, REPO_POLICY_FILE, type PolicySource } from './policy/sources.ts'
+export { explainGates, type GateLine, type NodeExplanation } from './policy/explain-node.ts'
+export { parsePolicy, type ParsedPolicy, type RawGate } from './policy/parse.ts'
+export { gateSchema, policyFileSchema } from './policy/schema.ts'
+export { activeBundleLink, bundleSourcesAt, isBundleSource, type PolicySource } from './policy/sources.ts'
 export { modeFloorRegistry } from './state/mode-floor.ts'
 export type { PolicyFile } from './policy/policy-file.ts'
 export type { DisableFacts } from './policy/disable-seal.ts'
@@ -99,7 +96,7 @@ export {
 } from './harness.ts'
 export { ABSOLUTE_PATH } from './server/routes/schemas.ts'
 // Ledger crypto for fleet plugins (witness cosignatures, log keys): C2SP signed notes, RFC 6962 proofs, Ed25519.
-export { checkpointText, noteKeyId, noteVerifierKey, parseCheckpoint, signNote, verifyNote } from './ledger/signed-note.ts'
+export { checkpointText, noteVerifierKey, parseCheckpoint, signNote, verifyNote } from './ledger/signed-note.ts'
 export { verifyConsistency } from './ledger/proof-verify.ts'
 export { newSeed, signingKeyFromSeed, signNative, verifyNative, type SigningKey } from './ledger/ed25519.ts'
 export { browserRefusal, extraAllowedHosts } from './server/browser-guard.ts'
