@@ -7,6 +7,7 @@
 
 // C0 controls (tab and newline included: output is one line per record), DEL, C1 controls (0x9b is a CSI on
 // some terminals), bidirectional embeddings, overrides and isolates, line and paragraph separators.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the control characters it removes
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\u001b': '\\x1b' }

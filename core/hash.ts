@@ -48,13 +48,17 @@ function lenientCanonical(root: unknown): string | undefined {
     const tasks: ({ raw: string } | { value: unknown })[] = []
     if (Array.isArray(value)) {
       tasks.push({ raw: '[' })
-      value.forEach((item, i) => tasks.push(...(i > 0 ? [{ raw: ',' }] : []), { value: item }))
+      value.forEach((item, i) => {
+        tasks.push(...(i > 0 ? [{ raw: ',' }] : []), { value: item })
+      })
       tasks.push({ raw: ']' })
     } else {
       const record = value as Record<string, unknown>
       const keys = Object.keys(record).filter((k) => record[k] !== undefined && typeof record[k] !== 'function' && typeof record[k] !== 'symbol').sort()
       tasks.push({ raw: '{' })
-      keys.forEach((key, i) => tasks.push({ raw: `${i > 0 ? ',' : ''}${JSON.stringify(key)}:` }, { value: record[key] }))
+      keys.forEach((key, i) => {
+        tasks.push({ raw: `${i > 0 ? ',' : ''}${JSON.stringify(key)}:` }, { value: record[key] })
+      })
       tasks.push({ raw: '}' })
     }
     for (let i = tasks.length - 1; i >= 0; i--) stack.push(tasks[i]!)

@@ -59,7 +59,7 @@ export type EngineHooks = ReturnType<typeof createHooks>
 interface InterceptableTap {
   name: string
   type: 'sync' | 'async' | 'promise'
-  fn: Function
+  fn: (...args: unknown[]) => unknown
 }
 
 function wrapTap(hookName: string) {

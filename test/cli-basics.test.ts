@@ -18,7 +18,9 @@ import { compileCache } from './helpers/child-env.ts'
 
 const SVC = join(PROJECT_ROOT, 'cli', 'svc.sh')
 const dirs: string[] = []
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
 
 function piped(args: string[], input: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -78,7 +80,7 @@ describe('svc as a command-line tool', () => {
   it('daemon log lines on a terminal: readable, coloured only when asked', () => {
     const record = { level: 40, time: Date.UTC(2026, 0, 1, 12, 0, 1), pid: 1, hostname: 'h', name: 'svc', msg: 'session expired', session: 'ses_1', why: 'idle for 30m' }
     const plain = humanLine(record, false)
-    expect(plain).toMatch(/^\d\d:\d\d:\d\d WARN  session expired {2}session=ses_1 why="idle for 30m"\n$/)
+    expect(plain).toMatch(/^\d\d:\d\d:\d\d WARN {2}session expired {2}session=ses_1 why="idle for 30m"\n$/)
     expect(plain).not.toContain('\x1b[')
     expect(humanLine(record, true)).toContain('\x1b[33mWARN ')
   })

@@ -20,8 +20,8 @@ import { compileCache } from './helpers/child-env.ts'
 const dirs: string[] = []
 const children: ChildProcess[] = []
 afterAll(() => {
-  children.forEach((c) => c.kill('SIGKILL'))
-  dirs.forEach((d) => rmSync(d, { recursive: true, force: true }))
+  for (const c of children) c.kill('SIGKILL')
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
 describe('the container daemon and a host svc', () => {

@@ -95,7 +95,11 @@ describe('what a daemon keeps in memory', () => {
     // The loop's busy share is scripted: what the machine's load does to a real event loop does not decide this test.
     let share = 0
     const looks = { n: 0 }
-    const idle = collectWhenIdle(pino({ level: 'silent' }), { collect: () => collected++, firstLookMs: 10, lookMs: 20, busyShare: () => (looks.n++, share) })
+    const busyShare = () => {
+      looks.n++
+      return share
+    }
+    const idle = collectWhenIdle(pino({ level: 'silent' }), { collect: () => collected++, firstLookMs: 10, lookMs: 20, busyShare })
     const afterLooks = async (n: number) => {
       const until = looks.n + n
       await waitFor(() => looks.n >= until, `${n} more looks`)

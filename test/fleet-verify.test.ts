@@ -165,7 +165,9 @@ describe('svc fleet verify', () => {
       const dir = join(root, 'archive-dir')
       mkdirSync(dir)
       const lines = readFileSync(archive, 'utf8').trim().split('\n')
-      lines.forEach((line, i) => writeFileSync(join(dir, `part-${String(i).padStart(5, '0')}.jsonl`), `${line}\n`))
+      lines.forEach((line, i) => {
+        writeFileSync(join(dir, `part-${String(i).padStart(5, '0')}.jsonl`), `${line}\n`)
+      })
       expect((await runCli(['fleet', 'verify', dir, ...trustArgs(machines)], {})).stdout).toContain('fleet verified: 3 machine(s) OK')
 
       // Machine a's state cloned (a restored backup, a copied VM): both copies go on deciding and shipping.

@@ -27,7 +27,9 @@ import { waitFor } from './helpers/wait.ts'
 vi.setConfig({ testTimeout: 180_000 })
 
 const roots: string[] = []
-afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })))
+afterAll(() => {
+  for (const r of roots) rmSync(r, { recursive: true, force: true })
+})
 
 /** A throwaway $SVC_HOME with a separate $HOME (where the ledger marker lives, outside $SVC_HOME). */
 function place(root = tempDir('svc-record-')) {

@@ -27,7 +27,10 @@ function listen(server: Server): Promise<number> {
 function reachable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port })
-    socket.once('connect', () => (socket.destroy(), resolve(true)))
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
     socket.once('error', () => resolve(false))
   })
 }
@@ -108,8 +111,8 @@ describe.skipIf(skip !== '')(`Claude Code's sandbox as svc configures it, on bub
     await attack({})
     // Root inside keeps capabilities in its user namespace, but the mounts that hide $SVC_HOME are locked.
     const settings = srtSettingsFromClaude(block, { home, settingsDir: join(home, '.claude'), cwd: join(home, 'proj'), tmp: join(dir, 'tmp') })
-    const escape = runInSrt(settings, `umount ${join(home, '.svc')} 2>/dev/null; mount -o remount,rw / 2>/dev/null; cat ${join(home, '.svc', 'token')}`, { cwd: join(home, 'proj'), env: { ...env, HOME: home } })
-    expect(escape.output).not.toContain('secret-token')
+    const breakout = runInSrt(settings, `umount ${join(home, '.svc')} 2>/dev/null; mount -o remount,rw / 2>/dev/null; cat ${join(home, '.svc', 'token')}`, { cwd: join(home, 'proj'), env: { ...env, HOME: home } })
+    expect(breakout.output).not.toContain('secret-token')
   }, 240_000)
 
   it.skipIf(!root)('as an unprivileged user (uid 65534): the same attacks fail', async () => {

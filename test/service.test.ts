@@ -13,7 +13,9 @@ import { fakeProgram } from './helpers/fake-bin.ts'
 import { runCli } from './helpers/run-cli.ts'
 
 const dirs: string[] = []
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
 
 const spec: ServiceSpec = {
   svcBin: '/opt/svc/cli/svc.sh',

@@ -62,6 +62,7 @@ describe('svc tail', () => {
       const hostile = await check('echo \u001b]0;title\u0007\u001b[2K\rFAKE\u202eexe\u009b1m')
       await waitFor(() => t.out().includes(String(hostile.body.ledger_seq).padStart(6)), 'the hostile decision', 15_000)
       expect(t.out()).toContain('echo \\x1b]0;title\\x07\\x1b[2K\\rFAKE\\u202eexe\\x9b1m')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the test checks that no control character reaches the screen
       expect(t.out()).not.toMatch(/[\u001b\u0007\r\u202e\u009b]/)
       for (const line of t.lines()) expect(line).toMatch(/^\s*\d+ {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ {2}(allow|deny|monitor_alert)\s/)
       expect(await t.stop()).toBe(0)
@@ -83,7 +84,7 @@ describe('svc tail', () => {
       const objects = t.lines().map((l) => JSON.parse(l))
       expect(objects.map((o) => o.seq)).toEqual([denied.body.ledger_seq, later.body.ledger_seq])
       expect(objects[0]).toMatchObject({ verdict: 'deny', harness: 'claude-code', tool: 'Bash', rule_id: 'fs.rm-root-or-home', session_id: sid, input: { command: 'rm -rf / # resume-me', cwd: '/tmp' } })
-      expect(t.out()).not.toContain(String(allowed.body.ledger_seq) + ',')
+      expect(t.out()).not.toContain(`${String(allowed.body.ledger_seq)},`)
       expect(await t.stop('SIGTERM')).toBe(0)
     } finally {
       t.kill()

@@ -105,9 +105,11 @@ describe('svc top', () => {
     const t = top()
     try {
       await t.until('the hostile call', (f) => f.includes('echo \\x1b]0;pw\\x07\\x1b[2J'))
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the test checks that no control character reaches the screen
       expect(t.frame()).not.toMatch(/[\u0007\r\u202e\u009b]|\u001b\]|\u001b\[2J/)
       t.press(KEY.enter)
       await t.until('its detail', (f) => f.includes(`decision ${hostile.body.ledger_seq}`) && f.includes('command  echo \\x1b]0;pw\\x07\\x1b[2J\\rX\\u202eexe\\x9b1m'))
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the test checks that no control character reaches the screen
       expect(t.frame()).not.toMatch(/[\u0007\r\u202e\u009b]|\u001b\]|\u001b\[2J/)
     } finally {
       t.app.unmount()

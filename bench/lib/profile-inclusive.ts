@@ -33,7 +33,7 @@ const window = windowFile ? (JSON.parse(readFileSync(windowFile, 'utf8')) as Loa
 const byId = new Map(profile.nodes.map((n) => [n.id, n]))
 const parent = new Map<number, number>()
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
-const root = process.cwd() + '/'
+const root = `${process.cwd()}/`
 const keyOf = (n: ProfileNode) => `${n.callFrame.functionName || '(anonymous)'}  ${n.callFrame.url.replace(/^file:\/\//, '').replace(root, '')}:${n.callFrame.lineNumber + 1}`
 
 const inclusive = new Map<string, number>()

@@ -60,7 +60,11 @@ const DEFAULT_LIFETIME_MS = 12 * 3_600_000
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms)
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+    const stop = () => {
+      clearTimeout(timer)
+      resolve()
+    }
+    signal.addEventListener('abort', stop, { once: true })
   })
 
 /** Why the current session needs replacing now, or undefined while it is fine (with when to look again). */

@@ -53,7 +53,7 @@ export function writeCaseDir(dir: string, bundleText: string, bundle: BundleView
   writeFileSync(join(dir, FILES.draft), draft.yaml)
   writeFileSync(join(dir, FILES.fixtures), caseFixtures(bundle, malicious), { mode: 0o600 })
   writeFileSync(join(dir, FILES.readme), caseReadme(bundle, meta, dir))
-  writeFileSync(join(dir, FILES.meta), JSON.stringify(meta, null, 2) + '\n')
+  writeFileSync(join(dir, FILES.meta), `${JSON.stringify(meta, null, 2)}\n`)
   return { exact: draft.exact }
 }
 

@@ -59,7 +59,7 @@ export function writeRulesPatch(caseDir: string, rulesRepo: string | undefined):
   const blocked = { ...malicious, name: `malicious pattern still blocked (seq ${seq})` }
   writeFileSync(fixturesPath, stringify({ version: 1, fixtures: [...existing, allowed, blocked] }, { lineWidth: 0 }))
   const { raw: _raw, ...redacted } = JSON.parse(c.bundleText) as Record<string, unknown>
-  writeFileSync(join(folder, 'reports', `fp-${seq}.json`), JSON.stringify({ ...redacted, raw_included: false }, null, 2) + '\n')
+  writeFileSync(join(folder, 'reports', `fp-${seq}.json`), `${JSON.stringify({ ...redacted, raw_included: false }, null, 2)}\n`)
   return [
     rulesRepo === undefined ? `no checkout given: wrote a portable report bundle to ${folder}` : `wrote the draft into ${folder} (not committed)`,
     `  rule.yaml (when of ${c.bundle.matched_gate.id} replaced), README.md (note), fixtures.yaml (+2), reports/fp-${seq}.json (redacted)`,

@@ -21,12 +21,25 @@ export interface ShippedLedger {
   readonly cosignatures: { witness: string; treeSize: number; root: Buffer; note: string }[]
 }
 
-type Json = Record<string, any>
+// The OTLP/JSON fields this reader reads. A line is not validated as a whole (it is whatever the shipper wrote), so the
+// values are `unknown` and checked where they are read.
+interface OtlpAttribute {
+  key: string
+  value?: { stringValue?: unknown; intValue?: unknown }
+}
+interface OtlpLogRecord {
+  eventName?: unknown
+  body?: { stringValue?: unknown }
+  attributes?: OtlpAttribute[]
+}
+interface OtlpLogsDocument {
+  resourceLogs?: { resource?: { attributes?: OtlpAttribute[] }; scopeLogs?: { logRecords?: OtlpLogRecord[] }[] }[]
+}
 
-function attrs(kvs: Json[] | undefined): Map<string, string | number> {
+function attrs(kvs: OtlpAttribute[] | undefined): Map<string, string | number> {
   const out = new Map<string, string | number>()
   for (const kv of kvs ?? []) {
-    const v = kv?.value ?? {}
+    const v: NonNullable<OtlpAttribute['value']> = kv?.value ?? {}
     if (typeof v.stringValue === 'string') out.set(kv.key, v.stringValue)
     else if (v.intValue !== undefined) out.set(kv.key, Number(v.intValue))
   }
@@ -44,7 +57,7 @@ export function readArchive(path: string): Map<string, ShippedLedger> {
   for (const file of files(path)) {
     readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
       if (line.trim() === '') return
-      let doc: Json
+      let doc: OtlpLogsDocument
       try {
         doc = JSON.parse(line)
       } catch {
@@ -65,7 +78,7 @@ export function readArchive(path: string): Map<string, ShippedLedger> {
   return ledgers
 }
 
-function addRecord(ledger: ShippedLedger, r: Json, where: string): void {
+function addRecord(ledger: ShippedLedger, r: OtlpLogRecord, where: string): void {
   const a = attrs(r.attributes)
   const body = r.body?.stringValue
   if (typeof body !== 'string') throw new Error(`${where}: an svc record without a string body`)

@@ -39,7 +39,9 @@ export async function fixtureWorld(files: readonly string[], svcPorts?: readonly
   const cwd = join(home, 'proj')
   const policiesDir = join(root, 'policies')
   for (const d of [cwd, join(home, '.ssh'), join(home, '.aws'), policiesDir]) mkdirSync(d, { recursive: true })
-  files.forEach((f, i) => copyFileSync(f, join(policiesDir, `${String(i).padStart(3, '0')}-${basename(f) === 'rule.yaml' ? 'rule' : basename(f, '.yaml')}.yaml`)))
+  files.forEach((f, i) => {
+    copyFileSync(f, join(policiesDir, `${String(i).padStart(3, '0')}-${basename(f) === 'rule.yaml' ? 'rule' : basename(f, '.yaml')}.yaml`))
+  })
   const engine = await createEngine({ plugins: allPlugins, home: join(root, 'svc-home'), policiesDir, userHome: home, log: pino({ level: 'silent' }), ...(svcPorts ? { svcPorts } : {}) })
   return {
     engine,

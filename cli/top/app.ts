@@ -33,7 +33,7 @@ type View = (typeof VIEWS)[number]
 const TITLES: Record<View, string> = { decisions: 'Decisions', gates: 'Gates', sessions: 'Sessions', pins: 'MCP pins', ledger: 'Ledger' }
 const VERDICT_CYCLE = [undefined, 'deny', 'monitor_alert', 'allow'] as const
 
-type Editing = { kind: 'filter'; value: string } | { kind: 'password'; value: string; then: (token: string) => Promise<void> }
+type Editing = { kind: 'filter'; value: string } | { kind: 'password'; value: string; submit: (password: string) => Promise<void> }
 
 const KEYS: Record<View | 'detail', string> = {
   decisions: '↑↓ select  Enter open  f false-positive case  v verdict  / filter',
@@ -83,6 +83,7 @@ export function TopApp(props: TopProps): ReactNode {
   const root = usePoll(get<{ tree_size: number; root_hex: string; signer: string; origin: string }>(url, '/v1/ledger/root'), 2 * interval, [url], view === 'ledger')
   const ledger = usePoll(() => newestEntries(url, { all: true }, 100), 2 * interval, [url], view === 'ledger')
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the opened decision's seq, so a re-polled copy of the same decision does not fetch its trace again
   useEffect(() => {
     setGuardrail(undefined)
     if (!detail) return
@@ -113,10 +114,10 @@ export function TopApp(props: TopProps): ReactNode {
       go(token.current)
     }
     if (operatorCredentialsInEnv(env)) return void withToken().catch((err: Error) => setMessage({ lines: [`operator login failed: ${err.message}`], error: true }))
-    startEditing({ kind: 'password', value: '', then: async (password) => withToken(password) })
+    startEditing({ kind: 'password', value: '', submit: async (password) => withToken(password) })
   }
   const falsePositive = (r: LedgerRecord | undefined) => {
-    if (!r || r.entry.leaf.type !== 'decision') return
+    if (r?.entry.leaf.type !== 'decision') return
     if (r.entry.leaf.verdict !== 'deny' && r.entry.leaf.verdict !== 'monitor_alert') return setMessage({ lines: [`decision ${r.entry.seq} was not denied: there is no false positive to report`], error: true })
     run(`writing the false-positive case of ${r.entry.seq}`, () => startCase(url, env, svcHome, r.entry.seq))
   }
@@ -174,7 +175,7 @@ export function TopApp(props: TopProps): ReactNode {
     if (key.return) {
       set(undefined)
       if (e.kind === 'filter') return setText(e.value)
-      return void e.then(e.value).catch((err: Error) => setMessage({ lines: [`operator login failed: ${err.message}`], error: true }))
+      return void e.submit(e.value).catch((err: Error) => setMessage({ lines: [`operator login failed: ${err.message}`], error: true }))
     }
     if (key.backspace || key.delete) return set({ ...e, value: e.value.slice(0, -1) })
     if (!key.ctrl && input) set({ ...e, value: e.value + input })

@@ -19,6 +19,7 @@ export interface Polled<T> {
 /** `fetch()` now and every `intervalMs` while mounted (and while `enabled`); the latest answer or error. */
 export function usePoll<T>(fetch: () => Promise<T>, intervalMs: number, deps: readonly unknown[], enabled = true): Polled<T> {
   const [state, setState] = useState<Polled<T>>({})
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller's deps (and enabled) restart the poll; fetch is a new closure on every render
   useEffect(() => {
     if (!enabled) return
     let live = true
@@ -52,6 +53,7 @@ export interface DecisionStream {
 export function useDecisions(url: string, filter: LedgerFilter, intervalMs: number): DecisionStream {
   const [stream, setStream] = useState<DecisionStream>({ records: [], loaded: false })
   const key = JSON.stringify(filter)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the filter's JSON (key): the filter is a new object on every render
   useEffect(() => {
     const controller = new AbortController()
     const run = async () => {

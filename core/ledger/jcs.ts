@@ -26,7 +26,9 @@ export function assertLeafJson(value: unknown, path = '$'): void {
     return
   }
   if (Array.isArray(value)) {
-    value.forEach((item, i) => assertLeafJson(item, `${path}[${i}]`))
+    value.forEach((item, i) => {
+      assertLeafJson(item, `${path}[${i}]`)
+    })
     return
   }
   if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {

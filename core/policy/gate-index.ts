@@ -30,8 +30,8 @@ export function nodeKeys(node: CompiledNode): IndexKeys | undefined {
       for (const child of node.nodes) {
         const keys = nodeKeys(child)
         if (!keys) return undefined
-        keys.tools?.forEach((t) => tools.add(t))
-        keys.programs?.forEach((p) => programs.add(p))
+        for (const t of keys.tools ?? []) tools.add(t)
+        for (const p of keys.programs ?? []) programs.add(p)
       }
       return { ...(tools.size ? { tools: [...tools] } : {}), ...(programs.size ? { programs: [...programs] } : {}) }
     }
@@ -57,7 +57,10 @@ export class GateIndex {
   constructor(gates: readonly CompiledGate[]) {
     this.gates = gates
     gates.forEach((gate, i) => {
-      if (!gate.keys) return this.#always.push(i)
+      if (!gate.keys) {
+        this.#always.push(i)
+        return
+      }
       for (const tool of gate.keys.tools ?? []) push(this.#byTool, tool, i)
       for (const program of gate.keys.programs ?? []) push(this.#byProgram, program, i)
     })

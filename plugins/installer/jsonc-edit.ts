@@ -95,7 +95,7 @@ function insertMember(text: string, container: Node, member: (indent: string) =>
 export function appendToArray(text: string, pointer: readonly string[], value: unknown): string {
   const style = detectStyle(text)
   const root = tree(text)
-  if (!root || root.type !== 'object') throw new Error('the config file is not a JSON object; refusing to change it')
+  if (root?.type !== 'object') throw new Error('the config file is not a JSON object; refusing to change it')
   const { node, depth } = deepestOn(root, pointer)
   if (depth === pointer.length) {
     if (node.type !== 'array') throw new Error(`/${pointer.join('/')} exists but is not an array; refusing to change it`)
@@ -144,7 +144,7 @@ function cutMember(text: string, container: Node, index: number): string {
 export function removeAt(text: string, pointer: readonly string[], index: number): string {
   const root = tree(text)
   const array = root && findNodeAtLocation(root, pointer as JSONPath)
-  if (!array || array.type !== 'array') return text
+  if (array?.type !== 'array') return text
   return pruneEmptyParents(cutMember(text, array, index), pointer, pointer.length)
 }
 
@@ -160,7 +160,7 @@ function pruneEmptyParents(text: string, pointer: readonly string[], depth: numb
     const emptied = findNodeAtLocation(current, pointer.slice(0, depth) as JSONPath)
     if (!emptied || out.slice(emptied.offset + 1, emptied.offset + emptied.length - 1).trim() !== '') break
     const parent = depth === 1 ? current : findNodeAtLocation(current, pointer.slice(0, depth - 1) as JSONPath)
-    if (!parent || parent.type !== 'object') break
+    if (parent?.type !== 'object') break
     const at = (parent.children ?? []).findIndex((p) => p.children?.[0]?.value === pointer[depth - 1])
     if (at < 0) break
     out = cutMember(out, parent, at)
@@ -192,7 +192,7 @@ function deepestOn(root: Node, pointer: readonly string[]): { node: Node; depth:
 export function setAt(text: string, pointer: readonly string[], value: unknown): string {
   const style = detectStyle(text)
   const root = tree(text)
-  if (!root || root.type !== 'object') throw new Error('the config file is not a JSON object; refusing to change it')
+  if (root?.type !== 'object') throw new Error('the config file is not a JSON object; refusing to change it')
   const { node, depth } = deepestOn(root, pointer)
   if (depth === pointer.length) {
     const { indent } = lineIndent(text, (node.parent ?? node).offset)
@@ -210,7 +210,7 @@ export function deleteAt(text: string, pointer: readonly string[]): string {
   const root = tree(text)
   if (!root || pointer.length === 0) return text
   const parent = pointer.length === 1 ? root : findNodeAtLocation(root, pointer.slice(0, -1) as JSONPath)
-  if (!parent || parent.type !== 'object') return text
+  if (parent?.type !== 'object') return text
   const at = (parent.children ?? []).findIndex((p) => p.children?.[0]?.value === pointer[pointer.length - 1])
   if (at < 0) return text
   return pruneEmptyParents(cutMember(text, parent, at), pointer, pointer.length - 1)

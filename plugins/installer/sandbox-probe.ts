@@ -119,7 +119,7 @@ export function runInSrt(settings: SrtSettings, command: string, opts: { cwd: st
 /** Claude Code's probes through srt with its installed sandbox block. */
 export function probeClaude(block: Record<string, unknown> | undefined, settingsDir: string, t: ProbeTargets, env: NodeJS.ProcessEnv): ProbeResult[] {
   const notProbed = (detail: string) => [{ harness: 'claude-code', probe: 'all', outcome: 'not-probed' as const, detail }]
-  if (!block || block.enabled !== true) return notProbed('no enabled sandbox block in the Claude Code settings (run `svc install --sandbox`)')
+  if (block?.enabled !== true) return notProbed('no enabled sandbox block in the Claude Code settings (run `svc install --sandbox`)')
   if (!srtCli()) return notProbed('@anthropic-ai/sandbox-runtime is not installed')
   const missing = srtMissing(env)
   if (missing.length > 0) return notProbed(`sandbox-runtime needs ${missing.join(', ')} on PATH (Debian: apt-get install bubblewrap socat ripgrep)`)

@@ -40,9 +40,11 @@ const identitySchema = {
   },
   // What the transport connects to must be given: a fingerprint of "stdio, no command" pins nothing.
   allOf: [
+    // biome-ignore-start lint/suspicious/noThenProperty: JSON Schema's if/then keywords; this object is a schema, never awaited
     { if: { properties: { transport: { const: 'stdio' } } }, then: { required: ['command'] } },
     { if: { properties: { transport: { enum: ['http', 'sse'] } } }, then: { required: ['url'] } },
     { if: { properties: { transport: { const: 'tcp' } } }, then: { required: ['tcp'] } },
+    // biome-ignore-end lint/suspicious/noThenProperty: JSON Schema's if/then keywords
   ],
 } as const
 const checkResult = {

@@ -34,7 +34,10 @@ export function unpackBundle(bytes: Uint8Array): Promise<Map<string, Buffer>> {
     }
     const onEntry = (entry: ReadEntry): void => {
       const name = entry.path.replace(/^\.\//, '')
-      if (entry.type === 'Directory') return entry.resume() as unknown as void
+      if (entry.type === 'Directory') {
+        entry.resume()
+        return
+      }
       const refused = entry.type !== 'File' ? `"${name}" is a ${entry.type}, not a regular file` : files.has(name) ? `"${name}" appears twice` : refusedName(name)
       if (refused) {
         fail(`bundle refused: ${refused}`)

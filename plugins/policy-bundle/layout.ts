@@ -20,8 +20,3 @@ export function refusedName(name: string): string | undefined {
   if (DAEMON_FILE.test(name) || REGISTRY_RULE.test(name) || name === GROUP_FILE) return undefined
   return `"${name}" is not a bundle policy file (svc/daemon/<name>.yaml, svc/registry/<id>/rule.yaml or svc/group-policy.yaml)`
 }
-
-/** The policy files of a bundle (every name but the manifest and the signatures). */
-export function policyNames(names: Iterable<string>): string[] {
-  return [...names].filter((n) => n !== MANIFEST && n !== SIGNATURES).sort()
-}

@@ -38,7 +38,7 @@ export function callTraceRoute(app: FastifyInstance, engine: Engine, payloads: (
     handler: async (request) => {
       const seq = Number(request.params.seq)
       const leaf = engine.ledger.leaf(seq)?.leaf
-      if (!leaf || leaf.type !== 'decision') throw new ApiProblem(404, 'not_found', `no decision leaf at seq ${seq}`)
+      if (leaf?.type !== 'decision') throw new ApiProblem(404, 'not_found', `no decision leaf at seq ${seq}`)
       const stored = payloads().get(seq)
       if (!stored || stored.payloadHash !== leaf.payload_hash) throw new ApiProblem(410, 'gone', `the call behind seq ${seq} is no longer kept (payload retention)`)
       const call = JSON.parse(stored.body) as CallPayload

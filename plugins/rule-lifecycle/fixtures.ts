@@ -74,7 +74,7 @@ export function fixturesPathFor(policyFile: string): string {
   if (name === 'rule.yaml') return join(dir, 'fixtures.yaml')
   const shipped = join(dir, 'fixtures', name)
   if (existsSync(join(dir, 'fixtures'))) return shipped
-  return join(dir, name.replace(/\.ya?ml$/, '') + '.fixtures.yaml')
+  return join(dir, `${name.replace(/\.ya?ml$/, '')}.fixtures.yaml`)
 }
 
 /** The fixtures of a policy file, or [] when it has none. */

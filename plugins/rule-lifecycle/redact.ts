@@ -39,7 +39,7 @@ const KNOWN_KEYS: readonly [string, RegExp][] = [
 ]
 
 // Names whose assigned value is a secret: *_KEY, *_TOKEN, *_SECRET, anything with PASSWORD (any case).
-const SECRET_NAME = String.raw`[A-Za-z_][A-Za-z0-9_]*(?:_KEY|_TOKEN|_SECRET|_PASSWD)|[A-Za-z0-9_]*PASSWORD[A-Za-z0-9_]*|(?:API_?KEY|TOKEN|SECRET|PASSWD)`
+const SECRET_NAME = '[A-Za-z_][A-Za-z0-9_]*(?:_KEY|_TOKEN|_SECRET|_PASSWD)|[A-Za-z0-9_]*PASSWORD[A-Za-z0-9_]*|(?:API_?KEY|TOKEN|SECRET|PASSWD)'
 const SECRET_FIELD = /(?:^|_|-)(?:key|token|secret|passwd|password|apikey|api_key|authorization|cookie|credentials?)$|password/i
 
 const RULES: readonly Rule[] = [
@@ -76,7 +76,7 @@ export function redactText(text: string, home?: string): { text: string; kinds: 
   }
   const homes = home && home !== '/' ? [home.replace(/\/+$/, '')] : []
   for (const prefix of homes) {
-    const next = out.split(prefix + '/').join('~/').replace(new RegExp(`${escapeRegExp(prefix)}(?=$|[\\s'"])`, 'g'), '~')
+    const next = out.split(`${prefix}/`).join('~/').replace(new RegExp(`${escapeRegExp(prefix)}(?=$|[\\s'"])`, 'g'), '~')
     if (next !== out) kinds.add('home')
     out = next
   }

@@ -39,7 +39,7 @@ export async function replayCase(engine: Engine, payloads: PayloadStore, v: Vali
   let skipped = 0
   for (const stored of payloads.recent(limit)) {
     const leaf = engine.ledger.leaf(stored.seq)?.leaf
-    if (!leaf || leaf.type !== 'decision' || leaf.payload_hash !== stored.payloadHash) {
+    if (leaf?.type !== 'decision' || leaf.payload_hash !== stored.payloadHash) {
       skipped++
       continue
     }

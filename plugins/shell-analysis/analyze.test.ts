@@ -108,9 +108,9 @@ describe('signals', () => {
 describe('budget', () => {
   it('refuses hostile nesting, huge input and deep re-parsing with an error instead of hanging', () => {
     const budget = {}
-    expect(run('$('.repeat(2000) + 'ls' + ')'.repeat(2000), { budget }).error).toMatch(/nesting deeper than 200 levels/)
+    expect(run(`${'$('.repeat(2000)}ls${')'.repeat(2000)}`, { budget }).error).toMatch(/nesting deeper than 200 levels/)
     expect(run(`echo ${'a'.repeat(70_000)}`, { budget }).error).toMatch(/limit is 65536/)
-    expect(run('eval '.repeat(10) + 'ls', { budget }).error).toMatch(/nested more than 6 levels/)
+    expect(run(`${'eval '.repeat(10)}ls`, { budget }).error).toMatch(/nested more than 6 levels/)
     expect(run('ls; '.repeat(600), { budget }).error).toMatch(/more than 500 simple commands/)
     expect(run('ls; ls; ls', { budget: { ...budget, maxNodes: 3 } }).error).toMatch(/more than 3 syntax nodes/)
     expect(run('ls; '.repeat(300), { budget: { maxParseSteps: 0 } }).error).toMatch(/more than 0 steps/)
@@ -125,7 +125,7 @@ describe('budget', () => {
   })
 
   it('reports unanalysable input as a signal and keeps what it found', () => {
-    const a = run('rm -rf /; ' + 'eval '.repeat(10) + 'ls', { budget: {} })
+    const a = run(`rm -rf /; ${'eval '.repeat(10)}ls`, { budget: {} })
     expect(a.signals).toContain('unanalysable')
     expect(a.commands[0]!.text).toBe('rm -rf /')
   })

@@ -66,7 +66,9 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
     const scope: Scope = how.sameShell
       ? { vars: parent.vars, aliases: parent.aliases, functions: parent.functions, via, depth: parent.depth + 1, cwd: parent.cwd }
       : { vars: new Map(parent.vars), aliases: new Map(parent.aliases), functions: new Map(parent.functions), via, depth: parent.depth + 1, cwd: parent.cwd }
-    how.positional?.slice(0, 10).forEach((arg, i) => scope.vars.set(String(i), arg))
+    how.positional?.slice(0, 10).forEach((arg, i) => {
+      scope.vars.set(String(i), arg)
+    })
     if (how.positional && how.positional.length > 1) scope.vars.set('@', how.positional.slice(1).join(' '))
     walkAll(parse(text), scope)
     if (how.sameShell) parent.cwd = scope.cwd

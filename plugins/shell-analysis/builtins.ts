@@ -43,7 +43,9 @@ export function changesShellState(st: AnalysisState, inv: Invocation, program: s
     // `set -- a b c` replaces the positional parameters ("$@" then runs them as a command).
     const positional = inv.argv.slice(inv.argv[1] === '--' ? 2 : 1)
     for (const key of [...inv.scope.vars.keys()]) if (/^\d+$/.test(key)) inv.scope.vars.delete(key)
-    positional.slice(0, 9).forEach((a, i) => inv.scope.vars.set(String(i + 1), a))
+    positional.slice(0, 9).forEach((a, i) => {
+      inv.scope.vars.set(String(i + 1), a)
+    })
     inv.scope.vars.set('@', positional.join(' '))
     inv.scope.vars.set('*', positional.join(' '))
     inv.scope.vars.set('#', String(positional.length))

@@ -377,7 +377,7 @@ function stringParts(node: CodeNode, vars: Map<string, Value | undefined>): stri
   for (const c of named) {
     if (c.type === 'string_start' || c.type === 'string_end') continue
     if (c.type === 'string_content' || c.type === 'string_fragment') out += c.text
-    else if (c.type === 'escape_sequence') out += unescape(c.text)
+    else if (c.type === 'escape_sequence') out += unescapeSequence(c.text)
     else if (c.type === 'interpolation' || c.type === 'template_substitution') {
       const inner = c.childForFieldName('expression') ?? c.namedChildren.find((x) => x !== null) ?? null
       const v = inner ? evaluate(inner, vars) : undefined
@@ -388,7 +388,7 @@ function stringParts(node: CodeNode, vars: Map<string, Value | undefined>): stri
   return out
 }
 
-function unescape(e: string): string {
+function unescapeSequence(e: string): string {
   const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', '0': '\0', '\\': '\\', "'": "'", '"': '"', '`': '`', $: '$' }
   if (/^\\x[0-9a-fA-F]{2}$/.test(e)) return String.fromCharCode(parseInt(e.slice(2), 16))
   if (/^\\u[0-9a-fA-F]{4}$/.test(e)) return String.fromCharCode(parseInt(e.slice(2), 16))

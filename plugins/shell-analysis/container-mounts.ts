@@ -23,7 +23,7 @@ export function containerAccess(program: string, argv: readonly string[]): Conta
   if (argv[at] === 'container') at++
   if (!RUNS.has(argv[at] ?? '')) return undefined
   const sources: string[] = []
-  let escape = false
+  let escapes = false
   const args = argv.slice(at + 1)
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
@@ -32,14 +32,14 @@ export function containerAccess(program: string, argv: readonly string[]): Conta
     const value = (): string | undefined => inline ?? args[++i]
     if (name === '-v' || name === '--volume') addVolume(value(), sources)
     else if (name === '--mount') addMount(value(), sources)
-    else if (name === '--privileged') escape = inline !== 'false'
-    else if ((name === '--pid' || name === '--userns' || name === '--ipc' || name === '--uts') && value() === 'host') escape = true
-    else if (name === '--cap-add' && /^(ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|DAC_READ_SEARCH)$/i.test(value() ?? '')) escape = true
+    else if (name === '--privileged') escapes = inline !== 'false'
+    else if ((name === '--pid' || name === '--userns' || name === '--ipc' || name === '--uts') && value() === 'host') escapes = true
+    else if (name === '--cap-add' && /^(ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|DAC_READ_SEARCH)$/i.test(value() ?? '')) escapes = true
     else if (/^-[a-zA-Z]*v$/.test(a) && a.length > 2) addVolume(args[++i], sources)
     else if (VALUED.has(name) && inline === undefined) i++
   }
-  if (sources.some((s) => /(^|\/)docker\.sock$|(^|\/)podman\.sock$|containerd\.sock$/.test(s))) escape = true
-  return { sources, escape }
+  if (sources.some((s) => /(^|\/)docker\.sock$|(^|\/)podman\.sock$|containerd\.sock$/.test(s))) escapes = true
+  return { sources, escape: escapes }
 }
 
 /** Options of `run` that take a value (so the value is not mistaken for the image). */

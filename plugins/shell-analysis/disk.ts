@@ -27,7 +27,7 @@ const PROBES = {
   text: (path: string): string | undefined => {
     try {
       const stat = statSync(path, { throwIfNoEntry: false })
-      return stat !== undefined && stat.isFile() && stat.size <= MAX_READ ? readFileSync(path, 'utf8') : undefined
+      return stat?.isFile() && stat.size <= MAX_READ ? readFileSync(path, 'utf8') : undefined
     } catch {
       return undefined
     }

@@ -100,7 +100,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   if (program === 'at' || program === 'batch') {
     // at/batch run their job later with sh: the job comes from `-f FILE` or standard input.
     record()
-    const f = inv.argv.findIndex((a) => a === '-f')
+    const f = inv.argv.indexOf('-f')
     if (f !== -1) runWrittenFile(st, inv, inv.argv[f + 1], program, true)
     else if (!inv.argv.some((a) => /^-[lrdcqV]$/.test(a))) stdinExec(st, inv, program, true)
     return undefined

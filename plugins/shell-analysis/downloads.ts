@@ -74,7 +74,7 @@ export function trackDownloads(st: AnalysisState, scope: Scope, program: string,
   if (fromNetwork) for (const w of writes) addDownload(st, scope, w)
   if (program === 'tee' && upstream.some((p) => DOWNLOAD_PROGRAMS.has(p))) for (const a of argv.slice(1)) if (!a.startsWith('-')) addDownload(st, scope, a)
   if ((program === 'git' || program === 'gh' || program === 'hg' || program === 'svn') && argv.some((a) => a === 'clone' || a === 'checkout' && program === 'svn')) {
-    const operands = argv.slice(argv.findIndex((a) => a === 'clone') + 1).filter((a) => !a.startsWith('-'))
+    const operands = argv.slice(argv.indexOf('clone') + 1).filter((a) => !a.startsWith('-'))
     const [url, dir] = operands
     if (url !== undefined) addDownload(st, scope, dir ?? url.replace(/\.git\/?$/, '').replace(/\/+$/, '').replace(/^.*[/:]/, ''))
   }

@@ -87,7 +87,7 @@ function discover(st: AnalysisState, inv: Invocation, from: string): GitReposito
 function writtenEntry(st: AnalysisState, dir: string): 'repo' | 'file' | 'bare' | undefined {
   if (st.files.size === 0) return undefined
   if (st.files.has(join(dir, '.git'))) return 'file'
-  const inside = join(dir, '.git') + '/'
+  const inside = `${join(dir, '.git')}/`
   for (const path of st.files.keys()) if (path.startsWith(inside)) return 'repo'
   return st.files.has(join(dir, 'HEAD')) ? 'bare' : undefined
 }

@@ -214,6 +214,8 @@ export function readFields(args: readonly string[], text: string): Map<string, s
   const words = line.trim().split(/\s+/)
   const out = new Map<string, string>()
   const targets = names.length > 0 ? names : ['REPLY']
-  targets.forEach((name, i) => out.set(name, i === targets.length - 1 ? words.slice(i).join(' ') : (words[i] ?? '')))
+  targets.forEach((name, i) => {
+    out.set(name, i === targets.length - 1 ? words.slice(i).join(' ') : (words[i] ?? ''))
+  })
   return out
 }

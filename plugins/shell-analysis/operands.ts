@@ -35,7 +35,7 @@ export function pathOperands(program: string, argv: readonly string[]): string[]
       if (['-e', '-f', '--regexp', '--expression', '--file'].includes(name)) patternGiven = true
       if (textOptions.includes(name)) {
         const value = eq === -1 ? argv[++i] : arg.slice(eq + 1)
-        if (value !== undefined && value.startsWith('@') && value.length > 1) out.push(value.slice(1))
+        if (value?.startsWith('@') && value.length > 1) out.push(value.slice(1))
         continue
       }
       if (eq !== -1 && looksLikePath(arg.slice(eq + 1))) out.push(arg.slice(eq + 1))

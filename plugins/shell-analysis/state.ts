@@ -174,7 +174,7 @@ export class AnalysisState {
       if (!LISTERS.has(c.program)) return []
       const dirs = (c.paths ?? []).filter((p) => !c.writes?.includes(p))
       // `find DIR -name '*.pub'` lists only such names: the gates see `DIR/**/*.pub` (public keys stay fine).
-      const names = c.program === 'find' && !c.argv.some((a) => a === '-o' || a === '-or') ? c.argv.filter((a, i) => c.argv[i - 1] === '-name') : []
+      const names = c.program === 'find' && !c.argv.some((a) => a === '-o' || a === '-or') ? c.argv.filter((_a, i) => c.argv[i - 1] === '-name') : []
       return names.length === 1 && !names[0]!.includes('/') ? dirs.map((d) => `${d.replace(/\/+$/, '')}/**/${names[0]}`) : dirs
     })
   }

@@ -74,6 +74,7 @@ function applyKeys(s: LineState, chars: string): Keystrokes {
     else if (ch === '\x0c' || ch === '\x00') continue
     else if (ch === '\x16') insert(chars[++i] ?? '')
     else if (ch === '\x1b') {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape sequences a terminal sends for cursor keys
       const m = /^\x1b(\[[0-9;]*[A-Za-z~]|O[A-Za-z]|[bfd])/.exec(chars.slice(i))
       const seq = m?.[1]
       if (seq === '[D' || seq === 'OD') s.cursor = Math.max(0, s.cursor - 1)

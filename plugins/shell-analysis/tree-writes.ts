@@ -13,7 +13,7 @@ export function treeWriteRoots(program: string, argv: readonly string[], ctx: Di
   const operands = args.filter((a, i) => !a.startsWith('-') && !VALUE_BEFORE.test(args[i - 1] ?? ''))
   const recursive = args.some((a) => /^-[a-zA-Z]*[rRa]/.test(a) || a === '--recursive' || a === '--archive')
   if ((program === 'cp' || program === 'gcp' || program === 'ditto') && (recursive || program === 'ditto') && operands.length >= 2) {
-    const target = args.find((a, i) => args[i - 1] === '-t' || args[i - 1] === '--target-directory') ?? operands[operands.length - 1]!
+    const target = args.find((_a, i) => args[i - 1] === '-t' || args[i - 1] === '--target-directory') ?? operands[operands.length - 1]!
     const sources = operands.filter((o) => o !== target)
     if (program === 'ditto' || args.some((a) => a === '-T' || a === '--no-target-directory' || /^-[a-zA-Z]*T/.test(a))) return [target]
     const lexical = lexicalPath(target, ctx)

@@ -27,9 +27,9 @@ export function flagUnknowns(st: AnalysisState, inv: Invocation, program: string
  * compute may land in the home directory or a harness config directory.
  */
 function treeDestination(program: string, argv: readonly string[]): number[] {
-  const valueOf = (flags: readonly string[]): number[] => argv.flatMap((a, i) => (flags.includes(argv[i - 1] ?? '') ? [i] : []))
-  if (program === 'tar' || program === 'gtar' || program === 'bsdtar') return valueOf(['-C', '--directory'])
-  if (program === 'unzip') return valueOf(['-d'])
+  const flagValues = (flags: readonly string[]): number[] => argv.flatMap((_a, i) => (flags.includes(argv[i - 1] ?? '') ? [i] : []))
+  if (program === 'tar' || program === 'gtar' || program === 'bsdtar') return flagValues(['-C', '--directory'])
+  if (program === 'unzip') return flagValues(['-d'])
   if (program === '7z' || program === '7za') return argv.flatMap((a, i) => (/^-o/.test(a) ? [i] : []))
   if ((program === 'cp' || program === 'rsync') && argv.some((a) => /^-[a-zA-Z]*[rRa]/.test(a) || a === '--recursive' || a === '--archive')) {
     const operands = argv.flatMap((a, i) => (i > 0 && !a.startsWith('-') ? [i] : []))

@@ -182,7 +182,9 @@ function assignArray(st: AnalysisState, name: string, array: SyntaxNode, scope: 
   }
   scope.vars.set(name, elements[0] ?? '')
   scope.vars.set(`${name}[@]`, elements.join(' '))
-  elements.forEach((e, i) => scope.vars.set(`${name}[${i}]`, e))
+  elements.forEach((e, i) => {
+    scope.vars.set(`${name}[${i}]`, e)
+  })
 }
 
 function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: Stdin | undefined, outer: Redirects): string | undefined {
@@ -247,7 +249,9 @@ function runCommand(st: AnalysisState, node: SyntaxNode, scope: Scope, stdin: St
 /** Runs a function body again with the call's arguments as $1.. (its first walk had them unknown). */
 function callFunction(st: AnalysisState, name: string, body: SyntaxNode, args: readonly string[], scope: Scope): undefined {
   const inner = childScope(scope, [...scope.via, `function ${name}`])
-  args.slice(0, 9).forEach((a, i) => inner.vars.set(String(i + 1), a))
+  args.slice(0, 9).forEach((a, i) => {
+    inner.vars.set(String(i + 1), a)
+  })
   inner.vars.set('@', args.join(' '))
   inner.vars.set('*', args.join(' '))
   inner.vars.set('#', String(args.length))

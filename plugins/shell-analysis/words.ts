@@ -186,7 +186,7 @@ function expansion(node: SyntaxNode, quoted: boolean, ctx: WordContext, state: S
   const children = node.children.filter((c): c is SyntaxNode => c !== null)
   const subscript = children.find((c) => c.type === 'subscript')
   const nameNode = children.find((c) => c.type === 'variable_name' || c.type === 'special_variable_name') ?? subscript
-  const ops = children.filter((c, i) => node.fieldNameForChild(i) === 'operator')
+  const ops = children.filter((_c, i) => node.fieldNameForChild(i) === 'operator')
   const name = subscript ? arrayKey(subscript) : nameNode?.text
   const value = name === undefined ? undefined : ctx.lookup(name)
   // `"${a[@]}"` is one field per element even inside double quotes.
@@ -266,7 +266,7 @@ function assembleFields(segments: Segment[], ctx: WordContext): string[] {
 
 /** Splits on IFS characters; runs of IFS whitespace collapse; edge pieces are empty when text starts or ends with IFS. */
 function splitIfs(text: string, ifs: string): string[] {
-  const esc = (chars: string[]) => chars.map((c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')).join('')
+  const esc = (chars: string[]) => chars.map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')
   const ws = [...ifs].filter((c) => /\s/.test(c))
   const other = [...ifs].filter((c) => !/\s/.test(c))
   const alternatives: string[] = []
@@ -277,7 +277,7 @@ function splitIfs(text: string, ifs: string): string[] {
 
 function expandTilde(segments: Segment[], text: string, ctx: WordContext): string {
   const first = segments[0]
-  if (!first || !first.literal || !first.text.startsWith('~')) return text
+  if (!first?.literal || !first.text.startsWith('~')) return text
   return tilde(text, ctx)
 }
 

@@ -87,7 +87,7 @@ it('has a must-deny fixture for every deny gate of the built-in packs', () => {
 })
 
 it('refuses unanalysable input in firewall mode and only alerts in monitor mode', async () => {
-  const hostile = { cmd: '$('.repeat(400) + 'ls' + ')'.repeat(400) }
+  const hostile = { cmd: `${'$('.repeat(400)}ls${')'.repeat(400)}` }
   const firewall = await world.decide(hostile)
   expect(firewall.decision).toMatchObject({ verdict: 'deny', stage: 'core' })
   expect(firewall.decision.reason).toMatch(/^command could not be analysed \(/)

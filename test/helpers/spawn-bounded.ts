@@ -12,5 +12,10 @@ export function spawnBounded(cmd: string, args: readonly string[], opts: { cwd: 
   child.stdout.on('data', (c) => (out += c))
   child.stderr.on('data', (c) => (out += c))
   const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 90_000)
-  return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code: code ?? -1, out }))))
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code: code ?? -1, out })
+    }),
+  )
 }

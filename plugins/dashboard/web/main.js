@@ -55,6 +55,7 @@ function Login({ onIn }) {
 export function useDaemonState() {
   const [state, setState] = useState({})
   const refresh = () => get('/v1/policy/view').then((v) => setState({ mode: v.mode, policy_hash: v.policy_hash, status: v.status }), () => {})
+  // biome-ignore lint/correctness/useExhaustiveDependencies: subscribes once, on mount; refresh reads no render state
   useEffect(() => {
     refresh()
     addEventListener('svc:control', refresh)
@@ -68,13 +69,17 @@ function Shell({ onOut }) {
   const daemon = useDaemonState()
   const [title, Page] = PAGES[route.page] ?? ['Not found', () => html`<p>No page "${route.page}".</p>`]
   useEffect(() => void (document.title = `${title} · svc`), [title])
+  const logOut = async () => {
+    await logout()
+    onOut()
+  }
   return html`<div class="shell">
     <header>
       <strong>svc</strong>
       <nav>${NAV.map((p) => html`<a href=${href(p)} class=${route.page === p ? 'active' : ''}>${PAGES[p][0]}</a>`)}</nav>
       <span class=${`mode mode-${daemon.mode}`} data-testid="mode">mode: ${daemon.mode ?? '…'}</span>
       <span class="hash" title="policy hash">policy ${daemon.policy_hash ? daemon.policy_hash.slice(0, 19) : '…'}</span>
-      <button onClick=${async () => (await logout(), onOut())}>Log out</button>
+      <button onClick=${logOut}>Log out</button>
     </header>
     <main><h1>${title}</h1><${Page} route=${route} /></main>
   </div>`

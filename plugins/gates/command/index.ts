@@ -50,12 +50,17 @@ const globs = (v: List | undefined): Glob[] | undefined => toList(v)?.map((p) =>
 function argGlobs(v: List | undefined): ((ctx: EvalContext) => Glob[]) | undefined {
   const patterns = toList(v)
   if (!patterns) return undefined
-  patterns.forEach((p) => assertKnownPortBindings(p))
+  patterns.forEach((p) => {
+    assertKnownPortBindings(p)
+  })
   if (!patterns.some(namesSvcPorts)) {
     const fixed = patterns.map((p) => compileGlob(p, { pathMode: false }))
     return () => fixed
   }
-  patterns.forEach((p) => compileGlob(bindPortGlob(p, [7878]), { pathMode: false })) // validates every pattern at load
+  // Validates every pattern at load.
+  patterns.forEach((p) => {
+    compileGlob(bindPortGlob(p, [7878]), { pathMode: false })
+  })
   const byPorts = new Map<string, Glob[]>()
   // The daemon's port set is one (immutable) array until it is rebound: asked by identity first, like homeGlobsFor.
   let last: { ports: readonly number[]; compiled: Glob[] } | undefined

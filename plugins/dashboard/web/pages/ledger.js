@@ -55,6 +55,10 @@ export function LedgerPage({ route }) {
       setSteps([{ name: 'fetch the consistency proof', ok: false, detail: err.message }])
     }
   }
+  const setFrom = (e) => {
+    e.preventDefault()
+    setParams('ledger', undefined, { ...p, from: e.target.elements.from.value })
+  }
   const search = async (e) => {
     e.preventDefault()
     const q = e.target.elements.q.value.trim()
@@ -89,7 +93,7 @@ export function LedgerPage({ route }) {
     ${history ? html`<${Table} testid="checkpoints" columns=${[['tree size', (c) => c.tree_size], ['root', (c) => c.root], ['signed by', (c) => c.signer_kid], ['at', (c) => c.created_at], ['', (c) => html`<a href=${href('ledger', undefined, { ...p, from: c.tree_size })}>prove growth since</a>`]]} rows=${history.checkpoints} />` : null}
     <h2>Consistency</h2>
     <p>Proves that the tree of the first <em>from</em> leaves is a prefix of the signed tree now (nothing was rewritten).</p>
-    <form class="inline" onSubmit=${(e) => (e.preventDefault(), setParams('ledger', undefined, { ...p, from: e.target.elements.from.value }))}>
+    <form class="inline" onSubmit=${setFrom}>
       <label>from size <input name="from" value=${from} /></label>
       <button type="submit">Set</button>
     </form>

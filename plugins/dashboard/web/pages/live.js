@@ -91,6 +91,7 @@ export function LivePage({ route }) {
     return () => removeEventListener('resize', measure)
   }, [])
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: f is route.params, so the route stands for it
   const shown = useMemo(() => entries.filter((e) => matches(e.leaf, f)), [entries, route])
   const first = Math.max(0, Math.floor(scroll / ROW) - 5)
   const last = Math.min(shown.length, first + Math.ceil(height / ROW) + 10)
