@@ -3,7 +3,7 @@
  * canonical form (so key order and whitespace never change an identity: gate fingerprints, the policy
  * hash, MCP fingerprints).
  */
-import { hash } from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import type { CallPayload } from './types.ts'
 
@@ -122,12 +122,18 @@ export function payloadDigestWithout(call: PayloadFields, omit: (key: string, va
     const kept = Object.fromEntries(Object.entries(call.input).filter(([key, value]) => !omit(key, value)))
     return { digest: payloadDigest(call), withoutHash: payloadHash({ tool: call.tool, input: kept, ...(call.cwd !== undefined ? { cwd: call.cwd } : {}) }) }
   }
-  // The key order of callPayload's object, sorted: cwd, input, tool.
-  const payloadOf = (texts: readonly string[]) => `{"cwd":${cwd},"input":{${texts.join(',')}},"tool":${tool}}`
-  const bytes = payloadOf(members.map((m) => m.text))
+  // The keys of callPayload's object, sorted: cwd, input, tool.
+  const head = `{"cwd":${cwd},"input":{`
+  const tail = `},"tool":${tool}}`
+  // One join: each string copied of a large input (file content) costs about as much as hashing it.
+  const bytes = [head, ...members.flatMap((m, i) => [i > 0 ? `,${m.name}` : m.name, m.text]), tail].join('')
   const digest: PayloadDigest = { bytes, hash: sha256(bytes), strict: true }
   const kept = members.filter((m) => !omit(m.key, m.value))
-  return { digest, withoutHash: kept.length === members.length ? digest.hash : sha256(payloadOf(kept.map((m) => m.text))) }
+  if (kept.length === members.length) return { digest, withoutHash: digest.hash }
+  // Hashed piece by piece: the payload without those members is never needed as one string.
+  const without = createHash('sha256').update(head)
+  kept.forEach((m, i) => without.update(i > 0 ? `,${m.name}` : m.name).update(m.text))
+  return { digest, withoutHash: without.update(tail).digest('hex') }
 }
 
 /** RFC 8785 text of null or a Unicode string; undefined for anything else. */
@@ -137,15 +143,15 @@ function strictText(value: unknown): string | undefined {
 }
 
 /**
- * The RFC 8785 member texts (`"key":value`) of a plain object in key order, or undefined when RFC 8785
- * would refuse the object or not write it member by member (a toJSON, another prototype, a lone
- * surrogate, NaN, a cycle). Members without a JSON value are left out, as RFC 8785 leaves them out.
+ * The RFC 8785 members of a plain object in key order (`name` is `"key":`, `text` the value's JCS), or
+ * undefined when RFC 8785 would refuse the object or not write it member by member (a toJSON, another
+ * prototype, a lone surrogate, NaN, a cycle). Members without a JSON value are left out, as RFC 8785 leaves them out.
  */
-function memberTexts(record: unknown): { readonly key: string; readonly value: unknown; readonly text: string }[] | undefined {
+function memberTexts(record: unknown): { readonly key: string; readonly value: unknown; readonly name: string; readonly text: string }[] | undefined {
   if (typeof record !== 'object' || record === null) return undefined
   const proto: unknown = Object.getPrototypeOf(record)
   if ((proto !== Object.prototype && proto !== null) || typeof (record as { toJSON?: unknown }).toJSON === 'function') return undefined
-  const members: { key: string; value: unknown; text: string }[] = []
+  const members: { key: string; value: unknown; name: string; text: string }[] = []
   for (const key of Object.keys(record).sort()) {
     const value = (record as Record<string, unknown>)[key]
     if (value === undefined || typeof value === 'symbol' || typeof value === 'function') continue
@@ -157,7 +163,7 @@ function memberTexts(record: unknown): { readonly key: string; readonly value: u
     }
     if (text === undefined) continue
     if (!key.isWellFormed()) return undefined
-    members.push({ key, value, text: `${JSON.stringify(key)}:${text}` })
+    members.push({ key, value, name: `${JSON.stringify(key)}:`, text })
   }
   return members
 }
