@@ -3,7 +3,7 @@
  * canonical form (so key order and whitespace never change an identity: gate fingerprints, the policy
  * hash, MCP fingerprints).
  */
-import { hash } from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import type { CallPayload } from './types.ts'
 
@@ -19,10 +19,15 @@ export function sha256(data: string | Uint8Array): string {
  * no well-formed string produces, so identities stay distinct; well-formed values are byte-identical to JCS.
  */
 export function canonicalJson(value: unknown): string | undefined {
+  return canonicalForm(value).text
+}
+
+/** Canonical JSON of `value`, and whether it is RFC 8785 itself (`strict`) or the lenient form of a value JCS refuses. */
+function canonicalForm(value: unknown): { readonly text: string | undefined; readonly strict: boolean } {
   try {
-    return canonicalize(value)
+    return { text: canonicalize(value), strict: true }
   } catch {
-    return lenientCanonical(value)
+    return { text: lenientCanonical(value), strict: false }
   }
 }
 
@@ -71,17 +76,98 @@ export function canonicalSha256(value: unknown): string {
   return sha256(canonicalJson(value) ?? '')
 }
 
+/** The fields of a call its payload covers. */
+type PayloadFields = { readonly tool: string; readonly input: Readonly<Record<string, unknown>>; readonly cwd?: string }
+
 /** SHA-256 over the canonical tool, input and cwd: correlates a ledger row with the payload without storing it. */
-export function payloadHash(call: { readonly tool: string; readonly input: Readonly<Record<string, unknown>>; readonly cwd?: string }): string {
+export function payloadHash(call: PayloadFields): string {
   return canonicalSha256(callPayload(call))
 }
 
 /** The canonical bytes of a call's payload (tool, input, cwd): what its payload hash is the SHA-256 of. */
-export function callPayloadBytes(call: { readonly tool: string; readonly input: Readonly<Record<string, unknown>>; readonly cwd?: string }): string {
+export function callPayloadBytes(call: PayloadFields): string {
   return canonicalJson(callPayload(call)) ?? ''
 }
 
 /** The part of a call its payload hash covers: tool, input and cwd (null when absent). */
-export function callPayload(call: { readonly tool: string; readonly input: Readonly<Record<string, unknown>>; readonly cwd?: string }): CallPayload {
+export function callPayload(call: PayloadFields): CallPayload {
   return { tool: call.tool, input: call.input, cwd: call.cwd ?? null }
+}
+
+/**
+ * A call's payload as canonical bytes and their SHA-256 (a decision leaf's payload_hash), computed once per
+ * call and handed to whoever needs either. `strict`: the bytes are RFC 8785 itself, which refuses a lone
+ * surrogate in every string and key it writes, so tool, input and cwd need no second walk for Unicode.
+ */
+export interface PayloadDigest {
+  readonly bytes: string
+  readonly hash: string
+  readonly strict: boolean
+}
+
+/** The digest of `call`'s payload: `callPayloadBytes` and `payloadHash` from one canonicalisation. */
+export function payloadDigest(call: PayloadFields): PayloadDigest {
+  const { text, strict } = canonicalForm(callPayload(call))
+  const bytes = text ?? ''
+  return { bytes, hash: sha256(bytes), strict }
+}
+
+/**
+ * The digest of `call`'s payload and the payload hash of the same call without the input members `omit`
+ * picks (the hook protocol's replay identity), from one canonicalisation: RFC 8785 writes an object as its
+ * members sorted by key, so both byte strings are joins of the same member texts. Input the join could write
+ * otherwise than RFC 8785 (not a plain object, text that is not Unicode, a value it refuses) goes the long way.
+ */
+export function payloadDigestWithout(call: PayloadFields, omit: (key: string, value: unknown) => boolean): { readonly digest: PayloadDigest; readonly withoutHash: string } {
+  const members = memberTexts(call.input)
+  const tool = strictText(call.tool)
+  const cwd = strictText(call.cwd ?? null)
+  if (members === undefined || tool === undefined || cwd === undefined) {
+    const kept = Object.fromEntries(Object.entries(call.input).filter(([key, value]) => !omit(key, value)))
+    return { digest: payloadDigest(call), withoutHash: payloadHash({ tool: call.tool, input: kept, ...(call.cwd !== undefined ? { cwd: call.cwd } : {}) }) }
+  }
+  // The keys of callPayload's object, sorted: cwd, input, tool.
+  const head = `{"cwd":${cwd},"input":{`
+  const tail = `},"tool":${tool}}`
+  // One join: each string copied of a large input (file content) costs about as much as hashing it.
+  const bytes = [head, ...members.flatMap((m, i) => [i > 0 ? `,${m.name}` : m.name, m.text]), tail].join('')
+  const digest: PayloadDigest = { bytes, hash: sha256(bytes), strict: true }
+  const kept = members.filter((m) => !omit(m.key, m.value))
+  if (kept.length === members.length) return { digest, withoutHash: digest.hash }
+  // Hashed piece by piece: the payload without those members is never needed as one string.
+  const without = createHash('sha256').update(head)
+  kept.forEach((m, i) => without.update(i > 0 ? `,${m.name}` : m.name).update(m.text))
+  return { digest, withoutHash: without.update(tail).digest('hex') }
+}
+
+/** RFC 8785 text of null or a Unicode string; undefined for anything else. */
+function strictText(value: unknown): string | undefined {
+  if (value === null) return 'null'
+  return typeof value === 'string' && value.isWellFormed() ? JSON.stringify(value) : undefined
+}
+
+/**
+ * The RFC 8785 members of a plain object in key order (`name` is `"key":`, `text` the value's JCS), or
+ * undefined when RFC 8785 would refuse the object or not write it member by member (a toJSON, another
+ * prototype, a lone surrogate, NaN, a cycle). Members without a JSON value are left out, as RFC 8785 leaves them out.
+ */
+function memberTexts(record: unknown): { readonly key: string; readonly value: unknown; readonly name: string; readonly text: string }[] | undefined {
+  if (typeof record !== 'object' || record === null) return undefined
+  const proto: unknown = Object.getPrototypeOf(record)
+  if ((proto !== Object.prototype && proto !== null) || typeof (record as { toJSON?: unknown }).toJSON === 'function') return undefined
+  const members: { key: string; value: unknown; name: string; text: string }[] = []
+  for (const key of Object.keys(record).sort()) {
+    const value = (record as Record<string, unknown>)[key]
+    if (value === undefined || typeof value === 'symbol' || typeof value === 'function') continue
+    let text: string | undefined
+    try {
+      text = canonicalize(value)
+    } catch {
+      return undefined
+    }
+    if (text === undefined) continue
+    if (!key.isWellFormed()) return undefined
+    members.push({ key, value, name: `${JSON.stringify(key)}:`, text })
+  }
+  return members
 }

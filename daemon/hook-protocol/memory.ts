@@ -6,7 +6,7 @@
  *   instead of deciding (and recording) the call a second time;
  * - the exact answers given recently, by ledger seq: a leaf stores verdict, rule and reason, not the nudge.
  */
-import { payloadHash } from '../../core/hash.ts'
+import { payloadDigestWithout, type PayloadDigest } from '../../core/hash.ts'
 import type { HookAnswer } from '../../core/harness.ts'
 
 /**
@@ -18,6 +18,12 @@ const MAX_ANSWERS = 10_000
 /** Fields that describe rather than change a call (some formats echo the cwd as `working_directory`). */
 const COSMETIC: ReadonlySet<string> = new Set(['description', 'timeout', 'run_in_background', 'explanation'])
 
+/** A call's replay identity and its payload digest. */
+export interface CallIdentity {
+  readonly callHash: string
+  readonly payload: PayloadDigest
+}
+
 /** Per-app memory of the hook route: in-flight deliveries and recently given answers (see the module comment). */
 export class HookMemory {
   readonly #inFlight = new Map<string, Promise<unknown>>()
@@ -28,12 +34,13 @@ export class HookMemory {
   }
 
   /**
-   * What identifies a call for replay: tool, cwd and input without cosmetic fields. Only the same call may
-   * reuse an allow given under its tool use id (a deny is always safe to replay).
+   * What identifies a call for replay (`callHash`: the payload hash of tool, cwd and input without cosmetic
+   * fields), with the digest of its whole payload from the same canonicalisation (engine.check reuses it).
+   * Only the same call may reuse an allow given under its tool use id (a deny is always safe to replay).
    */
-  static callHash(call: { tool: string; input: Readonly<Record<string, unknown>>; cwd?: string }): string {
-    const input = Object.fromEntries(Object.entries(call.input).filter(([k, v]) => !COSMETIC.has(k) && !(k === 'working_directory' && v === call.cwd)))
-    return payloadHash({ tool: call.tool, input, ...(call.cwd !== undefined ? { cwd: call.cwd } : {}) })
+  static identify(call: { tool: string; input: Readonly<Record<string, unknown>>; cwd?: string }): CallIdentity {
+    const { digest, withoutHash } = payloadDigestWithout(call, (k, v) => COSMETIC.has(k) || (k === 'working_directory' && v === call.cwd))
+    return { callHash: withoutHash, payload: digest }
   }
 
   /**

@@ -8,11 +8,12 @@
 import type { Engine } from '../../core/engine.ts'
 import type { HookAnswer, HookInput } from '../../core/harness.ts'
 import { payloadHash } from '../../core/hash.ts'
+import { withPayloadDigest } from '../../core/engine/read-call.ts'
 import type { LeafObject } from '../../core/ledger/leaf.ts'
 import type { Session } from '../../core/sessions/store.ts'
 import type { ToolCall } from '../../core/types.ts'
 import { HookCoverage } from './coverage.ts'
-import { HookMemory, REPLAY_MS } from './memory.ts'
+import { HookMemory, REPLAY_MS, type CallIdentity } from './memory.ts'
 import { renewalOf } from '../renewal.ts'
 
 type HarnessCall = Omit<ToolCall, 'sessionId'>
@@ -51,8 +52,9 @@ export class HookProtocol {
     // for replay: inputs can be megabytes of file content).
     this.coverage.gated(call, this.#now())
     const replayKey = input.derivedId ? undefined : key
-    const callHash = replayKey ? HookMemory.callHash(call) : ''
-    const decide = () => this.#decidePreTool(call, callHash, replayKey)
+    const identity = replayKey ? HookMemory.identify(call) : undefined
+    const callHash = identity?.callHash ?? ''
+    const decide = () => this.#decidePreTool(call, identity, replayKey)
     // Concurrent duplicates of the same call wait for one decision; a different call under the same id decides.
     return replayKey ? (await this.#memory.once(`${replayKey}\u0000${callHash}`, decide)).value : decide()
   }
@@ -63,16 +65,19 @@ export class HookProtocol {
    * (another hook format of the same harness) gets the first answer without a second leaf. An allow is
    * replayed only to the same call: a tool use id never carries an allow to other input.
    */
-  async #decidePreTool(call: HarnessCall, callHash: string, replayKey: string | undefined): Promise<HookAnswer> {
+  async #decidePreTool(call: HarnessCall, identity: CallIdentity | undefined, replayKey: string | undefined): Promise<HookAnswer> {
     const engine = this.#engine
     const now = this.#now()
+    const callHash = identity?.callHash ?? ''
     const previous = replayKey ? engine.ledger.latestDecision(call.source, call.toolUseId ?? '') : undefined
     if (previous && now - previous.leaf.ts_ms <= REPLAY_MS) {
-      const sameCall = (this.#memory.callHashOf(previous.seq, now) ?? previous.leaf.payload_hash) === callHash || previous.leaf.payload_hash === payloadHash(call)
+      const sameCall = (this.#memory.callHashOf(previous.seq, now) ?? previous.leaf.payload_hash) === callHash || previous.leaf.payload_hash === identity?.payload.hash
       if (sameCall || previous.leaf.verdict === 'deny') return this.#memory.answer(previous.seq, now) ?? this.#answerOf(previous.leaf)
     }
     const session = await this.#servingSession(now)
-    const result = await engine.check({ ...call, sessionId: session?.id ?? 'none' })
+    // The payload digest made with the replay identity goes along: the call is canonicalised and hashed once.
+    const sessionCall = { ...call, sessionId: session?.id ?? 'none' }
+    const result = await engine.check(identity ? withPayloadDigest(sessionCall, identity.payload) : sessionCall)
     const answer: HookAnswer = { verdict: result.verdict, ruleId: result.rule_id, reason: result.reason, ...(result.nudge ? { nudge: result.nudge } : {}) }
     this.#memory.remember(result.ledger_seq, answer, callHash, now)
     return answer
