@@ -9,8 +9,6 @@ export { STAGE, createHooks, type EngineHooks, type CompiledLeaf, type Predicate
 export { guardrailCatalog, type CatalogEntry, type CatalogKind } from './guardrail/catalog.ts'
 export { DEFAULT_MAX_LATENCY_MS, llmGuardrailEvaluator, type CompiledEvaluator } from './guardrail/evaluator.ts'
 export {
-  createProviderRuntime,
-  defineGuardrailProvider,
   envPrefix,
   guardrailProviders,
   type GuardrailProviderDefinition,
@@ -21,7 +19,7 @@ export {
   type ProviderTestResult,
 } from './guardrail/provider.ts'
 export type { AbstainKind, GateEvaluator, GuardrailRound, GuardrailStage, GuardrailVerdict } from './guardrail/round.ts'
-export { flagSeverity, isSeverity, parseComparison, SEVERITIES, severityRank, type CategoryResult, type ClassifierResult, type Severity, type Threshold } from './guardrail/severity.ts'
+export { categoriesMeeting, flagSeverity, isSeverity, parseComparison, SEVERITIES, severityRank, type CategoryResult, type ClassifierResult, type Severity, type Threshold } from './guardrail/severity.ts'
 export { GuardrailFailure, malformed, type ProviderConnection } from './guardrail/failure.ts'
 export {
   applyPlugins,
@@ -43,7 +41,7 @@ export {
   type Surface,
 } from './plugin.ts'
 export { ApiProblem, EngineError, ERR, formatEngineError, RefusalError, type ProblemCode } from './errors.ts'
-export { callPayload, callPayloadBytes, canonicalJson, canonicalSha256, payloadHash, sha256 } from './hash.ts'
+export { callPayload, callPayloadBytes, canonicalJson, canonicalSha256, payloadDigest, payloadHash, sha256, type PayloadDigest, type PayloadFields } from './hash.ts'
 export { lazyValidator, newAjv } from './lazy-ajv.ts'
 export { writePrivateFile } from './atomic-file.ts'
 export { readText } from './read-text.ts'

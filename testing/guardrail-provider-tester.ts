@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict'
 import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
-import { createProviderRuntime, envPrefix, type GuardrailProviderPlugin, type ProviderTestResult } from '../core/guardrail/provider.ts'
+import { envPrefix, type GuardrailProviderPlugin, type ProviderTestResult } from '../core/index.ts'
+import { createProviderRuntime } from '../guardrail-providers/kit/index.ts'
 import type { Severity } from '../core/guardrail/severity.ts'
 import { startVendorServer, type VendorReply } from './vendor-server.ts'
 

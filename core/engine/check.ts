@@ -4,7 +4,7 @@
  * is durable. It never fails open: whatever goes wrong before the ledger is a deny that is still recorded.
  */
 import { refuse } from '../decision.ts'
-import type { CheckResult } from '../engine.ts'
+import type { CheckResult } from './contract.ts'
 import { EngineError } from '../errors.ts'
 import type { PayloadDigest } from '../hash.ts'
 import { expiredSessionReason } from '../sessions/expired.ts'
@@ -15,7 +15,7 @@ import { wellFormed } from '../well-formed.ts'
 import { decideCall } from './decide.ts'
 import { payloadDigestOf, unreadableCall } from './read-call.ts'
 import { recordEntry } from './record.ts'
-import type { EngineState } from './setup.ts'
+import type { EngineState } from './state.ts'
 
 /** Decides `call` and records it durably; with `refusal` the call is not decided but denied for that reason, and recorded. */
 export async function checkCall(state: EngineState, call: ToolCall, refusal?: string): Promise<CheckResult> {

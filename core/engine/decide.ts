@@ -8,7 +8,7 @@ import { evaluateNode, type GateTrace, type NodeTrace } from '../policy/evaluate
 import { indexOf } from '../policy/gate-index.ts'
 import type { Session } from '../sessions/store.ts'
 import type { Decision, EvalContext, EvalRequest, GateHit, ToolCall } from '../types.ts'
-import type { EngineState } from './setup.ts'
+import type { EngineState } from './state.ts'
 
 /** The context every gate sees for a call now: the only place it is built, so `svc explain` sees the daemon's. */
 export function evalContext(state: EngineState, session?: Session): EvalContext {

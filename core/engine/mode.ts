@@ -5,7 +5,7 @@ import { assertAboveFloor, belowFloor } from '../state/mode-floor.ts'
 import { sealMode } from '../state/mode-record.ts'
 import type { LedgerEntry, Mode } from '../types.ts'
 import { recordEvent } from './record.ts'
-import type { EngineState } from './setup.ts'
+import type { EngineState } from './state.ts'
 
 /** Sets the daemon mode: a `mode_changed` control leaf first (who, from, to, why), then the sealed state row. */
 export async function setMode(state: EngineState, next: Mode, who: string, reason?: string): Promise<LedgerEntry> {

@@ -4,7 +4,7 @@
  */
 import type { Decision, LedgerDraft, LedgerEntry, OperatorEventVerdict } from '../types.ts'
 import type { Session } from '../sessions/store.ts'
-import type { EngineState } from './setup.ts'
+import type { EngineState } from './state.ts'
 
 /**
  * Appends `draft` signed by `session` and tells the observers; a decision's observers also get the decision

@@ -5,15 +5,14 @@
 import { mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import type { Logger } from 'pino'
-import type { EngineOptions } from '../engine.ts'
+import type { EngineOptions } from './contract.ts'
 import { sha256 } from '../hash.ts'
-import { createHooks, type EngineHooks } from '../hooks.ts'
-import { SqliteLedger, type Ledger } from '../ledger/ledger.ts'
+import { createHooks } from '../hooks.ts'
+import { SqliteLedger } from '../ledger/ledger.ts'
 import { svcPortSet } from '../match/svc-ports.ts'
-import { applyPlugins, createRegistries, type Registries } from '../plugin.ts'
+import { applyPlugins, createRegistries } from '../plugin.ts'
 import { GateCompiler } from '../policy/compile.ts'
-import { openDisableSealer, type DisableSealer } from '../policy/disable-seal.ts'
+import { openDisableSealer } from '../policy/disable-seal.ts'
 import { openParseCache } from '../policy/parse-cache.ts'
 import { parserFingerprint } from '../policy/parse.ts'
 import { PolicyStore } from '../policy/store.ts'
@@ -22,30 +21,11 @@ import { modeFloorRegistry } from '../state/mode-floor.ts'
 import { latestLedgerMode, startMode } from '../state/mode-record.ts'
 import { StateDb } from '../state/state-db.ts'
 import type { Mode } from '../types.ts'
+import type { EngineState } from './state.ts'
+
+export type { EngineState } from './state.ts'
 import { recordEvent } from './record.ts'
 
-/** One engine's parts and settings; `mode`, `guardrailsEnabled` and `svcPorts` change while it runs. */
-export interface EngineState {
-  /** `$SVC_HOME`. */
-  readonly home: string
-  readonly policiesDir: string
-  /** Home directory of the governed user (`~` in paths). */
-  readonly userHome: string
-  readonly log: Logger
-  readonly hooks: EngineHooks
-  readonly registry: Registries
-  readonly sealer: DisableSealer
-  readonly policy: PolicyStore
-  readonly ledger: Ledger
-  readonly sessions: SessionStore
-  /** state.db: gate counters, the sealed mode row, the guardrail switch. */
-  readonly stateDb: StateDb
-  /** The lowest mode the managed file allows, when it sets one. */
-  readonly floor: Mode | undefined
-  mode: Mode
-  guardrailsEnabled: boolean
-  svcPorts: readonly number[]
-}
 
 /** Opens everything an engine needs; a failure closes what was opened and throws. */
 export async function setupEngine(opts: EngineOptions): Promise<EngineState> {

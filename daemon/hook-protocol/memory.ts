@@ -6,7 +6,8 @@
  *   instead of deciding (and recording) the call a second time;
  * - the exact answers given recently, by ledger seq: a leaf stores verdict, rule and reason, not the nudge.
  */
-import { payloadDigestWithout, type PayloadDigest } from '../../core/hash.ts'
+import type { PayloadDigest } from '../../core/hash.ts'
+import { payloadDigestWithout } from './replay-digest.ts'
 import type { HookAnswer } from '../../core/harness.ts'
 
 /**

@@ -24,7 +24,10 @@ async function engineWithSession(): Promise<Engine> {
 function countedInput(command: string, extra: Record<string, unknown> = {}): { input: Record<string, unknown>; reads: () => number } {
   let reads = 0
   const input = { ...extra }
-  Object.defineProperty(input, 'command', { enumerable: true, get: () => (reads++, command) })
+  Object.defineProperty(input, 'command', { enumerable: true, get: () => {
+      reads++
+      return command
+    } })
   return { input, reads: () => reads }
 }
 

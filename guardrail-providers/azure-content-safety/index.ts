@@ -6,8 +6,8 @@
  * FourSeverityLevels answers 0, 2, 4, 6; EightSeverityLevels answers 0–7 (Azure SDK `TextCategoriesAnalysis`).
  * The endpoint is per resource, so `AZURE_CONTENT_SAFETY_BASE_URL` must be set.
  */
-import { defineGuardrailProvider, GuardrailFailure, malformed, type CategoryResult, type Severity } from '../../core/index.ts'
-import { composeText, postJson } from '../kit/index.ts'
+import { GuardrailFailure, malformed, type CategoryResult, type Severity } from '../../core/index.ts'
+import { composeText, defineGuardrailProvider, postJson } from '../kit/index.ts'
 
 const API_VERSION = '2024-09-01'
 /** The service refuses longer text (10k Unicode code points per request). */

@@ -1,3 +1,7 @@
-/** Helpers the vendor folders share (not a plugin: it registers nothing): the JSON POST and the composed text. */
+/**
+ * What the vendor folders share (not a plugin: it registers nothing): `defineGuardrailProvider`, which makes a
+ * provider spec-correct by construction, its classification cache, the JSON POST and the composed text.
+ */
+export { createProviderRuntime, defineGuardrailProvider } from './define.ts'
 export { MAX_ANSWER_BYTES, postJson } from './http.ts'
 export { composeText } from './text.ts'

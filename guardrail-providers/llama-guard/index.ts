@@ -9,8 +9,8 @@
  * `S1,S10`. The codes are the MLCommons hazard taxonomy S1–S14; each is a raw flag (`high` unless the
  * model's catalog entry overrides it).
  */
-import { defineGuardrailProvider, flagSeverity, malformed, type CategoryResult } from '../../core/index.ts'
-import { composeText, postJson } from '../kit/index.ts'
+import { flagSeverity, malformed, type CategoryResult } from '../../core/index.ts'
+import { composeText, defineGuardrailProvider, postJson } from '../kit/index.ts'
 
 /** S1–S14 of the Llama Guard 3 model card, as category names. */
 export const HAZARDS: Readonly<Record<string, string>> = {

@@ -7,8 +7,8 @@
  * `ModerationResultBody` and langchain `OpenAIClient.Moderations.Moderation`). Each category is a raw
  * boolean: `true` maps to `high` unless the model's catalog entry overrides it.
  */
-import { defineGuardrailProvider, flagSeverity, malformed, type CategoryResult } from '../../core/index.ts'
-import { composeText, postJson } from '../kit/index.ts'
+import { flagSeverity, malformed, type CategoryResult } from '../../core/index.ts'
+import { composeText, defineGuardrailProvider, postJson } from '../kit/index.ts'
 
 const OMNI_CATEGORIES = [
   'harassment', 'harassment/threatening', 'hate', 'hate/threatening', 'illicit', 'illicit/violent', 'self-harm', 'self-harm/intent',

@@ -2,8 +2,7 @@
  * The classification cache behind `cache_ttl`: bounded (least recently used entries go first), keyed by a
  * sha256 of provider, model and the classified text, so neither payloads nor credentials are kept as keys.
  */
-import { canonicalSha256 } from '../hash.ts'
-import type { ClassifierResult } from './severity.ts'
+import { canonicalSha256, type ClassifierResult } from '../../core/index.ts'
 
 /** Most entries one provider keeps; a classifier result is small, so this bounds memory to a few MiB. */
 export const CACHE_MAX_ENTRIES = 2048
