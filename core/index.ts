@@ -24,6 +24,7 @@ export type { AbstainKind, GateEvaluator, GuardrailRound, GuardrailStage, Guardr
 export { flagSeverity, isSeverity, parseComparison, SEVERITIES, severityRank, type CategoryResult, type ClassifierResult, type Severity, type Threshold } from './guardrail/severity.ts'
 export { GuardrailFailure, malformed, type ProviderConnection } from './guardrail/failure.ts'
 export {
+  addToPolicyList,
   applyPlugins,
   createRegistries,
   broughtSurfaces,
@@ -74,6 +75,7 @@ export {
   defineHarness,
   definePlannedHarnesses,
   denyText,
+  HARNESS_LISTS,
   harnessRegistry,
   plannedHarnesses,
   HookPayloadError,
@@ -86,11 +88,17 @@ export {
   type HookAnswer,
   type HookInput,
   type HookPhase,
+  type HookSwitches,
+  type HookTrust,
   type InstallContext,
   type InstallEntry,
   type SandboxFacts,
   type McpServerEntry,
   type NativeResponse,
+  type ProbeResult,
+  type ProbeTargets,
+  type ProtectedPaths,
+  type TrustRequest,
 } from './harness.ts'
 // Ledger crypto for fleet plugins (witness cosignatures, log keys): C2SP signed notes, RFC 6962 proofs, Ed25519.
 export { checkpointText, noteKeyId, noteVerifierKey, parseCheckpoint, signNote, verifyNote } from './ledger/signed-note.ts'

@@ -131,6 +131,16 @@ export function extensionRegistry<T>(registry: Registries, family: string): Map<
   return map as Map<string, T>
 }
 
+/**
+ * Adds `items` to the policy list `name`. A policy names a list as one item of any list in a gate's value
+ * (`path: ['$SVC_HARNESS_FILES', '~/.ssh/config']`), and the gate compiler puts the list's items there: facts a
+ * plugin owns (a harness's config files) reach the shipped policy without being copied into it.
+ */
+export function addToPolicyList(registry: Registries, name: string, items: readonly string[]): void {
+  const lists = extensionRegistry<readonly string[]>(registry, 'policy-list')
+  lists.set(name, [...new Set([...(lists.get(name) ?? []), ...items])])
+}
+
 /** The engine plugin `defineGateKind` returns; `gateKind` is what a gate tester drives directly. */
 export interface GateKindPlugin extends EnginePlugin {
   readonly gateKind: GateKind

@@ -7,7 +7,7 @@
  * - the exact answers given recently, by ledger seq: a leaf stores verdict, rule and reason, not the nudge.
  */
 import { payloadHash } from '../../core/hash.ts'
-import type { HookAnswer } from '../../core/harness.ts'
+import type { HarnessDefinition, HookAnswer } from '../../core/harness.ts'
 
 /**
  * How long an answer is replayed to a duplicate delivery. Short on purpose: duplicates arrive within
@@ -15,8 +15,21 @@ import type { HookAnswer } from '../../core/harness.ts'
  */
 export const REPLAY_MS = 10_000
 const MAX_ANSWERS = 10_000
-/** Fields that describe rather than change a call (some formats echo the cwd as `working_directory`). */
-const COSMETIC: ReadonlySet<string> = new Set(['description', 'timeout', 'run_in_background', 'explanation'])
+
+/**
+ * Input fields that describe rather than change a call, as the registered harnesses name them (`replayIgnore`):
+ * `fields` always, `cwdEchoes` when they only repeat the cwd. One set for all: a duplicate may arrive through
+ * another harness's hook (Cursor also runs Claude-format hooks).
+ */
+export interface ReplayIgnore {
+  readonly fields: ReadonlySet<string>
+  readonly cwdEchoes: ReadonlySet<string>
+}
+
+export function replayIgnoreOf(harnesses: Iterable<HarnessDefinition>): ReplayIgnore {
+  const list = [...harnesses]
+  return { fields: new Set(list.flatMap((h) => h.replayIgnore?.fields ?? [])), cwdEchoes: new Set(list.flatMap((h) => h.replayIgnore?.cwdEchoes ?? [])) }
+}
 
 /** Per-app memory of the hook route: in-flight deliveries and recently given answers (see the module comment). */
 export class HookMemory {
@@ -31,8 +44,8 @@ export class HookMemory {
    * What identifies a call for replay: tool, cwd and input without cosmetic fields. Only the same call may
    * reuse an allow given under its tool use id (a deny is always safe to replay).
    */
-  static callHash(call: { tool: string; input: Readonly<Record<string, unknown>>; cwd?: string }): string {
-    const input = Object.fromEntries(Object.entries(call.input).filter(([k, v]) => !COSMETIC.has(k) && !(k === 'working_directory' && v === call.cwd)))
+  static callHash(call: { tool: string; input: Readonly<Record<string, unknown>>; cwd?: string }, ignore: ReplayIgnore): string {
+    const input = Object.fromEntries(Object.entries(call.input).filter(([k, v]) => !ignore.fields.has(k) && !(ignore.cwdEchoes.has(k) && v === call.cwd)))
     return payloadHash({ tool: call.tool, input, ...(call.cwd !== undefined ? { cwd: call.cwd } : {}) })
   }
 

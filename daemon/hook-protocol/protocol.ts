@@ -6,13 +6,13 @@
  * across daemon restarts; memory.ts covers what the ledger cannot show yet.
  */
 import type { Engine } from '../../core/engine.ts'
-import type { HookAnswer, HookInput } from '../../core/harness.ts'
+import { harnessRegistry, type HookAnswer, type HookInput } from '../../core/harness.ts'
 import { payloadHash } from '../../core/hash.ts'
 import type { LeafObject } from '../../core/ledger/leaf.ts'
 import type { Session } from '../../core/sessions/store.ts'
 import type { ToolCall } from '../../core/types.ts'
 import { HookCoverage } from './coverage.ts'
-import { HookMemory, REPLAY_MS } from './memory.ts'
+import { HookMemory, REPLAY_MS, replayIgnoreOf, type ReplayIgnore } from './memory.ts'
 import { renewalOf } from '../renewal.ts'
 
 type HarnessCall = Omit<ToolCall, 'sessionId'>
@@ -25,12 +25,15 @@ export class HookProtocol {
   readonly #engine: Engine
   readonly #memory = new HookMemory()
   readonly #now: () => number
+  /** Input fields the registered harnesses call cosmetic: a duplicate differing only there is the same call. */
+  readonly #ignore: ReplayIgnore
   /** Which harness sessions reach the daemon, and whether their tool calls were gated. */
   readonly coverage = new HookCoverage()
 
   constructor(engine: Engine, now: () => number = Date.now) {
     this.#engine = engine
     this.#now = now
+    this.#ignore = replayIgnoreOf(harnessRegistry(engine.registry).values())
   }
 
   /**
@@ -51,7 +54,7 @@ export class HookProtocol {
     // for replay: inputs can be megabytes of file content).
     this.coverage.gated(call, this.#now())
     const replayKey = input.derivedId ? undefined : key
-    const callHash = replayKey ? HookMemory.callHash(call) : ''
+    const callHash = replayKey ? HookMemory.callHash(call, this.#ignore) : ''
     const decide = () => this.#decidePreTool(call, callHash, replayKey)
     // Concurrent duplicates of the same call wait for one decision; a different call under the same id decides.
     return replayKey ? (await this.#memory.once(`${replayKey}\u0000${callHash}`, decide)).value : decide()
