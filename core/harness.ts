@@ -235,6 +235,8 @@ export interface HarnessDefinition {
   /** Runs the probes inside its sandbox as svc configured it (`files`: the settings svc wrote there). May run the harness's binary. */
   sandboxProbe?(targets: ProbeTargets, files: readonly string[], env: Readonly<Record<string, string | undefined>>): readonly ProbeResult[]
   readonly trust?: HookTrust
+  /** Configs as a user may already have them (home-relative path → a file holding one): install keeps them, uninstall gives them back byte for byte. */
+  readonly samples?: Readonly<Record<string, string>>
 }
 
 /** The policy lists the registered harnesses fill (ProtectedPaths). */

@@ -13,7 +13,8 @@ import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext,
 
 const ID = 'claude-code'
 const EVENTS = { PreToolUse: 'pre', PostToolUse: 'post', PostToolUseFailure: 'post_error' } as const
-const SCHEMA = fileURLToPath(new URL('./settings.schema.json', import.meta.url))
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+const SCHEMA = here('./settings.schema.json')
 
 function configDir(env: HarnessEnv): string {
   return env.env.CLAUDE_CONFIG_DIR ?? join(env.home, '.claude')
@@ -163,4 +164,5 @@ export default defineHarness({
   replayIgnore: { fields: ['description', 'timeout', 'run_in_background'] },
   sandboxSettings: (env) => [join(env.home, '.srt-settings.json')],
   sandboxProbe: probeClaude,
+  samples: { '.claude/settings.json': here('./fixtures/install/settings.json') },
 })

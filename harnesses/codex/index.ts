@@ -16,7 +16,8 @@ import { codexTrust } from './trust.ts'
 
 const ID = 'codex'
 const EVENTS = { PreToolUse: 'pre', PostToolUse: 'post' } as const
-const SCHEMA = fileURLToPath(new URL('./hooks.schema.json', import.meta.url))
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+const SCHEMA = here('./hooks.schema.json')
 
 function codexDir(env: HarnessEnv, scope: 'user' | 'repo'): string {
   return scope === 'user' ? (env.env.CODEX_HOME ?? join(env.home, '.codex')) : join(env.repo ?? '.', '.codex')
@@ -142,5 +143,6 @@ export default defineHarness({
   },
   sandboxProbe: (targets, _files, env) => probeCodex(targets, env),
   trust: codexTrust,
+  samples: { '.codex/hooks.json': here('./fixtures/install/hooks.json'), '.codex/config.toml': here('./fixtures/install/config.toml') },
 })
 

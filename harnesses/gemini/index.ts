@@ -13,7 +13,8 @@ import { geminiSandboxPlan } from './sandbox.ts'
 
 const ID = 'gemini'
 const EVENTS = { BeforeTool: 'pre', AfterTool: 'post' } as const
-const SCHEMA = fileURLToPath(new URL('./settings.schema.json', import.meta.url))
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+const SCHEMA = here('./settings.schema.json')
 const NAME_PREFIX = 'svc:'
 
 /** Gemini CLI reads its user settings under $GEMINI_CLI_HOME when set, instead of the home directory. */
@@ -144,4 +145,5 @@ export default defineHarness({
     found: hooksSwitchedOff,
   },
   replayIgnore: { fields: ['description'] },
+  samples: { '.gemini/settings.json': here('./fixtures/install/settings.json') },
 })
