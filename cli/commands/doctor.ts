@@ -50,7 +50,7 @@ const trustRequest = (home: string, id: string, env: NodeJS.ProcessEnv, cwd: str
 
 /**
  * Asks each such harness itself whether it will run svc's entries: the check status cannot make without
- * starting it (for Codex: entries moved to other keys, a project layer, a newer Codex). Fixable: doctor --fix
+ * starting it (entries moved to other keys, a project layer, a newer harness version). Fixable: doctor --fix
  * trusts exactly svc's entries, as `svc install` does.
  */
 export async function trustProblems(hooks: readonly HarnessHooks[], home: string, vars: NodeJS.ProcessEnv, cwd: string, harnesses = knownHarnesses()): Promise<Problem[]> {

@@ -100,7 +100,7 @@ export function makeInstallCommand(io: CliIo): Command {
   return addTierOptions(cmd, 'unattested')
     .option('--fail-open', 'let tool calls through when the daemon is down (default: fail closed)')
     .option('--with-skill', 'also install the false-positive skill for Claude Code (.claude/skills/svc-false-positive)')
-    .addOption(new Option('--transport <kind>', 'command shim, or Claude Code’s native HTTP hook (fails open)').choices(['command', 'http']).default('command'))
+    .addOption(new Option('--transport <kind>', 'command shim, or the harness’s native HTTP hook where it has one (fails open)').choices(['command', 'http']).default('command'))
     .option('--mcp', 'also run every stdio MCP server of the harness configs through `svc mcp-proxy` (as `svc mcp wrap`)')
     .option('--sandbox', 'also configure each harness’s own OS sandbox for the agent’s commands (svc home hidden, configs read-only, daemon ports unreachable)')
     .option('--system', 'with --sandbox: write the harnesses’ managed (root-owned) settings instead of the user’s; needs root')
@@ -132,7 +132,7 @@ export function makeInstallCommand(io: CliIo): Command {
         return
       }
       applyInstall(req, plan.token)
-      // Not "installed" until every harness will run the entries (Codex: trusted); this throws when one will not.
+      // Not "installed" until every harness will run the entries (trusted, where it asks for that); this throws when one will not.
       await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
       io.out(`installed svc hooks${opts.sandbox ? ' and the sandbox layer' : ''} for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
       if (opts.withSkill && harnesses.some((h) => h.id === 'claude-code')) {
@@ -162,7 +162,7 @@ function sandboxRequest(io: CliIo, opts: { sandbox?: boolean; system?: boolean; 
 
 /**
  * Hooks a harness will not run until the user trusts them are not installed yet: each such harness's `trust`
- * step trusts exactly svc's own entries (Codex: through its app server); when it cannot, fail and say what to do.
+ * step trusts exactly svc's own entries; when it cannot, fail and say what to do.
  */
 async function finishHarnessTrust(io: CliIo, harnesses: readonly HarnessDefinition[], svcHomeDir: string, cwd: string): Promise<void> {
   for (const h of harnesses.filter((d) => d.trust)) {

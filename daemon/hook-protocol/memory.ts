@@ -19,7 +19,7 @@ const MAX_ANSWERS = 10_000
 /**
  * Input fields that describe rather than change a call, as the registered harnesses name them (`replayIgnore`):
  * `fields` always, `cwdEchoes` when they only repeat the cwd. One set for all: a duplicate may arrive through
- * another harness's hook (Cursor also runs Claude-format hooks).
+ * another harness's hook (a harness that also runs another's hook format).
  */
 export interface ReplayIgnore {
   readonly fields: ReadonlySet<string>
