@@ -158,24 +158,11 @@ export interface McpServerEntry {
   readonly wrapped?: boolean
 }
 
-/**
- * Globs (`~`, `**` as in path gates) self-protection keeps from the agent, named `$SVC_HARNESS_FILES`, `…_DIRS`,
- * `…_PROGRAMS` in the policy: config `files` it may not write, remove or restore; `dirs` holding them, not to be
- * removed, moved, relinked or filled from a tree; CLI `programs` whose config commands write them.
- */
-export interface ProtectedPaths {
-  readonly files: readonly string[]
-  readonly dirs: readonly string[]
-  readonly programs?: readonly string[]
-}
+/** Globs (as in path gates) self-protection keeps from the agent: config `files`, the `dirs` holding them, the CLI `programs` writing them. */
+export type ProtectedPaths = Readonly<{ files: readonly string[]; dirs: readonly string[]; programs?: readonly string[] }>
 
-/** Settings that switch svc's hooks off without touching its entries: where (`dir`: one project layer) and which. */
-export interface HookSwitches {
-  userFiles(env: HarnessEnv): readonly string[]
-  projectFiles(dir: string): readonly string[]
-  /** The settings in a file's text that switch the hooks off, as the user would look for them. */
-  found(text: string): readonly string[]
-}
+/** Settings that switch svc's hooks off without touching its entries: the user's files, one project layer's (`dir`), and the settings `found` in a file's text. */
+export type HookSwitches = Readonly<{ userFiles(env: HarnessEnv): readonly string[]; projectFiles(dir: string): readonly string[]; found(text: string): readonly string[] }>
 
 /** What `svc doctor --probe` attacks from inside a sandbox: read `secretFile` in `svcHome`, write `hookConfig`, reach `port`. */
 export type ProbeTargets = Readonly<Record<'home' | 'svcHome' | 'secretFile' | 'hookConfig' | 'cwd', string>> & { readonly port: number }
@@ -187,9 +174,8 @@ export type TrustRequest = Readonly<{ svcHome: string; env: Readonly<Record<stri
 type Shown = Readonly<{ what: string; hint: string }>
 
 /**
- * A harness that runs hooks only once the user trusted them: svc trusts exactly its own, and each step returns
- * what to show: `check` for `svc status` (offline), `ask` for `svc doctor` (asks the harness), `grant` for
- * `svc install` and `doctor --fix` (`ok: false`: the line says what to do), `revoke` after `svc uninstall`.
+ * A harness that runs hooks only once the user trusted them: svc trusts exactly its own. Each step returns what to show:
+ * `check` (status, offline), `ask` (doctor), `grant` (install, `doctor --fix`; `ok: false` says what to do), `revoke` (uninstall).
  */
 export interface HookTrust {
   check(req: TrustRequest): readonly Shown[]
@@ -223,7 +209,7 @@ export interface HarnessDefinition {
   render(event: string, answer: HookAnswer | undefined): NativeResponse
   /** MCP servers configured for this harness (user files, and repo files when `env.repo` is set). */
   mcpServers(env: HarnessEnv, read: (path: string) => string | undefined): readonly McpServerEntry[]
-  /** What self-protection keeps from the agent (see ProtectedPaths). */
+  /** What self-protection keeps from the agent: the policy's `$SVC_HARNESS_FILES`, `…_DIRS`, `…_PROGRAMS`. */
   readonly protects?: ProtectedPaths
   /** Environment variables that move its user configs (passed on in `HarnessEnv.env`). */
   readonly configVariables?: readonly string[]
@@ -239,11 +225,9 @@ export interface HarnessDefinition {
   readonly samples?: Readonly<Record<string, string>>
 }
 
-/** The policy lists the registered harnesses fill (ProtectedPaths). */
-export const HARNESS_LISTS = { files: '$SVC_HARNESS_FILES', dirs: '$SVC_HARNESS_DIRS', programs: '$SVC_HARNESS_PROGRAMS' } as const
-
+/** Adds what self-protection keeps for a harness to the policy lists `$SVC_HARNESS_FILES`, `$SVC_HARNESS_DIRS`, `$SVC_HARNESS_PROGRAMS`. */
 function addProtected(registry: Registries, p: ProtectedPaths | undefined): void {
-  for (const key of ['files', 'dirs', 'programs'] as const) addToPolicyList(registry, HARNESS_LISTS[key], p?.[key] ?? [])
+  for (const key of ['files', 'dirs', 'programs'] as const) addToPolicyList(registry, `$SVC_HARNESS_${key.toUpperCase()}`, p?.[key] ?? [])
 }
 
 /** A payload that is not usable (wrong types, missing tool name); the route turns it into a 400. */

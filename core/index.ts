@@ -75,7 +75,6 @@ export {
   defineHarness,
   definePlannedHarnesses,
   denyText,
-  HARNESS_LISTS,
   harnessRegistry,
   plannedHarnesses,
   HookPayloadError,

@@ -132,9 +132,8 @@ export function extensionRegistry<T>(registry: Registries, family: string): Map<
 }
 
 /**
- * Adds `items` to the policy list `name`. A policy names a list as one item of any list in a gate's value
- * (`path: ['$SVC_HARNESS_FILES', '~/.ssh/config']`), and the gate compiler puts the list's items there: facts a
- * plugin owns (a harness's config files) reach the shipped policy without being copied into it.
+ * Adds `items` to the policy list `name`: an item naming it in a gate's value (`path: ['$SVC_HARNESS_FILES', …]`)
+ * is replaced by them at compile, so facts a plugin owns (a harness's config files) reach a shipped policy.
  */
 export function addToPolicyList(registry: Registries, name: string, items: readonly string[]): void {
   const lists = extensionRegistry<readonly string[]>(registry, 'policy-list')
