@@ -1,11 +1,12 @@
 /**
- * The harness plugin contract. A harness (a coding agent's hook system) is one folder
- * under `harnesses/<id>/` that default-exports `defineHarness({...})`. The definition is pure: it parses
- * native hook payloads into the core's ToolCall, renders native answers, names its config files and
- * describes the entries the installer adds. It never writes a file; the installer plugin (`plugins/installer/`) does that.
+ * The harness plugin contract. A harness (a coding agent's hook system) is one folder under `harnesses/<id>/`
+ * that default-exports `defineHarness({...})`, and every fact svc needs about it is a field: it parses native
+ * payloads into the core's ToolCall, renders native answers, names its config files, describes the entries the
+ * installer adds, and says what self-protection, status, doctor and the hook protocol must know. It writes no
+ * config file (the installer plugin does); only its optional doctor steps (`sandboxProbe`, `trust`) run its binary.
  */
 import type { EnginePlugin, Registries } from './plugin.ts'
-import { extensionRegistry, registerOnce } from './plugin.ts'
+import { addToPolicyList, extensionRegistry, registerOnce } from './plugin.ts'
 import type { ToolCall } from './types.ts'
 
 /** Install scope: the user's home-level configs or one repository's. */
@@ -157,6 +158,32 @@ export interface McpServerEntry {
   readonly wrapped?: boolean
 }
 
+/** Globs (as in path gates) self-protection keeps from the agent: config `files`, the `dirs` holding them, the CLI `programs` writing them. */
+export type ProtectedPaths = Readonly<{ files: readonly string[]; dirs: readonly string[]; programs?: readonly string[] }>
+
+/** Settings that switch svc's hooks off without touching its entries: the user's files, one project layer's (`dir`), and the settings `found` in a file's text. */
+export type HookSwitches = Readonly<{ userFiles(env: HarnessEnv): readonly string[]; projectFiles(dir: string): readonly string[]; found(text: string): readonly string[] }>
+
+/** What `svc doctor --probe` attacks from inside a sandbox: read `secretFile` in `svcHome`, write `hookConfig`, reach `port`. */
+export type ProbeTargets = Readonly<Record<'home' | 'svcHome' | 'secretFile' | 'hookConfig' | 'cwd', string>> & { readonly port: number }
+/** One attack: `blocked` (good), `reached`, or `not-probed` (`detail` says why); `residual`: got through, as documented. */
+export type ProbeResult = Readonly<{ harness: string; probe: string; outcome: 'blocked' | 'reached' | 'not-probed'; detail: string; residual?: boolean }>
+
+/** svc's entries for one harness as the install manifest records them, and where a trust step runs. */
+export type TrustRequest = Readonly<{ svcHome: string; env: Readonly<Record<string, string | undefined>>; cwd: string; entries: readonly Readonly<{ file: string; value?: unknown; text?: string }>[] }>
+type Shown = Readonly<{ what: string; hint: string }>
+
+/**
+ * A harness that runs hooks only once the user trusted them: svc trusts exactly its own. Each step returns what to show:
+ * `check` (status, offline), `ask` (doctor), `grant` (install, `doctor --fix`; `ok: false` says what to do), `revoke` (uninstall).
+ */
+export interface HookTrust {
+  check(req: TrustRequest): readonly Shown[]
+  ask(req: TrustRequest): Promise<Shown | undefined>
+  grant(req: TrustRequest, by: 'install' | 'fix'): Promise<{ readonly ok: boolean; readonly line: string }>
+  revoke(req: TrustRequest): Promise<string | undefined>
+}
+
 /** The definition a harness folder provides. */
 export interface HarnessDefinition {
   /** Kebab-case id, the `{harness}` path segment and `--harness` value. */
@@ -182,6 +209,25 @@ export interface HarnessDefinition {
   render(event: string, answer: HookAnswer | undefined): NativeResponse
   /** MCP servers configured for this harness (user files, and repo files when `env.repo` is set). */
   mcpServers(env: HarnessEnv, read: (path: string) => string | undefined): readonly McpServerEntry[]
+  /** What self-protection keeps from the agent: the policy's `$SVC_HARNESS_FILES`, `…_DIRS`, `…_PROGRAMS`. */
+  readonly protects?: ProtectedPaths
+  /** Environment variables that move its user configs (passed on in `HarnessEnv.env`). */
+  readonly configVariables?: readonly string[]
+  readonly hookSwitches?: HookSwitches
+  /** Input fields that describe rather than change a call (`cwdEchoes`: when equal to the cwd): ignored when matching a duplicate delivery. */
+  readonly replayIgnore?: { readonly fields?: readonly string[]; readonly cwdEchoes?: readonly string[] }
+  /** Sandbox settings files an agent's command could loosen: every harness's sandbox keeps them from writes. */
+  sandboxSettings?(env: HarnessEnv): readonly string[]
+  /** Runs the probes inside its sandbox as svc configured it (`files`: the settings svc wrote there). May run the harness's binary. */
+  sandboxProbe?(targets: ProbeTargets, files: readonly string[], env: Readonly<Record<string, string | undefined>>): readonly ProbeResult[]
+  readonly trust?: HookTrust
+  /** Configs as a user may already have them (home-relative path → a file holding one): install keeps them, uninstall gives them back byte for byte. */
+  readonly samples?: Readonly<Record<string, string>>
+}
+
+/** Adds what self-protection keeps for a harness to the policy lists `$SVC_HARNESS_FILES`, `$SVC_HARNESS_DIRS`, `$SVC_HARNESS_PROGRAMS`. */
+function addProtected(registry: Registries, p: ProtectedPaths | undefined): void {
+  for (const key of ['files', 'dirs', 'programs'] as const) addToPolicyList(registry, `$SVC_HARNESS_${key.toUpperCase()}`, p?.[key] ?? [])
 }
 
 /** A payload that is not usable (wrong types, missing tool name); the route turns it into a 400. */
@@ -207,13 +253,14 @@ export function plannedHarnesses(registry: Registries): ReadonlySet<string> {
   return new Set(extensionRegistry<true>(registry, 'harness-planned').keys())
 }
 
-/** An engine plugin that records the planned harness ids (data owned by `harnesses/`). */
-export function definePlannedHarnesses(ids: readonly string[]): EnginePlugin {
+/** An engine plugin that records the planned harness ids and what self-protection keeps for them (data owned by `harnesses/`). */
+export function definePlannedHarnesses(ids: readonly string[], protects?: ProtectedPaths): EnginePlugin {
   const name = 'harness:planned'
   return {
     name,
     apply({ registry }) {
       for (const id of ids) registerOnce(extensionRegistry<true>(registry, 'harness-planned'), id, true, name)
+      addProtected(registry, protects)
     },
   }
 }
@@ -226,6 +273,7 @@ export function defineHarness(definition: HarnessDefinition): HarnessPlugin {
     harness: definition,
     apply({ registry }) {
       registerOnce(harnessRegistry(registry), definition.id, definition, name)
+      addProtected(registry, definition.protects)
     },
   }
 }

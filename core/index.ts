@@ -22,6 +22,7 @@ export type { AbstainKind, GateEvaluator, GuardrailRound, GuardrailStage, Guardr
 export { categoriesMeeting, flagSeverity, isSeverity, parseComparison, SEVERITIES, severityRank, type CategoryResult, type ClassifierResult, type Severity, type Threshold } from './guardrail/severity.ts'
 export { GuardrailFailure, malformed, type ProviderConnection } from './guardrail/failure.ts'
 export {
+  addToPolicyList,
   applyPlugins,
   createRegistries,
   broughtSurfaces,
@@ -84,11 +85,17 @@ export {
   type HookAnswer,
   type HookInput,
   type HookPhase,
+  type HookSwitches,
+  type HookTrust,
   type InstallContext,
   type InstallEntry,
   type SandboxFacts,
   type McpServerEntry,
   type NativeResponse,
+  type ProbeResult,
+  type ProbeTargets,
+  type ProtectedPaths,
+  type TrustRequest,
 } from './harness.ts'
 // Ledger crypto for fleet plugins (witness cosignatures, log keys): C2SP signed notes, RFC 6962 proofs, Ed25519.
 export { checkpointText, noteKeyId, noteVerifierKey, parseCheckpoint, signNote, verifyNote } from './ledger/signed-note.ts'

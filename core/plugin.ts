@@ -131,6 +131,15 @@ export function extensionRegistry<T>(registry: Registries, family: string): Map<
   return map as Map<string, T>
 }
 
+/**
+ * Adds `items` to the policy list `name`: an item naming it in a gate's value (`path: ['$SVC_HARNESS_FILES', …]`)
+ * is replaced by them at compile, so facts a plugin owns (a harness's config files) reach a shipped policy.
+ */
+export function addToPolicyList(registry: Registries, name: string, items: readonly string[]): void {
+  const lists = extensionRegistry<readonly string[]>(registry, 'policy-list')
+  lists.set(name, [...new Set([...(lists.get(name) ?? []), ...items])])
+}
+
 /** The engine plugin `defineGateKind` returns; `gateKind` is what a gate tester drives directly. */
 export interface GateKindPlugin extends EnginePlugin {
   readonly gateKind: GateKind

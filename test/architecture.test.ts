@@ -8,7 +8,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../cli/paths.ts'
-import { harnessPlugins, PLANNED_HARNESSES } from '../harnesses/index.ts'
+import { parse as parseYaml } from 'yaml'
+import { harnessPlugins, PLANNED_HARNESSES, PLANNED_PROTECTED } from '../harnesses/index.ts'
 
 function sources(dir: string): string[] {
   const out: string[] = []
@@ -135,6 +136,51 @@ describe('architecture', () => {
     }
     expect(names.size).toBeGreaterThan(4)
     expect(offenders).toEqual([])
+  })
+})
+
+describe('a harness is one folder and one line (issue 26)', () => {
+  // What would name a harness: its id, the first word of its name, the directories and file names of its configs,
+  // the variables that move them, its programs; the planned harnesses' too.
+  const env = { home: '/h', repo: '/r', env: {} }
+  const terms = new Set<string>(PLANNED_HARNESSES.filter((id) => id !== 'factory'))
+  const dirs = new Set<string>()
+  for (const { harness: h } of harnessPlugins) {
+    for (const term of [h.id, h.displayName.split(/\s+/)[0]!, ...(h.configVariables ?? []), ...(h.protects?.programs ?? [])]) terms.add(term)
+    for (const l of h.configLocations(env)) for (const segment of l.path.split('/').slice(2)) if (segment.startsWith('.') || segment === l.path.split('/').at(-1)) terms.add(segment)
+  }
+  for (const glob of [...harnessPlugins.flatMap(({ harness: h }) => [...(h.protects?.dirs ?? []), ...(h.protects?.files ?? [])]), ...PLANNED_PROTECTED.dirs, ...PLANNED_PROTECTED.files]) {
+    for (const segment of glob.split('/')) if (/^\.[\w-]+$/.test(segment)) dirs.add(segment)
+  }
+  const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')
+  const pattern = new RegExp(`(^|[^\\w.-])(${[...terms, ...dirs].map(escape).join('|')})($|[^\\w-])`, 'i')
+
+  it('status, doctor, the installer plugin, the hook protocol and the install round trip name none: they read the registry', () => {
+    const files = [
+      'cli/status/collect.ts', 'cli/status/hook-switches.ts', 'cli/commands/doctor.ts', 'cli/commands/status.ts', 'test/install-roundtrip.test.ts',
+      ...checked('plugins/installer').filter((f) => !f.endsWith('.test.ts')).map((f) => relative(PROJECT_ROOT, f)),
+      ...checked('daemon/hook-protocol').filter((f) => !f.endsWith('.test.ts')).map((f) => relative(PROJECT_ROOT, f)),
+    ]
+    const offenders = files.flatMap((file) =>
+      readFileSync(join(PROJECT_ROOT, file), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (pattern.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    )
+    expect(terms.size + dirs.size).toBeGreaterThan(20)
+    expect(offenders).toEqual([])
+  })
+
+  it('the self-protection pack names no harness path: its path globs take them from the $SVC_HARNESS_* lists', () => {
+    const pack = parseYaml(readFileSync(join(PROJECT_ROOT, 'policies', 'self-protection.yaml'), 'utf8')) as { gates: { id: string; when: unknown }[] }
+    const globs: string[] = []
+    const walk = (node: unknown, key = ''): void => {
+      if (Array.isArray(node)) node.forEach((n) => walk(n, key))
+      else if (node && typeof node === 'object') for (const [k, v] of Object.entries(node)) walk(v, k)
+      else if (typeof node === 'string' && ['path', 'paths_any', 'paths_except', 'reads_any', 'writes_any'].includes(key)) globs.push(node)
+    }
+    for (const gate of pack.gates) walk(gate.when)
+    expect(globs).toContain('$SVC_HARNESS_FILES')
+    expect(globs.filter((g) => [...dirs].some((d) => g.split('/').includes(d)))).toEqual([])
   })
 })
 

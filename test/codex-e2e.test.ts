@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { findCodex } from '../plugins/installer/codex-app-server.ts'
+import { findCodex } from '../harnesses/codex/app-server.ts'
 import { startFakeResponses, type FakeResponses } from './helpers/fake-openai-responses.ts'
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
 import { spawnBounded } from './helpers/spawn-bounded.ts'

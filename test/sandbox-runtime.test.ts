@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { valueAt } from '../plugins/installer/jsonc-edit.ts'
-import { probeCommands, runInSrt, srtCli, srtMissing, srtSettingsFromClaude } from '../plugins/installer/sandbox-probe.ts'
+import { runInSrt, srtCli, srtMissing, srtSettingsFromClaude } from '../harnesses/claude-code/probe.ts'
+import { probeCommands } from '../harnesses/kit/probe.ts'
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' }
 const missing = srtCli() ? srtMissing(env) : ['@anthropic-ai/sandbox-runtime']

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import cursor from '../harnesses/cursor/index.ts'
-import { srtCli, srtMissing } from '../plugins/installer/sandbox-probe.ts'
+import { srtCli, srtMissing } from '../harnesses/claude-code/probe.ts'
 import { tempDir } from './helpers/daemon.ts'
 import { runCli } from './helpers/run-cli.ts'
 

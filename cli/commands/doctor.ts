@@ -7,30 +7,26 @@
 import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
 import type { HarnessDefinition } from '../../core/index.ts'
-import { harnessPlugins } from '../../harnesses/index.ts'
 import { applyInstall, installShim } from '../../plugins/installer/apply.ts'
 import { harnessEnvOf } from '../../plugins/installer/harness-env.ts'
 import { parseJsoncStrict } from '../../plugins/installer/jsonc-edit.ts'
 import { planInstall } from '../../plugins/installer/plan.ts'
 import { schemaProblems } from '../../plugins/installer/validate.ts'
-import { TRUST_BY_HAND, trustCodexHooks } from '../../plugins/installer/codex-trust.ts'
-import { probeClaude, probeCodex, type ProbeResult } from '../../plugins/installer/sandbox-probe.ts'
-import { join } from 'node:path'
-import { valueAt } from '../../plugins/installer/jsonc-edit.ts'
-import { readManifest } from '../../plugins/installer/manifest.ts'
+import { sandboxProbes as runProbes, type ProbeResult } from '../../plugins/installer/sandbox-probe.ts'
+import { entriesOf, readManifest } from '../../plugins/installer/manifest.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { daemonUrl, svcHome, userHomeOf } from '../paths.ts'
-import { collectStatus, type HarnessHooks, type Problem, type StatusReport } from '../status/collect.ts'
+import { collectStatus, knownHarnesses, type HarnessHooks, type Problem, type StatusReport } from '../status/collect.ts'
 import { renderStatus } from './status.ts'
 
-const registered = (): ReadonlyMap<string, HarnessDefinition> => new Map(harnessPlugins.map((p) => [p.harness.id, p.harness]))
+const byId = (harnesses: readonly HarnessDefinition[]): ReadonlyMap<string, HarnessDefinition> => new Map(harnesses.map((h) => [h.id, h]))
 
 /** Harness configs svc edited that no longer validate against the harness's schema (no automatic fix). */
-export function schemaDrift(hooks: readonly HarnessHooks[], userHome: string, vars: NodeJS.ProcessEnv = {}): Problem[] {
+export function schemaDrift(hooks: readonly HarnessHooks[], userHome: string, vars: NodeJS.ProcessEnv = {}, harnesses = knownHarnesses()): Problem[] {
   const problems: Problem[] = []
-  const defs = registered()
+  const defs = byId(harnesses)
   for (const h of hooks) {
-    const location = defs.get(h.harness)?.configLocations(harnessEnvOf(vars, userHome)).find((l) => l.path === h.file && l.schema)
+    const location = defs.get(h.harness)?.configLocations(harnessEnvOf(vars, userHome, harnesses)).find((l) => l.path === h.file && l.schema)
     if (!location?.schema) continue
     let found: string[]
     try {
@@ -48,20 +44,26 @@ export function schemaDrift(hooks: readonly HarnessHooks[], userHome: string, va
   return problems
 }
 
+/** The harnesses with hooks installed that run only hooks the user trusted (HarnessDefinition.trust). */
+const trusting = (hooks: readonly HarnessHooks[], harnesses: readonly HarnessDefinition[]) => harnesses.filter((d) => d.trust && hooks.some((h) => h.harness === d.id))
+const trustRequest = (home: string, id: string, env: NodeJS.ProcessEnv, cwd: string) => ({ svcHome: home, env, cwd, entries: entriesOf(readManifest(home), id) })
+
 /**
- * Asks Codex itself (its app server) whether it will run svc's entries: the check status cannot make
- * without starting Codex (entries moved to other keys, a project layer, a newer Codex). Fixable: doctor
- * --fix trusts exactly svc's entries, as `svc install` does.
+ * Asks each such harness itself whether it will run svc's entries: the check status cannot make without
+ * starting it (entries moved to other keys, a project layer, a newer harness version). Fixable: doctor --fix
+ * trusts exactly svc's entries, as `svc install` does.
  */
-export async function codexTrustProblems(hooks: readonly HarnessHooks[], home: string, vars: NodeJS.ProcessEnv, cwd: string): Promise<Problem[]> {
-  if (!hooks.some((h) => h.harness === 'codex')) return []
-  const result = await trustCodexHooks({ svcHome: home, env: vars, cwd, write: false })
-  if (!result.problem) return []
-  return [{ what: `codex: ${result.problem}`, hint: `\`svc doctor --fix\` (trusts exactly svc's entries through Codex), or ${TRUST_BY_HAND}`, fix: { kind: 'trust-codex-hooks' } }]
+export async function trustProblems(hooks: readonly HarnessHooks[], home: string, vars: NodeJS.ProcessEnv, cwd: string, harnesses = knownHarnesses()): Promise<Problem[]> {
+  const problems: Problem[] = []
+  for (const h of trusting(hooks, harnesses)) {
+    const problem = await h.trust!.ask(trustRequest(home, h.id, vars, cwd))
+    if (problem) problems.push({ ...problem, fix: { kind: 'trust-hooks', harnesses: [h.id] } })
+  }
+  return problems
 }
 
 /** Applies the fixes `problems` offer; returns one line per fix done. */
-async function applyFixes(problems: readonly Problem[], report: StatusReport, userHome: string, vars: NodeJS.ProcessEnv): Promise<string[]> {
+async function applyFixes(problems: readonly Problem[], report: StatusReport, userHome: string, vars: NodeJS.ProcessEnv, known: readonly HarnessDefinition[]): Promise<string[]> {
   const done: string[] = []
   if (problems.some((p) => p.fix?.kind === 'refresh-shim')) {
     installShim(report.home)
@@ -69,59 +71,44 @@ async function applyFixes(problems: readonly Problem[], report: StatusReport, us
   }
   const reinstall = [...new Set(problems.flatMap((p) => (p.fix?.kind === 'reinstall-hooks' && p.fix.scope === 'user' ? (p.fix.harnesses ?? []) : [])))]
   if (reinstall.length > 0) {
-    const defs = registered()
+    const defs = byId(known)
     const harnesses = reinstall.map((id) => defs.get(id)).filter((h): h is HarnessDefinition => h !== undefined)
     const installed = report.hooks.filter((h) => reinstall.includes(h.harness))
     const req = {
-      harnesses, scope: 'user' as const, env: harnessEnvOf(vars, userHome), svcHome: report.home, daemonUrl: report.url,
+      harnesses, scope: 'user' as const, env: harnessEnvOf(vars, userHome, known), svcHome: report.home, daemonUrl: report.url,
       failOpen: false, transport: installed.some((h) => h.usesShim) || installed.length === 0 ? ('command' as const) : ('http' as const),
     }
     const plan = planInstall(req)
     if (plan.changes.length > 0) applyInstall(req, plan.token)
     done.push(`re-installed the svc hooks of ${reinstall.join(', ')} for ${report.url} (${plan.changes.length} file(s))`)
   }
-  if (problems.some((p) => p.fix?.kind === 'trust-codex-hooks')) {
-    const result = await trustCodexHooks({ svcHome: report.home, env: vars, cwd: userHome, write: true })
-    done.push(result.problem ? `could not trust svc's Codex entries: ${result.problem}` : `trusted svc's ${result.changed.length} Codex hook entr${result.changed.length === 1 ? 'y' : 'ies'} through Codex's app server`)
-  }
+  const trust = new Set(problems.flatMap((p) => (p.fix?.kind === 'trust-hooks' ? (p.fix.harnesses ?? []) : [])))
+  for (const h of known.filter((d) => d.trust && trust.has(d.id))) done.push((await h.trust!.grant(trustRequest(report.home, h.id, vars, userHome), 'fix')).line)
   return done
 }
 
-/** Runs the sandbox probes where a harness offers a way in: Claude Code via sandbox-runtime, Codex via `codex sandbox`. */
-export function sandboxProbes(report: StatusReport, userHome: string, env: NodeJS.ProcessEnv): ProbeResult[] {
-  const files = readManifest(report.home).files
-  // Managed settings first: they win over the user's.
-  const claudeFile = Object.keys(files).filter((f) => files[f]!.harnesses.includes('claude-code') && files[f]!.entries.some((e) => e.layer === 'sandbox')).sort((a) => (a.includes('managed') ? -1 : 1))[0]
-  let block: Record<string, unknown> | undefined
-  try {
-    block = claudeFile ? (valueAt(readFileSync(claudeFile, 'utf8'), ['sandbox']) as Record<string, unknown>) : undefined
-  } catch {
-    block = undefined
-  }
+/** Runs the sandbox probes of every harness with svc hooks or sandbox settings, where its definition offers a way in. */
+export function sandboxProbes(report: StatusReport, userHome: string, env: NodeJS.ProcessEnv, harnesses = knownHarnesses()): ProbeResult[] {
   let port = 7878
   try {
     port = Number(new URL(report.url).port) || 7878
   } catch {
     /* the default port */
   }
-  const targets = { home: userHome, svcHome: report.home, secretFile: join(report.home, 'hook.key'), port, cwd: process.cwd() }
-  const out: ProbeResult[] = []
-  if (report.sandbox.some((s) => s.harness === 'claude-code')) out.push(...probeClaude(block, claudeFile ? join(claudeFile, '..') : userHome, { ...targets, hookConfig: join(userHome, '.claude', 'settings.json') }, env))
-  if (report.sandbox.some((s) => s.harness === 'codex')) out.push(...probeCodex({ ...targets, hookConfig: join(userHome, '.codex', 'hooks.json') }, env))
-  for (const s of report.sandbox.filter((x) => x.harness !== 'claude-code' && x.harness !== 'codex')) {
-    out.push({ harness: s.harness, probe: 'all', outcome: 'not-probed', detail: 'the harness offers no command that runs a probe inside its sandbox' })
-  }
-  return out
+  const manifest = readManifest(report.home)
+  const present = report.sandbox.map((s) => s.harness)
+  return runProbes({ harnesses, present, manifest, env: harnessEnvOf(env, userHome, harnesses), svcHome: report.home, port, cwd: process.cwd(), processEnv: env })
 }
 
 /** Everything doctor checks: the status report and its problems plus harness configs that drifted from their schema. */
-export async function doctorCheck(url: string, home: string, env: NodeJS.ProcessEnv, cwd = process.cwd()): Promise<{ report: StatusReport; problems: Problem[] }> {
+export async function doctorCheck(url: string, home: string, env: NodeJS.ProcessEnv, cwd = process.cwd(), harnesses = knownHarnesses()): Promise<{ report: StatusReport; problems: Problem[] }> {
   const userHome = userHomeOf(env)
-  const report = await collectStatus(url, home, { userHome, vars: env, cwd })
-  const codex = await codexTrustProblems(report.hooks, home, env, userHome)
-  // The app server's answer supersedes status's quick check of the same entries.
-  const quick = codex.length > 0 ? report.problems.filter((p) => !p.what.startsWith('codex: ')) : report.problems
-  return { report, problems: [...quick, ...codex, ...schemaDrift(report.hooks, userHome, env)] }
+  const report = await collectStatus(url, home, { userHome, vars: env, cwd, harnesses })
+  const trust = await trustProblems(report.hooks, home, env, userHome, harnesses)
+  // The harness's own answer supersedes status's quick check of the same entries.
+  const asked = new Set(trust.flatMap((p) => p.fix?.harnesses ?? []))
+  const quick = report.problems.filter((p) => ![...asked].some((id) => p.what.startsWith(`${id}: `)))
+  return { report, problems: [...quick, ...trust, ...schemaDrift(report.hooks, userHome, env, harnesses)] }
 }
 
 export function makeDoctorCommand(io: CliIo): Command {
@@ -137,7 +124,7 @@ export function makeDoctorCommand(io: CliIo): Command {
       const check = () => doctorCheck(url, home, io.env)
       let { report, problems } = await check()
       if (opts.fix && problems.some((p) => p.fix)) {
-        for (const line of await applyFixes(problems, report, userHomeOf(io.env), io.env)) io.out(`fixed: ${line}`)
+        for (const line of await applyFixes(problems, report, userHomeOf(io.env), io.env, knownHarnesses())) io.out(`fixed: ${line}`)
         ;({ report, problems } = await check())
       }
       io.out(renderStatus({ ...report, problems: [] }).replace(/\nprotection: .*$/s, ''))

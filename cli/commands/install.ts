@@ -11,8 +11,8 @@ import type { HarnessDefinition, HarnessEnv } from '../../core/index.ts'
 import { harnessPlugins, PLANNED_HARNESSES } from '../../harnesses/index.ts'
 import { applyInstall, applyUninstall, installShim } from '../../plugins/installer/apply.ts'
 import { harnessEnvOf } from '../../plugins/installer/harness-env.ts'
-import { TRUST_BY_HAND, trustCodexHooks, untrustCodexHooks } from '../../plugins/installer/codex-trust.ts'
 import { shimPath, shimState } from '../../plugins/installer/shim.ts'
+import { entriesOf, readManifest } from '../../plugins/installer/manifest.ts'
 import { planInstall, planUninstall, type Plan } from '../../plugins/installer/plan.ts'
 import { HarnessSelectionError, selectHarnesses } from '../../plugins/installer/select.ts'
 import { installClaudeSkill, removeClaudeSkill } from '../false-positive/skill.ts'
@@ -63,7 +63,7 @@ async function checkTier(io: CliIo, opts: CommonOptions): Promise<void> {
 }
 
 function selection(io: CliIo, opts: CommonOptions) {
-  const env = harnessEnvOf(io.env, userHomeOf(io.env), opts.repo || opts.scope === 'repo' ? resolve(opts.repo ?? '.') : undefined)
+  const env = harnessEnvOf(io.env, userHomeOf(io.env), registered().values(), opts.repo || opts.scope === 'repo' ? resolve(opts.repo ?? '.') : undefined)
   try {
     return { env, ...selectHarnesses(registered(), new Set(PLANNED_HARNESSES), opts.harness, env, opts.scope) }
   } catch (err) {
@@ -86,7 +86,7 @@ async function mintSession(io: CliIo, opts: CommonOptions): Promise<void> {
 function baseCommand(name: string, description: string): Command {
   return new Command(name)
     .description(description)
-    .option('--harness <id...>', 'harness ids (default: every detected one): claude-code, codex, gemini, cursor')
+    .option('--harness <id...>', `harness ids (default: every detected one): ${[...registered().keys()].join(', ')}`)
     .addOption(new Option('--scope <scope>', 'user-level configs or one repository').choices(['user', 'repo']).default('user'))
     .option('--repo <dir>', 'repository root for --scope repo (default: current directory)')
     .option('--dry-run', 'show the diff and change nothing')
@@ -100,7 +100,7 @@ export function makeInstallCommand(io: CliIo): Command {
   return addTierOptions(cmd, 'unattested')
     .option('--fail-open', 'let tool calls through when the daemon is down (default: fail closed)')
     .option('--with-skill', 'also install the false-positive skill for Claude Code (.claude/skills/svc-false-positive)')
-    .addOption(new Option('--transport <kind>', 'command shim, or Claude Code’s native HTTP hook (fails open)').choices(['command', 'http']).default('command'))
+    .addOption(new Option('--transport <kind>', 'command shim, or the harness’s native HTTP hook where it has one (fails open)').choices(['command', 'http']).default('command'))
     .option('--mcp', 'also run every stdio MCP server of the harness configs through `svc mcp-proxy` (as `svc mcp wrap`)')
     .option('--sandbox', 'also configure each harness’s own OS sandbox for the agent’s commands (svc home hidden, configs read-only, daemon ports unreachable)')
     .option('--system', 'with --sandbox: write the harnesses’ managed (root-owned) settings instead of the user’s; needs root')
@@ -132,7 +132,7 @@ export function makeInstallCommand(io: CliIo): Command {
         return
       }
       applyInstall(req, plan.token)
-      // Not "installed" until every harness will run the entries (Codex: trusted); this throws when one will not.
+      // Not "installed" until every harness will run the entries (trusted, where it asks for that); this throws when one will not.
       await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
       io.out(`installed svc hooks${opts.sandbox ? ' and the sandbox layer' : ''} for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
       if (opts.withSkill && harnesses.some((h) => h.id === 'claude-code')) {
@@ -161,17 +161,15 @@ function sandboxRequest(io: CliIo, opts: { sandbox?: boolean; system?: boolean; 
 }
 
 /**
- * Hooks a harness will not run until the user trusts them are not installed yet. Codex: trust exactly svc's
- * own entries through Codex's app server; when that cannot be done, fail and say what to do by hand.
+ * Hooks a harness will not run until the user trusts them are not installed yet: each such harness's `trust`
+ * step trusts exactly svc's own entries; when it cannot, fail and say what to do.
  */
 async function finishHarnessTrust(io: CliIo, harnesses: readonly HarnessDefinition[], svcHomeDir: string, cwd: string): Promise<void> {
-  if (!harnesses.some((h) => h.id === 'codex')) return
-  const result = await trustCodexHooks({ svcHome: svcHomeDir, env: io.env, cwd, write: true })
-  if (result.problem) {
-    throw new CliError(`codex: svc's hook entries are written, but Codex will not run them: ${result.problem}.\nTo finish: ${TRUST_BY_HAND} (or put codex on PATH and re-run \`svc install --harness codex\`); \`svc status\` shows when they are trusted`)
+  for (const h of harnesses.filter((d) => d.trust)) {
+    const result = await h.trust!.grant({ svcHome: svcHomeDir, env: io.env, cwd, entries: entriesOf(readManifest(svcHomeDir), h.id) }, 'install')
+    if (!result.ok) throw new CliError(result.line)
+    io.out(result.line)
   }
-  if (result.changed.length > 0) io.out(`codex: trusted svc's ${result.changed.length} hook entr${result.changed.length === 1 ? 'y' : 'ies'} through Codex's app server (only svc's own)`)
-  else io.out(`codex: svc's ${result.ours.length} hook entries are trusted`)
 }
 
 /**
@@ -200,8 +198,11 @@ export function makeUninstallCommand(io: CliIo): Command {
     if (!opts.harness?.length || opts.harness.includes('claude-code')) removeSkills(io, opts)
     if (!applied) return
     io.out(`removed svc hooks from ${plan.changes.length} file(s)`)
-    const untrusted = await untrustCodexHooks({ svcHome: req.svcHome, env: io.env, cwd: userHomeOf(io.env) })
-    if (untrusted) io.out(`codex: ${untrusted}`)
+    const manifest = readManifest(req.svcHome)
+    for (const h of [...registered().values()].filter((d) => d.trust)) {
+      const revoked = await h.trust!.revoke({ svcHome: req.svcHome, env: io.env, cwd: userHomeOf(io.env), entries: entriesOf(manifest, h.id) })
+      if (revoked) io.out(revoked)
+    }
   })
 }
 

@@ -8,13 +8,14 @@
 import { readFileSync, statSync } from 'node:fs'
 import { Agent, get as httpGet } from 'node:http'
 import { join } from 'node:path'
-import type { Manifest } from '../../plugins/installer/manifest.ts'
+import type { HarnessDefinition } from '../../core/index.ts'
+import { harnessPlugins } from '../../harnesses/index.ts'
+import { entriesOf, type Manifest } from '../../plugins/installer/manifest.ts'
 import { entryPresent } from '../../plugins/installer/entry-present.ts'
 import { shimPath, shimState } from '../../plugins/installer/shim.ts'
-import { codexTrustDrift } from '../../plugins/installer/codex-trust.ts'
 import { projectHookSwitches, userHookSwitches, type HookSwitch } from './hook-switches.ts'
 
-export type FixKind = 'refresh-shim' | 'reinstall-hooks' | 'trust-codex-hooks'
+export type FixKind = 'refresh-shim' | 'reinstall-hooks' | 'trust-hooks'
 
 export interface Problem {
   readonly what: string
@@ -93,11 +94,18 @@ export interface UngatedSession {
   readonly last_ungated_at: string
 }
 
-/** Where status looks besides the daemon: the user's home and environment, and the directory it runs in. */
+/** Where status looks besides the daemon: the user's home and environment, the directory it runs in, and the harnesses it knows. */
 export interface StatusContext {
   readonly userHome?: string
   readonly vars?: Readonly<Record<string, string | undefined>>
   readonly cwd?: string
+  /** The registered harnesses (default: `harnesses/index.ts`). */
+  readonly harnesses?: readonly HarnessDefinition[]
+}
+
+/** The harnesses status and doctor know: the registered ones unless a caller names others. */
+export function knownHarnesses(ctx: { readonly harnesses?: readonly HarnessDefinition[] } = {}): readonly HarnessDefinition[] {
+  return ctx.harnesses ?? harnessPlugins.map((p) => p.harness)
 }
 
 const RENEWER_LIVE_MS = 60_000
@@ -280,8 +288,9 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
   if (hooks.some((h) => h.usesShim) && shim !== 'current') {
     problems.push({ what: `the hook shim ${shimPath(home)} is ${shim}${shim === 'stale' ? ' (from another svc version, or edited)' : ''}: hooks that run it ${shim === 'missing' ? 'fail' : 'may misbehave'}`, hint: 're-run `svc install` to refresh it', fix: { kind: 'refresh-shim' } })
   }
-  for (const line of hooks.some((h) => h.harness === 'codex') ? codexTrustDrift(home) : []) {
-    problems.push({ what: `codex: ${line}; Codex runs only hooks the user trusted and enabled`, hint: 're-run `svc install --harness codex` (trusts exactly svc\'s entries through Codex), or open `/hooks` in Codex and trust and enable them' })
+  // A harness that runs only hooks the user trusted: its quick offline check (doctor asks the harness itself).
+  for (const h of knownHarnesses(ctx).filter((d) => d.trust && hooks.some((x) => x.harness === d.id))) {
+    problems.push(...h.trust!.check({ svcHome: home, env: ctx.vars ?? {}, cwd: ctx.userHome ?? home, entries: entriesOf(readManifest(home), h.id) }))
   }
   const switchedOff = hookSwitches(hooks, projects, ctx)
   for (const s of switchedOff) {
@@ -303,12 +312,13 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
 function hookSwitches(hooks: readonly HarnessHooks[], projects: readonly string[], ctx: StatusContext): StatusReport['switchedOff'] {
   if (!ctx.userHome) return []
   const installed = new Set(hooks.map((h) => h.harness))
-  const out: (HookSwitch & { project?: string })[] = userHookSwitches(ctx.userHome, ctx.vars ?? {}).filter((s) => installed.has(s.harness))
+  const harnesses = knownHarnesses(ctx)
+  const out: (HookSwitch & { project?: string })[] = userHookSwitches(ctx.userHome, ctx.vars ?? {}, harnesses).filter((s) => installed.has(s.harness))
   const seen = new Set<string>()
   for (const dir of [ctx.cwd, ...projects]) {
     if (!dir || seen.has(dir)) continue
     seen.add(dir)
-    for (const s of projectHookSwitches(dir, ctx.userHome)) if (installed.has(s.harness) && !out.some((o) => o.file === s.file && o.setting === s.setting)) out.push({ ...s, project: dir })
+    for (const s of projectHookSwitches(dir, ctx.userHome, harnesses)) if (installed.has(s.harness) && !out.some((o) => o.file === s.file && o.setting === s.setting)) out.push({ ...s, project: dir })
   }
   return out
 }

@@ -8,7 +8,7 @@ import { EngineError, ERR } from '../errors.ts'
 import { canonicalSha256 } from '../hash.ts'
 import { newAjv } from '../lazy-ajv.ts'
 import type { EngineHooks } from '../hooks.ts'
-import type { GateKind, JsonSchema, Registries } from '../plugin.ts'
+import { extensionRegistry, type GateKind, type JsonSchema, type Registries } from '../plugin.ts'
 import type { CompiledGate, CompiledNode, DisabledBy, GateOrigin } from './compiled.ts'
 import { nodeKeys } from './gate-index.ts'
 import { drain, type Steps } from './steps.ts'
@@ -152,6 +152,7 @@ export class GateCompiler {
       const known = [...this.#registry.gateKinds.keys(), 'all', 'any', 'not'].sort().join(', ')
       throw new EngineError(ERR.GATE_UNKNOWN_KIND, `gate "${gateId}": unknown predicate "${key}" at ${path} (known: ${known})`, { loc })
     }
+    value = spliceLists(value, extensionRegistry<readonly string[]>(this.#registry, 'policy-list'))
     this.#validate(kind, value, gateId, loc, path)
     let test
     try {
@@ -173,4 +174,11 @@ export class GateCompiler {
       throw new EngineError(ERR.GATE_CONFIG_INVALID, `gate "${gateId}": ${where} ${err?.message ?? 'is invalid'}`, { loc })
     }
   }
+}
+
+/** `value` with every item (or string) naming a policy list (plugin.ts addToPolicyList) replaced by the list's items. */
+function spliceLists(value: unknown, lists: ReadonlyMap<string, readonly string[]>): unknown {
+  if (lists.size === 0 || value === null || typeof value !== 'object') return typeof value === 'string' && lists.has(value) ? [...lists.get(value)!] : value
+  if (Array.isArray(value)) return value.flatMap((v): unknown[] => (typeof v === 'string' && lists.has(v) ? [...lists.get(v)!] : [spliceLists(v, lists)]))
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, spliceLists(v, lists)]))
 }

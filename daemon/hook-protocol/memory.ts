@@ -8,7 +8,7 @@
  */
 import type { PayloadDigest } from '../../core/hash.ts'
 import { payloadDigestWithout } from './replay-digest.ts'
-import type { HookAnswer } from '../../core/harness.ts'
+import type { HarnessDefinition, HookAnswer } from '../../core/harness.ts'
 
 /**
  * How long an answer is replayed to a duplicate delivery. Short on purpose: duplicates arrive within
@@ -16,8 +16,21 @@ import type { HookAnswer } from '../../core/harness.ts'
  */
 export const REPLAY_MS = 10_000
 const MAX_ANSWERS = 10_000
-/** Fields that describe rather than change a call (some formats echo the cwd as `working_directory`). */
-const COSMETIC: ReadonlySet<string> = new Set(['description', 'timeout', 'run_in_background', 'explanation'])
+
+/**
+ * Input fields that describe rather than change a call, as the registered harnesses name them (`replayIgnore`):
+ * `fields` always, `cwdEchoes` when they only repeat the cwd. One set for all: a duplicate may arrive through
+ * another harness's hook (a harness that also runs another's hook format).
+ */
+export interface ReplayIgnore {
+  readonly fields: ReadonlySet<string>
+  readonly cwdEchoes: ReadonlySet<string>
+}
+
+export function replayIgnoreOf(harnesses: Iterable<HarnessDefinition>): ReplayIgnore {
+  const list = [...harnesses]
+  return { fields: new Set(list.flatMap((h) => h.replayIgnore?.fields ?? [])), cwdEchoes: new Set(list.flatMap((h) => h.replayIgnore?.cwdEchoes ?? [])) }
+}
 
 /** A call's replay identity and its payload digest. */
 export interface CallIdentity {
@@ -39,8 +52,8 @@ export class HookMemory {
    * fields), with the digest of its whole payload from the same canonicalisation (engine.check reuses it).
    * Only the same call may reuse an allow given under its tool use id (a deny is always safe to replay).
    */
-  static identify(call: { tool: string; input: Readonly<Record<string, unknown>>; cwd?: string }): CallIdentity {
-    const { digest, withoutHash } = payloadDigestWithout(call, (k, v) => COSMETIC.has(k) || (k === 'working_directory' && v === call.cwd))
+  static identify(call: { tool: string; input: Readonly<Record<string, unknown>>; cwd?: string }, ignore: ReplayIgnore): CallIdentity {
+    const { digest, withoutHash } = payloadDigestWithout(call, (k, v) => ignore.fields.has(k) || (ignore.cwdEchoes.has(k) && v === call.cwd))
     return { callHash: withoutHash, payload: digest }
   }
 

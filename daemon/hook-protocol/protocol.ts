@@ -6,14 +6,14 @@
  * across daemon restarts; memory.ts covers what the ledger cannot show yet.
  */
 import type { Engine } from '../../core/engine.ts'
-import type { HookAnswer, HookInput } from '../../core/harness.ts'
+import { harnessRegistry, type HookAnswer, type HookInput } from '../../core/harness.ts'
 import { payloadHash } from '../../core/hash.ts'
 import { withPayloadDigest } from '../../core/engine/read-call.ts'
 import type { LeafObject } from '../../core/ledger/leaf.ts'
 import type { Session } from '../../core/sessions/store.ts'
 import type { ToolCall } from '../../core/types.ts'
 import { HookCoverage } from './coverage.ts'
-import { HookMemory, REPLAY_MS, type CallIdentity } from './memory.ts'
+import { HookMemory, REPLAY_MS, replayIgnoreOf, type CallIdentity, type ReplayIgnore } from './memory.ts'
 import { renewalOf } from '../renewal.ts'
 
 type HarnessCall = Omit<ToolCall, 'sessionId'>
@@ -26,12 +26,15 @@ export class HookProtocol {
   readonly #engine: Engine
   readonly #memory = new HookMemory()
   readonly #now: () => number
+  /** Input fields the registered harnesses call cosmetic: a duplicate differing only there is the same call. */
+  readonly #ignore: ReplayIgnore
   /** Which harness sessions reach the daemon, and whether their tool calls were gated. */
   readonly coverage = new HookCoverage()
 
   constructor(engine: Engine, now: () => number = Date.now) {
     this.#engine = engine
     this.#now = now
+    this.#ignore = replayIgnoreOf(harnessRegistry(engine.registry).values())
   }
 
   /**
@@ -52,7 +55,7 @@ export class HookProtocol {
     // for replay: inputs can be megabytes of file content).
     this.coverage.gated(call, this.#now())
     const replayKey = input.derivedId ? undefined : key
-    const identity = replayKey ? HookMemory.identify(call) : undefined
+    const identity = replayKey ? HookMemory.identify(call, this.#ignore) : undefined
     const callHash = identity?.callHash ?? ''
     const decide = () => this.#decidePreTool(call, identity, replayKey)
     // Concurrent duplicates of the same call wait for one decision; a different call under the same id decides.

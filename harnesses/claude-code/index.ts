@@ -7,12 +7,14 @@ import { parse as parseJsonc, type ParseError } from 'jsonc-parser'
 import { fileURLToPath } from 'node:url'
 import { defineHarness, denyText, RefusalError } from '../../core/index.ts'
 import { claudeSandboxPlan } from './sandbox.ts'
+import { probeClaude } from './probe.ts'
 import { asRecord, groupIsOurs, INSTALL_HEADER, parseClaudeStyle, readJsonc, serversFromJsonMap, shimCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 
 const ID = 'claude-code'
 const EVENTS = { PreToolUse: 'pre', PostToolUse: 'post', PostToolUseFailure: 'post_error' } as const
-const SCHEMA = fileURLToPath(new URL('./settings.schema.json', import.meta.url))
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+const SCHEMA = here('./settings.schema.json')
 
 function configDir(env: HarnessEnv): string {
   return env.env.CLAUDE_CONFIG_DIR ?? join(env.home, '.claude')
@@ -99,6 +101,23 @@ function render(event: string, answer: HookAnswer | undefined): { body: string }
   return { body: '{}' }
 }
 
+/** Claude Code reads settings.json with a strict JSON parser and ignores a file that fails it. */
+function strictJson(text: string): boolean {
+  try {
+    if (text.trim() !== '') JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** `disableAllHooks` (user settings, project settings.json and settings.local.json), or a file Claude Code ignores whole. */
+function hooksSwitchedOff(text: string): string[] {
+  const settings = readJsonc(text)
+  if (settings && !strictJson(text)) return ['a file that is not strict JSON (comments or trailing commas; Claude Code ignores all of it)']
+  return settings?.disableAllHooks === true ? ['disableAllHooks: true'] : []
+}
+
 export default defineHarness({
   id: ID,
   displayName: 'Claude Code',
@@ -126,4 +145,24 @@ export default defineHarness({
   },
   render,
   mcpServers,
+  protects: {
+    files: [
+      '**/.claude/settings.json', '**/.claude/settings.local.json', '**/.claude/hooks/**', '~/.claude.json', '**/.mcp.json', '**/managed-mcp.json',
+      // sandbox-runtime's own settings, and the managed (root-owned) settings on Linux and macOS.
+      '**/.srt-settings.json', '/etc/claude-code/**', '/Library/Application Support/ClaudeCode/**',
+    ],
+    dirs: ['**/.claude', '**/.claude/hooks'],
+    programs: ['claude'],
+  },
+  configVariables: ['CLAUDE_CONFIG_DIR'],
+  hookSwitches: {
+    userFiles: (env) => [hooksFile(env, 'user')],
+    projectFiles: (dir) => [join(dir, '.claude', 'settings.json'), join(dir, '.claude', 'settings.local.json')],
+    found: hooksSwitchedOff,
+  },
+  // Bash's `description`, `timeout` and `run_in_background` say how to run a command, not which.
+  replayIgnore: { fields: ['description', 'timeout', 'run_in_background'] },
+  sandboxSettings: (env) => [join(env.home, '.srt-settings.json')],
+  sandboxProbe: probeClaude,
+  samples: { '.claude/settings.json': here('./fixtures/install/settings.json') },
 })

@@ -11,10 +11,13 @@ import { defineHarness, denyText } from '../../core/index.ts'
 import { asRecord, groupIsOurs, parseClaudeStyle, serversFromCodexToml, shimCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
 import { mapCodexTool } from './tools.ts'
+import { probeCodex } from './probe.ts'
+import { codexTrust } from './trust.ts'
 
 const ID = 'codex'
 const EVENTS = { PreToolUse: 'pre', PostToolUse: 'post' } as const
-const SCHEMA = fileURLToPath(new URL('./hooks.schema.json', import.meta.url))
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+const SCHEMA = here('./hooks.schema.json')
 
 function codexDir(env: HarnessEnv, scope: 'user' | 'repo'): string {
   return scope === 'user' ? (env.env.CODEX_HOME ?? join(env.home, '.codex')) : join(env.repo ?? '.', '.codex')
@@ -98,6 +101,12 @@ function mcpServers(env: HarnessEnv, read: (path: string) => string | undefined)
   return out
 }
 
+/** `[features] hooks = false` (or the older `codex_hooks`) in a config.toml: Codex runs no hooks. */
+function hooksSwitchedOff(text: string): string[] {
+  const features = asRecord(asRecord(parseTomlQuietly(text))?.features)
+  return ['hooks', 'codex_hooks'].filter((k) => features?.[k] === false).map((k) => `[features] ${k} = false`)
+}
+
 export default defineHarness({
   id: ID,
   displayName: 'OpenAI Codex CLI',
@@ -121,5 +130,19 @@ export default defineHarness({
   },
   render,
   mcpServers,
+  protects: {
+    files: ['**/.codex/hooks.json', '**/.codex/config.toml', '**/.codex/requirements.toml', '/etc/codex/**'],
+    dirs: ['**/.codex'],
+    programs: ['codex'],
+  },
+  configVariables: ['CODEX_HOME'],
+  hookSwitches: {
+    userFiles: (env) => [join(codexDir(env, 'user'), 'config.toml')],
+    projectFiles: (dir) => [join(dir, '.codex', 'config.toml')],
+    found: hooksSwitchedOff,
+  },
+  sandboxProbe: (targets, _files, env) => probeCodex(targets, env),
+  trust: codexTrust,
+  samples: { '.codex/hooks.json': here('./fixtures/install/hooks.json'), '.codex/config.toml': here('./fixtures/install/config.toml') },
 })
 

@@ -131,4 +131,13 @@ export default defineHarness({
   parse,
   render,
   mcpServers,
+  // No setting of Cursor's turns user hooks off from a project: it has no hookSwitches.
+  protects: {
+    files: ['**/.cursor/hooks.json', '**/.cursor/mcp.json', '**/.cursor/sandbox.json', '/etc/cursor/**', '/Library/Application Support/Cursor/**'],
+    dirs: ['**/.cursor', '/etc/cursor'],
+    programs: ['cursor-agent'],
+  },
+  // Its tools explain themselves (`explanation`), and Shell echoes the cwd as `working_directory`.
+  replayIgnore: { fields: ['explanation'], cwdEchoes: ['working_directory'] },
+  sandboxSettings: (env) => [join(env.home, '.cursor', 'sandbox.json')],
 })

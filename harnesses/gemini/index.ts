@@ -13,7 +13,8 @@ import { geminiSandboxPlan } from './sandbox.ts'
 
 const ID = 'gemini'
 const EVENTS = { BeforeTool: 'pre', AfterTool: 'post' } as const
-const SCHEMA = fileURLToPath(new URL('./settings.schema.json', import.meta.url))
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+const SCHEMA = here('./settings.schema.json')
 const NAME_PREFIX = 'svc:'
 
 /** Gemini CLI reads its user settings under $GEMINI_CLI_HOME when set, instead of the home directory. */
@@ -90,6 +91,19 @@ function mcpServers(env: HarnessEnv, read: (path: string) => string | undefined)
   return files.flatMap((file) => serversFromJsonMap(readJsonc(read(file))?.mcpServers, ID, file))
 }
 
+/** `hooksConfig.enabled: false`, or svc's hook names in `hooksConfig.disabled` (also under the older `hooks` key). */
+function hooksSwitchedOff(text: string): string[] {
+  const settings = readJsonc(text)
+  const out: string[] = []
+  for (const key of ['hooksConfig', 'hooks'] as const) {
+    const section = asRecord(settings?.[key])
+    if (section?.enabled === false) out.push(`${key}.enabled: false`)
+    const disabled = Array.isArray(section?.disabled) ? section.disabled.filter((n): n is string => typeof n === 'string' && (n.startsWith(NAME_PREFIX) || n.includes('svc-hook'))) : []
+    if (disabled.length) out.push(`${key}.disabled lists ${disabled.join(', ')}`)
+  }
+  return out
+}
+
 export default defineHarness({
   id: ID,
   displayName: 'Gemini CLI',
@@ -115,4 +129,21 @@ export default defineHarness({
   parse,
   render,
   mcpServers,
+  protects: {
+    files: [
+      '**/.gemini/settings.json', '**/.gemini/trusted_hooks.json', '/etc/gemini-cli/**', '/Library/Application Support/GeminiCli/**',
+      // A seatbelt profile or sandbox image picked up from the project loosens its sandbox.
+      '**/.gemini/sandbox-macos-*.sb', '**/.gemini/sandbox.Dockerfile',
+    ],
+    dirs: ['**/.gemini', '/etc/gemini-cli'],
+    programs: ['gemini'],
+  },
+  configVariables: ['GEMINI_CLI_HOME'],
+  hookSwitches: {
+    userFiles: (env) => [settingsFile(env, 'user')],
+    projectFiles: (dir) => [join(dir, '.gemini', 'settings.json')],
+    found: hooksSwitchedOff,
+  },
+  replayIgnore: { fields: ['description'] },
+  samples: { '.gemini/settings.json': here('./fixtures/install/settings.json') },
 })

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type HarnessScope, sha256, writePrivateFile } from '../../core/index.ts'
+import { type HarnessScope, sha256, type TrustRequest, writePrivateFile } from '../../core/index.ts'
 
 /** One entry we wrote into a file. */
 export type ManifestEntry =
@@ -83,4 +83,9 @@ export function writeManifest(svcHome: string, manifest: Manifest): void {
 export function backupPath(svcHome: string, path: string): string {
   const base = path.split('/').pop() ?? 'file'
   return join(svcHome, 'install', 'backups', `${sha256(path).slice(0, 16)}-${base}`)
+}
+
+/** svc's entries for `harness` with their files: what its trust step works on (never the configs, which anyone can edit). */
+export function entriesOf(manifest: Pick<Manifest, 'files'> | undefined, harness: string): TrustRequest['entries'] {
+  return Object.entries(manifest?.files ?? {}).flatMap(([file, record]) => record.entries.filter((e) => e.harness === harness).map((e) => (e.format === 'toml' ? { file, text: e.text } : { file, value: e.value })))
 }

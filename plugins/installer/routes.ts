@@ -97,7 +97,7 @@ export default async function installRoutes(app: FastifyInstance): Promise<void>
     const b = request.body
     const scope = b.scope ?? 'user'
     if (scope === 'repo' && !b.repo) throw new ApiProblem(400, 'invalid_request', 'scope "repo" needs "repo": the repository root to install into')
-    const env = harnessEnvOf(app.env, userHome, b.repo ? resolve(b.repo) : undefined)
+    const env = harnessEnvOf(app.env, userHome, registered().values(), b.repo ? resolve(b.repo) : undefined)
     const selection = selectHarnesses(registered(), plannedHarnesses(app.engine.registry), b.harnesses, env, scope)
     if (selection.harnesses.length === 0) throw new ApiProblem(422, 'unprocessable', `no supported harness detected at ${scope} scope; name one with "harnesses"`)
     const host = request.headers.host ?? ''
@@ -152,7 +152,7 @@ export default async function installRoutes(app: FastifyInstance): Promise<void>
       try {
         const b = request.body
         const all = registered()
-        const harnesses = b.harnesses?.length ? selectHarnesses(all, plannedHarnesses(app.engine.registry), b.harnesses, harnessEnvOf(app.env, userHome), b.scope ?? 'user').harnesses : [...all.values()]
+        const harnesses = b.harnesses?.length ? selectHarnesses(all, plannedHarnesses(app.engine.registry), b.harnesses, harnessEnvOf(app.env, userHome, all.values()), b.scope ?? 'user').harnesses : [...all.values()]
         const req = { svcHome: app.engine.home, harnesses, ...(b.scope ? { scope: b.scope } : {}) }
         const plan = planUninstall(req)
         if (b.dry_run) return planJson(plan, { applied: false })

@@ -1,10 +1,9 @@
 /**
  * The facts `svc install --sandbox` hands every harness's `sandboxPlan`: svc's home, the daemon's ports, and the
  * files no agent command may write — every registered harness's hook and MCP configs (not only the harnesses
- * being installed: a Claude command rewriting Codex's hooks switches svc off just as well), the sandbox
- * settings files a command could loosen, and svc's shipped policy packs.
+ * being installed: a command of one harness rewriting another's hooks switches svc off just as well), the sandbox
+ * settings files a command could loosen (each harness's `sandboxSettings`), and svc's shipped policy packs.
  */
-import { join } from 'node:path'
 import type { HarnessDefinition, HarnessEnv, SandboxFacts } from '../../core/index.ts'
 
 export interface SandboxFactsRequest {
@@ -19,8 +18,7 @@ export interface SandboxFactsRequest {
 
 export function sandboxFacts(req: SandboxFactsRequest): SandboxFacts {
   const configs = req.registered.flatMap((h) => h.configLocations(req.env).map((l) => l.path))
-  // Sandbox settings that sit beside the hook configs (Cursor's sandbox.json, srt's own settings file).
-  const sandboxFiles = [join(req.env.home, '.cursor', 'sandbox.json'), join(req.env.home, '.srt-settings.json')]
+  const sandboxFiles = req.registered.flatMap((h) => h.sandboxSettings?.(req.env) ?? [])
   return {
     svcHome: req.svcHome,
     ports: req.ports,

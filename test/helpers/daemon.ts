@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino, { type Logger } from 'pino'
+import type { EnginePlugin } from '../../core/index.ts'
 import type { RunningDaemon } from '../../daemon/index.ts'
 import { startSvcDaemon } from '../../cli/start-daemon.ts'
 import { seedOperatorPassword } from './operator-password.ts'
@@ -28,12 +29,13 @@ export function tempDir(prefix = 'svc-test-'): string {
  * `dashboard: true` also serves the web dashboard, on an ephemeral port like the API (never 7879). The home gets
  * the run's operator password record (test/helpers/operator-password.ts) unless `hashPassword` leaves the
  * hashing of SVC_ADMIN_PASSWORD to the daemon's first start.
+ * `plugins` replaces the composition root's list (a test registers a fixture harness that way).
  */
-export async function startTestDaemon(opts: { env?: NodeJS.ProcessEnv; home?: string; policiesDir?: string; log?: Logger; dashboard?: boolean; hashPassword?: boolean } = {}): Promise<TestDaemon> {
+export async function startTestDaemon(opts: { env?: NodeJS.ProcessEnv; home?: string; policiesDir?: string; log?: Logger; dashboard?: boolean; hashPassword?: boolean; plugins?: readonly EnginePlugin[] } = {}): Promise<TestDaemon> {
   const home = opts.home ?? tempDir()
   const env = { SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: 'correct horse battery', ...opts.env }
   if (!opts.hashPassword) seedOperatorPassword(home, env)
-  const daemon = await startSvcDaemon({ home, port: 0, env, log: opts.log ?? pino({ level: 'silent' }), policiesDir: opts.policiesDir, ...(opts.dashboard ? { dashboardPort: 0 } : {}) })
+  const daemon = await startSvcDaemon({ home, port: 0, env, log: opts.log ?? pino({ level: 'silent' }), policiesDir: opts.policiesDir, ...(opts.plugins ? { plugins: opts.plugins } : {}), ...(opts.dashboard ? { dashboardPort: 0 } : {}) })
   const request: TestDaemon['request'] = async (method, path, body, headers = {}) => {
     const res = await fetch(`${daemon.url}${path}`, {
       method,

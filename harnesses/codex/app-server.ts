@@ -45,7 +45,7 @@ export function findCodex(env: Readonly<Record<string, string | undefined>>): st
 }
 
 /** Runs `work` against a fresh app server started from `bin` with `env`; always stops the server. */
-export async function withCodexAppServer<T>(bin: string, env: NodeJS.ProcessEnv, cwd: string, work: (server: CodexAppServer) => Promise<T>, timeoutMs = 20_000): Promise<T> {
+export async function withCodexAppServer<T>(bin: string, env: Readonly<Record<string, string | undefined>>, cwd: string, work: (server: CodexAppServer) => Promise<T>, timeoutMs = 20_000): Promise<T> {
   // Codex needs its own variables (HOME, CODEX_HOME, PATH), never svc's secrets (operator password, token).
   const codexEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('SVC_')))
   const child = spawn(bin, ['app-server'], { cwd, env: codexEnv, stdio: ['pipe', 'pipe', 'pipe'] })

@@ -9,9 +9,8 @@
 import { readFileSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse as parseToml } from 'smol-toml'
-import { writePrivateFile } from '../../core/index.ts'
-import { findCodex, withCodexAppServer, type CodexHookMetadata } from './codex-app-server.ts'
-import { readManifest } from './manifest.ts'
+import { writePrivateFile, type HookTrust, type TrustRequest } from '../../core/index.ts'
+import { findCodex, withCodexAppServer, type CodexHookMetadata } from './app-server.ts'
 
 /** What svc wrote for Codex: the file and the exact command of each hook entry. */
 export interface SvcCodexHook {
@@ -39,18 +38,15 @@ export interface CodexTrustResult {
 const RECORD = (svcHome: string) => join(svcHome, 'install', 'codex-trust.json')
 export const TRUST_BY_HAND = 'open Codex, type `/hooks`, and trust every entry whose command runs svc-hook'
 
-/** svc's Codex hook commands, from the install manifest (never from the harness config, which anyone can edit). */
-export function svcCodexHooks(svcHome: string): SvcCodexHook[] {
+/** svc's Codex hook commands, from the install manifest's entries (never from the harness config, which anyone can edit). */
+export function svcCodexHooks(entries: TrustRequest['entries']): SvcCodexHook[] {
   const out: SvcCodexHook[] = []
-  for (const [file, record] of Object.entries(readManifest(svcHome).files)) {
-    for (const entry of record.entries) {
-      if (entry.harness !== 'codex') continue
-      if (entry.format === 'jsonc') {
-        const hooks = (entry.value as { hooks?: { command?: unknown }[] }).hooks ?? []
-        for (const h of hooks) if (typeof h.command === 'string') out.push({ file, command: h.command })
-      } else {
-        for (const m of entry.text.matchAll(/^command = (".*")$/gm)) out.push({ file, command: JSON.parse(m[1]!) as string })
-      }
+  for (const { file, value, text } of entries) {
+    if (text === undefined) {
+      const hooks = (value as { hooks?: { command?: unknown }[] } | undefined)?.hooks ?? []
+      for (const h of hooks) if (typeof h.command === 'string') out.push({ file, command: h.command })
+    } else {
+      for (const m of text.matchAll(/^command = (".*")$/gm)) out.push({ file, command: JSON.parse(m[1]!) as string })
     }
   }
   return out
@@ -82,8 +78,8 @@ export function readCodexTrust(svcHome: string): CodexTrustRecord | undefined {
  * `env` is the environment Codex itself would run with (CODEX_HOME, HOME, PATH); `cwd` the directory whose
  * project layers count (the repository for a repo-scope install).
  */
-export async function trustCodexHooks(opts: { svcHome: string; env: NodeJS.ProcessEnv; cwd: string; write: boolean }): Promise<CodexTrustResult> {
-  const expected = svcCodexHooks(opts.svcHome)
+export async function trustCodexHooks(opts: TrustRequest & { write: boolean }): Promise<CodexTrustResult> {
+  const expected = svcCodexHooks(opts.entries)
   if (expected.length === 0) return { ours: [], expected: 0, changed: [] }
   const bin = findCodex(opts.env)
   if (!bin) return { ours: [], expected: expected.length, changed: [], problem: `codex is not on PATH, so svc could not ask Codex to trust its ${expected.length} hook entries (Codex runs none of them until they are trusted)` }
@@ -121,10 +117,10 @@ export async function trustCodexHooks(opts: { svcHome: string; env: NodeJS.Proce
  * The quick check `svc status` makes without starting Codex: each svc entry svc trusted still carries that
  * hash and is not disabled in the config Codex reads. Returns one line per entry Codex will not run.
  */
-export function codexTrustDrift(svcHome: string): string[] {
-  const expected = svcCodexHooks(svcHome)
+export function codexTrustDrift(req: TrustRequest): string[] {
+  const expected = svcCodexHooks(req.entries)
   if (expected.length === 0) return []
-  const record = readCodexTrust(svcHome)
+  const record = readCodexTrust(req.svcHome)
   if (!record || Object.keys(record.hooks).length < expected.length) return [`svc's ${expected.length} Codex hook entries were never trusted in Codex, which runs none of them`]
   let state: Record<string, { trusted_hash?: unknown; enabled?: unknown }> = {}
   try {
@@ -147,9 +143,9 @@ export function codexTrustDrift(svcHome: string): string[] {
  * carrying the hash svc trusted), through the app server, and forgets the record. Returns what it did, or
  * why it could not (the entries are gone either way; a stale trust entry matches no hook).
  */
-export async function untrustCodexHooks(opts: { svcHome: string; env: NodeJS.ProcessEnv; cwd: string }): Promise<string | undefined> {
+export async function untrustCodexHooks(opts: TrustRequest): Promise<string | undefined> {
   const record = readCodexTrust(opts.svcHome)
-  if (!record || svcCodexHooks(opts.svcHome).length > 0) return undefined
+  if (!record || svcCodexHooks(opts.entries).length > 0) return undefined
   let state: Record<string, { trusted_hash?: unknown }> = {}
   try {
     state = (parseToml(readFileSync(record.configFile, 'utf8')) as { hooks?: { state?: typeof state } }).hooks?.state ?? {}
@@ -169,4 +165,35 @@ export async function untrustCodexHooks(opts: { svcHome: string; env: NodeJS.Pro
   } catch (err) {
     return `could not remove svc's Codex trust entries from ${record.configFile}: ${(err as Error).message}`
   }
+}
+
+const entries = (n: number) => `entr${n === 1 ? 'y' : 'ies'}`
+
+/** The trust step as svc's commands run it (HarnessDefinition.trust), with what each shows. */
+export const codexTrust: HookTrust = {
+  check: (req) =>
+    codexTrustDrift(req).map((line) => ({
+      what: `codex: ${line}; Codex runs only hooks the user trusted and enabled`,
+      hint: 're-run `svc install --harness codex` (trusts exactly svc\'s entries through Codex), or open `/hooks` in Codex and trust and enable them',
+    })),
+  async ask(req) {
+    const { problem } = await trustCodexHooks({ ...req, write: false })
+    return problem ? { what: `codex: ${problem}`, hint: `\`svc doctor --fix\` (trusts exactly svc's entries through Codex), or ${TRUST_BY_HAND}` } : undefined
+  },
+  async grant(req, by) {
+    const result = await trustCodexHooks({ ...req, write: true })
+    if (by === 'fix') {
+      return { ok: !result.problem, line: result.problem ? `could not trust svc's Codex entries: ${result.problem}` : `trusted svc's ${result.changed.length} Codex hook ${entries(result.changed.length)} through Codex's app server` }
+    }
+    if (result.problem) {
+      const line = `codex: svc's hook entries are written, but Codex will not run them: ${result.problem}.\nTo finish: ${TRUST_BY_HAND} (or put codex on PATH and re-run \`svc install --harness codex\`); \`svc status\` shows when they are trusted`
+      return { ok: false, line }
+    }
+    if (result.changed.length > 0) return { ok: true, line: `codex: trusted svc's ${result.changed.length} hook ${entries(result.changed.length)} through Codex's app server (only svc's own)` }
+    return { ok: true, line: `codex: svc's ${result.ours.length} hook entries are trusted` }
+  },
+  async revoke(req) {
+    const done = await untrustCodexHooks(req)
+    return done ? `codex: ${done}` : undefined
+  },
 }
