@@ -1,7 +1,7 @@
 /**
  * Builds an OTLP shipper for one `$SVC_HOME` from settings (CLI flags or the daemon's environment):
  * the collector endpoint, headers, TLS files, and the resource every record carries. Attributes pass through
- * the one redaction every svc surface uses (plugins/rule-lifecycle/redact.ts).
+ * the one redaction every svc surface uses (redaction/index.ts).
  */
 import { hostname } from 'node:os'
 import { join } from 'node:path'
@@ -9,7 +9,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources'
 import { otlpSender } from '../../plugins/otlp-export/exporter.ts'
 import { cursorPath } from '../../plugins/otlp-export/cursor.ts'
 import { OtlpShipper } from '../../plugins/otlp-export/shipper.ts'
-import { redactText } from '../../plugins/rule-lifecycle/redact.ts'
+import { redactText } from '../../redaction/index.ts'
 import { VERSION } from '../paths.ts'
 import { ledgerExportSource } from './ledger-source.ts'
 import type { OtlpSettings } from './otlp-settings.ts'
