@@ -92,6 +92,11 @@ export {
   type McpServerEntry,
   type NativeResponse,
 } from './harness.ts'
+// The ledger for fleet plugins and the CLI (witnessing, export, verification): the writer, a reader of its own.
+export { SqliteLedger, type Ledger } from './ledger/ledger.ts'
+export { LedgerStore } from './ledger/store.ts'
+export type { CosignatureView } from './ledger/cosignature-view.ts'
+export { startWorker } from './worker-thread.ts'
 // Ledger crypto for fleet plugins (witness cosignatures, log keys): C2SP signed notes, RFC 6962 proofs, Ed25519.
 export { checkpointText, noteKeyId, noteVerifierKey, parseCheckpoint, signNote, verifyNote } from './ledger/signed-note.ts'
 export { newSeed, signingKeyFromSeed, signNative, verifyNative, type SigningKey } from './ledger/ed25519.ts'

@@ -19,7 +19,7 @@ import { PAYLOADS_FILE } from '../../plugins/rule-lifecycle/index.ts'
 import { PayloadStore, verifyPayloads } from '../../plugins/rule-lifecycle/payload-store.ts'
 import { readTrustedHostKeys, readTrustFile, type TrustedKeyRecord } from '../../core/trust/host-keys.ts'
 import { witnessReport } from '../fleet/witness-report.ts'
-import { loadLogKey } from '../../plugins/witness/log-key.ts'
+import { loadLogKey } from '../../plugins/witness/index.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { svcHome } from '../paths.ts'
 

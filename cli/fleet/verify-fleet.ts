@@ -10,7 +10,7 @@
 import type { SignatureVerifier } from '../../core/ledger/ed25519.ts'
 import { hashChildren, hashLeaf } from '../../core/ledger/merkle.ts'
 import { verifyLedger, type TrustedHostKey } from '../../ledger-verify/verify-ledger.ts'
-import type { WitnessPolicy } from '../../plugins/witness/policy.ts'
+import type { WitnessPolicy } from '../../plugins/witness/index.ts'
 import type { ShippedLedger } from './archive.ts'
 import { checkWitnessed } from './verify-witnessed.ts'
 
