@@ -2,7 +2,7 @@
  * What a command may touch: output streams, the environment and stdin. Injected so commands are
  * testable; only cli/main.ts turns results into an exit code.
  */
-import { bannerFor } from '../core/trust/tiers.ts'
+import { bannerFor } from '../core/types.ts'
 import { ask, PromptCancelled, stdinText } from './prompt.ts'
 
 export interface CliIo {

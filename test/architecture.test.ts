@@ -2,7 +2,8 @@
  * Import direction (STYLE.md §2.1, docs/architecture.md): cli → {plugins, harnesses, guardrail-providers}
  * → core/index.ts → core/*. The core never imports those folders and names no harness, plugins reach the
  * core only through core/index.ts (types through core/types.ts), and plugin folders never import each
- * other (harness folders may share harnesses/kit/, which is not a plugin).
+ * other (harness folders may share harnesses/kit/, which is not a plugin). cli/ and every plugin reach the
+ * core, the daemon, a plugin and a library folder only through its public face, its index.ts.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -93,6 +94,29 @@ describe('architecture', () => {
     }
   })
 
+  it('cli/ and plugins import the core, the daemon, a plugin and a library folder only through its public face', () => {
+    // Tests are exempt (as are bench/ and test/, which are not scanned): they may reach inside what they test.
+    const offenders: string[] = []
+    for (const dir of ['cli', 'plugins', 'harnesses', 'guardrail-providers']) {
+      for (const file of checked(dir)) {
+        if (file.endsWith('.test.ts')) continue
+        const from = relative(PROJECT_ROOT, file)
+        for (const spec of imports(file)) {
+          const to = relative(PROJECT_ROOT, resolve(dirname(file), spec))
+          if (unitOf(from) === unitOf(to) || facesOf(to).includes(to)) continue
+          if (PAST_FACE[from] === to) continue
+          offenders.push(`${from} imports ${to}, past ${facesOf(to).join(' / ') || `${unitOf(to)}/ (no face: not importable from here)`}`)
+        }
+      }
+    }
+    expect(offenders).toEqual([])
+    // An allowed exception must stay a leaf (Node built-ins only), or it would be the face's cost by another door.
+    for (const [from, to] of Object.entries(PAST_FACE)) {
+      expect(imports(join(PROJECT_ROOT, from)).map((s) => relative(PROJECT_ROOT, resolve(dirname(join(PROJECT_ROOT, from)), s))), `${from} still imports ${to}`).toContain(to)
+      expect(readFileSync(join(PROJECT_ROOT, to), 'utf8').match(/^\s*import[^'"]*['"]([^'"]+)['"]/gm)?.filter((line) => !/['"]node:/.test(line)) ?? [], `${to} is no longer a leaf`).toEqual([])
+    }
+  })
+
   it('core has no import loop and no import running back up: its files and rooms (top-level files, first-level folders) form layers', () => {
     // Type-only imports count: a loop of types still ties the files together.
     const files = checked('core').filter((f) => !f.endsWith('.test.ts'))
@@ -139,6 +163,38 @@ describe('architecture', () => {
     expect(offenders).toEqual([])
   })
 })
+
+/**
+ * What a path belongs to, for the face rule: the core, the daemon, the CLI, one plugin folder (plugins/<name>/,
+ * plugins/gates/<kind>/, harnesses/<id>/, guardrail-providers/<id>/), one library folder (ledger-verify/,
+ * redaction/, harnesses/kit/, guardrail-providers/kit/), or a family's own list (plugins/index.ts, …).
+ */
+function unitOf(rel: string): string {
+  const parts = rel.split('/')
+  if (['plugins', 'harnesses', 'guardrail-providers'].includes(parts[0]!)) {
+    if (parts.length === 2) return parts[0]! // the family's list, e.g. plugins/index.ts
+    return parts.slice(0, parts[1] === 'gates' ? 3 : 2).join('/')
+  }
+  return parts[0]!
+}
+
+/** The public faces of what `rel` belongs to; none for folders nothing outside may import (tests, scripts, benches). */
+function facesOf(rel: string): string[] {
+  const unit = unitOf(rel)
+  if (unit === 'core') return ['core/index.ts', 'core/types.ts']
+  if (['plugins', 'harnesses', 'guardrail-providers'].includes(unit)) return [`${unit}/index.ts`]
+  if (['daemon', 'ledger-verify', 'redaction'].includes(unit) || unit.includes('/')) return [`${unit}/index.ts`]
+  return []
+}
+
+/**
+ * Imports allowed past a face, each for a start-up path that cannot pay for the face (the test checks the
+ * target is still a leaf). The MCP relay starts once per MCP server of every harness session and checks the
+ * daemon's answers with the hook key's MAC; daemon/index.ts would load the core and pino on the way.
+ */
+const PAST_FACE: Readonly<Record<string, string>> = {
+  'cli/mcp-proxy/daemon-client.ts': 'daemon/hook-key.ts',
+}
 
 /** Every loop of a directed graph, as its members in a stable order (one entry per strongly connected component). */
 function loopsOf(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {

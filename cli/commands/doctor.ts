@@ -8,20 +8,15 @@ import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
 import type { HarnessDefinition } from '../../core/index.ts'
 import { harnessPlugins } from '../../harnesses/index.ts'
-import { applyInstall, installShim } from '../../plugins/installer/apply.ts'
-import { harnessEnvOf } from '../../plugins/installer/harness-env.ts'
-import { parseJsoncStrict } from '../../plugins/installer/jsonc-edit.ts'
-import { planInstall } from '../../plugins/installer/plan.ts'
-import { schemaProblems } from '../../plugins/installer/validate.ts'
-import { TRUST_BY_HAND, trustCodexHooks } from '../../plugins/installer/codex-trust.ts'
-import { probeClaude, probeCodex, type ProbeResult } from '../../plugins/installer/sandbox-probe.ts'
 import { join } from 'node:path'
-import { valueAt } from '../../plugins/installer/jsonc-edit.ts'
-import { readManifest } from '../../plugins/installer/manifest.ts'
+import { harnessEnvOf, loadInstallTools, probeClaude, probeCodex, readManifest, type ProbeResult } from '../../plugins/installer/index.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { daemonUrl, svcHome, userHomeOf } from '../paths.ts'
 import { collectStatus, type HarnessHooks, type Problem, type StatusReport } from '../status/collect.ts'
 import { renderStatus } from './status.ts'
+
+// The installer's config editors: this module loads only when `svc doctor` runs (or the dashboard asks for it).
+const { applyInstall, installShim, parseJsoncStrict, planInstall, schemaProblems, TRUST_BY_HAND, trustCodexHooks, valueAt } = await loadInstallTools()
 
 const registered = (): ReadonlyMap<string, HarnessDefinition> => new Map(harnessPlugins.map((p) => [p.harness.id, p.harness]))
 

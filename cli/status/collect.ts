@@ -8,11 +8,11 @@
 import { readFileSync, statSync } from 'node:fs'
 import { Agent, get as httpGet } from 'node:http'
 import { join } from 'node:path'
-import type { Manifest } from '../../plugins/installer/manifest.ts'
-import { entryPresent } from '../../plugins/installer/entry-present.ts'
-import { shimPath, shimState } from '../../plugins/installer/shim.ts'
-import { codexTrustDrift } from '../../plugins/installer/codex-trust.ts'
+import { loadInstallChecks, shimPath, shimState, type Manifest } from '../../plugins/installer/index.ts'
 import { projectHookSwitches, userHookSwitches, type HookSwitch } from './hook-switches.ts'
+
+// A JSONC and a TOML parser: this module loads only for `svc status` and `svc doctor`, which read harness configs.
+const { codexTrustDrift, entryPresent } = await loadInstallChecks()
 
 export type FixKind = 'refresh-shim' | 'reinstall-hooks' | 'trust-codex-hooks'
 
