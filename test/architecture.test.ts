@@ -84,7 +84,7 @@ describe('architecture', () => {
     for (const family of ['plugins', 'harnesses', 'guardrail-providers']) {
       for (const file of checked(family)) {
         const from = relative(PROJECT_ROOT, file)
-        if (from.endsWith('.test.ts') || from === `${family}/index.ts`) continue
+        if (from.endsWith('.test.ts') || from === `${family}/index.ts` || from === `${family}/commands.ts`) continue
         for (const spec of imports(file)) {
           const rel = relative(PROJECT_ROOT, resolve(dirname(file), spec))
           if (['core', 'daemon', 'redaction'].includes(top(resolve(dirname(file), spec))) || shared.has(folder(rel))) continue
@@ -115,6 +115,13 @@ describe('architecture', () => {
       expect(imports(join(PROJECT_ROOT, from)).map((s) => relative(PROJECT_ROOT, resolve(dirname(join(PROJECT_ROOT, from)), s))), `${from} still imports ${to}`).toContain(to)
       expect(readFileSync(join(PROJECT_ROOT, to), 'utf8').match(/^\s*import[^'"]*['"]([^'"]+)['"]/gm)?.filter((line) => !/['"]node:/.test(line)) ?? [], `${to} is no longer a leaf`).toEqual([])
     }
+  })
+
+  it('the plugins\' command manifests load no plugin code (svc --help reads them)', () => {
+    // Type-only imports vanish at run time; a plugin's manifest module (plugins/<name>/commands.ts) is static too.
+    const list = join(PROJECT_ROOT, 'plugins', 'commands.ts')
+    const runtime = [...readFileSync(list, 'utf8').matchAll(/^\s*(import|export)(?!\s+type\b)[^'"]*from\s+['"]([^'"]+)['"]/gm)].map((m) => m[2]!)
+    for (const spec of runtime) expect(relative(PROJECT_ROOT, resolve(dirname(list), spec)), 'plugins/commands.ts').toMatch(/^plugins\/[^/]+\/commands\.ts$/)
   })
 
   it('core has no import loop and no import running back up: its files and rooms (top-level files, first-level folders) form layers', () => {
@@ -178,12 +185,17 @@ function unitOf(rel: string): string {
   return parts[0]!
 }
 
-/** The public faces of what `rel` belongs to; none for folders nothing outside may import (tests, scripts, benches). */
+/**
+ * The public faces of what `rel` belongs to: index.ts, plus the static command manifests of plugins and plugin
+ * families (commands.ts); none for folders nothing outside may import (tests, scripts, benches).
+ */
 function facesOf(rel: string): string[] {
   const unit = unitOf(rel)
   if (unit === 'core') return ['core/index.ts', 'core/types.ts']
-  if (['plugins', 'harnesses', 'guardrail-providers'].includes(unit)) return [`${unit}/index.ts`]
-  if (['daemon', 'ledger-verify', 'redaction'].includes(unit) || unit.includes('/')) return [`${unit}/index.ts`]
+  if (['plugins', 'harnesses', 'guardrail-providers'].includes(unit)) return [`${unit}/index.ts`, `${unit}/commands.ts`]
+  if (['daemon', 'ledger-verify', 'redaction'].includes(unit) || unit.endsWith('/kit')) return [`${unit}/index.ts`]
+  // A plugin folder: its index.ts, and the static manifest of the CLI commands it brings (read by plugins/commands.ts).
+  if (unit.includes('/')) return [`${unit}/index.ts`, `${unit}/commands.ts`]
   return []
 }
 
