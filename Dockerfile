@@ -23,6 +23,7 @@ RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --
 COPY core ./core
 COPY daemon ./daemon
 COPY ledger-verify ./ledger-verify
+COPY redaction ./redaction
 COPY plugins ./plugins
 COPY harnesses ./harnesses
 COPY guardrail-providers ./guardrail-providers

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
 /** Unit tests and the corpus: no daemon, no CLI process (`npm run test:fast`). */
-export const FAST = ['{core,daemon,ledger-verify,testing,plugins,harnesses,guardrail-providers,cli}/**/*.test.ts', 'test/corpus/**/*.test.ts', 'test/gate-index.test.ts', 'test/architecture.test.ts']
+export const FAST = ['{core,daemon,ledger-verify,redaction,testing,plugins,harnesses,guardrail-providers,cli}/**/*.test.ts', 'test/corpus/**/*.test.ts', 'test/gate-index.test.ts', 'test/architecture.test.ts']
 
 // Hundreds of daemons and CLI processes start during a run, each in a fresh $SVC_HOME: one shared V8 compile
 // cache (inherited by every child) spares each of them stripping and compiling the same TypeScript again.
@@ -17,7 +17,7 @@ export default defineConfig({
   test: {
     // Hashes the test operator password once per run for the daemons tests start (test/helpers/operator-password.ts).
     globalSetup: fast ? [] : ['test/global-setup.ts'],
-    include: fast ? FAST : ['{core,daemon,ledger-verify,testing,plugins,harnesses,guardrail-providers,cli,test}/**/*.test.ts'],
+    include: fast ? FAST : ['{core,daemon,ledger-verify,redaction,testing,plugins,harnesses,guardrail-providers,cli,test}/**/*.test.ts'],
     exclude,
     testTimeout: 30_000,
     hookTimeout: 30_000,

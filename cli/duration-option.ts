@@ -1,5 +1,5 @@
 /** Duration-valued CLI options (`--ttl`, `--lifetime`): core's parser, with the option named in the error. */
-import { parseDuration } from '../core/duration.ts'
+import { parseDuration } from '../core/index.ts'
 import { CliError } from './io.ts'
 
 /** Milliseconds of `value` (undefined when the option was not given); a bad value is a usage error (exit 2) naming `flag`. */

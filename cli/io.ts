@@ -2,19 +2,13 @@
  * What a command may touch: output streams, the environment and stdin. Injected so commands are
  * testable; only cli/main.ts turns results into an exit code.
  */
-import { bannerFor } from '../core/trust/tiers.ts'
+import type { CommandIo } from '../core/index.ts'
+import { bannerFor } from '../core/types.ts'
 import { ask, PromptCancelled, stdinText } from './prompt.ts'
 
-export interface CliIo {
-  out(text: string): void
-  err(text: string): void
+/** The core's CommandIo (what a plugin's command gets too), with the process's environment type. */
+export interface CliIo extends CommandIo {
   readonly env: NodeJS.ProcessEnv
-  /** Reads all of stdin (empty when stdin is a terminal). */
-  readStdin(): Promise<string>
-  /** Asks the user: typed on a terminal (no echo when hidden), else the next line of stdin; undefined when none. */
-  ask(prompt: string, opts?: { hidden?: boolean }): Promise<string | undefined>
-  /** True when a person can answer prompts (stdin is a terminal). */
-  readonly interactive: boolean
 }
 
 /** An expected failure: printed as `svc: <message>` and exits with `exitCode`. */

@@ -4,7 +4,7 @@
  * daemon already redacted the call; leaf text is redacted here with the same function) and, on the line
  * form, through `inert` so that no byte of it can drive the terminal.
  */
-import { redactText } from '../plugins/rule-lifecycle/redact.ts'
+import { redactText } from '../redaction/index.ts'
 import type { LedgerRecord } from './ledger-stream.ts'
 import { inert } from './terminal-text.ts'
 

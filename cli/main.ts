@@ -3,19 +3,18 @@
  * The `svc` CLI entry point. The only place that sets an exit code: 0 ok, 1 error, 2 usage.
  */
 import { Command, CommanderError } from 'commander'
-import { EngineError, formatEngineError } from '../core/errors.ts'
-import { commands, requestedCommands } from './commands/index.ts'
+import { commands, requestedCommands, type CommandEntry } from './commands/index.ts'
 import { runsProxy } from './commands/mcp-proxy.ts'
 import { CliError, processIo, type CliIo } from './io.ts'
 import { versionLine } from './version.ts'
 
-/** The program for `argv`: every command listed, only the invoked one loaded (see commands/index.ts). */
-export async function buildProgram(io: CliIo, argv: readonly string[]): Promise<Command> {
+/** The program for `argv`: every command of the table listed, only the invoked one loaded (see commands/index.ts). */
+export async function buildProgram(io: CliIo, argv: readonly string[], table: readonly CommandEntry[] = commands): Promise<Command> {
   const program = new Command('svc')
     .description('svc — local agent policy control plane')
     .version(versionLine(), '-V, --version', 'print the version and the commit it was built from')
   const wanted = requestedCommands(argv)
-  for (const entry of commands) {
+  for (const entry of table) {
     if (wanted.has(entry.name)) program.addCommand((await entry.load())(io))
     else program.command(entry.name).description(entry.summary)
   }
@@ -41,9 +40,13 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       io.err(`svc: ${err.message}`)
       return err.exitCode
     }
-    if (err instanceof EngineError) {
-      io.err(`svc: ${formatEngineError(err)}`)
-      return 1
+    // The core's face loads only for a core error (`svc --help` and `svc hud` never load the kernel).
+    if (err instanceof Error && err.name === 'EngineError') {
+      const { EngineError, formatEngineError } = await import('../core/index.ts')
+      if (err instanceof EngineError) {
+        io.err(`svc: ${formatEngineError(err)}`)
+        return 1
+      }
     }
     io.err(`svc: ${(err as Error).message ?? String(err)}`)
     return 1

@@ -6,6 +6,5 @@ import type { EnginePlugin } from '../core/index.ts'
 import { guardrailPlugins } from '../guardrail-providers/index.ts'
 import { harnessFamily } from '../harnesses/index.ts'
 import { builtinPlugins } from '../plugins/index.ts'
-import { otlpExportPlugin, witnessPlugin } from './fleet/fleet-plugins.ts'
 
-export const allPlugins: readonly EnginePlugin[] = [...builtinPlugins, ...harnessFamily, ...guardrailPlugins, otlpExportPlugin, witnessPlugin]
+export const allPlugins: readonly EnginePlugin[] = [...builtinPlugins, ...harnessFamily, ...guardrailPlugins]

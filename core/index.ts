@@ -4,7 +4,7 @@
  * @module
  */
 export type * from './types.ts'
-export { LAYERS } from './types.ts'
+export { bannerFor, LAYERS, parseTier, signerKindOf, TIERS } from './types.ts'
 export { STAGE, createHooks, type EngineHooks, type CompiledLeaf, type PredicateTest } from './hooks.ts'
 export { guardrailCatalog, type CatalogEntry, type CatalogKind } from './guardrail/catalog.ts'
 export { DEFAULT_MAX_LATENCY_MS, llmGuardrailEvaluator, type CompiledEvaluator } from './guardrail/evaluator.ts'
@@ -29,6 +29,9 @@ export {
   defineGateKind,
   extensionRegistry,
   registerOnce,
+  type CommandDeclaration,
+  type CommandIo,
+  type CommandManifest,
   type EnginePlugin,
   type EvaluatorKind,
   type EvaluatorWhere,
@@ -97,6 +100,17 @@ export {
   type ProtectedPaths,
   type TrustRequest,
 } from './harness.ts'
-// Ledger crypto for fleet plugins (witness cosignatures, log keys): C2SP signed notes, RFC 6962 proofs, Ed25519.
+// The ledger for fleet plugins and the CLI (witnessing, export, verification): the writer, a reader of its own,
+// checkpoints.log.
+export { SqliteLedger, type Ledger } from './ledger/ledger.ts'
+export { LedgerStore } from './ledger/store.ts'
+export { readCheckpointLog, type CheckpointLogEntry } from './ledger/checkpoint-log.ts'
+export type { CosignatureView } from './ledger/cosignature-view.ts'
+export { startWorker } from './worker-thread.ts'
+// Ledger crypto for fleet plugins and the CLI's signers (witness cosignatures, log keys, host keys, session
+// certificates): C2SP signed notes, RFC 6962 hashes, Ed25519, the trusted host keys.
 export { checkpointText, noteKeyId, noteVerifierKey, parseCheckpoint, signNote, verifyNote } from './ledger/signed-note.ts'
-export { newSeed, signingKeyFromSeed, signNative, verifyNative, type SigningKey } from './ledger/ed25519.ts'
+export { hashChildren, hashLeaf } from './ledger/merkle.ts'
+export { newSeed, signingKeyFromSeed, signNative, verifyNative, type SignatureVerifier, type SigningKey } from './ledger/ed25519.ts'
+export { readTrustedHostKeys, readTrustFile, trustFilePath, trustHostKey, type TrustedKeyRecord } from './trust/host-keys.ts'
+export { keyId, sessionIdFor, signSessionBundle } from './trust/session-cert.ts'

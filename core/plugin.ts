@@ -16,8 +16,45 @@ export interface EnginePlugin {
   readonly name: string
   /** Names of plugins that must be registered too (checked before any `apply`). */
   readonly dependsOn?: readonly string[]
+  /** CLI commands it brings: static, so `svc --help` lists them without applying the plugin (see CommandDeclaration). */
+  readonly commands?: readonly CommandDeclaration[]
   apply(host: PluginHost): void
 }
+
+/** What a command may touch: output, the environment, stdin and prompts (the CLI hands in its own io). */
+export interface CommandIo {
+  out(text: string): void
+  err(text: string): void
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** All of stdin (empty on a terminal). */
+  readStdin(): Promise<string>
+  /** Asks the user (no echo when hidden); undefined when nobody answers. */
+  ask(prompt: string, opts?: { hidden?: boolean }): Promise<string | undefined>
+  /** True when a person can answer prompts. */
+  readonly interactive: boolean
+}
+
+/**
+ * A CLI command, declared statically by whoever brings it (a plugin, or the CLI itself): `svc --help` lists it
+ * from its name and summary alone, and `svc <name>` imports its module, whose default export makes the command
+ * from the CLI's io. The core names no command library: what the factory returns is checked where the CLI reads
+ * it (cli/commands/table.ts).
+ */
+export interface CommandDeclaration {
+  readonly name: string
+  /** One line for `svc --help`: the command's own description. */
+  readonly summary: string
+  /** The command it follows in `svc --help` (default: after every command declared before it). */
+  readonly after?: string
+  load(): Promise<{ readonly default: (io: CommandIo) => unknown }>
+}
+
+/**
+ * What the CLI builds its command table from: who brings the commands (a plugin's name, or `cli`) and their
+ * declarations. Every plugin is one; a family lists the manifests of its plugins that bring commands in a module
+ * that loads none of their code (plugins/commands.ts), since `svc --help` must not apply or load plugins.
+ */
+export type CommandManifest = Pick<EnginePlugin, 'name' | 'commands'>
 
 /** Hook view handed to plugins: they may tap, never call. */
 export type TapOnly<H> = { readonly [K in keyof H]: H[K] extends { promise: unknown } | { call: unknown } ? Omit<H[K], 'call' | 'callAsync' | 'promise'> : H[K] }

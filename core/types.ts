@@ -1,6 +1,7 @@
 /**
- * Domain types shared by the core and every plugin. This file is a leaf: it imports nothing at runtime,
- * so plugins can `import type` from it without creating import cycles.
+ * Domain types shared by the core and every plugin, and the few constants that define them (layers, signer
+ * tiers and their banners, severities). This file is a leaf: it imports nothing, so plugins can import from it
+ * without creating import cycles, and the CLI's quick paths (`svc hud`, its io) without loading the kernel.
  */
 
 /** Final verdict a harness sees. A gate check never answers `ask`. */
@@ -17,6 +18,29 @@ export type OperatorEventVerdict = 'mode_changed' | 'mcp_pin_accepted' | 'mcp_pi
 
 /** Signer kinds as recorded in the ledger and the API (CLI `--tier` uses the kebab-case spelling). */
 export type SignerKind = 'unattested' | 'software' | 'totp' | 'os_keychain' | 'hardware_key'
+
+/** The signer tiers as the CLI's `--tier` spells them, weakest first. */
+export const TIERS = ['unattested', 'software', 'totp', 'os-keychain', 'hardware-key'] as const
+export type Tier = (typeof TIERS)[number]
+
+/** Parses a `--tier` value; throws naming the accepted values. */
+export function parseTier(value: string): Tier {
+  if ((TIERS as readonly string[]).includes(value)) return value as Tier
+  throw new RangeError(`unknown tier "${value}" (expected one of: ${TIERS.join(', ')})`)
+}
+
+/** The ledger's signer kind for a CLI tier (`os-keychain` → `os_keychain`). */
+export function signerKindOf(tier: Tier): SignerKind {
+  return tier.replace('-', '_') as SignerKind
+}
+
+/** The spec's banner for a weak signer kind (exact text, never suppressible), or undefined for the strong kinds. */
+export function bannerFor(kind: SignerKind): { readonly color: 'red' | 'yellow'; readonly text: string } | undefined {
+  if (kind === 'unattested') return { color: 'red', text: 'UNATTESTED — LEDGER NOT SIGNED' }
+  if (kind === 'software') return { color: 'red', text: 'DEV — SOFTWARE SIGNER' }
+  if (kind === 'totp') return { color: 'yellow', text: 'TOTP-BACKED — MEDIUM ASSURANCE' }
+  return undefined
+}
 
 /** Policy layers, in deny-overrides order (a lower layer can never allow what a higher one denies). */
 export type LayerName = 'daemon' | 'registry' | 'group' | 'user' | 'repo'

@@ -1,8 +1,8 @@
 /**
  * The daemon's public face: what the composition root (cli/), plugins that bring surfaces, tests and benches
  * import from the HTTP host. The daemon never imports cli/ or a plugin: its plugin list is passed in.
- * Importing it stays cheap (plugins do, for every one-shot engine): Fastify and the server load only when a
- * daemon starts or an app is built.
+ * Importing it stays cheap (every plugin face does, so every engine and every CLI command that uses a plugin):
+ * Fastify, the server and the daemon's logger (pino) load only when a daemon starts or an app is built.
  * @module
  */
 import type { FastifyInstance } from 'fastify'
@@ -44,6 +44,5 @@ export { MIN_PASSWORD_LENGTH, readPasswordHash, setPassword, verifyPassword } fr
 export { ensureHookKey, HOOK_KEY_FILE, HOOK_NONCE, hookMac } from './hook-key.ts'
 export { HookProtocol } from './hook-protocol/protocol.ts'
 export { ABSOLUTE_PATH } from './routes/schemas.ts'
-export { daemonLogger, humanLine } from './log.ts'
 export { collectWhenIdle } from './idle-gc.ts'
 export { parseTrustedHostKeys, trustKeysFromEnv, trustLine } from './trust-env.ts'

@@ -61,6 +61,8 @@ export interface ServiceContext {
   readonly engine: Engine
   readonly env: Readonly<Record<string, string | undefined>>
   readonly log: Logger
+  /** The version the daemon reports (e.g. what an export names as its `service.version`). */
+  readonly version: string
 }
 
 export interface RunningService {

@@ -16,8 +16,10 @@ import guardrails from './guardrails/index.ts'
 import installer from './installer/index.ts'
 import mcpPin from './mcp-pin/index.ts'
 import normaliseToolInput from './normalise-tool-input/index.ts'
+import otlpExport from './otlp-export/index.ts'
 import policyBundle from './policy-bundle/index.ts'
 import ruleLifecycle from './rule-lifecycle/index.ts'
 import shellAnalysis from './shell-analysis/index.ts'
+import witness from './witness/index.ts'
 
-export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, shellAnalysis, tool, commandRegex, command, signal, path, url, jsonpath, mcp, installer, mcpPin, guardrails, ruleLifecycle, policyBundle, dashboard]
+export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, shellAnalysis, tool, commandRegex, command, signal, path, url, jsonpath, mcp, installer, mcpPin, guardrails, ruleLifecycle, policyBundle, dashboard, witness, otlpExport]

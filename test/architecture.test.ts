@@ -2,7 +2,8 @@
  * Import direction (STYLE.md §2.1, docs/architecture.md): cli → {plugins, harnesses, guardrail-providers}
  * → core/index.ts → core/*. The core never imports those folders and names no harness, plugins reach the
  * core only through core/index.ts (types through core/types.ts), and plugin folders never import each
- * other (harness folders may share harnesses/kit/, which is not a plugin).
+ * other (harness folders may share harnesses/kit/, which is not a plugin). cli/ and every plugin reach the
+ * core, the daemon, a plugin and a library folder only through its public face, its index.ts.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -66,6 +67,8 @@ describe('architecture', () => {
             expect(['core/index.ts', 'core/types.ts'], `${relative(PROJECT_ROOT, file)} imports ${rel}`).toContain(rel)
           } else if (top(target) === 'daemon') {
             expect(rel, `${relative(PROJECT_ROOT, file)} imports ${rel}`).toBe('daemon/index.ts')
+          } else if (top(target) === 'redaction') {
+            expect(rel, `${relative(PROJECT_ROOT, file)} imports ${rel}`).toBe('redaction/index.ts')
           } else {
             expect(top(target), `${relative(PROJECT_ROOT, file)} imports ${rel}`).toBe(family)
           }
@@ -82,14 +85,44 @@ describe('architecture', () => {
     for (const family of ['plugins', 'harnesses', 'guardrail-providers']) {
       for (const file of checked(family)) {
         const from = relative(PROJECT_ROOT, file)
-        if (from.endsWith('.test.ts') || from === `${family}/index.ts`) continue
+        if (from.endsWith('.test.ts') || from === `${family}/index.ts` || from === `${family}/commands.ts`) continue
         for (const spec of imports(file)) {
           const rel = relative(PROJECT_ROOT, resolve(dirname(file), spec))
-          if (['core', 'daemon'].includes(top(resolve(dirname(file), spec))) || shared.has(folder(rel))) continue
+          if (['core', 'daemon', 'redaction'].includes(top(resolve(dirname(file), spec))) || shared.has(folder(rel))) continue
           expect(folder(rel), `${from} imports ${rel}`).toBe(folder(from))
         }
       }
     }
+  })
+
+  it('cli/ and plugins import the core, the daemon, a plugin and a library folder only through its public face', () => {
+    // Tests are exempt (as are bench/ and test/, which are not scanned): they may reach inside what they test.
+    const offenders: string[] = []
+    for (const dir of ['cli', 'plugins', 'harnesses', 'guardrail-providers']) {
+      for (const file of checked(dir)) {
+        if (file.endsWith('.test.ts')) continue
+        const from = relative(PROJECT_ROOT, file)
+        for (const spec of imports(file)) {
+          const to = relative(PROJECT_ROOT, resolve(dirname(file), spec))
+          if (unitOf(from) === unitOf(to) || facesOf(to).includes(to)) continue
+          if (PAST_FACE[from] === to) continue
+          offenders.push(`${from} imports ${to}, past ${facesOf(to).join(' / ') || `${unitOf(to)}/ (no face: not importable from here)`}`)
+        }
+      }
+    }
+    expect(offenders).toEqual([])
+    // An allowed exception must stay a leaf (Node built-ins only), or it would be the face's cost by another door.
+    for (const [from, to] of Object.entries(PAST_FACE)) {
+      expect(imports(join(PROJECT_ROOT, from)).map((s) => relative(PROJECT_ROOT, resolve(dirname(join(PROJECT_ROOT, from)), s))), `${from} still imports ${to}`).toContain(to)
+      expect(readFileSync(join(PROJECT_ROOT, to), 'utf8').match(/^\s*import[^'"]*['"]([^'"]+)['"]/gm)?.filter((line) => !/['"]node:/.test(line)) ?? [], `${to} is no longer a leaf`).toEqual([])
+    }
+  })
+
+  it('the plugins\' command manifests load no plugin code (svc --help reads them)', () => {
+    // Type-only imports vanish at run time; a plugin's manifest module (plugins/<name>/commands.ts) is static too.
+    const list = join(PROJECT_ROOT, 'plugins', 'commands.ts')
+    const runtime = [...readFileSync(list, 'utf8').matchAll(/^\s*(import|export)(?!\s+type\b)[^'"]*from\s+['"]([^'"]+)['"]/gm)].map((m) => m[2]!)
+    for (const spec of runtime) expect(relative(PROJECT_ROOT, resolve(dirname(list), spec)), 'plugins/commands.ts').toMatch(/^plugins\/[^/]+\/commands\.ts$/)
   })
 
   it('core has no import loop and no import running back up: its files and rooms (top-level files, first-level folders) form layers', () => {
@@ -105,7 +138,7 @@ describe('architecture', () => {
   })
 
   it('keeps files under 400 lines', () => {
-    for (const dir of ['core', 'daemon', 'ledger-verify', 'testing', 'plugins', 'harnesses', 'guardrail-providers', 'cli']) {
+    for (const dir of ['core', 'daemon', 'ledger-verify', 'redaction', 'testing', 'plugins', 'harnesses', 'guardrail-providers', 'cli']) {
       for (const file of checked(dir)) {
         if (file.endsWith('.test.ts')) continue
         const lines = readFileSync(file, 'utf8').split('\n').length
@@ -183,6 +216,43 @@ describe('a harness is one folder and one line (issue 26)', () => {
     expect(globs.filter((g) => [...dirs].some((d) => g.split('/').includes(d)))).toEqual([])
   })
 })
+
+/**
+ * What a path belongs to, for the face rule: the core, the daemon, the CLI, one plugin folder (plugins/<name>/,
+ * plugins/gates/<kind>/, harnesses/<id>/, guardrail-providers/<id>/), one library folder (ledger-verify/,
+ * redaction/, harnesses/kit/, guardrail-providers/kit/), or a family's own list (plugins/index.ts, …).
+ */
+function unitOf(rel: string): string {
+  const parts = rel.split('/')
+  if (['plugins', 'harnesses', 'guardrail-providers'].includes(parts[0]!)) {
+    if (parts.length === 2) return parts[0]! // the family's list, e.g. plugins/index.ts
+    return parts.slice(0, parts[1] === 'gates' ? 3 : 2).join('/')
+  }
+  return parts[0]!
+}
+
+/**
+ * The public faces of what `rel` belongs to: index.ts, plus the static command manifests of plugins and plugin
+ * families (commands.ts); none for folders nothing outside may import (tests, scripts, benches).
+ */
+function facesOf(rel: string): string[] {
+  const unit = unitOf(rel)
+  if (unit === 'core') return ['core/index.ts', 'core/types.ts']
+  if (['plugins', 'harnesses', 'guardrail-providers'].includes(unit)) return [`${unit}/index.ts`, `${unit}/commands.ts`]
+  if (['daemon', 'ledger-verify', 'redaction'].includes(unit) || unit.endsWith('/kit')) return [`${unit}/index.ts`]
+  // A plugin folder: its index.ts, and the static manifest of the CLI commands it brings (read by plugins/commands.ts).
+  if (unit.includes('/')) return [`${unit}/index.ts`, `${unit}/commands.ts`]
+  return []
+}
+
+/**
+ * Imports allowed past a face, each for a start-up path that cannot pay for the face (the test checks the
+ * target is still a leaf). The MCP relay starts once per MCP server of every harness session and checks the
+ * daemon's answers with the hook key's MAC; daemon/index.ts would load the core and pino on the way.
+ */
+const PAST_FACE: Readonly<Record<string, string>> = {
+  'cli/mcp-proxy/daemon-client.ts': 'daemon/hook-key.ts',
+}
 
 /** Every loop of a directed graph, as its members in a stable order (one entry per strongly connected component). */
 function loopsOf(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {

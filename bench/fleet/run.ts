@@ -12,8 +12,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { startDaemon } from '../lib/daemon.ts'
-import { openOtlpExport } from '../../cli/fleet/otlp-setup.ts'
-import { SqliteLedger } from '../../core/ledger/ledger.ts'
+import { loadOtlpExport } from '../../plugins/otlp-export/index.ts'
+import { VERSION } from '../../cli/paths.ts'
+import { SqliteLedger } from '../../core/index.ts'
 import { decisionDraft } from '../../testing/ledger-fixtures.ts'
 import { unattestedSession } from '../lib/operator.ts'
 
@@ -66,7 +67,8 @@ try {
     await Promise.all(chunk)
   }
   await ledger.close()
-  const opened = openOtlpExport(home, { endpoint, batchSize: 512 }, home)
+  const { openOtlpExport } = await loadOtlpExport()
+  const opened = openOtlpExport(home, { endpoint, batchSize: 512 }, { userHome: home, version: VERSION })
   const started = performance.now()
   const totals = await opened.shipper.drain()
   const seconds = (performance.now() - started) / 1000

@@ -10,7 +10,7 @@
  *   where possible and on the terminal, and hooks deny with the command to type. Run in a terminal, the
  *   agent asks for the passphrase and code itself.
  */
-import { signerKindOf, type Tier } from '../../core/trust/tiers.ts'
+import { signerKindOf, type Tier } from '../../core/types.ts'
 import type { SignerKind } from '../../core/types.ts'
 import { callDaemon } from '../http.ts'
 import { CliError, type CliIo } from '../io.ts'

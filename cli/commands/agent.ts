@@ -1,6 +1,6 @@
 /** `svc agent`: the host-side renewer that keeps the daemon's session alive (see cli/agent/renewer.ts). */
 import { Command, Option } from 'commander'
-import { parseTier, TIERS } from '../../core/trust/tiers.ts'
+import { parseTier, TIERS } from '../../core/types.ts'
 import { desktopNotifier } from '../agent/notify.ts'
 import { runRenewer } from '../agent/renewer.ts'
 import { durationOption } from '../duration-option.ts'

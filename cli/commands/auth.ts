@@ -1,6 +1,6 @@
 /** `svc auth set-password`: stores the operator password as a scrypt hash in $SVC_HOME (read from stdin). */
 import { Command } from 'commander'
-import { setPassword } from '../../daemon/auth/password.ts'
+import { setPassword } from '../../daemon/index.ts'
 import { askNewSecret, CliError, type CliIo } from '../io.ts'
 import { svcHome } from '../paths.ts'
 

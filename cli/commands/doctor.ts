@@ -7,17 +7,14 @@
 import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
 import type { HarnessDefinition } from '../../core/index.ts'
-import { applyInstall, installShim } from '../../plugins/installer/apply.ts'
-import { harnessEnvOf } from '../../plugins/installer/harness-env.ts'
-import { parseJsoncStrict } from '../../plugins/installer/jsonc-edit.ts'
-import { planInstall } from '../../plugins/installer/plan.ts'
-import { schemaProblems } from '../../plugins/installer/validate.ts'
-import { sandboxProbes as runProbes, type ProbeResult } from '../../plugins/installer/sandbox-probe.ts'
-import { entriesOf, readManifest } from '../../plugins/installer/manifest.ts'
+import { entriesOf, harnessEnvOf, loadInstallTools, readManifest, sandboxProbes as runProbes, type ProbeResult } from '../../plugins/installer/index.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { daemonUrl, svcHome, userHomeOf } from '../paths.ts'
 import { collectStatus, knownHarnesses, type HarnessHooks, type Problem, type StatusReport } from '../status/collect.ts'
 import { renderStatus } from './status.ts'
+
+// The installer's config editors: this module loads only when `svc doctor` runs (or the dashboard asks for it).
+const { applyInstall, installShim, parseJsoncStrict, planInstall, schemaProblems } = await loadInstallTools()
 
 const byId = (harnesses: readonly HarnessDefinition[]): ReadonlyMap<string, HarnessDefinition> => new Map(harnesses.map((h) => [h.id, h]))
 

@@ -7,12 +7,11 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
-import { parseHeaders } from '../../plugins/otlp-export/exporter.ts'
-import { ExportRefused } from '../../plugins/otlp-export/shipper.ts'
-import { parseDuration } from '../../core/duration.ts'
-import { openOtlpExport } from '../fleet/otlp-setup.ts'
+import { parseDuration } from '../../core/index.ts'
+import { loadOtlpExport, parseHeaders } from '../../plugins/otlp-export/index.ts'
+import { witnessCosignatures } from '../../plugins/witness/index.ts'
 import { CliError, type CliIo } from '../io.ts'
-import { svcHome, userHomeOf } from '../paths.ts'
+import { svcHome, userHomeOf, VERSION } from '../paths.ts'
 import { repeatable } from '../repeatable-option.ts'
 
 interface OtlpOpts {
@@ -50,7 +49,10 @@ async function exportOtlp(io: CliIo, opts: OtlpOpts): Promise<void> {
   } catch (err) {
     throw new CliError((err as Error).message)
   }
-  const opened = openOtlpExport(home, { endpoint, headers, caFile: opts.ca ?? (io.env.SVC_OTLP_CA || undefined), certFile: opts.cert ?? (io.env.SVC_OTLP_CERT || undefined), keyFile: opts.key ?? (io.env.SVC_OTLP_KEY || undefined), timeoutMs, batchSize: opts.batchSize }, userHomeOf(io.env), dbPath)
+  const { openOtlpExport, ExportRefused } = await loadOtlpExport()
+  const settings = { endpoint, headers, caFile: opts.ca ?? (io.env.SVC_OTLP_CA || undefined), certFile: opts.cert ?? (io.env.SVC_OTLP_CERT || undefined), keyFile: opts.key ?? (io.env.SVC_OTLP_KEY || undefined), timeoutMs, batchSize: opts.batchSize }
+  // The export composes two plugins: the witnesses' cosignatures kept beside the ledger ship with it.
+  const opened = openOtlpExport(home, settings, { userHome: userHomeOf(io.env), version: VERSION, dbPath, cosignatures: (origin) => witnessCosignatures(home, origin) })
   const from = opened.shipper.cursor().nextSeq
   try {
     if (opts.follow) {

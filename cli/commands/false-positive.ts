@@ -6,7 +6,7 @@
 import { createInterface } from 'node:readline/promises'
 import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
-import { parseFixtures } from '../../plugins/rule-lifecycle/fixtures.ts'
+import { loadRuleAuthoring } from '../../plugins/rule-lifecycle/index.ts'
 import { readCaseDir } from '../false-positive/case-dir.ts'
 import { writeRulesPatch } from '../false-positive/rules-patch.ts'
 import { parseSeq, writeCase, type CaseOpts } from '../false-positive/write-case.ts'
@@ -61,7 +61,8 @@ interface CaseRequestOpts {
 }
 
 /** The validate/apply body of a case directory, and the daemon it was made on. */
-function caseRequest(env: NodeJS.ProcessEnv, dir: string, opts: CaseRequestOpts) {
+async function caseRequest(env: NodeJS.ProcessEnv, dir: string, opts: CaseRequestOpts) {
+  const { parseFixtures } = await loadRuleAuthoring()
   const c = readCaseDir(resolve(dir))
   // Never the URL written in the case directory: it is untrusted text, and the operator password goes there.
   const url = daemonUrl(env, opts.url)
@@ -80,7 +81,7 @@ async function validate(io: CliIo, url: string, body: object): Promise<Validatio
 }
 
 async function applyCase(io: CliIo, dir: string, opts: CaseRequestOpts & { yes?: boolean }): Promise<void> {
-  const { c, url, body } = caseRequest(io.env, dir, opts)
+  const { c, url, body } = await caseRequest(io.env, dir, opts)
   const token = await operatorToken(url, io)
   const v = await validate(io, url, body)
   if (!opts.yes && !(await confirm(io, `apply this change to ${v.target.path}? [y/N] `))) throw new CliError('not applied: not confirmed (pass --yes to apply without asking)')
@@ -120,7 +121,7 @@ export function makeFalsePositiveCommand(io: CliIo): Command {
       .addOption(new Option('--target <target>', 'override the case\'s target').choices(['auto', 'repo', 'user']))
       .addOption(urlOption())
       .action(async (dir: string, opts: CaseRequestOpts) => {
-        const { url, body } = caseRequest(io.env, dir, opts)
+        const { url, body } = await caseRequest(io.env, dir, opts)
         await validate(io, url, body)
         io.out(`valid. Applying is for the user: \`svc false-positive apply ${dir}\``)
       }),
@@ -133,7 +134,7 @@ export function makeFalsePositiveCommand(io: CliIo): Command {
       .addOption(new Option('--target <target>', 'override the case\'s target').choices(['auto', 'repo', 'user']))
       .addOption(urlOption())
       .action(async (dir: string, opts: CaseRequestOpts & { limit?: string }) => {
-        const { c, url, body } = caseRequest(io.env, dir, opts)
+        const { c, url, body } = await caseRequest(io.env, dir, opts)
         const query = opts.limit === undefined ? '' : `?limit=${parseSeq(opts.limit)}`
         const r = await callDaemon<Replay>(url, `/v1/false-positives/cases/${String(c.bundle.event.seq)}/replay${query}`, { body })
         io.out(`replayed ${r.replayed} recorded decision(s): ${r.now_allowed.length} past deny(s) would now be allowed, ${r.now_denied.length} past allow(s) would now be denied`)
@@ -167,8 +168,8 @@ export function makeFalsePositiveCommand(io: CliIo): Command {
       .description('draft the upstream fix of a registry rule into a rules-registry checkout (never commits); without --rules-repo, a portable report bundle')
       .argument('<case-dir>', 'directory written by `svc false-positive <seq> --out`')
       .option('--rules-repo <path>', 'clean git checkout of the rules registry')
-      .action((dir: string, opts: { rulesRepo?: string }) => {
-        for (const line of writeRulesPatch(resolve(dir), opts.rulesRepo === undefined ? undefined : resolve(opts.rulesRepo))) io.out(line)
+      .action(async (dir: string, opts: { rulesRepo?: string }) => {
+        for (const line of await writeRulesPatch(resolve(dir), opts.rulesRepo === undefined ? undefined : resolve(opts.rulesRepo))) io.out(line)
       }),
   )
   return cmd

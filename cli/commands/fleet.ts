@@ -4,9 +4,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { Command } from 'commander'
-import { verifierFor } from '../../ledger-verify/verifiers.ts'
-import { readTrustFile, type TrustedKeyRecord } from '../../core/trust/host-keys.ts'
-import { parseWitnessPolicy, type WitnessPolicy } from '../../plugins/witness/policy.ts'
+import { verifierFor } from '../../ledger-verify/index.ts'
+import { readTrustFile, type TrustedKeyRecord } from '../../core/index.ts'
+import { parseWitnessPolicy, type WitnessPolicy } from '../../plugins/witness/index.ts'
 import { readArchive } from '../fleet/archive.ts'
 import { verifyMachine, type MachineReport } from '../fleet/verify-fleet.ts'
 import { CliError, type CliIo } from '../io.ts'

@@ -9,18 +9,15 @@ import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
 import type { HarnessDefinition, HarnessEnv } from '../../core/index.ts'
 import { harnessPlugins, PLANNED_HARNESSES } from '../../harnesses/index.ts'
-import { applyInstall, applyUninstall, installShim } from '../../plugins/installer/apply.ts'
-import { harnessEnvOf } from '../../plugins/installer/harness-env.ts'
-import { shimPath, shimState } from '../../plugins/installer/shim.ts'
-import { entriesOf, readManifest } from '../../plugins/installer/manifest.ts'
-import { planInstall, planUninstall, type Plan } from '../../plugins/installer/plan.ts'
-import { HarnessSelectionError, selectHarnesses } from '../../plugins/installer/select.ts'
+import { entriesOf, harnessEnvOf, HarnessSelectionError, loadInstallTools, readManifest, sandboxFacts, selectHarnesses, shimPath, shimState, type Plan } from '../../plugins/installer/index.ts'
 import { installClaudeSkill, removeClaudeSkill } from '../false-positive/skill.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { mintOnDaemon, totpSecrets } from '../signer/mint-flow.ts'
 import { daemonPort, daemonUrl, SHIPPED_POLICIES_DIR, svcHome, userHomeOf } from '../paths.ts'
-import { sandboxFacts } from '../../plugins/installer/sandbox-facts.ts'
 import { addTierOptions } from './session.ts'
+
+// The installer's planner and config editors: this module loads only when `svc install` or `uninstall` runs.
+const { applyInstall, applyUninstall, installShim, planInstall, planUninstall } = await loadInstallTools()
 
 interface CommonOptions {
   harness?: string[]

@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Command } from 'commander'
 import { EngineError, formatEngineError } from '../../core/index.ts'
-import { describeFailure, fixturesOf, runFixture } from '../../plugins/rule-lifecycle/fixtures.ts'
+import { loadRuleAuthoring } from '../../plugins/rule-lifecycle/index.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { SHIPPED_POLICIES_DIR, svcHome } from '../paths.ts'
 import { makeBundleCommand } from '../policy/bundle.ts'
@@ -24,6 +24,7 @@ export function layeredFiles(home: string): string[] {
 
 async function test(io: CliIo, path: string | undefined, opts: { home?: string; json?: boolean }): Promise<void> {
   const files = path === undefined ? layeredFiles(svcHome(io.env, opts.home)) : policyFilesAt(path)
+  const { describeFailure, fixturesOf, runFixture } = await loadRuleAuthoring()
   let world
   try {
     world = await fixtureWorld(files)

@@ -1,6 +1,6 @@
 /** `svc session create|rotate`: mint a session with the chosen signer tier and print it. */
 import { Command, Option } from 'commander'
-import { TIERS } from '../../core/trust/tiers.ts'
+import { TIERS } from '../../core/types.ts'
 import { durationOption } from '../duration-option.ts'
 import type { CliIo } from '../io.ts'
 import { daemonUrl, svcHome } from '../paths.ts'

@@ -1,8 +1,8 @@
 /** `svc signer enroll`: one-time enrollment of a long-lived host key (TOTP, OS keychain, or the dev software key). */
 import { Command, Option } from 'commander'
-import { TIERS } from '../../core/trust/tiers.ts'
-import { trustFilePath } from '../../core/trust/host-keys.ts'
-import { trustLine } from '../../daemon/trust-env.ts'
+import { TIERS } from '../../core/types.ts'
+import { trustFilePath } from '../../core/index.ts'
+import { trustLine } from '../../daemon/index.ts'
 import { durationOption } from '../duration-option.ts'
 import { askNewSecret, banner, CliError, stderrColour, type CliIo } from '../io.ts'
 import { svcHome } from '../paths.ts'

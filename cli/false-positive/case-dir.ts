@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
-import { draftReplacement, type BundleView } from '../../plugins/rule-lifecycle/draft.ts'
+import type { BundleView } from '../../plugins/rule-lifecycle/index.ts'
 import { CliError } from '../io.ts'
 
 export type { BundleView }
@@ -45,10 +45,9 @@ Next steps:
 ${bundle.matched_gate.source.startsWith('registry:') ? `4. The rule came from \`${bundle.matched_gate.source}\`: \`svc false-positive rules-patch ${dir} --rules-repo <checkout>\` drafts the upstream fix.\n` : ''}`
 }
 
-/** Writes every file of a case directory (created if needed). */
-export function writeCaseDir(dir: string, bundleText: string, bundle: BundleView, meta: CaseMeta, malicious: readonly Record<string, unknown>[]): { exact: boolean } {
+/** Writes every file of a case directory (created if needed), with the draft replacement of the matched gate. */
+export function writeCaseDir(dir: string, bundleText: string, bundle: BundleView, draft: { readonly yaml: string; readonly exact: boolean }, meta: CaseMeta, malicious: readonly Record<string, unknown>[]): { exact: boolean } {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
-  const draft = draftReplacement(bundle)
   writeFileSync(join(dir, FILES.bundle), bundleText, { mode: 0o600 })
   writeFileSync(join(dir, FILES.draft), draft.yaml)
   writeFileSync(join(dir, FILES.fixtures), caseFixtures(bundle, malicious), { mode: 0o600 })

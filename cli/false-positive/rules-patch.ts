@@ -9,7 +9,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { isMap, isSeq, parse, parseDocument, stringify } from 'yaml'
-import { parseFixtures } from '../../plugins/rule-lifecycle/fixtures.ts'
+import { loadRuleAuthoring } from '../../plugins/rule-lifecycle/index.ts'
 import { CliError } from '../io.ts'
 import { readCaseDir } from './case-dir.ts'
 
@@ -22,7 +22,8 @@ function git(repo: string, args: string[]): string {
 }
 
 /** Writes the draft; returns the lines to print. */
-export function writeRulesPatch(caseDir: string, rulesRepo: string | undefined): string[] {
+export async function writeRulesPatch(caseDir: string, rulesRepo: string | undefined): Promise<string[]> {
+  const { parseFixtures } = await loadRuleAuthoring()
   const c = readCaseDir(caseDir)
   const source = c.bundle.matched_gate.source
   if (!source.startsWith('registry:')) throw new CliError(`gate ${c.bundle.matched_gate.id} comes from ${source}, not from a rules registry (registry:<id>): there is nothing upstream to patch`)

@@ -4,7 +4,7 @@
  * `svc false-positive <seq>` and `svc top`, which only call this.
  */
 import { resolve } from 'node:path'
-import { fixturesOf } from '../../plugins/rule-lifecycle/fixtures.ts'
+import { loadRuleAuthoring } from '../../plugins/rule-lifecycle/index.ts'
 import { callDaemon, operatorToken } from '../http.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { daemonUrl } from '../paths.ts'
@@ -36,9 +36,10 @@ export async function writeCase(io: CliIo, seqText: string, opts: CaseOpts): Pro
   const bundle = JSON.parse(text) as BundleView
   const view = await callDaemon<{ gates: { id: string; source: string; file: string }[] }>(url, '/v1/policy/view')
   const live = view.gates.find((g) => g.id === bundle.matched_gate.id && g.source === bundle.matched_gate.source)
+  const { draftReplacement, fixturesOf } = await loadRuleAuthoring()
   const malicious = live ? fixturesOf(live.file).filter((f) => f.expect !== 'allow' && f.rule === bundle.matched_gate.id) : []
   const dir = resolve(opts.out)
-  const { exact } = writeCaseDir(dir, text, bundle, { seq, target: opts.target, include_raw: opts.includeRaw === true, daemon_url: url }, malicious as unknown as Record<string, unknown>[])
+  const { exact } = writeCaseDir(dir, text, bundle, draftReplacement(bundle), { seq, target: opts.target, include_raw: opts.includeRaw === true, daemon_url: url }, malicious as unknown as Record<string, unknown>[])
   io.out(`wrote case ${seq} (gate ${bundle.matched_gate.id}, ${bundle.matched_gate.source}) to ${dir}`)
   io.out(opts.includeRaw ? `raw data: INCLUDED (unredacted call in ${dir}/bundle.json and fixtures.yaml; keep them private)` : `raw data: not included (the bundle at ${dir}/bundle.json is redacted)`)
   io.out(`draft replacement: ${dir}/replacement.yaml${exact ? '' : ' (review it: the exclusion could not be made exact)'}; ${malicious.length} malicious fixture(s) of the gate in fixtures.yaml`)

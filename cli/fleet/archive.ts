@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { EVENT } from '../../plugins/otlp-export/record.ts'
+import { EVENT } from '../../plugins/otlp-export/index.ts'
 
 /** One origin's records in arrival order. */
 export interface ShippedLedger {

@@ -7,10 +7,9 @@
  * different roots (FORKED), a checkpoint arriving after a larger one (WENT BACK), and signed checkpoints over
  * leaves that were never shipped (TRUNCATED / withheld).
  */
-import type { SignatureVerifier } from '../../core/ledger/ed25519.ts'
-import { hashChildren, hashLeaf } from '../../core/ledger/merkle.ts'
-import { verifyLedger, type TrustedHostKey } from '../../ledger-verify/verify-ledger.ts'
-import type { WitnessPolicy } from '../../plugins/witness/policy.ts'
+import { hashChildren, hashLeaf, type SignatureVerifier } from '../../core/index.ts'
+import { verifyLedger, type TrustedHostKey } from '../../ledger-verify/index.ts'
+import type { WitnessPolicy } from '../../plugins/witness/index.ts'
 import type { ShippedLedger } from './archive.ts'
 import { checkWitnessed } from './verify-witnessed.ts'
 

@@ -5,9 +5,8 @@
  * a witnessed size beyond the shipped leaves means leaves were withheld (TRUNCATED); when no tree size is
  * cosigned by a quorum the machine is UNWITNESSED. Returns the largest size a quorum vouches for.
  */
-import { checkpointText } from '../../core/ledger/signed-note.ts'
-import { verifyCosignature } from '../../plugins/witness/cosignature.ts'
-import type { WitnessPolicy } from '../../plugins/witness/policy.ts'
+import { checkpointText } from '../../core/index.ts'
+import { verifyCosignature, type WitnessPolicy } from '../../plugins/witness/index.ts'
 import type { ShippedLedger } from './archive.ts'
 import type { MachineVerdict } from './verify-fleet.ts'
 

@@ -5,11 +5,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { checkpointText } from '../../core/ledger/signed-note.ts'
-import { LedgerStore } from '../../core/ledger/store.ts'
-import { verifyCosignature } from '../../plugins/witness/cosignature.ts'
-import { parseWitnessPolicy } from '../../plugins/witness/policy.ts'
-import { WITNESS_STATE_FILE, readWitnessState } from '../../plugins/witness/state.ts'
+import { checkpointText, LedgerStore } from '../../core/index.ts'
+import { parseWitnessPolicy, readWitnessState, verifyCosignature, WITNESS_STATE_FILE } from '../../plugins/witness/index.ts'
 
 export interface WitnessReport {
   readonly lines: string[]

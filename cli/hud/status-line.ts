@@ -3,8 +3,7 @@
  * ANSI colours are rendered). Weak signer tiers show their banner text in the banner's colour; a daemon that
  * is down says so in red words, so the bar never looks calm while nothing is protected.
  */
-import { bannerFor } from '../../core/trust/tiers.ts'
-import type { SignerKind } from '../../core/types.ts'
+import { bannerFor, type SignerKind } from '../../core/types.ts'
 import { inert } from '../terminal-text.ts'
 import type { DaemonSnapshot } from './snapshot.ts'
 

@@ -6,7 +6,7 @@
  * the count travels with the next batch the daemon accepts, and the first failure is said on stderr.
  */
 // One entry type for the relay and the daemon (a type-only import: the relay loads nothing from plugins).
-import type { TrafficEntry } from '../../plugins/mcp-pin/traffic.ts'
+import type { TrafficEntry } from '../../plugins/mcp-pin/index.ts'
 
 export type { TrafficEntry }
 

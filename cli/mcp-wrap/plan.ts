@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { createTwoFilesPatch } from 'diff'
 import { parseTree, type ParseError } from 'jsonc-parser'
 import { parse as parseToml } from 'smol-toml'
-import { unwrapArgs, wrapArgs } from '../../core/mcp-wrap.ts'
+import { unwrapArgs, wrapArgs } from '../../core/index.ts'
 import { CliError } from '../io.ts'
 import { locateJson, locateToml, type LocatedServer } from './locate.ts'
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import pino from 'pino'
 import { createEngine, type Engine } from '../../core/index.ts'
-import { fixturesPathFor } from '../../plugins/rule-lifecycle/fixtures.ts'
+import { loadRuleAuthoring } from '../../plugins/rule-lifecycle/index.ts'
 import { CliError } from '../io.ts'
 import { allPlugins } from '../plugins.ts'
 
@@ -42,6 +42,7 @@ export async function fixtureWorld(files: readonly string[], svcPorts?: readonly
   files.forEach((f, i) => {
     copyFileSync(f, join(policiesDir, `${String(i).padStart(3, '0')}-${basename(f) === 'rule.yaml' ? 'rule' : basename(f, '.yaml')}.yaml`))
   })
+  const { fixturesPathFor } = await loadRuleAuthoring()
   const engine = await createEngine({ plugins: allPlugins, home: join(root, 'svc-home'), policiesDir, userHome: home, log: pino({ level: 'silent' }), ...(svcPorts ? { svcPorts } : {}) })
   return {
     engine,

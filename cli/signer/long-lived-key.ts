@@ -3,8 +3,8 @@
  * totp is unsealed by passphrase + code, os-keychain comes from the macOS keychain, and hardware-key is
  * recognised but not yet implemented.
  */
-import type { SigningKey } from '../../core/ledger/ed25519.ts'
-import { signerKindOf, type Tier } from '../../core/trust/tiers.ts'
+import type { SigningKey } from '../../core/index.ts'
+import { signerKindOf, type Tier } from '../../core/types.ts'
 import type { SignerKind } from '../../core/types.ts'
 import { loadOsKeychainKey } from './os-keychain.ts'
 import { SignerError } from './signer-error.ts'

@@ -3,7 +3,7 @@
  * `npm start`) runs it: banner first (never suppressible), unlock the tier's host key, sign a fresh session
  * bundle, post it to the daemon. Signer refusals become CliErrors with the signer's own message.
  */
-import { parseTier, signerKindOf } from '../../core/trust/tiers.ts'
+import { parseTier, signerKindOf } from '../../core/types.ts'
 import { callDaemon, operatorToken } from '../http.ts'
 import { banner, CliError, stderrColour, type CliIo } from '../io.ts'
 import { unlockHostKey } from './long-lived-key.ts'

@@ -3,8 +3,7 @@
  * optional user_id and groups), signed by the host key. The result is the `POST /v1/sessions/create`
  * body; the session seed travels to the daemon (loopback) and is kept there in memory only.
  */
-import { newSeed, signingKeyFromSeed } from '../../core/ledger/ed25519.ts'
-import { sessionIdFor, signSessionBundle, type SessionBundle, type SessionCertificate } from '../../core/trust/session-cert.ts'
+import { newSeed, sessionIdFor, signingKeyFromSeed, signSessionBundle, type SessionBundle, type SessionCertificate } from '../../core/index.ts'
 import { randomBytes } from 'node:crypto'
 import type { HostSigner } from './long-lived-key.ts'
 

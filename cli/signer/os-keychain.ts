@@ -8,10 +8,7 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { newSeed, signingKeyFromSeed, type SigningKey } from '../../core/ledger/ed25519.ts'
-import { writePrivateFile } from '../../core/atomic-file.ts'
-import { trustHostKey } from '../../core/trust/host-keys.ts'
-import { keyId } from '../../core/trust/session-cert.ts'
+import { keyId, newSeed, signingKeyFromSeed, trustHostKey, writePrivateFile, type SigningKey } from '../../core/index.ts'
 import { SignerError } from './signer-error.ts'
 
 const SERVICE = 'svc.host-signing-key'

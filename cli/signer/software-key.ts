@@ -5,9 +5,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { newSeed, signingKeyFromSeed, type SigningKey } from '../../core/ledger/ed25519.ts'
-import { writePrivateFile } from '../../core/atomic-file.ts'
-import { trustHostKey } from '../../core/trust/host-keys.ts'
+import { newSeed, signingKeyFromSeed, trustHostKey, writePrivateFile, type SigningKey } from '../../core/index.ts'
 import { SignerError } from './signer-error.ts'
 
 /** Path of the software key file. */

@@ -10,10 +10,11 @@ import { Agent, get as httpGet } from 'node:http'
 import { join } from 'node:path'
 import type { HarnessDefinition } from '../../core/index.ts'
 import { harnessPlugins } from '../../harnesses/index.ts'
-import { entriesOf, type Manifest } from '../../plugins/installer/manifest.ts'
-import { entryPresent } from '../../plugins/installer/entry-present.ts'
-import { shimPath, shimState } from '../../plugins/installer/shim.ts'
+import { entriesOf, loadInstallChecks, shimPath, shimState, type Manifest } from '../../plugins/installer/index.ts'
 import { projectHookSwitches, userHookSwitches, type HookSwitch } from './hook-switches.ts'
+
+// A JSONC parser: this module loads only for `svc status` and `svc doctor`, which read harness configs.
+const { entryPresent } = await loadInstallChecks()
 
 export type FixKind = 'refresh-shim' | 'reinstall-hooks' | 'trust-hooks'
 

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { HarnessDefinition, HookSwitches } from '../../core/index.ts'
 import { harnessPlugins } from '../../harnesses/index.ts'
-import { harnessEnvOf } from '../../plugins/installer/harness-env.ts'
+import { harnessEnvOf } from '../../plugins/installer/index.ts'
 
 export interface HookSwitch {
   readonly harness: string

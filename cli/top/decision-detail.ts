@@ -3,7 +3,7 @@
  * as the daemon redacted it, the policy trace (each layer's opinion, the deciding one marked) and the guardrail
  * stage. Leaf text and the trace go through the one redaction here; every string through `inert`.
  */
-import { redactText, redactValue } from '../../plugins/rule-lifecycle/redact.ts'
+import { redactText, redactValue } from '../../redaction/index.ts'
 import { recordTime } from '../ledger-record-view.ts'
 import type { LedgerRecord } from '../ledger-stream.ts'
 import { inert } from '../terminal-text.ts'

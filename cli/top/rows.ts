@@ -3,7 +3,7 @@
  * filtered by the `/` text filter, drawn by the list component and searched by tests. Every agent- or
  * config-supplied string goes through `inert`; calls come redacted from the daemon, leaf text is redacted here.
  */
-import { redactText } from '../../plugins/rule-lifecycle/redact.ts'
+import { redactText } from '../../redaction/index.ts'
 import { recordSubject } from '../ledger-record-view.ts'
 import type { LedgerRecord } from '../ledger-stream.ts'
 import { inert } from '../terminal-text.ts'

@@ -11,7 +11,7 @@ import { SessionCreateLimiter } from '../../core/sessions/create-limits.ts'
 import { recordedSessions } from '../../core/sessions/history.ts'
 import type { Session } from '../../core/sessions/store.ts'
 import type { LeafDraft } from '../../core/ledger/leaf.ts'
-import { bannerFor } from '../../core/trust/tiers.ts'
+import { bannerFor } from '../../core/types.ts'
 import { renewalOf } from '../renewal.ts'
 
 const SIGNER_KINDS = ['unattested', 'software', 'totp', 'os_keychain', 'hardware_key'] as const

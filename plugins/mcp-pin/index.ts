@@ -111,3 +111,5 @@ const plugin: EnginePlugin = {
 }
 
 export default plugin
+
+export type { TrafficEntry } from './traffic.ts'

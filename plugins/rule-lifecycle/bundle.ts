@@ -7,7 +7,7 @@
 import canonicalize from 'canonicalize'
 import type { CallPayload, CompiledGate } from '../../core/index.ts'
 import type { CaseEvent } from './case-event.ts'
-import { redactText, redactValue, REDACTION_VERSION, type RedactionChange } from './redact.ts'
+import { redactText, redactValue, REDACTION_VERSION, type RedactionChange } from '../../redaction/index.ts'
 
 export const BUNDLE_SCHEMA_VERSION = 1
 

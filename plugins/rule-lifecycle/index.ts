@@ -2,6 +2,9 @@
  * Rule lifecycle (feature): keeps the exact call behind every decision leaf in `$SVC_HOME/payloads.db` (an
  * observer of `ledgerAppend`, checked against the leaf's payload_hash) and brings the false-positive
  * workflow's routes (case bundles, validate, apply, revert) and the redacted call view `svc log` shows.
+ * The named exports are its face for the CLI (`svc explain`, `svc ledger verify`, `svc policy test`,
+ * `svc false-positive`); what loads YAML comes through `loadRuleAuthoring()`, since every engine loads this face.
+ * @module
  */
 import { join } from 'node:path'
 import type { EnginePlugin } from '../../core/index.ts'
@@ -34,3 +37,13 @@ const plugin: EnginePlugin = {
 }
 
 export default plugin
+
+export { harnessCall } from './harness-call.ts'
+export { PayloadStore, verifyPayloads } from './payload-store.ts'
+export type { BundleView } from './draft.ts'
+export type { Expectation, Fixture, FixtureResult } from './fixtures.ts'
+
+/** Gate fixtures (parse, find, run, describe) and replacement drafts, for rule authors: loads the YAML parser. */
+export function loadRuleAuthoring(): Promise<typeof import('./authoring.ts')> {
+  return import('./authoring.ts')
+}

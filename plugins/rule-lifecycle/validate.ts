@@ -10,7 +10,7 @@ import { caseEvent, casePolicyHash, refusal, type CaseEvent } from './case-event
 import { fixtureCall, fixturesOf, type Fixture } from './fixtures.ts'
 import type { PayloadStore } from './payload-store.ts'
 import { planEdit, type PolicyEdit } from './policy-edit.ts'
-import { redactValue } from './redact.ts'
+import { redactValue } from '../../redaction/index.ts'
 import { parseReplacement, type Replacement } from './replacement.ts'
 import { resolveTarget, type TargetChoice, type TargetFile } from './target.ts'
 

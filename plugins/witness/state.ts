@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { writePrivateFile } from '../../core/index.ts'
+import { writePrivateFile, type CosignatureView } from '../../core/index.ts'
 
 export interface WitnessRecord {
   readonly tree_size: number
@@ -31,4 +31,9 @@ export function readWitnessState(home: string, origin: string): WitnessState {
 
 export function writeWitnessState(home: string, state: WitnessState): void {
   writePrivateFile(join(home, WITNESS_STATE_FILE), `${JSON.stringify(state, null, 2)}\n`)
+}
+
+/** The newest cosignature of each witness as kept beside the ledger (what `svc export` ships without a daemon). */
+export function witnessCosignatures(home: string, origin: string): CosignatureView[] {
+  return Object.entries(readWitnessState(home, origin).witnesses).map(([witness, r]) => ({ witness, ...r }))
 }

@@ -8,8 +8,8 @@
  */
 import { createServer, type Server } from 'node:http'
 import { parseCheckpoint, signingKeyFromSeed, verifyNative, verifyNote, newSeed } from '../../core/index.ts'
-import { verifyConsistency } from '../../ledger-verify/proof-verify.ts'
-import { cosign, cosignerVkey } from '../../plugins/witness/cosignature.ts'
+import { verifyConsistency } from '../../ledger-verify/index.ts'
+import { cosign, cosignerVkey } from '../../plugins/witness/index.ts'
 
 export interface WitnessStandIn {
   readonly url: string

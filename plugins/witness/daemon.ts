@@ -2,16 +2,16 @@
  * The daemon's witnessing (`SVC_WITNESS_POLICY=<tlog-policy file>`): every `SVC_WITNESS_INTERVAL` (default
  * 60 s) the newest signed checkpoint is countersigned with the host's log key and submitted to each witness
  * of the policy that has a URL and has not cosigned it yet, with a consistency proof from the size that
- * witness last cosigned. Verified cosignatures go to the per-witness state and to GET /v1/ledger/root.
+ * witness last cosigned. Verified cosignatures go to the per-witness state and to the ledger's `cosignatures`
+ * view, which GET /v1/ledger/root shows and the OTLP export ships.
  */
 import { readFileSync } from 'node:fs'
 import type { Logger } from 'pino'
-import { parseDuration } from '../../core/duration.ts'
-import type { SqliteLedger } from '../../core/ledger/ledger.ts'
-import { addCheckpoint } from '../../plugins/witness/client.ts'
-import { addLogSignature, loadLogKey } from '../../plugins/witness/log-key.ts'
-import { parseWitnessPolicy } from '../../plugins/witness/policy.ts'
-import { readWitnessState, writeWitnessState, type WitnessRecord } from '../../plugins/witness/state.ts'
+import { parseDuration, type Ledger } from '../../core/index.ts'
+import { addCheckpoint } from './client.ts'
+import { addLogSignature, loadLogKey } from './log-key.ts'
+import { parseWitnessPolicy } from './policy.ts'
+import { readWitnessState, writeWitnessState, type WitnessRecord } from './state.ts'
 
 export interface RunningWitnessing {
   /** One round now (tests, shutdown). */
@@ -19,7 +19,7 @@ export interface RunningWitnessing {
   stop(): Promise<void>
 }
 
-export function startWitnessing(home: string, env: NodeJS.ProcessEnv, ledger: SqliteLedger, log: Logger): RunningWitnessing | undefined {
+export function startWitnessing(home: string, env: Readonly<Record<string, string | undefined>>, ledger: Ledger, log: Logger): RunningWitnessing | undefined {
   const file = env.SVC_WITNESS_POLICY
   if (!file) return undefined
   let policy
@@ -31,8 +31,7 @@ export function startWitnessing(home: string, env: NodeJS.ProcessEnv, ledger: Sq
   const witnesses = policy.witnesses.filter((w) => w.url)
   const logKey = loadLogKey(home, ledger.origin)
   let state = readWitnessState(home, ledger.origin)
-  const view = () => Object.entries(state.witnesses).map(([witness, r]) => ({ witness, ...r }))
-  ledger.cosignatures = view
+  ledger.cosignatures = () => Object.entries(state.witnesses).map(([witness, r]) => ({ witness, ...r }))
   log.info({ witnesses: witnesses.map((w) => w.id), log_vkey: logKey.vkey }, 'witnessing checkpoints')
 
   let running: Promise<void> = Promise.resolve()

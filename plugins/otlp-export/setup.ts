@@ -1,32 +1,46 @@
 /**
  * Builds an OTLP shipper for one `$SVC_HOME` from settings (CLI flags or the daemon's environment):
  * the collector endpoint, headers, TLS files, and the resource every record carries. Attributes pass through
- * the one redaction every svc surface uses (plugins/rule-lifecycle/redact.ts).
+ * the one redaction every svc surface uses (redaction/index.ts). This module loads OpenTelemetry: the plugin's
+ * face reaches it only through `loadOtlpExport()`, and the daemon only on its export thread (worker.ts).
  */
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { resourceFromAttributes } from '@opentelemetry/resources'
-import { otlpSender } from '../../plugins/otlp-export/exporter.ts'
-import { cursorPath } from '../../plugins/otlp-export/cursor.ts'
-import { OtlpShipper } from '../../plugins/otlp-export/shipper.ts'
-import { redactText } from '../../plugins/rule-lifecycle/redact.ts'
-import { VERSION } from '../paths.ts'
-import { ledgerExportSource } from './ledger-source.ts'
-import type { OtlpSettings } from './otlp-settings.ts'
+import { redactText } from '../../redaction/index.ts'
+import { otlpSender } from './exporter.ts'
+import { cursorPath } from './cursor.ts'
+import { OtlpShipper } from './shipper.ts'
+import { ledgerExportSource, type CosignatureReader } from './source.ts'
+import type { OtlpSettings } from './settings.ts'
+
+export { ExportRefused } from './shipper.ts'
 
 export interface OtlpExport {
   readonly shipper: OtlpShipper
   close(): Promise<void>
 }
 
-/** Opens the ledger read-only and the exporter (redacting the user's home as `~`); `close` releases both. */
-export function openOtlpExport(home: string, settings: OtlpSettings, userHome: string, dbPath = join(home, 'ledger.db')): OtlpExport {
-  const source = ledgerExportSource(dbPath)
+export interface OtlpExportOptions {
+  /** The user's home, redacted as `~` in every attribute. */
+  readonly userHome: string
+  /** svc's version, the resource's `service.version`. */
+  readonly version: string
+  /** The ledger database (default `<home>/ledger.db`). */
+  readonly dbPath?: string
+  /** The witnesses' newest cosignatures, shipped after the checkpoints they cover (default: none). */
+  readonly cosignatures?: CosignatureReader
+}
+
+/** Opens the ledger read-only and the exporter; `close` releases both. */
+export function openOtlpExport(home: string, settings: OtlpSettings, opts: OtlpExportOptions): OtlpExport {
+  const { userHome } = opts
+  const source = ledgerExportSource(opts.dbPath ?? join(home, 'ledger.db'), opts.cosignatures)
   try {
     const sender = otlpSender(settings)
     const resource = resourceFromAttributes({
       'service.name': 'svc',
-      'service.version': VERSION,
+      'service.version': opts.version,
       'host.name': hostname(),
       'svc.ledger.origin': source.origin,
     })

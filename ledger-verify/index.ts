@@ -1,0 +1,14 @@
+/**
+ * Offline ledger verification's public face: what the CLI (`svc ledger verify`, `svc ledger export`,
+ * `svc fleet verify`), the daemon's proof routes and benches use. It checks a ledger from its stored or shipped
+ * bytes alone (leaf hashes, the chain, session certificates against the trusted host keys, leaf signatures,
+ * checkpoints, RFC 6962 proofs), so it may run where no daemon does. A library: it registers nothing.
+ * @module
+ */
+export { exportLedger, sourceFromExport, type LedgerExport, type LedgerSource } from './export.ts'
+export { verifyConsistency, verifyInclusion, type ProofCheck } from './proof-verify.ts'
+export { sodiumVerifier, verifierFor, type VerifierName } from './verifiers.ts'
+export type { CheckpointLogInput, CheckpointRecord } from './verify-checkpoints.ts'
+export { verifyLedger, type LeafRecord, type LedgerVerifyReport, type TrustedHostKey } from './verify-ledger.ts'
+export { verifyLedgerDatabase, type DatabaseVerifyOptions } from './verify-parallel.ts'
+export { verifyTuple, type VerifyTuple, type VerifyTupleResult } from './verify-tuple.ts'
