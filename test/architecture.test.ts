@@ -185,8 +185,8 @@ describe('a harness is one folder and one line (issue 26)', () => {
   for (const glob of [...harnessPlugins.flatMap(({ harness: h }) => [...(h.protects?.dirs ?? []), ...(h.protects?.files ?? [])]), ...PLANNED_PROTECTED.dirs, ...PLANNED_PROTECTED.files]) {
     for (const segment of glob.split('/')) if (/^\.[\w-]+$/.test(segment)) dirs.add(segment)
   }
-  const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')
-  const pattern = new RegExp(`(^|[^\\w.-])(${[...terms, ...dirs].map(escape).join('|')})($|[^\\w-])`, 'i')
+  const literal = (t: string) => t.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')
+  const pattern = new RegExp(`(^|[^\\w.-])(${[...terms, ...dirs].map(literal).join('|')})($|[^\\w-])`, 'i')
 
   it('status, doctor, the installer plugin, the hook protocol and the install round trip name none: they read the registry', () => {
     const files = [
@@ -207,7 +207,7 @@ describe('a harness is one folder and one line (issue 26)', () => {
     const pack = parseYaml(readFileSync(join(PROJECT_ROOT, 'policies', 'self-protection.yaml'), 'utf8')) as { gates: { id: string; when: unknown }[] }
     const globs: string[] = []
     const walk = (node: unknown, key = ''): void => {
-      if (Array.isArray(node)) node.forEach((n) => walk(n, key))
+      if (Array.isArray(node)) for (const n of node) walk(n, key)
       else if (node && typeof node === 'object') for (const [k, v] of Object.entries(node)) walk(v, k)
       else if (typeof node === 'string' && ['path', 'paths_any', 'paths_except', 'reads_any', 'writes_any'].includes(key)) globs.push(node)
     }

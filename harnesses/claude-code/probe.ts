@@ -86,7 +86,7 @@ function sandboxBlock(files: readonly string[]): { block?: Record<string, unknow
 export function probeClaude(t: ProbeTargets, files: readonly string[], env: Env): ProbeResult[] {
   const notProbed = (detail: string) => [{ harness: 'claude-code', probe: 'all', outcome: 'not-probed' as const, detail }]
   const { block, file } = sandboxBlock(files)
-  if (!block || block.enabled !== true) return notProbed('no enabled sandbox block in the Claude Code settings (run `svc install --sandbox`)')
+  if (block?.enabled !== true) return notProbed('no enabled sandbox block in the Claude Code settings (run `svc install --sandbox`)')
   if (!srtCli()) return notProbed('@anthropic-ai/sandbox-runtime is not installed')
   const missing = srtMissing(env)
   if (missing.length > 0) return notProbed(`sandbox-runtime needs ${missing.join(', ')} on PATH (Debian: apt-get install bubblewrap socat ripgrep)`)

@@ -4,7 +4,8 @@
  * `svc explain` prints for a call typed by hand). Operator only: a gate's reason can quote the unredacted call.
  */
 import type { FastifyInstance } from 'fastify'
-import { ApiProblem, explainGates, type CallPayload, type Engine, type GateTrace } from '../../core/index.ts'
+import { ApiProblem, type CallPayload, type Engine, type GateTrace } from '../../core/index.ts'
+import { explainGates } from './explain.ts'
 import type { PayloadStore } from './payload-store.ts'
 
 const gateLine = {

@@ -38,6 +38,7 @@ const plugin: EnginePlugin = {
 
 export default plugin
 
+export { explainGates, explainNode, type GateLine, type NodeExplanation } from './explain.ts'
 export { harnessCall } from './harness-call.ts'
 export { PayloadStore, verifyPayloads } from './payload-store.ts'
 export type { BundleView } from './draft.ts'

@@ -3,8 +3,7 @@
  * held, which did not, and so why the gate matched or not. Nothing is evaluated here, so the explanation
  * is exactly what the daemon's evaluator did.
  */
-import type { LayerName } from '../types.ts'
-import type { GateTrace, NodeTrace } from './evaluate.ts'
+import type { GateTrace, LayerName, NodeTrace } from '../../core/index.ts'
 
 /** The outcome of one `when` node and the reason. */
 export interface NodeExplanation {
