@@ -16,7 +16,7 @@ import { recordEntry, recordEvent } from './engine/record.ts'
 import { closeEngine, setupEngine, type EngineState } from './engine/setup.ts'
 import type { Engine, EngineOptions } from './engine/contract.ts'
 
-export type { CheckResult, Engine, EngineOptions } from './engine/contract.ts'
+export type { Engine, EngineOptions } from './engine/contract.ts'
 
 /** Builds an engine: applies plugins, opens state, loads policy (a bad policy at boot is fatal). */
 export async function createEngine(opts: EngineOptions): Promise<Engine> {

@@ -4,9 +4,8 @@
  * @module
  */
 export type * from './types.ts'
-export { bannerFor, LAYERS, parseTier, signerKindOf, TIERS } from './types.ts'
 export { STAGE, createHooks, type EngineHooks, type CompiledLeaf, type PredicateTest } from './hooks.ts'
-export { guardrailCatalog, type CatalogEntry, type CatalogKind } from './guardrail/catalog.ts'
+export { guardrailCatalog } from './guardrail/catalog.ts'
 export { DEFAULT_MAX_LATENCY_MS, llmGuardrailEvaluator, type CompiledEvaluator } from './guardrail/evaluator.ts'
 export {
   envPrefix,
@@ -18,11 +17,9 @@ export {
   type ProviderRuntime,
   type ProviderTestResult,
 } from './guardrail/provider.ts'
-export type { AbstainKind, GateEvaluator, GuardrailRound, GuardrailStage, GuardrailVerdict } from './guardrail/round.ts'
-export { categoriesMeeting, flagSeverity, isSeverity, parseComparison, SEVERITIES, severityRank, type CategoryResult, type ClassifierResult, type Severity, type Threshold } from './guardrail/severity.ts'
+export { categoriesMeeting, flagSeverity, isSeverity, type CategoryResult, type ClassifierResult, type Severity, type Threshold } from './guardrail/severity.ts'
 export { GuardrailFailure, malformed, type ProviderConnection } from './guardrail/failure.ts'
 export {
-  addToPolicyList,
   applyPlugins,
   createRegistries,
   broughtSurfaces,
@@ -45,27 +42,28 @@ export {
   type Surface,
 } from './plugin.ts'
 export { ApiProblem, EngineError, ERR, formatEngineError, RefusalError, type ProblemCode } from './errors.ts'
-export { callPayload, callPayloadBytes, canonicalJson, canonicalSha256, payloadDigest, payloadHash, sha256, type PayloadDigest, type PayloadFields } from './hash.ts'
-export { lazyValidator, newAjv } from './lazy-ajv.ts'
+export { callPayloadBytes, canonicalSha256, payloadDigest, payloadHash, sha256, type PayloadDigest, type PayloadFields } from './hash.ts'
+export { lazyValidator } from './lazy-ajv.ts'
 export { writePrivateFile } from './atomic-file.ts'
 export { readText } from './read-text.ts'
-export { createEngine, type CheckResult, type Engine, type EngineOptions } from './engine.ts'
-export { combine, refuse, isStrongSigner, assertNotLoosened } from './decision.ts'
+export { createEngine } from './engine.ts'
+export type { CheckResult, Engine, EngineOptions } from './engine/contract.ts'
+export { combine } from './decision.ts'
 export { compileGlob, isLiteralGlob, type Glob } from './match/glob.ts'
-export { CASE_INSENSITIVE_FS, compileHomeGlobs, globRootsKey, type GlobRoots } from './match/home-globs.ts'
-export { assertKnownPortBindings, bindPortGlob, DEFAULT_SVC_PORTS, namesSvcPorts, parsePortList, protectedPorts, SVC_PORTS, svcPortSet, svcPortsKey, svcPortsOf } from './match/svc-ports.ts'
+export { CASE_INSENSITIVE_FS, type GlobRoots } from './match/home-globs.ts'
+export { assertKnownPortBindings, bindPortGlob, namesSvcPorts, protectedPorts, SVC_PORTS, svcPortsKey, svcPortsOf } from './match/svc-ports.ts'
 export { homeGlobsFor } from './match/home-glob-cache.ts'
 export { looksLikePatch, MAX_PATCH_TARGETS, patchedPaths, patchTargets, type PatchChange } from './match/patch-targets.ts'
 export { compileSafeRegex, type SafeRegex } from './match/regex.ts'
-export { canonicalPath, lexicalPath, pathSpellings } from './match/paths.ts'
+export { lexicalPath, pathSpellings } from './match/paths.ts'
 export { findUrls, parseCallUrl } from './match/urls.ts'
 export { mcpToolName, UNRESOLVED_MCP_SERVER } from './match/mcp-names.ts'
-export { PROXY_SUBCOMMAND, unwrapArgs, wrapArgs, type WrappedCommand } from './mcp-wrap.ts'
+export { unwrapArgs, wrapArgs, type WrappedCommand } from './mcp-wrap.ts'
 export { GateCompiler, type CompiledGate, type CompiledNode, type DisabledBy } from './policy/compile.ts'
 export { evaluateNode, type GateTrace, type NodeTrace } from './policy/evaluate.ts'
-export { MAX_POLICY_BYTES, parsePolicy, type ParsedPolicy, type RawGate } from './policy/parse.ts'
-export { GATE_ID_PATTERN, gateSchema, policyFileSchema } from './policy/schema.ts'
-export { activeBundleLink, bundleSourcesAt, isBundleSource, REPO_POLICY_FILE, type PolicySource } from './policy/sources.ts'
+export { parsePolicy, type ParsedPolicy, type RawGate } from './policy/parse.ts'
+export { gateSchema, policyFileSchema } from './policy/schema.ts'
+export { activeBundleLink, bundleSourcesAt, isBundleSource, type PolicySource } from './policy/sources.ts'
 export { modeFloorRegistry } from './state/mode-floor.ts'
 export type { PolicyFile } from './policy/policy-file.ts'
 export type { DisableFacts } from './policy/disable-seal.ts'
@@ -108,7 +106,7 @@ export type { CosignatureView } from './ledger/cosignature-view.ts'
 export { startWorker } from './worker-thread.ts'
 // Ledger crypto for fleet plugins and the CLI's signers (witness cosignatures, log keys, host keys, session
 // certificates): C2SP signed notes, RFC 6962 hashes, Ed25519, the trusted host keys.
-export { checkpointText, noteKeyId, noteVerifierKey, parseCheckpoint, signNote, verifyNote } from './ledger/signed-note.ts'
+export { checkpointText, noteVerifierKey, parseCheckpoint, signNote, verifyNote } from './ledger/signed-note.ts'
 export { hashChildren, hashLeaf } from './ledger/merkle.ts'
 export { newSeed, signingKeyFromSeed, signNative, verifyNative, type SignatureVerifier, type SigningKey } from './ledger/ed25519.ts'
 export { readTrustedHostKeys, readTrustFile, trustFilePath, trustHostKey, type TrustedKeyRecord } from './trust/host-keys.ts'

@@ -20,9 +20,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 }
 
 export {
-  backgroundServices,
-  daemonListeners,
-  featureRoutes,
   lazyRoutes,
   listener,
   routes,
@@ -37,12 +34,11 @@ export {
 } from './surfaces.ts'
 export type { DaemonOptions, RunningDaemon } from './start.ts'
 export type { AppOptions } from './server/app.ts'
-export { inContainer } from './container.ts'
 export { browserRefusal, extraAllowedHosts } from './server/browser-guard.ts'
 export { createAuthService, type AuthService } from './auth/operator-auth.ts'
-export { MIN_PASSWORD_LENGTH, readPasswordHash, setPassword, verifyPassword } from './auth/password.ts'
-export { ensureHookKey, HOOK_KEY_FILE, HOOK_NONCE, hookMac } from './hook-key.ts'
+export { setPassword } from './auth/password.ts'
+export { ensureHookKey, HOOK_NONCE, hookMac } from './hook-key.ts'
 export { HookProtocol } from './hook-protocol/protocol.ts'
 export { ABSOLUTE_PATH } from './routes/schemas.ts'
 export { collectWhenIdle } from './idle-gc.ts'
-export { parseTrustedHostKeys, trustKeysFromEnv, trustLine } from './trust-env.ts'
+export { trustLine } from './trust-env.ts'

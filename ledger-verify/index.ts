@@ -5,10 +5,9 @@
  * checkpoints, RFC 6962 proofs), so it may run where no daemon does. A library: it registers nothing.
  * @module
  */
-export { exportLedger, sourceFromExport, type LedgerExport, type LedgerSource } from './export.ts'
-export { verifyConsistency, verifyInclusion, type ProofCheck } from './proof-verify.ts'
-export { sodiumVerifier, verifierFor, type VerifierName } from './verifiers.ts'
-export type { CheckpointLogInput, CheckpointRecord } from './verify-checkpoints.ts'
-export { verifyLedger, type LeafRecord, type LedgerVerifyReport, type TrustedHostKey } from './verify-ledger.ts'
-export { verifyLedgerDatabase, type DatabaseVerifyOptions } from './verify-parallel.ts'
-export { verifyTuple, type VerifyTuple, type VerifyTupleResult } from './verify-tuple.ts'
+export { exportLedger, sourceFromExport } from './export.ts'
+export { verifyConsistency } from './proof-verify.ts'
+export { verifierFor } from './verifiers.ts'
+export type { CheckpointLogInput } from './verify-checkpoints.ts'
+export { verifyLedger, type LedgerVerifyReport, type TrustedHostKey } from './verify-ledger.ts'
+export { verifyLedgerDatabase } from './verify-parallel.ts'

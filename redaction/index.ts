@@ -4,4 +4,4 @@
  * so every family (plugins, the CLI) may import it, through this file only.
  * @module
  */
-export { MASK, REDACTION_VERSION, redactText, redactValue, type Redacted, type RedactionChange } from './redact.ts'
+export { REDACTION_VERSION, redactText, redactValue, type RedactionChange } from './redact.ts'

@@ -3,11 +3,11 @@
  * guardrails (only after a local allow). `svc explain` runs exactly this, with a trace.
  */
 import { assertNotLoosened, combine, refuse } from '../decision.ts'
-import { runGuardrails, type GateEvaluator } from '../guardrail/round.ts'
+import { runGuardrails } from '../guardrail/round.ts'
 import { evaluateNode, type GateTrace, type NodeTrace } from '../policy/evaluate.ts'
 import { indexOf } from '../policy/gate-index.ts'
 import type { Session } from '../sessions/store.ts'
-import type { Decision, EvalContext, EvalRequest, GateHit, ToolCall } from '../types.ts'
+import type { Decision, EvalContext, EvalRequest, GateEvaluator, GateHit, ToolCall } from '../types.ts'
 import type { EngineState } from './state.ts'
 
 /** The context every gate sees for a call now: the only place it is built, so `svc explain` sees the daemon's. */

@@ -8,7 +8,6 @@ import type { Logger } from 'pino'
 import type { EngineHooks } from '../hooks.ts'
 import type { Decision, EvalContext, EvalRequest, GateEvaluator, GuardrailRound, GuardrailStage, GuardrailVerdict, Mode } from '../types.ts'
 
-export type { AbstainKind, GateEvaluator, GuardrailRound, GuardrailStage, GuardrailVerdict } from '../types.ts'
 
 
 interface RoundOptions {

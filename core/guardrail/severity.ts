@@ -4,7 +4,7 @@
  */
 import { SEVERITIES, type ClassifierResult, type Severity, type Threshold, type ThresholdOp } from '../types.ts'
 
-export { SEVERITIES, type CategoryResult, type ClassifierResult, type Severity, type Threshold, type ThresholdOp } from '../types.ts'
+export type { CategoryResult, ClassifierResult, Severity, Threshold, ThresholdOp } from '../types.ts'
 
 
 export function isSeverity(value: unknown): value is Severity {

@@ -3,5 +3,5 @@
  * provider spec-correct by construction, its classification cache, the JSON POST and the composed text.
  */
 export { createProviderRuntime, defineGuardrailProvider } from './define.ts'
-export { MAX_ANSWER_BYTES, postJson } from './http.ts'
+export { postJson } from './http.ts'
 export { composeText } from './text.ts'

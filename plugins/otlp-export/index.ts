@@ -21,9 +21,6 @@ export default plugin
 
 export { parseHeaders } from './headers.ts'
 export { EVENT } from './record.ts'
-export type { OtlpSettings } from './settings.ts'
-export type { CosignatureReader } from './source.ts'
-export type { OtlpExport, OtlpExportOptions } from './setup.ts'
 
 /** The one-shot export (`openOtlpExport`, `ExportRefused`): loads OpenTelemetry, so only when asked. */
 export function loadOtlpExport(): Promise<typeof import('./setup.ts')> {

@@ -38,8 +38,8 @@ const plugin: EnginePlugin = {
 export default plugin
 
 // What `svc policy bundle` builds, signs and checks with (the same code the daemon verifies with).
-export { BundleError, packBundle, unpackBundle } from './archive.ts'
+export { packBundle, unpackBundle } from './archive.ts'
 export { MANIFEST, refusedName, SIGNATURES } from './layout.ts'
-export { parseManifest, type BundleManifest } from './manifest.ts'
-export { generateSigningKey, signFiles, trustRoot, type TrustRoot } from './signature.ts'
-export { verifyBundle, type VerifiedBundle } from './verify.ts'
+export { parseManifest } from './manifest.ts'
+export { generateSigningKey, signFiles, trustRoot } from './signature.ts'
+export { verifyBundle } from './verify.ts'

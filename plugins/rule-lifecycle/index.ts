@@ -38,11 +38,10 @@ const plugin: EnginePlugin = {
 
 export default plugin
 
-export { explainGates, explainNode, type GateLine, type NodeExplanation } from './explain.ts'
+export { explainGates, type GateLine } from './explain.ts'
 export { harnessCall } from './harness-call.ts'
 export { PayloadStore, verifyPayloads } from './payload-store.ts'
 export type { BundleView } from './draft.ts'
-export type { Expectation, Fixture, FixtureResult } from './fixtures.ts'
 
 /** Gate fixtures (parse, find, run, describe) and replacement drafts, for rule authors: loads the YAML parser. */
 export function loadRuleAuthoring(): Promise<typeof import('./authoring.ts')> {

@@ -19,7 +19,7 @@ const plugin: EnginePlugin = {
 }
 export default plugin
 
-export { cosign, cosignerVkey, parseWitnessVkey, verifyCosignature, type WitnessKey } from './cosignature.ts'
-export { LOG_KEY_FILE, loadLogKey, type LogKey } from './log-key.ts'
-export { parseWitnessPolicy, type PolicyWitness, type WitnessPolicy } from './policy.ts'
-export { readWitnessState, WITNESS_STATE_FILE, witnessCosignatures, type WitnessRecord, type WitnessState } from './state.ts'
+export { cosign, cosignerVkey, parseWitnessVkey, verifyCosignature } from './cosignature.ts'
+export { loadLogKey } from './log-key.ts'
+export { parseWitnessPolicy, type WitnessPolicy } from './policy.ts'
+export { readWitnessState, WITNESS_STATE_FILE, witnessCosignatures } from './state.ts'

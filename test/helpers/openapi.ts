@@ -1,8 +1,7 @@
 /** Renders the OpenAPI 3.1 contract from the live routes' schemas. */
 import pino from 'pino'
 import { createEngine } from '../../core/index.ts'
-import { buildApp } from '../../daemon/server/app.ts'
-import { createAuthService } from '../../daemon/auth/operator-auth.ts'
+import { buildApp, createAuthService } from '../../daemon/index.ts'
 import { SHIPPED_POLICIES_DIR, VERSION } from '../../cli/paths.ts'
 import { allPlugins } from '../../cli/plugins.ts'
 import { tempDir } from './daemon.ts'
