@@ -156,6 +156,13 @@ export function undescribed(rows: readonly FolderLines[]): string[] {
   return rows.filter((r) => FOLDERS[r.path] === undefined).map((r) => r.path)
 }
 
+/** The table's precision: to 50, or to 10 under 100 (exact with --exact on the command line). */
+function rounded(lines: number): number {
+  if (process.argv.includes('--exact')) return lines
+  const step = lines < 100 ? 10 : 50
+  return Math.round(lines / step) * step
+}
+
 const thousands = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 
 /** The markdown block that goes between the markers (markers excluded). Throws when a folder has no description. */
@@ -176,11 +183,12 @@ export function layoutBlock(root: string = PROJECT_ROOT): string {
     '',
     'Lines per folder: `.ts`, `.js` and `.sh` files without `*.test.ts` (so `test/` counts its helpers, fixtures and',
     'corpus tools only); `policies/` counts its YAML and `skills/` its Markdown. Subfolders are indented under their folder.',
+    'Counts are rounded to the nearest 50 (under 100: to 10), so an everyday edit does not change the table; `npm run docs:layout -- --exact` prints exact ones.',
     '',
     '| folder | lines | what it holds |',
     '|---|--:|---|',
-    ...sorted.map((r) => `| ${r.depth === 1 ? '&nbsp;&nbsp;' : ''}\`${r.path}\` | ${thousands(r.lines)} | ${FOLDERS[r.path]} |`),
-    `| all source | ${thousands(total)} | the \`.ts\`, \`.js\` and \`.sh\` lines of every folder above (benchmarks and test helpers included, \`*.test.ts\` not) |`,
+    ...sorted.map((r) => `| ${r.depth === 1 ? '&nbsp;&nbsp;' : ''}\`${r.path}\` | ${thousands(rounded(r.lines))} | ${FOLDERS[r.path]} |`),
+    `| all source | ${thousands(rounded(total))} | the \`.ts\`, \`.js\` and \`.sh\` lines of every folder above (benchmarks and test helpers included, \`*.test.ts\` not) |`,
     '',
   ].join('\n')
 }

@@ -137,6 +137,13 @@ describe('architecture', () => {
     expect(rooms.size).toBeGreaterThan(5)
   })
 
+  it('keeps the kernel and the daemon within their budgets (core/ 7,000 source lines, daemon/ 3,000)', () => {
+    // What does not fit belongs in a plugin, a library folder or the daemon, not in a bigger kernel.
+    const lines = (dir: string) => sources(join(PROJECT_ROOT, dir)).concat(jsSources(join(PROJECT_ROOT, dir))).filter((f) => !f.endsWith('.test.ts')).reduce((n, f) => n + readFileSync(f, 'utf8').split('\n').length - 1, 0)
+    expect(lines('core')).toBeLessThanOrEqual(7_000)
+    expect(lines('daemon')).toBeLessThanOrEqual(3_000)
+  })
+
   it('keeps files under 400 lines', () => {
     for (const dir of ['core', 'daemon', 'ledger-verify', 'redaction', 'testing', 'plugins', 'harnesses', 'guardrail-providers', 'cli', 'scripts', 'bench']) {
       for (const file of checked(dir)) {
@@ -284,4 +291,9 @@ function loopsOf(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
   }
   for (const node of graph.keys()) if (!index.has(node)) visit(node)
   return loops
+}
+
+/** The .js files under a folder (the strip hook, the dashboard's modules): source lines too. */
+function jsSources(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js')).map((name) => join(dir, name))
 }
