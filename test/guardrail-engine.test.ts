@@ -13,7 +13,7 @@ import { createEngine, createProviderRuntime, defineGuardrailProvider, EngineErr
 import azurePlugin from '../guardrail-providers/azure-content-safety/index.ts'
 import llamaPlugin from '../guardrail-providers/llama-guard/index.ts'
 import openaiPlugin from '../guardrail-providers/openai-moderation/index.ts'
-import { tempDir } from './helpers/daemon.ts'
+import { tempDir } from './helpers/temp.ts'
 
 const log = pino({ level: 'silent' })
 let engine: Engine | undefined

@@ -4,7 +4,7 @@
  * with every request schema, before the daemon answers: about a third of a second of CPU on each start, for
  * routes most runs never call (the test suite starts hundreds of daemons). Fastify's own compilers do the work,
  * with the same options; only the moment moves. A schema that does not compile still fails loudly: on the
- * first request that needs it (as a 500 problem), and in test/route-schemas.test.ts, which compiles them all.
+ * first request that needs it (as a 500 problem), and in test/route-schemas.api.test.ts, which compiles them all.
  */
 import AjvCompiler from '@fastify/ajv-compiler'
 import SerializerSelector from '@fastify/fast-json-stringify-compiler'
