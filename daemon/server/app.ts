@@ -80,8 +80,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     schemaController: { compilersFactory: schemas.compilersFactory },
     loggerInstance: opts.logger as FastifyBaseLogger | undefined,
     bodyLimit: BODY_LIMIT_BYTES,
-    // "true" must stay a string and unknown fields must be refused, not silently dropped.
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    // "true" must stay a string and unknown fields must be refused, not silently dropped. No meta-schema check of
+    // route schemas at every start (compiling the meta-schema cost each start more than its routes' own schemas):
+    // test/route-schemas.api.test.ts checks every route schema against it, as core/lazy-ajv.ts does for policies.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, validateSchema: false } },
     return503OnClosing: true,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // A bad percent-encoding or an over-long path parameter fails in the router, before any handler.
