@@ -4,8 +4,10 @@
  * no operator password to hash) and times it to the first answer of GET /v1/health: wall clock from spawn, and the
  * process's CPU (user + sys over all its threads, from /proc/<pid>/stat) at that moment and one second later (work
  * a start defers past listening still counts). Cold is the first start in a home that does not exist yet (empty
- * compile and policy caches); warm is the second start in the same home. N pairs, one after the other.
- * Run: npm run bench:daemon-start   (BENCH_N runs, default 7; BENCH_HOME_EXISTS=1 creates the home before the cold start)
+ * compile and policy caches); warm is the second start in the same home, and a third start shows the steady state
+ * of every restart after that. N homes, one after the other.
+ * Run: npm run bench:daemon-start   (BENCH_N runs, default 7; BENCH_HOME_EXISTS=1 creates the home before the cold start;
+ * BENCH_SVC=<checkout>/cli/svc.sh times another checkout, e.g. a `git worktree` of an older commit)
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -16,7 +18,7 @@ import { join } from 'node:path'
 import { PROJECT_ROOT } from '../../cli/paths.ts'
 
 const N = Number(process.env.BENCH_N ?? 7)
-const SVC = join(PROJECT_ROOT, 'cli', 'svc.sh')
+const SVC = process.env.BENCH_SVC ?? join(PROJECT_ROOT, 'cli', 'svc.sh')
 const TICK_MS = 10 // USER_HZ is 100 on Linux
 
 interface Sample {
@@ -77,7 +79,8 @@ function line(label: string, values: number[]): string {
 
 const cold: Sample[] = []
 const warm: Sample[] = []
-console.log(`svc daemon start to the first GET /v1/health answer, ${N} cold + warm pairs (ms); load average ${loadavg()[0]!.toFixed(1)}`)
+const third: Sample[] = []
+console.log(`${SVC}: daemon start to the first GET /v1/health answer, ${N} homes started three times (ms); load average ${loadavg()[0]!.toFixed(1)}`)
 for (let i = 0; i < N; i++) {
   const root = mkdtempSync(join(tmpdir(), 'svc-bench-start-'))
   try {
@@ -85,11 +88,12 @@ for (let i = 0; i < N; i++) {
     if (process.env.BENCH_HOME_EXISTS === '1') mkdirSync(home, { mode: 0o700 })
     cold.push(await start(home, root))
     warm.push(await start(home, root))
+    third.push(await start(home, root))
   } finally {
     rmSync(root, { recursive: true, force: true })
   }
 }
-for (const [name, samples] of [['cold', cold], ['warm', warm]] as const) {
+for (const [name, samples] of [['cold', cold], ['warm', warm], ['third', third]] as const) {
   console.log(line(`${name} wall`, samples.map((s) => s.wall)))
   console.log(line(`${name} cpu at first answer`, samples.map((s) => s.cpu)))
   console.log(line(`${name} cpu 1 s later`, samples.map((s) => s.cpuSettled)))
