@@ -60,7 +60,7 @@ describe('route schemas compiled on first use', () => {
   it('every route schema and shared schema is valid JSON Schema (the daemon skips the meta-schema check at start)', async () => {
     const { app } = await appWith(allPlugins)
     const ajv = newAjv({ validateSchema: true })
-    const schemas = [...routeSchemas(app), ...Object.values(app.getSchemas())]
+    const schemas = [...routeSchemas(app), ...(Object.values(app.getSchemas()) as object[])]
     expect(schemas.length).toBeGreaterThan(100)
     const invalid = schemas.filter((schema) => !ajv.validateSchema(schema)).map((schema) => `${JSON.stringify(schema).slice(0, 120)}: ${ajv.errorsText()}`)
     expect(invalid).toEqual([])

@@ -72,7 +72,7 @@ export function lazySchemas(): LazySchemas {
   const lazyValidator: BuildValidator = (externalSchemas, options) => {
     const compiler = buildValidator(externalSchemas, options)
     return (route) => {
-      seen.push(route.schema)
+      seen.push(route.schema as object)
       const real = once(() => compiler(route) as Validator)
       const validate: Validator = (data, context) => {
         const fn = real()
