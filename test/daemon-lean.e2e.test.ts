@@ -6,7 +6,7 @@
  * language is first analysed; `svc daemon` gives back what starting it left behind once it is quiet (idle-gc.ts).
  */
 import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import pino from 'pino'
@@ -52,6 +52,22 @@ const worker = startWorker(new URL(${url('test/fixtures/worker-thread/report-str
 const [reply] = await once(worker, 'message')
 await worker.terminate()
 process.stdout.write(JSON.stringify(reply))
+`
+
+// As WORKER_PROBE, over a copy of the modules under node_modules (where svc's own strip hook strips its TypeScript):
+// also reports whether the main thread loaded the stripper.
+const INSTALLED_PROBE = `
+import module from 'node:module'
+module.enableCompileCache(process.env.CACHE)
+const root = process.env.ROOT
+await import(root + 'core/strip-types-hook.js')
+const { startWorker } = await import(root + 'core/worker-thread.ts')
+await import(root + 'test/fixtures/worker-thread/report-stripper.ts')
+const { once } = await import('node:events')
+const worker = startWorker(new URL(root + 'test/fixtures/worker-thread/report-stripper.ts'), { workerData: { answer: 42 } })
+const [reply] = await once(worker, 'message')
+await worker.terminate()
+process.stdout.write(JSON.stringify({ ...reply, main: process.moduleLoadList.some((m) => m.includes('amaro')) }))
 `
 
 /** The memory probe's answer, or undefined while the file is still being written. */
@@ -141,5 +157,15 @@ describe('what a daemon keeps in memory', () => {
       const reply = JSON.parse(run(WORKER_PROBE, { CACHE: cache })) as { answer: number; stripper: boolean }
       expect(reply).toEqual({ answer: 42, stripper: false })
     }
+  })
+
+  it('an installed svc strips its TypeScript once: the next start, and its worker threads, read the compile cache', () => {
+    const pkg = join(tempDir(), 'node_modules', 'svc')
+    for (const f of ['core/strip-types-hook.js', 'core/worker-thread.ts', 'test/fixtures/worker-thread/report-stripper.ts']) cpSync(join(PROJECT_ROOT, f), join(pkg, f))
+    const cache = tempDir()
+    const env = { CACHE: cache, ROOT: pathToFileURL(pkg).href + '/' }
+    // The first start strips on the main thread; its worker already reads what the main thread stored.
+    expect(JSON.parse(run(INSTALLED_PROBE, env))).toEqual({ answer: 42, stripper: false, main: true })
+    expect(JSON.parse(run(INSTALLED_PROBE, env))).toEqual({ answer: 42, stripper: false, main: false })
   })
 })
