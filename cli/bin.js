@@ -1,7 +1,7 @@
 // The `svc` entry that cli/svc.sh runs. Plain JavaScript on purpose: it must load before any type stripping is
 // possible (core/strip-types-hook.js makes that possible for an svc installed under node_modules).
 import module from 'node:module'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 // An installed svc (under node_modules) needs a hook to strip its own TypeScript: see that module.
@@ -12,8 +12,23 @@ import '../core/strip-types-hook.js'
 // gates keep agents out of: a cache in a shared temp directory would be code another process could plant. Only
 // once the home exists (`svc --help` or `svc install --dry-run` must not create it). NODE_COMPILE_CACHE, when the
 // user sets it, wins (Node enables it before this line; the test suite shares one across its many processes).
+// `svc daemon` creates its home anyway (0700, as daemon/start.ts does), so it creates it first: its first start
+// fills the cache, which its ledger writer thread then reads instead of stripping the same TypeScript again, and
+// the second start (every restart) is warm.
 const home = resolve(homeFlag(process.argv.slice(2)) || process.env.SVC_HOME || join(homedir(), '.svc'))
+if (!existsSync(home) && startsDaemon(process.argv.slice(2))) {
+  try {
+    mkdirSync(home, { recursive: true, mode: 0o700 })
+  } catch {
+    // The daemon reports a home it cannot create; this only loses the cache.
+  }
+}
 if (existsSync(home)) module.enableCompileCache?.(join(home, 'cache', 'node-compile'))
+
+/** `svc daemon …` that will run the daemon (not its help). */
+function startsDaemon(args) {
+  return args[0] === 'daemon' && !args.some((a) => a === '--help' || a === '-h')
+}
 
 /** The value of a `--home <dir>` / `--home=<dir>` option (the commands' own flag wins over $SVC_HOME, as in cli/paths.ts). */
 function homeFlag(args) {

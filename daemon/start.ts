@@ -96,7 +96,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   let app: FastifyInstance | undefined
   try {
     const auth = createAuthService(opts.home, opts.env)
-    app = await buildApp({ engine, auth, version: opts.version, env: { ...opts.env }, logger: log })
+    app = await buildApp({ engine, auth, version: opts.version, env: { ...opts.env }, logger: log, openapi: false })
     const address = await app.listen({ port: opts.port, host })
     const dashboard = opts.dashboardPort === undefined ? undefined : await listenDashboard(app, engine, opts.dashboardPort, host, opts, log)
     engine.setSvcPorts([...svcPorts, boundPort(app), ...(dashboard ? [boundPort(dashboard)] : [])].filter((p): p is number => p !== undefined))

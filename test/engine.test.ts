@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { SHIPPED_POLICIES_DIR } from '../cli/paths.ts'
 import { allPlugins } from '../cli/plugins.ts'
 import { createEngine, defineGateKind, STAGE, type EnginePlugin } from '../core/index.ts'
-import { tempDir } from './helpers/daemon.ts'
+import { tempDir } from './helpers/temp.ts'
 
 const log = pino({ level: 'silent' })
 const build = (extra: EnginePlugin[]) => createEngine({ plugins: [...allPlugins, ...extra], home: tempDir(), policiesDir: SHIPPED_POLICIES_DIR, log })

@@ -2,7 +2,7 @@
  * Runs once per `vitest run`, in the main process: hashes the test operator password once, so the hundreds of
  * fresh homes a run creates get the same genuine scrypt record (test/helpers/operator-password.ts) instead of
  * each daemon paying the KDF again at its first start. The daemon's own path (hash at first start) keeps its
- * tests: test/auth.test.ts starts its daemon without a seeded record.
+ * tests: test/auth.api.test.ts starts its daemon without a seeded record.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -14,7 +14,7 @@ import { createProviderRuntime, defineGuardrailProvider } from '../guardrail-pro
 import azurePlugin from '../guardrail-providers/azure-content-safety/index.ts'
 import llamaPlugin from '../guardrail-providers/llama-guard/index.ts'
 import openaiPlugin from '../guardrail-providers/openai-moderation/index.ts'
-import { tempDir } from './helpers/daemon.ts'
+import { tempDir } from './helpers/temp.ts'
 
 const log = pino({ level: 'silent' })
 let engine: Engine | undefined

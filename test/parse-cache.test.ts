@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { allPlugins } from '../cli/plugins.ts'
 import { createEngine, defineGateKind, type EnginePlugin } from '../core/index.ts'
 import { parseCacheInProcessHits } from '../core/policy/parse-cache.ts'
-import { tempDir } from './helpers/daemon.ts'
+import { tempDir } from './helpers/temp.ts'
 
 const log = pino({ level: 'silent' })
 const DENY_RM = `version: 1

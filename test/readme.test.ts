@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { PROJECT_ROOT, SHIPPED_POLICIES_DIR } from '../cli/paths.ts'
 import { allPlugins } from '../cli/plugins.ts'
 import { createEngine } from '../core/index.ts'
-import { tempDir } from './helpers/daemon.ts'
+import { tempDir } from './helpers/temp.ts'
 
 const documents = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)]
 const blocks = documents.flatMap((doc) =>

@@ -3,7 +3,6 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import { collectWhenIdle } from '../../daemon/index.ts'
 import type { CliIo } from '../io.ts'
 import { DEFAULT_DASHBOARD_PORT, DEFAULT_PORT, svcHome } from '../paths.ts'
-import { mintOnDaemon } from '../signer/mint-flow.ts'
 import { startSvcDaemon } from '../start-daemon.ts'
 
 function parsePort(value: string): number {
@@ -49,6 +48,8 @@ export function makeDaemonCommand(io: CliIo): Command {
       const daemon = await startSvcDaemon({ home, port: opts.port, host: opts.host, allowNonLoopback: opts.allowNonLoopback, env: io.env, newLedger: opts.newLedger, dashboardPort: dashboardPort(opts.dashboardPort, io.env, opts.port) })
       if (opts.devSession) {
         try {
+          // The signers load only for --dev-session (`npm start`), not at every daemon start.
+          const { mintOnDaemon } = await import('../signer/mint-flow.ts')
           const minted = await mintOnDaemon(io, { tier: 'software', home, baseUrl: daemon.url })
           io.err(`development session ${minted.session_id} (signer software, expires ${minted.expires_at}); the ledger is signed with a key kept on disk`)
         } catch (err) {

@@ -1,7 +1,7 @@
 /**
  * The relay's ordering rules with the daemon's answers under the test's control: what waits for a verdict holds
  * only itself, a cancelled waiting request never reaches the server, a held tools/list page is filtered and keeps
- * its cursor, and denials take the shapes clients read. (test/mcp-proxy.test.ts runs the real process end to end.)
+ * its cursor, and denials take the shapes clients read. (test/mcp-proxy.e2e.test.ts runs the real process end to end.)
  */
 import { describe, expect, it } from 'vitest'
 import { SVC_DENIED_CODE } from './answers.ts'

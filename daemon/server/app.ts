@@ -1,7 +1,6 @@
 /**
  * Builds the daemon's HTTP API as a Fastify instance. It never listens: the CLI does, tests inject.
  */
-import swagger from '@fastify/swagger'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchema, type RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
@@ -40,6 +39,11 @@ export interface AppOptions {
   readonly version: string
   readonly env: Readonly<Record<string, string | undefined>>
   readonly logger?: Logger
+  /**
+   * Collect the OpenAPI document (`app.swagger()`, `npm run openapi`); default true. A running daemon serves no
+   * document, so daemon/start.ts leaves it out: @fastify/swagger loads a YAML library and a schema resolver.
+   */
+  readonly openapi?: boolean
 }
 
 const decorations = fp(
@@ -76,8 +80,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     schemaController: { compilersFactory: schemas.compilersFactory },
     loggerInstance: opts.logger as FastifyBaseLogger | undefined,
     bodyLimit: BODY_LIMIT_BYTES,
-    // "true" must stay a string and unknown fields must be refused, not silently dropped.
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    // "true" must stay a string and unknown fields must be refused, not silently dropped. No meta-schema check of
+    // route schemas at every start (compiling the meta-schema cost each start more than its routes' own schemas):
+    // test/route-schemas.api.test.ts checks every route schema against it, as core/lazy-ajv.ts does for policies.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, validateSchema: false } },
     return503OnClosing: true,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // A bad percent-encoding or an over-long path parameter fails in the router, before any handler.
@@ -99,7 +105,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   installJsonParser(app)
   app.addSchema(problemSchema)
   app.addHook('onRoute', withErrorContract)
-  await app.register(swagger, {
+  if (opts.openapi !== false) await app.register((await import('@fastify/swagger')).default, {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'svc — agent policy control plane', version: opts.version, description: 'Local daemon API. Errors are RFC 9457 problem+json.' },

@@ -4,7 +4,8 @@
  * with every request schema, before the daemon answers: about a third of a second of CPU on each start, for
  * routes most runs never call (the test suite starts hundreds of daemons). Fastify's own compilers do the work,
  * with the same options; only the moment moves. A schema that does not compile still fails loudly: on the
- * first request that needs it (as a 500 problem), and in test/route-schemas.test.ts, which compiles them all.
+ * first request that needs it (as a 500 problem), and in test/route-schemas.api.test.ts, which compiles them all
+ * and checks each against the JSON Schema meta-schema (app.ts spares the daemon compiling that at every start).
  */
 import AjvCompiler from '@fastify/ajv-compiler'
 import SerializerSelector from '@fastify/fast-json-stringify-compiler'
@@ -20,6 +21,8 @@ export interface LazySchemas {
   readonly compilersFactory: NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>
   /** Compiles every schema not compiled yet; returns how many it compiled (throws what a schema throws). */
   compilePending(): number
+  /** Every route schema handed to the compilers so far (request parts and responses). */
+  schemas(): readonly object[]
 }
 
 const ofApp = new WeakMap<object, LazySchemas>()
@@ -29,16 +32,26 @@ export function attachLazySchemas(app: object, schemas: LazySchemas): void {
   ofApp.set(app, schemas)
 }
 
-/** Compiles every route schema of `app` now (tests: a broken schema must not wait for its first request). */
-export function compileAllSchemas(app: object): number {
+function lazyOf(app: object): LazySchemas {
   const schemas = ofApp.get(app)
   if (!schemas) throw new Error('this app does not compile its schemas lazily')
-  return schemas.compilePending()
+  return schemas
+}
+
+/** Compiles every route schema of `app` now (tests: a broken schema must not wait for its first request). */
+export function compileAllSchemas(app: object): number {
+  return lazyOf(app).compilePending()
+}
+
+/** Every route schema of `app` (tests check them against the meta-schema, which the daemon does not compile). */
+export function routeSchemas(app: object): readonly object[] {
+  return lazyOf(app).schemas()
 }
 
 /** One set of lazy compilers per app (each keeps the thunks of its own routes). */
 export function lazySchemas(): LazySchemas {
   const pending = new Set<() => unknown>()
+  const seen: object[] = []
   const buildValidator = AjvCompiler() as unknown as BuildValidator
   const buildSerializer = SerializerSelector() as unknown as BuildSerializer
 
@@ -59,6 +72,7 @@ export function lazySchemas(): LazySchemas {
   const lazyValidator: BuildValidator = (externalSchemas, options) => {
     const compiler = buildValidator(externalSchemas, options)
     return (route) => {
+      seen.push(route.schema as object)
       const real = once(() => compiler(route) as Validator)
       const validate: Validator = (data, context) => {
         const fn = real()
@@ -75,6 +89,7 @@ export function lazySchemas(): LazySchemas {
   const lazySerializer: BuildSerializer = (externalSchemas, options) => {
     const compiler = buildSerializer(externalSchemas, options)
     return (route) => {
+      seen.push(route.schema as object)
       const real = once(() => compiler(route) as Serializer)
       return (data: unknown) => real()(data)
     }
@@ -90,5 +105,6 @@ export function lazySchemas(): LazySchemas {
       }
       return count
     },
+    schemas: () => seen,
   }
 }

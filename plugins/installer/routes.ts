@@ -9,11 +9,13 @@ import { resolve } from 'node:path'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiProblem, EngineError, harnessRegistry, plannedHarnesses, type HarnessScope, RefusalError } from '../../core/index.ts'
 import { ABSOLUTE_PATH } from '../../daemon/index.ts'
-import { applyInstall, applyUninstall } from './apply.ts'
-import { planInstall, planUninstall } from './plan.ts'
 import type { InstallRequest, Plan } from './plan.ts'
 import { harnessEnvOf } from './harness-env.ts'
 import { selectHarnesses } from './select.ts'
+
+// The planner and the editors (diffs, JSONC and TOML edits, schema checks) load at the first install request,
+// not at every daemon start.
+const editors = async () => ({ ...(await import('./plan.ts')), ...(await import('./apply.ts')) })
 
 interface InstallBody {
   harnesses?: string[]
@@ -112,6 +114,7 @@ export default async function installRoutes(app: FastifyInstance): Promise<void>
     handler: async (request) => {
       try {
         const { req, skipped } = installRequest(request)
+        const { planInstall } = await editors()
         return planJson(planInstall(req), { skipped })
       } catch (err) {
         asProblem(err)
@@ -130,6 +133,7 @@ export default async function installRoutes(app: FastifyInstance): Promise<void>
     handler: async (request) => {
       try {
         const { req, skipped } = installRequest(request)
+        const { applyInstall } = await editors()
         const result = applyInstall(req, request.body.token!)
         if (result.applied) await ledgerChange(request, 'hooks_installed', req.harnesses, request.body.token!)
         request.log.warn({ token: request.body.token, applied: result.applied }, 'harness hooks installed')
@@ -154,6 +158,7 @@ export default async function installRoutes(app: FastifyInstance): Promise<void>
         const all = registered()
         const harnesses = b.harnesses?.length ? selectHarnesses(all, plannedHarnesses(app.engine.registry), b.harnesses, harnessEnvOf(app.env, userHome, all.values()), b.scope ?? 'user').harnesses : [...all.values()]
         const req = { svcHome: app.engine.home, harnesses, ...(b.scope ? { scope: b.scope } : {}) }
+        const { applyUninstall, planUninstall } = await editors()
         const plan = planUninstall(req)
         if (b.dry_run) return planJson(plan, { applied: false })
         const result = applyUninstall(req, b.token ?? plan.token)

@@ -6,21 +6,11 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { create, Parser, type ReadEntry } from 'tar'
-import { refusedName } from './layout.ts'
+import { BundleError, MAX_BUNDLE_BYTES, refusedName } from './layout.ts'
 
-/** A bundle larger than this (compressed or not) is refused before it is unpacked further. */
-export const MAX_BUNDLE_BYTES = 16 * 1024 * 1024
+export { BundleError, MAX_BUNDLE_BYTES }
+
 const MAX_FILES = 4096
-
-export class BundleError extends Error {
-  /** The revision the bundle's manifest claims, when it could be read (unverified: for the record only). */
-  claimedRevision?: number
-
-  constructor(message: string) {
-    super(message)
-    this.name = 'BundleError'
-  }
-}
 
 /** The files of a `bundle.tar.gz`, by name; throws BundleError naming what was wrong. */
 export function unpackBundle(bytes: Uint8Array): Promise<Map<string, Buffer>> {

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino'
 import type { Engine, OperatorEventVerdict } from '../../core/index.ts'
 import { bundleSourcesAt, isBundleSource, sha256 as sha256Hex } from '../../core/index.ts'
-import { BundleError } from './archive.ts'
+import { BundleError } from './layout.ts'
 import { activate, deactivate, prune, readActive, stageBundle } from './disk.ts'
 import { fetchBundle } from './fetch-bundle.ts'
 import type { ManagedSettings } from './managed.ts'

@@ -2,7 +2,7 @@
  * One conditional download of the bundle URL: `If-None-Match` with the last ETag, a time limit, and a size
  * limit enforced while reading (a server that lies about Content-Length or never stops is cut off).
  */
-import { MAX_BUNDLE_BYTES } from './archive.ts'
+import { MAX_BUNDLE_BYTES } from './layout.ts'
 import type { BundleSettings } from './managed.ts'
 
 export type FetchOutcome =

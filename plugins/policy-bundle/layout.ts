@@ -4,6 +4,19 @@
  * a bundle cannot carry a user layer, a repo layer or a file svc would silently ignore.
  */
 
+/** A bundle larger than this (compressed or not) is refused before it is unpacked further. */
+export const MAX_BUNDLE_BYTES = 16 * 1024 * 1024
+
+export class BundleError extends Error {
+  /** The revision the bundle's manifest claims, when it could be read (unverified: for the record only). */
+  claimedRevision?: number
+
+  constructor(message: string) {
+    super(message)
+    this.name = 'BundleError'
+  }
+}
+
 export const MANIFEST = '.manifest'
 export const SIGNATURES = '.signatures.json'
 /** The bundle's one root (`.manifest` `roots`). */

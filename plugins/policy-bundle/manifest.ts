@@ -3,7 +3,7 @@
  * "metadata": {"expires": "<RFC 3339>", "min_svc": "<x.y.z>"}}`. The revision only ever goes up.
  */
 import { lazyValidator } from '../../core/index.ts'
-import { BundleError } from './archive.ts'
+import { BundleError } from './layout.ts'
 import { ROOT } from './layout.ts'
 
 export interface BundleManifest {

@@ -5,9 +5,7 @@
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto'
 import { sha256 } from '../../core/index.ts'
-import { CompactSign, compactVerify, decodeProtectedHeader, exportPKCS8, exportSPKI, generateKeyPair, importPKCS8, importSPKI } from 'jose'
-import { BundleError } from './archive.ts'
-import { SIGNATURES } from './layout.ts'
+import { BundleError, SIGNATURES } from './layout.ts'
 
 const ALG = 'EdDSA'
 
@@ -41,7 +39,11 @@ export function trustRoot(publicPem: string): TrustRoot {
 }
 
 /** A new bundle-signing key pair as PEM (PKCS#8 private, SPKI public). */
+/** jose, loaded when a bundle is first signed or checked (the daemon starts without it: most have no managed bundle). */
+const jose = () => import('jose')
+
 export async function generateSigningKey(): Promise<{ privatePem: string; publicPem: string; keyid: string }> {
+  const { exportPKCS8, exportSPKI, generateKeyPair } = await jose()
   const { privateKey, publicKey } = await generateKeyPair('Ed25519', { extractable: true })
   const publicPem = await exportSPKI(publicKey)
   return { privatePem: await exportPKCS8(privateKey), publicPem, keyid: keyIdOf(publicPem) }
@@ -57,6 +59,7 @@ export function fileList(files: ReadonlyMap<string, Uint8Array>): SignedFile[] {
 
 /** `.signatures.json` for these files, signed with a PKCS#8 PEM Ed25519 private key. */
 export async function signFiles(files: ReadonlyMap<string, Uint8Array>, privatePem: string): Promise<string> {
+  const { CompactSign, importPKCS8 } = await jose()
   let key: Awaited<ReturnType<typeof importPKCS8>>
   let publicPem: string
   try {
@@ -76,6 +79,7 @@ export async function signFiles(files: ReadonlyMap<string, Uint8Array>, privateP
  * Returns the signing key's id; throws BundleError naming what failed.
  */
 export async function verifyFiles(files: ReadonlyMap<string, Uint8Array>, roots: readonly TrustRoot[]): Promise<string> {
+  const { compactVerify, decodeProtectedHeader, importSPKI } = await jose()
   const raw = files.get(SIGNATURES)
   if (!raw) throw new BundleError('bundle is not signed (no .signatures.json)')
   let jws: string

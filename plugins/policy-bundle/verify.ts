@@ -5,8 +5,7 @@
  */
 import { sha256 } from '../../core/index.ts'
 import { createRequire } from 'node:module'
-import { BundleError, unpackBundle } from './archive.ts'
-import { MANIFEST } from './layout.ts'
+import { BundleError, MANIFEST } from './layout.ts'
 import { compareVersions, parseManifest, type BundleManifest } from './manifest.ts'
 import { fileList, verifyFiles, type TrustRoot } from './signature.ts'
 
@@ -27,6 +26,8 @@ export interface VerifiedBundle {
 
 export async function verifyBundle(bytes: Uint8Array, roots: readonly TrustRoot[]): Promise<VerifiedBundle> {
   if (roots.length === 0) throw new BundleError('no bundle-signing keys are pinned; every bundle is refused')
+  // tar loads when a bundle is first checked, not at every daemon start (most have no managed bundle).
+  const { unpackBundle } = await import('./archive.ts')
   const files = await unpackBundle(bytes)
   let keyid: string
   try {

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { callPayloadBytes, sha256 } from '../../core/index.ts'
-import { tempDir } from '../../test/helpers/daemon.ts'
+import { tempDir } from '../../test/helpers/temp.ts'
 import { PayloadStore, retentionFrom, verifyPayloads } from './payload-store.ts'
 
 const call = (command: string) => callPayloadBytes({ tool: 'Bash', input: { command } })

@@ -9,12 +9,16 @@ import { applyCase, revertApply } from './apply.ts'
 import { buildBundle, bundleBytes, redactedSummary } from './bundle.ts'
 import { callTraceRoute } from './call-trace.ts'
 import { caseEvent, casePolicyHash, eligibleLeaf, refusal } from './case-event.ts'
-import { draftReplacement, type BundleView } from './draft.ts'
+import type { BundleView } from './draft.ts'
 import type { Fixture } from './fixtures.ts'
 import type { PayloadStore } from './payload-store.ts'
 import { DEFAULT_REPLAY_LIMIT, MAX_REPLAY_LIMIT, replayCase } from './replay.ts'
 import { TARGET_CHOICES } from './target.ts'
-import { validateCase, type Validated, type ValidateRequest } from './validate.ts'
+import type { Validated, ValidateRequest } from './validate.ts'
+
+// The case editors (YAML, the replacement compiler) load at the first request that drafts or validates a case,
+// not at every daemon start.
+const validateCase: typeof import('./validate.ts').validateCase = async (...args) => (await import('./validate.ts')).validateCase(...args)
 
 const seqParam = { type: 'object', required: ['seq'], properties: { seq: { type: 'string', pattern: '^(0|[1-9][0-9]{0,14})$' } } } as const
 const problem = { $ref: 'Problem#' } as const
@@ -100,7 +104,7 @@ export function falsePositiveRoutes(payloads: () => PayloadStore) {
         const c = caseEvent(engine, payloads(), Number(request.params.seq))
         const disabled = engine.policy.isDisabled(c.gate) || (c.repo !== undefined && engine.policy.repoDisables(c.repo).has(c.gate.id))
         const bundle = JSON.parse(bundleBytes(buildBundle(c, { policyHash: casePolicyHash(engine, c.repo), home: home(), disabled, raw: false })).toString()) as BundleView
-        const draft = draftReplacement(bundle)
+        const draft = (await import('./draft.ts')).draftReplacement(bundle)
         return { replacement_yaml: draft.yaml, exact: draft.exact }
       },
     })

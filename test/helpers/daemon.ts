@@ -1,14 +1,15 @@
 /**
  * Test helpers: a real daemon (engine + Fastify) on an ephemeral loopback port over a temp $SVC_HOME.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import pino, { type Logger } from 'pino'
 import type { EnginePlugin } from '../../core/index.ts'
 import type { RunningDaemon } from '../../daemon/index.ts'
 import { startSvcDaemon } from '../../cli/start-daemon.ts'
 import { seedOperatorPassword } from './operator-password.ts'
+import { tempDir } from './temp.ts'
+
+export { tempDir }
 
 export interface TestDaemon extends RunningDaemon {
   readonly home: string
@@ -19,10 +20,6 @@ export interface TestDaemon extends RunningDaemon {
   /** An operator bearer token (logged in once with the test password, then reused). */
   operatorToken(): Promise<string>
   stop(): Promise<void>
-}
-
-export function tempDir(prefix = 'svc-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix))
 }
 
 /**

@@ -47,7 +47,7 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, st
 
 /**
  * Runs `svc <args>` as a child process (cli/svc.sh) with exactly `env` (plus PATH unless given): no compile cache
- * unless the test passes one, as a user's process starts (test/compile-cache-home.test.ts relies on it).
+ * unless the test passes one, as a user's process starts (test/compile-cache-home.e2e.test.ts relies on it).
  */
 export function runCliProcess(args: readonly string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<CliRun> {
   return new Promise((resolve, reject) => {

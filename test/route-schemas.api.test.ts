@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import pino from 'pino'
 import { createEngine, type EnginePlugin } from '../core/index.ts'
 import { buildApp, createAuthService, routes, type FeatureRoutes } from '../daemon/index.ts'
-import { compileAllSchemas } from '../daemon/server/lazy-schemas.ts'
+import { compileAllSchemas, routeSchemas } from '../daemon/server/lazy-schemas.ts'
+import { newAjv } from '../core/lazy-ajv.ts'
 import { SHIPPED_POLICIES_DIR, VERSION } from '../cli/paths.ts'
 import { allPlugins } from '../cli/plugins.ts'
 import { tempDir } from './helpers/daemon.ts'
@@ -52,6 +53,17 @@ describe('route schemas compiled on first use', () => {
     const compiled = compileAllSchemas(app)
     expect(compiled).toBeGreaterThan(100) // every route's request and response schemas not used above
     expect(compileAllSchemas(app)).toBe(0)
+  })
+
+  it('every route schema and shared schema is valid JSON Schema (the daemon skips the meta-schema check at start)', async () => {
+    const { app } = await appWith(allPlugins)
+    const ajv = newAjv({ validateSchema: true })
+    const schemas = [...routeSchemas(app), ...(Object.values(app.getSchemas()) as object[])]
+    expect(schemas.length).toBeGreaterThan(100)
+    const invalid = schemas.filter((schema) => !ajv.validateSchema(schema)).map((schema) => `${JSON.stringify(schema).slice(0, 120)}: ${ajv.errorsText()}`)
+    expect(invalid).toEqual([])
+    // The check itself finds a broken one.
+    expect(ajv.validateSchema({ type: 'object', properties: { a: { type: 'no-such-type' } } })).toBe(false)
   })
 
   it('a schema that does not compile fails the first request that needs it as a 500 problem, and fails compileAllSchemas', async () => {

@@ -98,7 +98,7 @@ const generated = ops.flatMap((op) =>
     valid,
     validQuery: { from: '1', seqs: '0' },
     defaultBodyLimit: BODY_LIMIT_BYTES,
-    // It answers text that is not Unicode with a recorded deny (test/hook-bad-input.test.ts), not a 400.
+    // It answers text that is not Unicode with a recorded deny (test/hook-bad-input.api.test.ts), not a 400.
     readsIllFormedText: new Set(['POST /v1/gates/check']),
     bodyLimits: { '/v1/hooks/{harness}/{event}': HOOK_BODY_LIMIT },
   }),
@@ -138,7 +138,7 @@ const semantic: BadCase[] = [
   op('POST', '/v1/mcp/proxy/nothing', { server: 'x', identity: { command: 'x', args: [], cwd: '/tmp' } }, 404, /no event "nothing"/),
   op('POST', '/v1/mcp/pin/accept', { server: 'queued' }, 400, /missing required field "fingerprint"/, true),
   op('POST', '/v1/mcp/pin/accept', { server: 'queued', fingerprint: `sha256:${'0'.repeat(64)}` }, 409, /fingerprint/, true),
-  // Pre-tool events answer every bad payload with a native deny instead (test/hook-bad-input.test.ts).
+  // Pre-tool events answer every bad payload with a native deny instead (test/hook-bad-input.api.test.ts).
   op('POST', '/v1/hooks/claude-code/PostToolUse', { tool_input: {} }, 400, /field "tool_name" is required/),
   op('POST', '/v1/hooks/gemini/PreToolUse', {}, 404, /no hook event "PreToolUse"/),
   op('POST', '/v1/hooks/windsurf/pre_run_command', {}, 501, /not yet implemented/),

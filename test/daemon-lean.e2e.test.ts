@@ -4,9 +4,12 @@
  * does not load Node's TypeScript stripper (a WebAssembly module of its own, ~17 MiB per thread); cli/svc.sh
  * gives the daemon process its V8 memory flags; the inline-code grammars (~9 MiB) load when code of their
  * language is first analysed; `svc daemon` gives back what starting it left behind once it is quiet (idle-gc.ts).
+ * What a start loads is what it costs (bench/daemon-start): a restarted daemon loads no other command, no OpenAPI
+ * generator, no YAML (the parse cache has the shipped packs) and no bundle or signer library until one is used,
+ * and an installed svc strips its TypeScript once.
  */
 import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import pino from 'pino'
@@ -14,6 +17,7 @@ import { describe, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../cli/paths.ts'
 import { collectWhenIdle } from '../daemon/idle-gc.ts'
 import { spawnDaemon } from './helpers/child-daemon.ts'
+import { startDaemonProcess } from './helpers/daemon-process.ts'
 import { tempDir } from './helpers/daemon.ts'
 import { waitFor } from './helpers/wait.ts'
 
@@ -54,6 +58,32 @@ await worker.terminate()
 process.stdout.write(JSON.stringify(reply))
 `
 
+// As WORKER_PROBE, over a copy of the modules under node_modules (where svc's own strip hook strips its TypeScript):
+// also reports whether the main thread loaded the stripper.
+const INSTALLED_PROBE = `
+import module from 'node:module'
+module.enableCompileCache(process.env.CACHE)
+const root = process.env.ROOT
+await import(root + 'core/strip-types-hook.js')
+const { startWorker } = await import(root + 'core/worker-thread.ts')
+await import(root + 'test/fixtures/worker-thread/report-stripper.ts')
+const { once } = await import('node:events')
+const worker = startWorker(new URL(root + 'test/fixtures/worker-thread/report-stripper.ts'), { workerData: { answer: 42 } })
+const [reply] = await once(worker, 'message')
+await worker.terminate()
+process.stdout.write(JSON.stringify({ ...reply, main: process.moduleLoadList.some((m) => m.includes('amaro')) }))
+`
+
+// Preloaded into `svc daemon` (NODE_OPTIONS=--import): at exit, every module the main thread resolved.
+const RESOLVE_PROBE = `
+import module from 'node:module'
+import { writeFileSync } from 'node:fs'
+import { isMainThread } from 'node:worker_threads'
+const seen = new Set()
+module.registerHooks({ resolve(specifier, context, next) { const r = next(specifier, context); seen.add(r.url); return r } })
+if (isMainThread) process.on('exit', () => writeFileSync(process.env.SVC_MODULES_OUT, JSON.stringify([...seen])))
+`
+
 /** The memory probe's answer, or undefined while the file is still being written. */
 function parsed(text: string): { spaces: Record<string, { size: number }> } | undefined {
   try {
@@ -88,6 +118,27 @@ describe('what a daemon keeps in memory', () => {
     expect(modules.some((u) => u.includes('/core/ledger/ledger.ts'))).toBe(true) // the probe sees the daemon's modules
     expect(modules.filter((u) => u.includes('/node_modules/@opentelemetry/'))).toEqual([])
     expect(grammars).toEqual({ idle: ['tree_sitter_bash'], afterPython: ['tree_sitter_bash', 'tree_sitter_python'] })
+  })
+
+  it('a restarted svc daemon loads its own command and what answering needs: no other command, no OpenAPI generator, YAML, bundle or signer libraries', async () => {
+    const home = tempDir()
+    const probe = join(home, 'resolve-probe.mjs')
+    const out = join(home, 'modules.json')
+    writeFileSync(probe, RESOLVE_PROBE)
+    const env = { HOME: home, SVC_HOME: join(home, '.svc'), SVC_ALLOW_UNATTESTED: '1' }
+    // A restart: the first start parsed the shipped policy packs (YAML), the second reads the parse cache.
+    expect(await (await startDaemonProcess(env)).stop()).toBe(0)
+    const daemon = await startDaemonProcess({ ...env, SVC_MODULES_OUT: out, NODE_OPTIONS: `--import=${probe}` })
+    try {
+      expect((await fetch(`${daemon.url}/v1/health`)).ok).toBe(true)
+    } finally {
+      expect(await daemon.stop()).toBe(0)
+    }
+    const modules = (JSON.parse(readFileSync(out, 'utf8')) as string[]).map((u) => u.replace(pathToFileURL(PROJECT_ROOT).href + '/', ''))
+    expect(modules).toContain('core/ledger/ledger.ts') // the probe saw the daemon's modules
+    expect(modules.filter((m) => m.startsWith('cli/commands/')).sort()).toEqual(['cli/commands/daemon.ts', 'cli/commands/index.ts', 'cli/commands/mcp-proxy.ts'])
+    const packages = ['@fastify/swagger', 'yaml', 'jose', 'tar', 'otplib', 'diff']
+    expect(packages.filter((p) => modules.some((m) => m.includes(`/node_modules/${p}/`)))).toEqual([])
   })
 
   it('collectWhenIdle collects after a quiet look, once per busy spell, never while the event loop is busy', async () => {
@@ -145,5 +196,15 @@ describe('what a daemon keeps in memory', () => {
       const reply = JSON.parse(run(WORKER_PROBE, { CACHE: cache })) as { answer: number; stripper: boolean }
       expect(reply).toEqual({ answer: 42, stripper: false })
     }
+  })
+
+  it('an installed svc strips its TypeScript once: the next start, and its worker threads, read the compile cache', () => {
+    const pkg = join(tempDir(), 'node_modules', 'svc')
+    for (const f of ['core/strip-types-hook.js', 'core/worker-thread.ts', 'test/fixtures/worker-thread/report-stripper.ts']) cpSync(join(PROJECT_ROOT, f), join(pkg, f))
+    const cache = tempDir()
+    const env = { CACHE: cache, ROOT: pathToFileURL(pkg).href + '/' }
+    // The first start strips on the main thread; its worker already reads what the main thread stored.
+    expect(JSON.parse(run(INSTALLED_PROBE, env))).toEqual({ answer: 42, stripper: false, main: true })
+    expect(JSON.parse(run(INSTALLED_PROBE, env))).toEqual({ answer: 42, stripper: false, main: false })
   })
 })

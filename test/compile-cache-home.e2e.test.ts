@@ -1,12 +1,14 @@
 /**
  * Where the `svc` binary keeps V8's compile cache (cli/bin.js): inside the home the command works on, which
- * the self-protection gates keep agents out of, and only once that home exists. `--home` names that home as
- * it does for the command itself; a process started without NODE_COMPILE_CACHE (as a user's is) shows it.
+ * the self-protection gates keep agents out of, and only once that home exists (`svc daemon` creates it first,
+ * as it would anyway). `--home` names that home as it does for the command itself; a process started without
+ * NODE_COMPILE_CACHE (as a user's is) shows it.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from './helpers/daemon.ts'
+import { startDaemonProcess } from './helpers/daemon-process.ts'
 import { runCliProcess } from './helpers/run-cli.ts'
 
 const root = tempDir('svc-compile-cache-')
@@ -36,5 +38,17 @@ describe('the compile cache of the svc binary', () => {
     const absent = join(root, 'absent')
     await runCliProcess(['--version'], { HOME: join(root, 'nohome'), SVC_HOME: absent })
     expect(existsSync(absent)).toBe(false)
+  })
+
+  it('svc daemon fills it at its first start in a home that does not exist yet, which it creates private', async () => {
+    const home = join(root, 'first-daemon')
+    const daemon = await startDaemonProcess({ HOME: join(root, 'nohome'), SVC_HOME: home, SVC_ALLOW_UNATTESTED: '1', NODE_COMPILE_CACHE: '' })
+    try {
+      expect((await fetch(`${daemon.url}/v1/health`)).ok).toBe(true)
+    } finally {
+      expect(await daemon.stop()).toBe(0)
+    }
+    expect(statSync(home).mode & 0o777).toBe(0o700)
+    expect(filled(cacheOf(home))).toBe(true)
   })
 })
