@@ -12,11 +12,16 @@ import { strippedSource } from './strip-types-hook.js'
 
 const dirs: string[] = []
 const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
 
 function counting() {
   const calls: string[] = []
-  const stripper = (text: string) => (calls.push(text), module.stripTypeScriptTypes(text, { mode: 'strip' }))
+  const stripper = (text: string) => {
+    calls.push(text)
+    return module.stripTypeScriptTypes(text, { mode: 'strip' })
+  }
   return { calls, stripper }
 }
 
