@@ -24,6 +24,7 @@ COPY core ./core
 COPY daemon ./daemon
 COPY ledger-verify ./ledger-verify
 COPY redaction ./redaction
+COPY harness-contract ./harness-contract
 COPY plugins ./plugins
 COPY harnesses ./harnesses
 COPY guardrail-providers ./guardrail-providers

@@ -20,6 +20,7 @@ export {
 export { categoriesMeeting, flagSeverity, isSeverity, type CategoryResult, type ClassifierResult, type Severity, type Threshold } from './guardrail/severity.ts'
 export { GuardrailFailure, malformed, type ProviderConnection } from './guardrail/failure.ts'
 export {
+  addToPolicyList,
   applyPlugins,
   createRegistries,
   broughtSurfaces,
@@ -69,34 +70,6 @@ export type { PolicyFile } from './policy/policy-file.ts'
 export type { DisableFacts } from './policy/disable-seal.ts'
 export { parseDuration } from './duration.ts'
 export { SessionStore, type Session } from './sessions/store.ts'
-export {
-  defineHarness,
-  definePlannedHarnesses,
-  denyText,
-  harnessRegistry,
-  plannedHarnesses,
-  HookPayloadError,
-  type ConfigLocation,
-  type HarnessDefinition,
-  type HarnessEnv,
-  type HarnessInstallPlan,
-  type HarnessPlugin,
-  type HarnessScope,
-  type HookAnswer,
-  type HookInput,
-  type HookPhase,
-  type HookSwitches,
-  type HookTrust,
-  type InstallContext,
-  type InstallEntry,
-  type SandboxFacts,
-  type McpServerEntry,
-  type NativeResponse,
-  type ProbeResult,
-  type ProbeTargets,
-  type ProtectedPaths,
-  type TrustRequest,
-} from './harness.ts'
 // The ledger for fleet plugins and the CLI (witnessing, export, verification): the writer, a reader of its own,
 // checkpoints.log.
 export { SqliteLedger, type Ledger } from './ledger/ledger.ts'

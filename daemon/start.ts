@@ -7,8 +7,6 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { daemonLogger } from './log.ts'
-import { trustKeysFromEnv } from './trust-env.ts'
 import { createEngine, protectedPorts, type Engine, type EnginePlugin } from '../core/index.ts'
 import { daemonListeners } from './surfaces.ts'
 import { attachRenewal } from './renewal.ts'
@@ -26,7 +24,7 @@ export interface DaemonOptions {
   readonly host?: string
   readonly allowNonLoopback?: boolean
   readonly env: NodeJS.ProcessEnv
-  readonly log?: Logger
+  readonly log: Logger
   /** Every plugin the engine applies, in order (the composition root's list). */
   readonly plugins: readonly EnginePlugin[]
   /** Directory of the shipped daemon-layer policy files. */
@@ -76,10 +74,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   if (!LOOPBACK.has(host) && !inContainer(opts.env) && !opts.allowNonLoopback) {
     throw new Error(`refusing to listen on ${host}: the API is loopback-only outside a container (pass --allow-non-loopback to force it)`)
   }
-  const log = opts.log ?? daemonLogger(opts.env)
+  const { log } = opts
   mkdirSync(opts.home, { recursive: true, mode: 0o700 })
-  const trusted = trustKeysFromEnv(opts.home, opts.env)
-  if (trusted > 0) log.info({ added: trusted }, 'trusted host keys from SVC_TRUSTED_HOST_KEYS')
   // Bound before the first request; with --port 0 the real port is added once listen() has picked it.
   const svcPorts = protectedPorts(opts.env, opts.port)
   const sessions = new SessionStore({ idleMs: durationEnv(opts.env, 'SVC_SESSION_IDLE') })

@@ -8,7 +8,8 @@ import claudeCode from './claude-code/index.ts'
 import codex from './codex/index.ts'
 import cursor from './cursor/index.ts'
 import gemini from './gemini/index.ts'
-import { definePlannedHarnesses, type EnginePlugin, type HarnessPlugin, type ProtectedPaths } from '../core/index.ts'
+import { type EnginePlugin } from '../core/index.ts'
+import { definePlannedHarnesses, type HarnessPlugin, type ProtectedPaths } from '../harness-contract/index.ts'
 
 export const harnessPlugins: readonly HarnessPlugin[] = [claudeCode, codex, gemini, cursor]
 

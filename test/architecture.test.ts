@@ -67,8 +67,8 @@ describe('architecture', () => {
             expect(['core/index.ts', 'core/types.ts'], `${relative(PROJECT_ROOT, file)} imports ${rel}`).toContain(rel)
           } else if (top(target) === 'daemon') {
             expect(rel, `${relative(PROJECT_ROOT, file)} imports ${rel}`).toBe('daemon/index.ts')
-          } else if (top(target) === 'redaction') {
-            expect(rel, `${relative(PROJECT_ROOT, file)} imports ${rel}`).toBe('redaction/index.ts')
+          } else if (['redaction', 'harness-contract'].includes(top(target))) {
+            expect(rel, `${relative(PROJECT_ROOT, file)} imports ${rel}`).toBe(`${top(target)}/index.ts`)
           } else {
             expect(top(target), `${relative(PROJECT_ROOT, file)} imports ${rel}`).toBe(family)
           }
@@ -88,7 +88,7 @@ describe('architecture', () => {
         if (from.endsWith('.test.ts') || from === `${family}/index.ts` || from === `${family}/commands.ts`) continue
         for (const spec of imports(file)) {
           const rel = relative(PROJECT_ROOT, resolve(dirname(file), spec))
-          if (['core', 'daemon', 'redaction'].includes(top(resolve(dirname(file), spec))) || shared.has(folder(rel))) continue
+          if (['core', 'daemon', 'redaction', 'harness-contract'].includes(top(resolve(dirname(file), spec))) || shared.has(folder(rel))) continue
           expect(folder(rel), `${from} imports ${rel}`).toBe(folder(from))
         }
       }
@@ -145,7 +145,7 @@ describe('architecture', () => {
   })
 
   it('keeps files under 400 lines', () => {
-    for (const dir of ['core', 'daemon', 'ledger-verify', 'redaction', 'testing', 'plugins', 'harnesses', 'guardrail-providers', 'cli', 'scripts', 'bench']) {
+    for (const dir of ['core', 'daemon', 'ledger-verify', 'redaction', 'harness-contract', 'testing', 'plugins', 'harnesses', 'guardrail-providers', 'cli', 'scripts', 'bench']) {
       for (const file of checked(dir)) {
         if (file.endsWith('.test.ts')) continue
         const lines = readFileSync(file, 'utf8').split('\n').length
@@ -154,7 +154,7 @@ describe('architecture', () => {
     }
   })
 
-  it('core names no harness: only harness folders know a harness (wire formats, config files, ids)', () => {
+  it('core and the harness contract name no harness: only harness folders know a harness (wire formats, config files, ids)', () => {
     // Registered harnesses by id and by the first word of their name; planned ids too ("factory" is left
     // out: it is also an ordinary word, e.g. tapable's HookMap factory).
     const names = new Set<string>()
@@ -165,7 +165,7 @@ describe('architecture', () => {
     for (const id of PLANNED_HARNESSES) if (id !== 'factory') names.add(id)
     const pattern = new RegExp(`\\b(${[...names].map((n) => n.replace(/[-]/g, '\\-')).join('|')})\\b`, 'i')
     const offenders: string[] = []
-    for (const file of checked('core')) {
+    for (const file of [...checked('core'), ...checked('harness-contract')]) {
       if (file.endsWith('.test.ts')) continue
       readFileSync(file, 'utf8')
         .split('\n')
@@ -227,7 +227,7 @@ describe('a harness is one folder and one line (issue 26)', () => {
 /**
  * What a path belongs to, for the face rule: the core, the daemon, the CLI, one plugin folder (plugins/<name>/,
  * plugins/gates/<kind>/, harnesses/<id>/, guardrail-providers/<id>/), one library folder (ledger-verify/,
- * redaction/, harnesses/kit/, guardrail-providers/kit/), or a family's own list (plugins/index.ts, …).
+ * redaction/, harness-contract/, harnesses/kit/, guardrail-providers/kit/), or a family's own list (plugins/index.ts, …).
  */
 function unitOf(rel: string): string {
   const parts = rel.split('/')
@@ -246,7 +246,7 @@ function facesOf(rel: string): string[] {
   const unit = unitOf(rel)
   if (unit === 'core') return ['core/index.ts', 'core/types.ts']
   if (['plugins', 'harnesses', 'guardrail-providers'].includes(unit)) return [`${unit}/index.ts`, `${unit}/commands.ts`]
-  if (['daemon', 'ledger-verify', 'redaction'].includes(unit) || unit.endsWith('/kit')) return [`${unit}/index.ts`]
+  if (['daemon', 'ledger-verify', 'redaction', 'harness-contract'].includes(unit) || unit.endsWith('/kit')) return [`${unit}/index.ts`]
   // A plugin folder: its index.ts, and the static manifest of the CLI commands it brings (read by plugins/commands.ts).
   if (unit.includes('/')) return [`${unit}/index.ts`, `${unit}/commands.ts`]
   return []

@@ -1,6 +1,6 @@
 /** `svc daemon`: runs the daemon in the foreground until SIGTERM/SIGINT, then shuts down gracefully. */
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { collectWhenIdle } from '../../daemon/index.ts'
+import { collectWhenIdle } from '../daemon/idle-gc.ts'
 import type { CliIo } from '../io.ts'
 import { DEFAULT_DASHBOARD_PORT, DEFAULT_PORT, svcHome } from '../paths.ts'
 import { startSvcDaemon } from '../start-daemon.ts'

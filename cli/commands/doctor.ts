@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
-import type { HarnessDefinition } from '../../core/index.ts'
+import type { HarnessDefinition } from '../../harness-contract/index.ts'
 import { entriesOf, harnessEnvOf, loadInstallTools, readManifest, sandboxProbes as runProbes, type ProbeResult } from '../../plugins/installer/index.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { daemonUrl, svcHome, userHomeOf } from '../paths.ts'

@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander'
 import { TIERS } from '../../core/types.ts'
 import { trustFilePath } from '../../core/index.ts'
-import { trustLine } from '../../daemon/index.ts'
+import { trustLine } from '../daemon/trust-env.ts'
 import { durationOption } from '../duration-option.ts'
 import { askNewSecret, banner, CliError, stderrColour, type CliIo } from '../io.ts'
 import { svcHome } from '../paths.ts'

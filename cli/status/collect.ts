@@ -8,7 +8,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import { Agent, get as httpGet } from 'node:http'
 import { join } from 'node:path'
-import type { HarnessDefinition } from '../../core/index.ts'
+import type { HarnessDefinition } from '../../harness-contract/index.ts'
 import { harnessPlugins } from '../../harnesses/index.ts'
 import { entriesOf, loadInstallChecks, shimPath, shimState, type Manifest } from '../../plugins/installer/index.ts'
 import { projectHookSwitches, userHookSwitches, type HookSwitch } from './hook-switches.ts'

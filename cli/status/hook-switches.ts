@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type { HarnessDefinition, HookSwitches } from '../../core/index.ts'
+import type { HarnessDefinition, HookSwitches } from '../../harness-contract/index.ts'
 import { harnessPlugins } from '../../harnesses/index.ts'
 import { harnessEnvOf } from '../../plugins/installer/index.ts'
 

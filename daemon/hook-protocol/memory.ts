@@ -8,7 +8,7 @@
  */
 import type { PayloadDigest } from '../../core/hash.ts'
 import { payloadDigestWithout } from './replay-digest.ts'
-import type { HarnessDefinition, HookAnswer } from '../../core/harness.ts'
+import type { HarnessDefinition, HookAnswer } from '../../harness-contract/index.ts'
 
 /**
  * How long an answer is replayed to a duplicate delivery. Short on purpose: duplicates arrive within

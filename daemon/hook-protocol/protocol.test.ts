@@ -1,7 +1,7 @@
 /** The hook protocol without HTTP: replay window, duplicate deliveries, outcome links, the serving session. */
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Engine } from '../../core/engine.ts'
-import type { HookInput } from '../../core/harness.ts'
+import type { HookInput } from '../../harness-contract/index.ts'
 import { testEngine } from '../../testing/test-engine.ts'
 import { HookProtocol } from './protocol.ts'
 import { REPLAY_MS } from './memory.ts'

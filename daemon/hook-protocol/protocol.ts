@@ -6,7 +6,7 @@
  * across daemon restarts; memory.ts covers what the ledger cannot show yet.
  */
 import type { Engine } from '../../core/engine.ts'
-import { harnessRegistry, type HookAnswer, type HookInput } from '../../core/harness.ts'
+import { harnessRegistry, type HookAnswer, type HookInput } from '../../harness-contract/index.ts'
 import { payloadHash } from '../../core/hash.ts'
 import { withPayloadDigest } from '../../core/engine/read-call.ts'
 import type { LeafObject } from '../../core/ledger/leaf.ts'

@@ -5,11 +5,12 @@
 import { join } from 'node:path'
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser'
 import { fileURLToPath } from 'node:url'
-import { defineHarness, denyText, RefusalError } from '../../core/index.ts'
+import { RefusalError } from '../../core/index.ts'
+import { defineHarness, denyText } from '../../harness-contract/index.ts'
 import { claudeSandboxPlan } from './sandbox.ts'
 import { probeClaude } from './probe.ts'
 import { asRecord, groupIsOurs, INSTALL_HEADER, parseClaudeStyle, readJsonc, serversFromJsonMap, shimCommand } from '../kit/index.ts'
-import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
+import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../harness-contract/index.ts'
 
 const ID = 'claude-code'
 const EVENTS = { PreToolUse: 'pre', PostToolUse: 'post', PostToolUseFailure: 'post_error' } as const

@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import type { ProbeResult, ProbeTargets } from '../../core/index.ts'
+import type { ProbeResult, ProbeTargets } from '../../harness-contract/index.ts'
 import { asRecord, onPath, probeCommands, readJsonc } from '../kit/index.ts'
 
 type SrtSettings = { filesystem: { denyRead: string[]; allowWrite: string[]; denyWrite: string[] }; network: { allowedDomains: string[]; deniedDomains: string[] } }

@@ -12,7 +12,7 @@
  */
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
-import type { HarnessInstallPlan, InstallContext, InstallEntry, SandboxFacts } from '../../core/index.ts'
+import type { HarnessInstallPlan, InstallContext, InstallEntry, SandboxFacts } from '../../harness-contract/index.ts'
 import { appendEach, claudePathSpellings, LOOPBACK_HOSTS, setting } from '../kit/index.ts'
 
 // Permission rules name a directory's contents with `/**` (code.claude.com/docs/en/permissions, "Read and Edit").

@@ -1,6 +1,6 @@
 /** `svc doctor --probe` for Codex: the attacks run through `codex sandbox` (its own entry point for a command in its sandbox). */
 import { spawnSync } from 'node:child_process'
-import type { ProbeResult, ProbeTargets } from '../../core/index.ts'
+import type { ProbeResult, ProbeTargets } from '../../harness-contract/index.ts'
 import { onPath, probeCommands } from '../kit/index.ts'
 
 export function probeCodex(t: ProbeTargets, env: Readonly<Record<string, string | undefined>>): ProbeResult[] {

@@ -11,7 +11,7 @@
  */
 import { join } from 'node:path'
 import { parse as parseToml } from 'smol-toml'
-import type { HarnessInstallPlan, InstallContext, SandboxFacts } from '../../core/index.ts'
+import type { HarnessInstallPlan, InstallContext, SandboxFacts } from '../../harness-contract/index.ts'
 import { TOML_SANDBOX_HEADER } from '../kit/index.ts'
 
 const USER_BLOCK = `${TOML_SANDBOX_HEADER}\nsandbox_mode = "workspace-write"\nsandbox_workspace_write.network_access = false\n\n`

@@ -9,7 +9,8 @@
 import { readFileSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse as parseToml } from 'smol-toml'
-import { writePrivateFile, type HookTrust, type TrustRequest } from '../../core/index.ts'
+import { writePrivateFile } from '../../core/index.ts'
+import { type HookTrust, type TrustRequest } from '../../harness-contract/index.ts'
 import { findCodex, withCodexAppServer, type CodexHookMetadata } from './app-server.ts'
 
 /** What svc wrote for Codex: the file and the exact command of each hook entry. */

@@ -5,9 +5,10 @@
  */
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
-import { defineHarness, denyText, mcpToolName, UNRESOLVED_MCP_SERVER } from '../../core/index.ts'
+import { mcpToolName, UNRESOLVED_MCP_SERVER } from '../../core/index.ts'
+import { defineHarness, denyText } from '../../harness-contract/index.ts'
 import { absolutePath, asRecord, commandIsOurs, compact, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand } from '../kit/index.ts'
-import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
+import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../harness-contract/index.ts'
 import { mapCursorTool } from './tools.ts'
 import { cursorSandboxPlan } from './sandbox.ts'
 

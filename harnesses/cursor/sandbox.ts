@@ -8,7 +8,7 @@
  * `--system` has nothing to write here.
  */
 import { join } from 'node:path'
-import type { HarnessInstallPlan, InstallContext, SandboxFacts } from '../../core/index.ts'
+import type { HarnessInstallPlan, InstallContext, SandboxFacts } from '../../harness-contract/index.ts'
 import { setting } from '../kit/index.ts'
 
 export function cursorSandboxPlan(ctx: InstallContext & { readonly sandbox: SandboxFacts }): HarnessInstallPlan {

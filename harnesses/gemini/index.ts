@@ -5,9 +5,9 @@
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { defineHarness, denyText } from '../../core/index.ts'
+import { defineHarness, denyText } from '../../harness-contract/index.ts'
 import { asRecord, compact, groupIsOurs, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand } from '../kit/index.ts'
-import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../core/index.ts'
+import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../harness-contract/index.ts'
 import { mapGeminiTool } from './tools.ts'
 import { geminiSandboxPlan } from './sandbox.ts'
 

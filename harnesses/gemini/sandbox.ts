@@ -9,7 +9,7 @@
  * which overrides user and workspace settings (docs/cli/enterprise.md).
  */
 import { join } from 'node:path'
-import type { HarnessInstallPlan, InstallContext, SandboxFacts } from '../../core/index.ts'
+import type { HarnessInstallPlan, InstallContext, SandboxFacts } from '../../harness-contract/index.ts'
 import { asRecord, setting } from '../kit/index.ts'
 
 export function geminiSandboxPlan(ctx: InstallContext & { readonly sandbox: SandboxFacts }, userSettings: string, schema: string): HarnessInstallPlan {

@@ -2,7 +2,7 @@
  * The Claude-style hook wire format, shared by the harnesses that speak it (Claude Code, Codex CLI; also
  * what Cursor sends to Claude hooks).
  */
-import type { HookInput, HookPhase } from '../../core/index.ts'
+import type { HookInput, HookPhase } from '../../harness-contract/index.ts'
 import { asRecord, compact, objectField, optionalString, requireString, withFilePath } from './payload.ts'
 
 /** Maps a native tool name and input onto the policy's tool vocabulary. */

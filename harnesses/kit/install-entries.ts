@@ -2,7 +2,7 @@
  * What every harness's installed hook entries share: the shim command line a command hook runs and the
  * marker that lets the installer recognise (and remove) exactly the entries this control plane wrote.
  */
-import type { InstallContext } from '../../core/index.ts'
+import type { InstallContext } from '../../harness-contract/index.ts'
 import { asRecord } from './payload.ts'
 
 /** The marker argument every installed command carries: `--svc-install=<id>`. */

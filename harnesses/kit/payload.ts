@@ -3,7 +3,7 @@
  * paths, compact meta.
  */
 import { isAbsolute, resolve } from 'node:path'
-import { HookPayloadError } from '../../core/index.ts'
+import { HookPayloadError } from '../../harness-contract/index.ts'
 
 /** A plain object, or undefined. */
 export function asRecord(value: unknown): Record<string, unknown> | undefined {

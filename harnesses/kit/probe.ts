@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { delimiter, join } from 'node:path'
-import type { ProbeTargets } from '../../core/index.ts'
+import type { ProbeTargets } from '../../harness-contract/index.ts'
 
 /** The probes as shell commands: each exits 0 only when the attack got through (`reads`: it only reads). */
 export function probeCommands(t: ProbeTargets): { probe: string; command: string; reads?: boolean }[] {

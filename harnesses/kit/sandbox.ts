@@ -3,7 +3,7 @@
  * loopback host spellings a network deny list must name, and the header of svc's TOML sandbox blocks.
  */
 import { relative } from 'node:path'
-import type { InstallEntry } from '../../core/index.ts'
+import type { InstallEntry } from '../../harness-contract/index.ts'
 
 /**
  * Every spelling of this host that a name-based network filter may see. Claude's proxy matches domains,

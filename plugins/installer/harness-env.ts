@@ -3,7 +3,7 @@
  * repository for repo scope, and the variables that relocate a harness's user configs (each harness's
  * `configVariables`). Without them svc would edit and check files the harness never reads.
  */
-import type { HarnessDefinition, HarnessEnv } from '../../core/index.ts'
+import type { HarnessDefinition, HarnessEnv } from '../../harness-contract/index.ts'
 
 export function harnessEnvOf(vars: Readonly<Record<string, string | undefined>>, home: string, harnesses: Iterable<HarnessDefinition>, repo?: string): HarnessEnv {
   const env: Record<string, string> = {}

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type HarnessScope, sha256, type TrustRequest, writePrivateFile } from '../../core/index.ts'
+import { sha256, writePrivateFile } from '../../core/index.ts'
+import { type HarnessScope, type TrustRequest } from '../../harness-contract/index.ts'
 
 /** One entry we wrote into a file. */
 export type ManifestEntry =

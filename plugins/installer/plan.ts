@@ -5,7 +5,8 @@
  */
 import { isDeepStrictEqual } from 'node:util'
 import { createPatch } from 'diff'
-import { type HarnessDefinition, type HarnessEnv, type HarnessScope, type InstallContext, type InstallEntry, readText, type SandboxFacts, RefusalError, sha256 } from '../../core/index.ts'
+import { readText, RefusalError, sha256 } from '../../core/index.ts'
+import { type HarnessDefinition, type HarnessEnv, type HarnessScope, type InstallContext, type InstallEntry, type SandboxFacts } from '../../harness-contract/index.ts'
 import { appendToArray, deleteAt, indexOfEqual, parseJsoncStrict, removeAt, setAt, valueAt } from './jsonc-edit.ts'
 import { backupPath, readManifest } from './manifest.ts'
 import type { ManifestEntry, ManifestFile } from './manifest.ts'

@@ -4,7 +4,7 @@
  * being installed: a command of one harness rewriting another's hooks switches svc off just as well), the sandbox
  * settings files a command could loosen (each harness's `sandboxSettings`), and svc's shipped policy packs.
  */
-import type { HarnessDefinition, HarnessEnv, SandboxFacts } from '../../core/index.ts'
+import type { HarnessDefinition, HarnessEnv, SandboxFacts } from '../../harness-contract/index.ts'
 
 export interface SandboxFactsRequest {
   readonly registered: readonly HarnessDefinition[]

@@ -4,10 +4,10 @@
  * probe must FAIL inside for the layer to hold.
  */
 import { join } from 'node:path'
-import type { HarnessDefinition, HarnessEnv, ProbeResult } from '../../core/index.ts'
+import type { HarnessDefinition, HarnessEnv, ProbeResult } from '../../harness-contract/index.ts'
 import type { Manifest } from './manifest.ts'
 
-export type { ProbeResult } from '../../core/index.ts'
+export type { ProbeResult } from '../../harness-contract/index.ts'
 
 export interface ProbeRequest {
   /** The registered harnesses, in registration order. */

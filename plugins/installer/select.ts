@@ -3,7 +3,8 @@
  * answer "not yet implemented"), or every registered harness detected for this user or repo.
  */
 import { existsSync } from 'node:fs'
-import { type HarnessDefinition, type HarnessEnv, type HarnessScope, RefusalError } from '../../core/index.ts'
+import { RefusalError } from '../../core/index.ts'
+import { type HarnessDefinition, type HarnessEnv, type HarnessScope } from '../../harness-contract/index.ts'
 
 /** A selection that cannot be served: 501 for planned harnesses, 400 for unknown ones. */
 export class HarnessSelectionError extends RefusalError {

@@ -6,7 +6,8 @@
  * annotations (MCP `Tool`, https://modelcontextprotocol.io/specification/2025-11-25/server/tools). Equal
  * identities give equal fingerprints whatever the key order or the harness the server was found in.
  */
-import { canonicalSha256, unwrapArgs, type McpServerEntry } from '../../core/index.ts'
+import { canonicalSha256, unwrapArgs } from '../../core/index.ts'
+import { type McpServerEntry } from '../../harness-contract/index.ts'
 
 /** What identifies a server: a config entry without where it was found. */
 export interface ServerIdentity extends Omit<McpServerEntry, 'name' | 'harness' | 'file' | 'transport'> {

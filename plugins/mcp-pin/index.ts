@@ -6,7 +6,8 @@
  * them through the normal policy path (modes, trace, nudge, ledger). Its routes (routes.ts) check and
  * accept pins over HTTP.
  */
-import { defineGateKind, extensionRegistry, harnessRegistry, mcpToolName, STAGE, UNRESOLVED_MCP_SERVER, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
+import { defineGateKind, extensionRegistry, mcpToolName, STAGE, UNRESOLVED_MCP_SERVER, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
+import { harnessRegistry } from '../../harness-contract/index.ts'
 import { lazyRoutes } from '../../daemon/index.ts'
 import { runtimeIdentityOf } from './fingerprint.ts'
 import { PROXY_LINKER, ProxyLinker } from './proxy-link.ts'

@@ -14,7 +14,8 @@
  */
 import { homedir } from 'node:os'
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { ApiProblem, extensionRegistry, harnessRegistry, mcpToolName, type HookAnswer } from '../../core/index.ts'
+import { ApiProblem, extensionRegistry, mcpToolName } from '../../core/index.ts'
+import { harnessRegistry, type HookAnswer } from '../../harness-contract/index.ts'
 import { ensureHookKey, HOOK_NONCE, hookMac, HookProtocol } from '../../daemon/index.ts'
 import { toolInfo, type RuntimeIdentity } from './fingerprint.ts'
 import { PinStore } from './pin-store.ts'

@@ -4,7 +4,8 @@
  */
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { type HarnessDefinition, type HarnessEnv, type McpServerEntry, readText } from '../../core/index.ts'
+import { readText } from '../../core/index.ts'
+import { type HarnessDefinition, type HarnessEnv, type McpServerEntry } from '../../harness-contract/index.ts'
 import { identityFromRuntime, identityOf, runtimeMatches } from './fingerprint.ts'
 import type { RuntimeIdentity, ServerIdentity } from './fingerprint.ts'
 

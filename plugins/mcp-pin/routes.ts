@@ -7,7 +7,8 @@
  */
 import { homedir } from 'node:os'
 import type { FastifyInstance } from 'fastify'
-import { ApiProblem, harnessRegistry } from '../../core/index.ts'
+import { ApiProblem } from '../../core/index.ts'
+import { harnessRegistry } from '../../harness-contract/index.ts'
 import { ABSOLUTE_PATH } from '../../daemon/index.ts'
 import { identityOf } from './fingerprint.ts'
 import type { McpToolInfo, ServerIdentity } from './fingerprint.ts'

@@ -6,7 +6,7 @@
  */
 import { homedir } from 'node:os'
 import type { FastifyInstance } from 'fastify'
-import { harnessRegistry } from '../../core/index.ts'
+import { harnessRegistry } from '../../harness-contract/index.ts'
 import { ABSOLUTE_PATH } from '../../daemon/index.ts'
 import { identityOf } from './fingerprint.ts'
 import { PinStore, type PinRecord } from './pin-store.ts'

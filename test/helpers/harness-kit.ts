@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { HarnessDefinition, HarnessEnv, HarnessPlugin, HarnessScope, HookAnswer } from '../../core/index.ts'
+import type { HarnessDefinition, HarnessEnv, HarnessPlugin, HarnessScope, HookAnswer } from '../../harness-contract/index.ts'
 import { applyInstall, applyUninstall } from '../../plugins/installer/apply.ts'
 import { planInstall, planUninstall, type InstallRequest } from '../../plugins/installer/plan.ts'
 

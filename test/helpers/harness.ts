@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { expect, it } from 'vitest'
-import type { HarnessDefinition, HarnessPlugin, HookAnswer } from '../../core/index.ts'
+import type { HarnessDefinition, HarnessPlugin, HookAnswer } from '../../harness-contract/index.ts'
 
 /** Payloads with the hook input each must parse to, by event. */
 export type ParseCases = Readonly<Record<string, readonly (readonly [event: string, payload: Readonly<Record<string, unknown>>, expected: Record<string, unknown>])[]>>

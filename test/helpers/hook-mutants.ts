@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { harnessPlugins } from '../../harnesses/index.ts'
-import type { HarnessDefinition } from '../../core/index.ts'
+import type { HarnessDefinition } from '../../harness-contract/index.ts'
 
 export interface HookRoute {
   readonly harness: HarnessDefinition

@@ -5,7 +5,7 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import type { HarnessDefinition } from '../../core/index.ts'
+import type { HarnessDefinition } from '../../harness-contract/index.ts'
 import type { InstallRequest } from '../../plugins/installer/plan.ts'
 
 export interface InstallWorld {

@@ -5,8 +5,8 @@
  * is how a host `svc` becomes able to mint sessions on it without editing files. Public keys only; a key the
  * daemon's trust file already lists, active or retired, is left as it is (a retirement is never undone).
  */
-import { readTrustedHostKeys, trustHostKey } from '../core/trust/host-keys.ts'
-import type { SignerKind } from '../core/types.ts'
+import { readTrustedHostKeys, trustHostKey } from '../../core/index.ts'
+import type { SignerKind } from '../../core/types.ts'
 
 const KINDS: readonly SignerKind[] = ['software', 'totp', 'os_keychain', 'hardware_key']
 

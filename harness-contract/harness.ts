@@ -5,9 +5,7 @@
  * installer adds, and says what self-protection, status, doctor and the hook protocol must know. It writes no
  * config file (the installer plugin does); only its optional doctor steps (`sandboxProbe`, `trust`) run its binary.
  */
-import type { EnginePlugin, Registries } from './plugin.ts'
-import { addToPolicyList, extensionRegistry, registerOnce } from './plugin.ts'
-import type { ToolCall } from './types.ts'
+import { addToPolicyList, extensionRegistry, registerOnce, type EnginePlugin, type Registries, type ToolCall } from '../core/index.ts'
 
 /** Install scope: the user's home-level configs or one repository's. */
 export type HarnessScope = 'user' | 'repo'

@@ -1,0 +1,34 @@
+/**
+ * The harness contract's public face: what a harness folder defines (`defineHarness`) and what the daemon's hook
+ * route, the installer, MCP pinning, status and doctor read from the registered harnesses. It is not the kernel's:
+ * an engine decides tool calls without knowing any harness. A library folder every family may import.
+ * @module
+ */
+export {
+  defineHarness,
+  definePlannedHarnesses,
+  denyText,
+  harnessRegistry,
+  plannedHarnesses,
+  HookPayloadError,
+  type ConfigLocation,
+  type HarnessDefinition,
+  type HarnessEnv,
+  type HarnessInstallPlan,
+  type HarnessPlugin,
+  type HarnessScope,
+  type HookAnswer,
+  type HookInput,
+  type HookPhase,
+  type HookSwitches,
+  type HookTrust,
+  type InstallContext,
+  type InstallEntry,
+  type SandboxFacts,
+  type McpServerEntry,
+  type NativeResponse,
+  type ProbeResult,
+  type ProbeTargets,
+  type ProtectedPaths,
+  type TrustRequest,
+} from './harness.ts'
