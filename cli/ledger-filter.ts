@@ -50,6 +50,15 @@ function timeOf(value: string | undefined, now: number): string | undefined {
 /** The entries query string for `filter` plus paging parameters (`after`, `before`, `order`, `limit`). */
 export function ledgerQuery(filter: LedgerFilter, paging: Record<string, string | undefined>, now = Date.now()): string {
   const verdict = filter.verdict ?? (filter.all ? undefined : DECISION_VERDICTS)
-  const params = { verdict, rule: filter.rule, session: filter.session, harness: filter.harness, tool: filter.tool, since: timeOf(filter.since, now), until: timeOf(filter.until, now), ...paging }
+  const params = {
+    verdict,
+    rule: filter.rule,
+    session: filter.session,
+    harness: filter.harness,
+    tool: filter.tool,
+    since: timeOf(filter.since, now),
+    until: timeOf(filter.until, now),
+    ...paging,
+  }
   return new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString()
 }

@@ -19,7 +19,10 @@ export function recordSubject(r: LedgerRecord, home: string): string {
 }
 
 export function recordTime(tsMs: number): string {
-  return new Date(tsMs).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')
+  return new Date(tsMs)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z')
 }
 
 /** One line; the verdict in colour only when `colour` (a terminal that asked for it). */
@@ -37,8 +40,15 @@ const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u
 export function recordJson(r: LedgerRecord, home: string): string {
   const { seq, leaf } = r.entry
   const object = {
-    seq, at: new Date(leaf.ts_ms).toISOString(), verdict: leaf.verdict, harness: leaf.source, tool: leaf.tool, rule_id: leaf.rule_id, session_id: leaf.session_id,
-    reason: redactText(leaf.reason ?? '', home).text, ...(r.call ? { input: r.call.input } : {}),
+    seq,
+    at: new Date(leaf.ts_ms).toISOString(),
+    verdict: leaf.verdict,
+    harness: leaf.source,
+    tool: leaf.tool,
+    rule_id: leaf.rule_id,
+    session_id: leaf.session_id,
+    reason: redactText(leaf.reason ?? '', home).text,
+    ...(r.call ? { input: r.call.input } : {}),
   }
   return JSON.stringify(object).replace(JSON_UNSAFE, (ch) => `\\u${ch.codePointAt(0)!.toString(16).padStart(4, '0')}`)
 }

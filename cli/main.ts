@@ -21,7 +21,10 @@ export async function buildProgram(io: CliIo, argv: readonly string[], table: re
   // Sub-commands added with addCommand do not inherit these settings; every level must throw, not exit.
   // A usage error prints commander's one line (what was wrong) and where the usage is, not the whole help.
   const configure = (cmd: Command, path: string): void => {
-    cmd.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) }).showHelpAfterError(`hint: see \`${path} --help\``)
+    cmd
+      .exitOverride()
+      .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+      .showHelpAfterError(`hint: see \`${path} --help\``)
     for (const sub of cmd.commands) configure(sub, `${path} ${sub.name()}`)
   }
   configure(program, 'svc')

@@ -39,12 +39,31 @@ export function combine(hits: readonly GateHit[], mode: Mode, signer: SignerKind
     }
   }
   if (denyHit && mode === 'firewall') {
-    return { verdict: 'deny', ledgerVerdict: 'deny', ruleId: denyHit.gateId, reason: `${denyHit.gateId}: ${denyHit.reason}`, nudge: denyHit.nudge, monitorMatch: false, hits, trace, stage: 'local' }
+    return {
+      verdict: 'deny',
+      ledgerVerdict: 'deny',
+      ruleId: denyHit.gateId,
+      reason: `${denyHit.gateId}: ${denyHit.reason}`,
+      nudge: denyHit.nudge,
+      monitorMatch: false,
+      hits,
+      trace,
+      stage: 'local',
+    }
   }
   const monitored = denyHit ?? alertHit
   if (monitored) {
     const why = denyHit ? 'daemon is in monitor mode' : 'gate is monitor-only'
-    return { verdict: 'allow', ledgerVerdict: 'monitor_alert', ruleId: monitored.gateId, reason: `monitored (${why}): ${monitored.gateId}: ${monitored.reason}`, monitorMatch: true, hits, trace, stage: 'local' }
+    return {
+      verdict: 'allow',
+      ledgerVerdict: 'monitor_alert',
+      ruleId: monitored.gateId,
+      reason: `monitored (${why}): ${monitored.gateId}: ${monitored.reason}`,
+      monitorMatch: true,
+      hits,
+      trace,
+      stage: 'local',
+    }
   }
   if (allowHit) {
     return { verdict: 'allow', ledgerVerdict: 'allow', ruleId: allowHit.gateId, reason: `${allowHit.gateId}: allowed by policy`, monitorMatch: false, hits, trace, stage: 'local' }

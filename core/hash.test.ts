@@ -17,4 +17,3 @@ describe('canonicalJson', () => {
     expect(payloadHash({ tool: 'Bash', input: { deep } })).toMatch(/^[0-9a-f]{64}$/)
   })
 })
-

@@ -59,7 +59,9 @@ function lenientCanonical(root: unknown): string | undefined {
       tasks.push({ raw: ']' })
     } else {
       const record = value as Record<string, unknown>
-      const keys = Object.keys(record).filter((k) => record[k] !== undefined && typeof record[k] !== 'function' && typeof record[k] !== 'symbol').sort()
+      const keys = Object.keys(record)
+        .filter((k) => record[k] !== undefined && typeof record[k] !== 'function' && typeof record[k] !== 'symbol')
+        .sort()
       tasks.push({ raw: '{' })
       keys.forEach((key, i) => {
         tasks.push({ raw: `${i > 0 ? ',' : ''}${JSON.stringify(key)}:` }, { value: record[key] })

@@ -75,7 +75,10 @@ function wrapTap(hookName: string) {
     }
     const wrapped =
       tap.type === 'promise'
-        ? (...args: unknown[]) => Promise.resolve().then(() => fn(...args)).catch(fail)
+        ? (...args: unknown[]) =>
+            Promise.resolve()
+              .then(() => fn(...args))
+              .catch(fail)
         : (...args: unknown[]) => {
             try {
               return fn(...args)

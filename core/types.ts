@@ -14,7 +14,19 @@ export type Mode = 'monitor' | 'firewall'
 export type LedgerVerdict = 'allow' | 'deny' | 'monitor_alert' | 'ran' | 'tool_errored' | 'session_created' | 'session_rotated' | 'session_expired' | OperatorEventVerdict
 
 /** What changed what the gate does (leaf type `control`): who did it and what it was are in the leaf's `facts`. */
-export type OperatorEventVerdict = 'mode_changed' | 'mcp_pin_accepted' | 'mcp_pin_rejected' | 'hooks_installed' | 'hooks_uninstalled' | 'policy_reloaded' | 'config_changed' | 'false_positive_applied' | 'false_positive_reverted' | 'hook_bypassed' | 'policy_bundle_activated' | 'policy_bundle_refused'
+export type OperatorEventVerdict =
+  | 'mode_changed'
+  | 'mcp_pin_accepted'
+  | 'mcp_pin_rejected'
+  | 'hooks_installed'
+  | 'hooks_uninstalled'
+  | 'policy_reloaded'
+  | 'config_changed'
+  | 'false_positive_applied'
+  | 'false_positive_reverted'
+  | 'hook_bypassed'
+  | 'policy_bundle_activated'
+  | 'policy_bundle_refused'
 
 /** Signer kinds as recorded in the ledger and the API (CLI `--tier` uses the kebab-case spelling). */
 export type SignerKind = 'unattested' | 'software' | 'totp' | 'os_keychain' | 'hardware_key'

@@ -50,7 +50,6 @@ export interface RunningDaemon {
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
 
-
 /** A duration setting from the environment (`30m`, `90s`, `1500ms`); a malformed one stops the daemon. */
 function durationEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const raw = env[name]
@@ -65,7 +64,8 @@ function durationEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
 /** `SVC_CHECKPOINT_INTERVAL`: checkpoints may come more often than every 2 s (tests), never less often. */
 function checkpointInterval(env: NodeJS.ProcessEnv): number | undefined {
   const ms = durationEnv(env, 'SVC_CHECKPOINT_INTERVAL')
-  if (ms !== undefined && (ms <= 0 || ms > 2000)) throw new Error(`SVC_CHECKPOINT_INTERVAL=${env.SVC_CHECKPOINT_INTERVAL}: must be more than 0 and at most 2s (signed checkpoints come at least every 2 s)`)
+  if (ms !== undefined && (ms <= 0 || ms > 2000))
+    throw new Error(`SVC_CHECKPOINT_INTERVAL=${env.SVC_CHECKPOINT_INTERVAL}: must be more than 0 and at most 2s (signed checkpoints come at least every 2 s)`)
   return ms
 }
 
@@ -84,7 +84,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const ledger = new SqliteLedger({ path: join(opts.home, 'ledger.db'), daemon: { marker: ledgerMarkerPath(opts.env, opts.home), allowNew: opts.newLedger } })
   let engine: Engine
   try {
-    engine = await createEngine({ sessions, checkpointIntervalMs: checkpointInterval(opts.env), plugins: opts.plugins, home: opts.home, policiesDir: opts.policiesDir, userHome: opts.env.SVC_USER_HOME, log, watch: true, svcPorts, env: opts.env, ledger })
+    engine = await createEngine({
+      sessions,
+      checkpointIntervalMs: checkpointInterval(opts.env),
+      plugins: opts.plugins,
+      home: opts.home,
+      policiesDir: opts.policiesDir,
+      userHome: opts.env.SVC_USER_HOME,
+      log,
+      watch: true,
+      svcPorts,
+      env: opts.env,
+      ledger,
+    })
   } catch (err) {
     await ledger.close()
     throw err
@@ -98,7 +110,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     engine.setSvcPorts([...svcPorts, boundPort(app), ...(dashboard ? [boundPort(dashboard)] : [])].filter((p): p is number => p !== undefined))
     const dashboardUrl = dashboard ? loopbackUrl(`http://${host.includes(':') ? `[${host}]` : host}:${boundPort(dashboard)}`) : undefined
     // OTLP export, witnessing and the policy-bundle poller are plugins: they start in buildApp and stop in app.close().
-    log.info({ address, ...(dashboardUrl ? { dashboard: dashboardUrl } : {}), home: opts.home, mode: engine.mode(), policy_hash: engine.policy.hash, protected_ports: engine.svcPorts() }, 'svc daemon listening')
+    log.info(
+      { address, ...(dashboardUrl ? { dashboard: dashboardUrl } : {}), home: opts.home, mode: engine.mode(), policy_hash: engine.policy.hash, protected_ports: engine.svcPorts() },
+      'svc daemon listening',
+    )
     let closing: Promise<void> | undefined
     const api = app
     return {

@@ -168,7 +168,12 @@ export type ProbeTargets = Readonly<Record<'home' | 'svcHome' | 'secretFile' | '
 export type ProbeResult = Readonly<{ harness: string; probe: string; outcome: 'blocked' | 'reached' | 'not-probed'; detail: string; residual?: boolean }>
 
 /** svc's entries for one harness as the install manifest records them, and where a trust step runs. */
-export type TrustRequest = Readonly<{ svcHome: string; env: Readonly<Record<string, string | undefined>>; cwd: string; entries: readonly Readonly<{ file: string; value?: unknown; text?: string }>[] }>
+export type TrustRequest = Readonly<{
+  svcHome: string
+  env: Readonly<Record<string, string | undefined>>
+  cwd: string
+  entries: readonly Readonly<{ file: string; value?: unknown; text?: string }>[]
+}>
 type Shown = Readonly<{ what: string; hint: string }>
 
 /**

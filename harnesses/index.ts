@@ -8,7 +8,7 @@ import claudeCode from './claude-code/index.ts'
 import codex from './codex/index.ts'
 import cursor from './cursor/index.ts'
 import gemini from './gemini/index.ts'
-import { type EnginePlugin } from '../core/index.ts'
+import type { EnginePlugin } from '../core/index.ts'
 import { definePlannedHarnesses, type HarnessPlugin, type ProtectedPaths } from '../harness-contract/index.ts'
 
 export const harnessPlugins: readonly HarnessPlugin[] = [claudeCode, codex, gemini, cursor]
@@ -19,9 +19,15 @@ export const PLANNED_HARNESSES: readonly string[] = ['copilot-cli', 'factory', '
 /** What self-protection keeps from agents for the planned harnesses already (their hook, MCP and settings files). */
 export const PLANNED_PROTECTED: ProtectedPaths = {
   files: [
-    '**/.codeium/windsurf/hooks.json', '**/.codeium/windsurf/mcp_config.json', '**/.windsurf/hooks.json',
-    '**/.factory/hooks.json', '**/.factory/mcp.json', '**/.factory/settings.json',
-    '**/.clinerules/hooks/**', '**/Cline/Hooks/**', '**/cline_mcp_settings.json',
+    '**/.codeium/windsurf/hooks.json',
+    '**/.codeium/windsurf/mcp_config.json',
+    '**/.windsurf/hooks.json',
+    '**/.factory/hooks.json',
+    '**/.factory/mcp.json',
+    '**/.factory/settings.json',
+    '**/.clinerules/hooks/**',
+    '**/Cline/Hooks/**',
+    '**/cline_mcp_settings.json',
   ],
   dirs: ['**/.codeium/windsurf', '~/.codeium', '**/.windsurf', '**/.factory', '**/.clinerules', '**/.clinerules/hooks'],
 }

@@ -67,9 +67,17 @@ describe('verifyLedger detects tampering', () => {
     ['a byte of a leaf body', "UPDATE leaves SET body = replace(body, 'tu_', 'tX_') WHERE seq = 9", /seq 9: stored leaf hash does not match/],
     ['a stored node', 'UPDATE nodes SET hash = zeroblob(32) WHERE level = 0 AND idx = 3', /stored node \(0, 3\) differs/],
     ['a signature byte', 'UPDATE leaves SET sig = zeroblob(64) WHERE seq = 4', /seq 4: leaf signature does not verify/],
-    ['the session certificate', "UPDATE leaves SET body = replace(body, '\"expires_at_ms\":', '\"expires_at_ms\":1') WHERE seq = 0", /session certificate .* host signature does not verify|leaf hash/],
+    [
+      'the session certificate',
+      'UPDATE leaves SET body = replace(body, \'"expires_at_ms":\', \'"expires_at_ms":1\') WHERE seq = 0',
+      /session certificate .* host signature does not verify|leaf hash/,
+    ],
     ['the last leaf (truncation)', 'DELETE FROM leaves WHERE seq = 30', /checkpoint at size 31: the ledger has only 30 leaves/],
-    ['a leaf re-serialised out of JCS form', "UPDATE leaves SET body = replace(body, '{\"monitor_match\":', '{ \"monitor_match\":') WHERE seq = 7", /seq 7: leaf bytes are not canonical JCS/],
+    [
+      'a leaf re-serialised out of JCS form',
+      'UPDATE leaves SET body = replace(body, \'{"monitor_match":\', \'{ "monitor_match":\') WHERE seq = 7',
+      /seq 7: leaf bytes are not canonical JCS/,
+    ],
     ['a stored inner node', 'UPDATE nodes SET hash = zeroblob(32) WHERE level = 2 AND idx = 5', /stored node \(2, 5\) differs/],
   ])('detects a change to %s, in memory and with verifier threads', async (_what, sql, expected) => {
     const { path, db } = populated()
@@ -101,7 +109,7 @@ describe('verifyLedger detects tampering', () => {
     const { path, db } = populated()
     db.exec('UPDATE nodes SET hash = zeroblob(32) WHERE level = 4 AND idx = 0')
     expect(() => new Ledger({ path })).toThrow(/does not match the checkpoint/)
-    db.exec("DROP TRIGGER IF EXISTS leaves_no_delete")
+    db.exec('DROP TRIGGER IF EXISTS leaves_no_delete')
     db.exec('DELETE FROM leaves WHERE seq = 30')
     db.close()
     expect(() => new Ledger({ path })).toThrow(/fewer than its checkpoint/)

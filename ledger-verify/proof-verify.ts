@@ -60,13 +60,7 @@ export function verifyInclusion(index: number, size: number, leafHash: Uint8Arra
  * Checks that the tree of `size1` leaves with root `root1` is a prefix of the tree of `size2` leaves with
  * root `root2`. A consistency proof from the empty tree is meaningless and rejected, as in transparency-dev.
  */
-export function verifyConsistency(
-  size1: number,
-  size2: number,
-  proof: readonly Uint8Array[],
-  root1: Uint8Array,
-  root2: Uint8Array,
-): ProofCheck {
+export function verifyConsistency(size1: number, size2: number, proof: readonly Uint8Array[], root1: Uint8Array, root2: Uint8Array): ProofCheck {
   if (!isSafeIndex(size1) || !isSafeIndex(size2)) return fail('tree sizes must be non-negative integers')
   if (size1 === 0) return fail('consistency from an empty tree is meaningless')
   if (size1 > size2) return fail(`old size ${size1} is larger than new size ${size2}`)

@@ -22,7 +22,11 @@ function problems(ledger: SqliteLedger, s: TestSession): string[] {
   return [...verifyLedger({ leaves, trustedHostKeys: [{ public_key: s.hostKey.publicKey.toString('base64'), signer: s.signer }], verify: verifyNative }).problems]
 }
 
-const unsigned = (sessionId: string, verdict: LedgerVerdict, at = Date.now(), kind: LeafDraft['kind'] = 'decision'): LeafDraft => ({ ...decisionDraft(sessionId, 'none', 1, at), kind, verdict })
+const unsigned = (sessionId: string, verdict: LedgerVerdict, at = Date.now(), kind: LeafDraft['kind'] = 'decision'): LeafDraft => ({
+  ...decisionDraft(sessionId, 'none', 1, at),
+  kind,
+  verdict,
+})
 
 async function withSession(): Promise<{ ledger: SqliteLedger; s: TestSession; file: string; t0: number }> {
   const s = certifiedSession()
@@ -69,7 +73,7 @@ describe('signer "none"', () => {
     await reopened.close()
   })
 
-  it('uses the daemon\'s idle window', () => {
+  it("uses the daemon's idle window", () => {
     expect(SESSION_IDLE_MS).toBe(DEFAULT_IDLE_MS)
   })
 })

@@ -97,10 +97,23 @@ export function verifyLedger(input: {
   new IdleResolver(table, problems.add).range(range.idleChecks, range.lastSigned)
   const first = input.leaves[0] ? safeParse(input.leaves[0].body) : undefined
   const covered = verifyCheckpoints({
-    checkpoints, log: input.log, origin: input.origin, treeSize: range.count, rootAt: (m) => range.rootsAt.get(m),
-    table, verify: input.verify, firstLeaf: first, problem: problems.add,
+    checkpoints,
+    log: input.log,
+    origin: input.origin,
+    treeSize: range.count,
+    rootAt: (m) => range.rootsAt.get(m),
+    table,
+    verify: input.verify,
+    firstLeaf: first,
+    problem: problems.add,
   })
-  return report(problems, range.count, (range.root ?? EMPTY_ROOT).toString('hex'), { signed: range.signed, unsigned: range.unsigned, sessions: table.sessions.size, checkpoints: checkpoints.length, logged: input.log?.entries.length ?? 0 }, covered)
+  return report(
+    problems,
+    range.count,
+    (range.root ?? EMPTY_ROOT).toString('hex'),
+    { signed: range.signed, unsigned: range.unsigned, sessions: table.sessions.size, checkpoints: checkpoints.length, logged: input.log?.entries.length ?? 0 },
+    covered,
+  )
 }
 
 export function safeParse(body: string): LeafObject | undefined {

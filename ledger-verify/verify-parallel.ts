@@ -114,10 +114,23 @@ export async function verifyLedgerDatabase(opts: DatabaseVerifyOptions): Promise
     }
     const checkpoints = store.checkpoints()
     const covered = verifyCheckpoints({
-      checkpoints, log: opts.log, origin: store.meta('origin'), treeSize, rootAt, table, verify,
-      firstLeaf: treeSize > 0 ? safeParse(store.leaf(0)!.body) : undefined, problem: problems.add,
+      checkpoints,
+      log: opts.log,
+      origin: store.meta('origin'),
+      treeSize,
+      rootAt,
+      table,
+      verify,
+      firstLeaf: treeSize > 0 ? safeParse(store.leaf(0)!.body) : undefined,
+      problem: problems.add,
     })
-    return report(problems, treeSize, (root ?? EMPTY_ROOT).toString('hex'), { signed, unsigned, sessions: table.sessions.size, checkpoints: checkpoints.length, logged: opts.log?.entries.length ?? 0 }, covered)
+    return report(
+      problems,
+      treeSize,
+      (root ?? EMPTY_ROOT).toString('hex'),
+      { signed, unsigned, sessions: table.sessions.size, checkpoints: checkpoints.length, logged: opts.log?.entries.length ?? 0 },
+      covered,
+    )
   } finally {
     store.close()
   }

@@ -80,7 +80,8 @@ export function verifyRange(input: RangeInput): RangeResult {
       if (leaf.seq !== seq) problem(`${at}: leaf names seq ${leaf.seq}`)
       if (leaf.prev_leaf_hash !== prev) problem(`${at}: prev_leaf_hash does not chain to the previous leaf`)
       const isEvent = leaf.type === 'session' || leaf.type === 'ledger'
-      if (isEvent !== table.eventSeqs.has(seq)) problem(`${at}: ${isEvent ? 'event leaf missing from' : 'leaf posing as an event in'} the ledger's index (a verdict column was altered)`)
+      if (isEvent !== table.eventSeqs.has(seq))
+        problem(`${at}: ${isEvent ? 'event leaf missing from' : 'leaf posing as an event in'} the ledger's index (a verdict column was altered)`)
       if (leaf.signer === 'none' || leaf.signer === 'unattested') {
         unsigned++
         if (record.sig) problem(`${at}: ${leaf.signer} leaf carries a signature`)

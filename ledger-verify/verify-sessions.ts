@@ -57,7 +57,12 @@ export interface TrustedHostKey {
 }
 
 /** Builds the table; certificate problems are reported with the seq of their leaf. */
-export function buildSessionTable(events: Iterable<EventRecord>, trustedHostKeys: readonly TrustedHostKey[], verify: SignatureVerifier, problem: (text: string) => void): SessionTable {
+export function buildSessionTable(
+  events: Iterable<EventRecord>,
+  trustedHostKeys: readonly TrustedHostKey[],
+  verify: SignatureVerifier,
+  problem: (text: string) => void,
+): SessionTable {
   const trusted = new Map(trustedHostKeys.map((k) => [k.public_key, k]))
   const table: SessionTable = { sessions: new Map(), starts: [], eventSeqs: new Set() }
   for (const { seq, body } of events) {
@@ -90,9 +95,18 @@ export function buildSessionTable(events: Iterable<EventRecord>, trustedHostKeys
     }
     if (b.signer !== 'unattested') {
       const key = trusted.get(b.host_public_key!)
-      if (key === undefined) { problem(`${at}: session ${b.session_id} is certified by an untrusted host key`); continue }
-      if (key.signer !== b.signer) { problem(`${at}: host key is trusted for ${key.signer}, certificate claims ${b.signer}`); continue }
-      if (key.retired_at_ms !== undefined && b.issued_at_ms > key.retired_at_ms) { problem(`${at}: session ${b.session_id} was certified after its host key was retired`); continue }
+      if (key === undefined) {
+        problem(`${at}: session ${b.session_id} is certified by an untrusted host key`)
+        continue
+      }
+      if (key.signer !== b.signer) {
+        problem(`${at}: host key is trusted for ${key.signer}, certificate claims ${b.signer}`)
+        continue
+      }
+      if (key.retired_at_ms !== undefined && b.issued_at_ms > key.retired_at_ms) {
+        problem(`${at}: session ${b.session_id} was certified after its host key was retired`)
+        continue
+      }
     }
     const rotated = b.rotates === undefined ? undefined : table.sessions.get(b.rotates)
     if (rotated && rotated.endedSeq === Infinity) rotated.endedSeq = seq
@@ -131,7 +145,8 @@ export function unsignedLeafProblem(table: SessionTable, leaf: LeafObject, seq: 
   const known = fact !== undefined && fact.certSeq <= seq
   const live = known && seq <= fact.endedSeq && !restartedSince(table, fact, seq)
   if (leaf.signer === 'unattested') {
-    if (!known || fact.signer !== 'unattested') return `unattested leaf, but session ${leaf.session_id} ${known ? `was created ${fact.signer}` : 'has no unattested creation leaf before it'}`
+    if (!known || fact.signer !== 'unattested')
+      return `unattested leaf, but session ${leaf.session_id} ${known ? `was created ${fact.signer}` : 'has no unattested creation leaf before it'}`
     return live ? undefined : `unattested leaf of session ${leaf.session_id} after it ended (rotated out or from before a daemon start)`
   }
   if (leaf.type === 'ledger') return leaf.session_id === '' ? undefined : 'ledger event leaf names a session'

@@ -67,9 +67,7 @@ export function verifyTuple(tuple: VerifyTuple, verify: SignatureVerifier): Veri
   const checks = { leaf: leafCheck, inclusion, signature }
   const firstFailure = Object.entries(checks).find(([, v]) => v.startsWith('fail'))
   const leaf_hash = leafHash.toString('base64')
-  return firstFailure
-    ? { valid: false, reason: `${firstFailure[0]}: ${firstFailure[1].slice('fail: '.length)}`, leaf_hash, checks }
-    : { valid: true, leaf_hash, checks }
+  return firstFailure ? { valid: false, reason: `${firstFailure[0]}: ${firstFailure[1].slice('fail: '.length)}`, leaf_hash, checks } : { valid: true, leaf_hash, checks }
 }
 
 function failed(reason: string, checks: VerifyTupleResult['checks']): VerifyTupleResult {

@@ -22,4 +22,23 @@ import ruleLifecycle from './rule-lifecycle/index.ts'
 import shellAnalysis from './shell-analysis/index.ts'
 import witness from './witness/index.ts'
 
-export const builtinPlugins: readonly EnginePlugin[] = [normaliseToolInput, shellAnalysis, tool, commandRegex, command, signal, path, url, jsonpath, mcp, installer, mcpPin, guardrails, ruleLifecycle, policyBundle, dashboard, witness, otlpExport]
+export const builtinPlugins: readonly EnginePlugin[] = [
+  normaliseToolInput,
+  shellAnalysis,
+  tool,
+  commandRegex,
+  command,
+  signal,
+  path,
+  url,
+  jsonpath,
+  mcp,
+  installer,
+  mcpPin,
+  guardrails,
+  ruleLifecycle,
+  policyBundle,
+  dashboard,
+  witness,
+  otlpExport,
+]

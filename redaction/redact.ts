@@ -51,7 +51,8 @@ const RULES: readonly Rule[] = [
   { kind: 'url_credentials', pattern: /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:'"]*:[^\s/@'"]*@/gi, replace: `$1${MASK}@` },
   {
     kind: 'url_token',
-    pattern: /([?&](?:access_token|refresh_token|id_token|token|api_key|apikey|key|secret|client_secret|password|passwd|pwd|sig|signature|auth|code|X-Amz-Signature|X-Amz-Credential)=)[^&\s#'"]+/gi,
+    pattern:
+      /([?&](?:access_token|refresh_token|id_token|token|api_key|apikey|key|secret|client_secret|password|passwd|pwd|sig|signature|auth|code|X-Amz-Signature|X-Amz-Credential)=)[^&\s#'"]+/gi,
     replace: `$1${MASK}`,
   },
   { kind: 'authorization', pattern: /\b((?:proxy-)?authorization\s*:\s*(?:(?:bearer|basic|token|bot|digest|negotiate)\s+)?)[^\s'"\\]+/gi, replace: `$1${MASK}` },
@@ -76,7 +77,10 @@ export function redactText(text: string, home?: string): { text: string; kinds: 
   }
   const homes = home && home !== '/' ? [home.replace(/\/+$/, '')] : []
   for (const prefix of homes) {
-    const next = out.split(`${prefix}/`).join('~/').replace(new RegExp(`${escapeRegExp(prefix)}(?=$|[\\s'"])`, 'g'), '~')
+    const next = out
+      .split(`${prefix}/`)
+      .join('~/')
+      .replace(new RegExp(`${escapeRegExp(prefix)}(?=$|[\\s'"])`, 'g'), '~')
     if (next !== out) kinds.add('home')
     out = next
   }

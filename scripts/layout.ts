@@ -54,7 +54,7 @@ export const FOLDERS: Readonly<Record<string, string>> = {
   'core/state/': 'state.db: gate counters, the sealed mode row, the managed mode floor',
   'daemon/': 'the HTTP host of the engine and of the surfaces plugins bring: start-up (the plugin list passed in), session renewal, the hook key; `index.ts` is its public face',
   'daemon/server/': 'buildApp (never listens), problem+json, JSON bodies, the browser guard, lazy schemas, background services',
-  'daemon/routes/': 'the daemon\'s own routes: health, mode, auth, gates/check, gates, sessions, ledger, hooks',
+  'daemon/routes/': "the daemon's own routes: health, mode, auth, gates/check, gates, sessions, ledger, hooks",
   'daemon/hook-protocol/': 'replay window, duplicate deliveries, outcome links, the serving session, hook coverage',
   'daemon/auth/': 'operator passwords (scrypt), tokens, the login throttle, the auth service',
   'daemon/read-models/': 'the read queries behind the ledger, gate and session views',
@@ -62,14 +62,14 @@ export const FOLDERS: Readonly<Record<string, string>> = {
   'plugins/gates/': 'leaf predicates of `when` blocks, one folder per kind (tool, command, command_regex, path, url, jsonpath, mcp, signal)',
   'plugins/normalise-tool-input/': 'the one pass that canonicalises tool-input paths, URLs and MCP names',
   'plugins/shell-analysis/': 'bash parsing into simple commands, signals, paths, URLs; inline code, scripts on disk, git and runner semantics',
-  'plugins/mcp-pin/': 'feature: MCP server pinning (preEvaluate tap, `mcp_pin` gate kind, `/v1/mcp/*` routes, the MCP proxy\'s routes)',
+  'plugins/mcp-pin/': "feature: MCP server pinning (preEvaluate tap, `mcp_pin` gate kind, `/v1/mcp/*` routes, the MCP proxy's routes)",
   'plugins/installer/': 'feature: hook installer (plan, diff, atomic apply, manifest, shim, sandbox facts and probe runner, `/v1/install/*` routes)',
   'plugins/guardrails/': 'feature: guardrail traces by ledger seq, `/v1/guardrails/*` and `/v1/llm/models` routes',
   'plugins/rule-lifecycle/': 'feature: stored calls (payloads.db), case bundles, validate/replay/apply/revert, gate fixtures',
   'plugins/dashboard/': 'feature: the web dashboard on its own port (login, CSRF, CSP, the forwarded API, the SSE feed); `web/` is its front end (Preact + htm, no build)',
   'plugins/policy-bundle/': 'feature: signed policy bundles (fetch, verify, activate), the managed file, `/v1/policy/bundle`',
-  'plugins/otlp-export/': 'feature: the ledger shipped to an OpenTelemetry collector (the daemon\'s export service on its own thread, cursor, records, shipper)',
-  'plugins/witness/': 'feature: C2SP witnessing (the daemon\'s witnessing service, the host log key, cosignatures, the tlog policy, per-witness state)',
+  'plugins/otlp-export/': "feature: the ledger shipped to an OpenTelemetry collector (the daemon's export service on its own thread, cursor, records, shipper)",
+  'plugins/witness/': "feature: C2SP witnessing (the daemon's witnessing service, the host log key, cosignatures, the tlog policy, per-witness state)",
   'harnesses/': 'one folder per harness, listed in `harnesses/index.ts`',
   'harnesses/claude-code/': 'Claude Code: payloads, answers, config locations, install plan, MCP configs, sandbox settings and probe, protected paths, hook switches',
   'harnesses/codex/': 'Codex CLI: the same, plus its tool names, `config.toml` hooks and the trust step (its app server)',
@@ -82,10 +82,11 @@ export const FOLDERS: Readonly<Record<string, string>> = {
   'guardrail-providers/azure-content-safety/': 'Azure AI Content Safety text analysis',
   'guardrail-providers/kit/': 'what the vendors share: defineGuardrailProvider (failures abstain), the classification cache, the JSON POST',
   'ledger-verify/': 'offline ledger verification used by the CLI and benches',
-  'harness-contract/': 'the harness contract: defineHarness, the registry, hook inputs and answers, install plans, protected paths, probes; what harness folders implement and the daemon, installer, MCP pinning, status and doctor read',
+  'harness-contract/':
+    'the harness contract: defineHarness, the registry, hook inputs and answers, install plans, protected paths, probes; what harness folders implement and the daemon, installer, MCP pinning, status and doctor read',
   'redaction/': 'the one redaction every surface uses (case bundles, OTLP export, `svc log`, `svc top`): a library any family may import through `index.ts`',
   'cli/': '`svc` (commander): the bin, the composition root (`cli/plugins.ts`) and every command',
-  'cli/commands/': 'one file per command, listed in the CLI\'s manifest (`cli/commands/index.ts`) and loaded lazily; the command table built from the manifests',
+  'cli/commands/': "one file per command, listed in the CLI's manifest (`cli/commands/index.ts`) and loaded lazily; the command table built from the manifests",
   'cli/daemon/': '`svc daemon` as a process: its log, host keys trusted from the environment, idle memory release',
   'cli/agent/': '`svc agent`: the session renewer and its desktop notifications',
   'cli/signer/': 'host signers (software, TOTP, OS keychain), minting, the QR code',
@@ -136,13 +137,17 @@ function countLines(dir: string, counted: RegExp): number {
 export function measure(root: string = PROJECT_ROOT): FolderLines[] {
   const rows: FolderLines[] = []
   const skip = skipped(root)
-  const top = visible(root).filter((e) => e.isDirectory() && !skip.has(e.name)).map((e) => e.name)
+  const top = visible(root)
+    .filter((e) => e.isDirectory() && !skip.has(e.name))
+    .map((e) => e.name)
   for (const name of top) {
     const key = `${name}/`
     const counted = COUNTED[key] ?? SOURCE
     rows.push({ path: key, lines: countLines(join(root, name), counted), depth: 0 })
     if (SUMMED.has(key)) continue
-    for (const sub of visible(join(root, name)).filter((e) => e.isDirectory()).map((e) => e.name)) {
+    for (const sub of visible(join(root, name))
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)) {
       rows.push({ path: `${key}${sub}/`, lines: countLines(join(root, name, sub), counted), depth: 1 })
     }
   }
@@ -174,7 +179,8 @@ export function layoutBlock(root: string = PROJECT_ROOT): string {
   if (missing.length > 0) throw new Error(`scripts/layout.ts: no description for ${missing.join(', ')}: add a line to FOLDERS`)
   // Top-level folders in FOLDERS order, each followed by its subfolders in FOLDERS order (ties by name).
   const sorted = [...rows].sort((a, b) => {
-    const ta = topOf(a.path), tb = topOf(b.path)
+    const ta = topOf(a.path),
+      tb = topOf(b.path)
     if (ta !== tb) return rank(ta) - rank(tb) || (ta < tb ? -1 : 1)
     if (a.depth !== b.depth) return a.depth - b.depth
     return rank(a.path) - rank(b.path) || (a.path < b.path ? -1 : 1)

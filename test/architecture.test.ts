@@ -79,7 +79,11 @@ describe('architecture', () => {
 
   it('plugin folders never import each other (only a family index.ts lists them)', () => {
     // One plugin is one folder: plugins/<name>/ or plugins/gates/<kind>/.
-    const folder = (rel: string) => rel.split('/').slice(0, rel.startsWith('plugins/gates/') ? 3 : 2).join('/')
+    const folder = (rel: string) =>
+      rel
+        .split('/')
+        .slice(0, rel.startsWith('plugins/gates/') ? 3 : 2)
+        .join('/')
     // Shared, non-plugin helper folders a family's plugins may import (they register nothing).
     const shared = new Set(['harnesses/kit', 'guardrail-providers/kit'])
     for (const family of ['plugins', 'harnesses', 'guardrail-providers']) {
@@ -113,12 +117,20 @@ describe('architecture', () => {
     expect(offenders).toEqual([])
     // An allowed exception must stay a leaf (Node built-ins only), or it would be the face's cost by another door.
     for (const [from, to] of Object.entries(PAST_FACE)) {
-      expect(imports(join(PROJECT_ROOT, from)).map((s) => relative(PROJECT_ROOT, resolve(dirname(join(PROJECT_ROOT, from)), s))), `${from} still imports ${to}`).toContain(to)
-      expect(readFileSync(join(PROJECT_ROOT, to), 'utf8').match(/^\s*import[^'"]*['"]([^'"]+)['"]/gm)?.filter((line) => !/['"]node:/.test(line)) ?? [], `${to} is no longer a leaf`).toEqual([])
+      expect(
+        imports(join(PROJECT_ROOT, from)).map((s) => relative(PROJECT_ROOT, resolve(dirname(join(PROJECT_ROOT, from)), s))),
+        `${from} still imports ${to}`,
+      ).toContain(to)
+      expect(
+        readFileSync(join(PROJECT_ROOT, to), 'utf8')
+          .match(/^\s*import[^'"]*['"]([^'"]+)['"]/gm)
+          ?.filter((line) => !/['"]node:/.test(line)) ?? [],
+        `${to} is no longer a leaf`,
+      ).toEqual([])
     }
   })
 
-  it('the plugins\' command manifests load no plugin code (svc --help reads them)', () => {
+  it("the plugins' command manifests load no plugin code (svc --help reads them)", () => {
     // Type-only imports vanish at run time; a plugin's manifest module (plugins/<name>/commands.ts) is static too.
     const list = join(PROJECT_ROOT, 'plugins', 'commands.ts')
     const runtime = [...readFileSync(list, 'utf8').matchAll(/^\s*(import|export)(?!\s+type\b)[^'"]*from\s+['"]([^'"]+)['"]/gm)].map((m) => m[2]!)
@@ -128,10 +140,18 @@ describe('architecture', () => {
   it('core has no import loop and no import running back up: its files and rooms (top-level files, first-level folders) form layers', () => {
     // Type-only imports count: a loop of types still ties the files together.
     const files = checked('core').filter((f) => !f.endsWith('.test.ts'))
-    const graph = new Map(files.map((f) => [relative(PROJECT_ROOT, f), imports(f).map((spec) => relative(PROJECT_ROOT, resolve(dirname(f), spec))).filter((t) => t.startsWith('core/'))]))
+    const graph = new Map(
+      files.map((f) => [
+        relative(PROJECT_ROOT, f),
+        imports(f)
+          .map((spec) => relative(PROJECT_ROOT, resolve(dirname(f), spec)))
+          .filter((t) => t.startsWith('core/')),
+      ]),
+    )
     const room = (rel: string) => rel.split('/').slice(0, 2).join('/')
     const rooms = new Map<string, Set<string>>()
-    for (const [from, targets] of graph) for (const to of targets) if (room(from) !== room(to)) (rooms.get(room(from)) ?? rooms.set(room(from), new Set()).get(room(from))!).add(room(to))
+    for (const [from, targets] of graph)
+      for (const to of targets) if (room(from) !== room(to)) (rooms.get(room(from)) ?? rooms.set(room(from), new Set()).get(room(from))!).add(room(to))
     expect(loopsOf(new Map([...graph].map(([k, v]) => [k, new Set(v)]))), 'import loops among core files').toEqual([])
     expect(loopsOf(rooms), 'imports running back up between core rooms').toEqual([])
     expect(rooms.size).toBeGreaterThan(5)
@@ -139,7 +159,11 @@ describe('architecture', () => {
 
   it('keeps the kernel and the daemon within their budgets (core/ 7,000 source lines, daemon/ 3,000)', () => {
     // What does not fit belongs in a plugin, a library folder or the daemon, not in a bigger kernel.
-    const lines = (dir: string) => sources(join(PROJECT_ROOT, dir)).concat(jsSources(join(PROJECT_ROOT, dir))).filter((f) => !f.endsWith('.test.ts')).reduce((n, f) => n + readFileSync(f, 'utf8').split('\n').length - 1, 0)
+    const lines = (dir: string) =>
+      sources(join(PROJECT_ROOT, dir))
+        .concat(jsSources(join(PROJECT_ROOT, dir)))
+        .filter((f) => !f.endsWith('.test.ts'))
+        .reduce((n, f) => n + readFileSync(f, 'utf8').split('\n').length - 1, 0)
     expect(lines('core')).toBeLessThanOrEqual(7_000)
     expect(lines('daemon')).toBeLessThanOrEqual(3_000)
   })
@@ -187,9 +211,14 @@ describe('a harness is one folder and one line (issue 26)', () => {
   const dirs = new Set<string>()
   for (const { harness: h } of harnessPlugins) {
     for (const term of [h.id, h.displayName.split(/\s+/)[0]!, ...(h.configVariables ?? []), ...(h.protects?.programs ?? [])]) terms.add(term)
-    for (const l of h.configLocations(env)) for (const segment of l.path.split('/').slice(2)) if (segment.startsWith('.') || segment === l.path.split('/').at(-1)) terms.add(segment)
+    for (const l of h.configLocations(env))
+      for (const segment of l.path.split('/').slice(2)) if (segment.startsWith('.') || segment === l.path.split('/').at(-1)) terms.add(segment)
   }
-  for (const glob of [...harnessPlugins.flatMap(({ harness: h }) => [...(h.protects?.dirs ?? []), ...(h.protects?.files ?? [])]), ...PLANNED_PROTECTED.dirs, ...PLANNED_PROTECTED.files]) {
+  for (const glob of [
+    ...harnessPlugins.flatMap(({ harness: h }) => [...(h.protects?.dirs ?? []), ...(h.protects?.files ?? [])]),
+    ...PLANNED_PROTECTED.dirs,
+    ...PLANNED_PROTECTED.files,
+  ]) {
     for (const segment of glob.split('/')) if (/^\.[\w-]+$/.test(segment)) dirs.add(segment)
   }
   const literal = (t: string) => t.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')
@@ -197,9 +226,17 @@ describe('a harness is one folder and one line (issue 26)', () => {
 
   it('status, doctor, the installer plugin, the hook protocol and the install round trip name none: they read the registry', () => {
     const files = [
-      'cli/status/collect.ts', 'cli/status/hook-switches.ts', 'cli/commands/doctor.ts', 'cli/commands/status.ts', 'test/install-roundtrip.test.ts',
-      ...checked('plugins/installer').filter((f) => !f.endsWith('.test.ts')).map((f) => relative(PROJECT_ROOT, f)),
-      ...checked('daemon/hook-protocol').filter((f) => !f.endsWith('.test.ts')).map((f) => relative(PROJECT_ROOT, f)),
+      'cli/status/collect.ts',
+      'cli/status/hook-switches.ts',
+      'cli/commands/doctor.ts',
+      'cli/commands/status.ts',
+      'test/install-roundtrip.test.ts',
+      ...checked('plugins/installer')
+        .filter((f) => !f.endsWith('.test.ts'))
+        .map((f) => relative(PROJECT_ROOT, f)),
+      ...checked('daemon/hook-protocol')
+        .filter((f) => !f.endsWith('.test.ts'))
+        .map((f) => relative(PROJECT_ROOT, f)),
     ]
     const offenders = files.flatMap((file) =>
       readFileSync(join(PROJECT_ROOT, file), 'utf8')
@@ -295,5 +332,7 @@ function loopsOf(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
 
 /** The .js files under a folder (the strip hook, the dashboard's modules): source lines too. */
 function jsSources(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js')).map((name) => join(dir, name))
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.js'))
+    .map((name) => join(dir, name))
 }

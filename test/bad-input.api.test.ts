@@ -78,12 +78,31 @@ const valid: Record<string, unknown> = {
   'POST /v1/sessions/heartbeat': { session_id: 'ses_x' },
   'POST /v1/ledger/verify': { leaf: '', seq: 0, tree_size: 1, proof: [], root: '', leaf_sig: '', session_public_key: '' },
   'POST /v1/install/plan': { harnesses: ['cursor'], scope: 'user', repo: '/tmp', fail_open: false, transport: 'command', daemon_url: 'http://127.0.0.1:1' },
-  'POST /v1/install/apply': { harnesses: ['cursor'], scope: 'user', repo: '/tmp', fail_open: false, transport: 'command', daemon_url: 'http://127.0.0.1:1', token: `install-${'0'.repeat(32)}` },
+  'POST /v1/install/apply': {
+    harnesses: ['cursor'],
+    scope: 'user',
+    repo: '/tmp',
+    fail_open: false,
+    transport: 'command',
+    daemon_url: 'http://127.0.0.1:1',
+    token: `install-${'0'.repeat(32)}`,
+  },
   'POST /v1/uninstall': { harnesses: ['cursor'], scope: 'user', token: `uninstall-${'0'.repeat(32)}`, dry_run: true },
   'POST /v1/mcp/pin/check': { server: 'x', harness: 'cursor', cwd: '/tmp', identity: { transport: 'stdio', command: 'x' }, tools: [] },
   'POST /v1/mcp/pin/accept': { server: 'x', fingerprint: `sha256:${'0'.repeat(64)}` },
   'POST /v1/mcp/pin/reject': { server: 'x', fingerprint: `sha256:${'0'.repeat(64)}` },
-  'POST /v1/mcp/proxy/{event}': { server: 'x', harness: 'cursor', identity: { command: 'x', args: [], cwd: '/tmp' }, method: 'tools/call', params: {}, request_id: 'r', outcome: 'ran', tools: [], first: true, last: true },
+  'POST /v1/mcp/proxy/{event}': {
+    server: 'x',
+    harness: 'cursor',
+    identity: { command: 'x', args: [], cwd: '/tmp' },
+    method: 'tools/call',
+    params: {},
+    request_id: 'r',
+    outcome: 'ran',
+    tools: [],
+    first: true,
+    last: true,
+  },
   'POST /v1/guardrails/providers/{id}/test': { model: 'openai/omni-moderation-latest', text: 'probe' },
   'PUT /v1/guardrails/enabled': { enabled: true },
   'POST /v1/false-positives/validate': { bundle: {}, replacement_yaml: 'id: x', target: 'auto', note: '', examples: [], policy_hash: '0' },
@@ -93,8 +112,20 @@ const valid: Record<string, unknown> = {
 }
 const generated = ops.flatMap((op) =>
   casesFor(op, {
-    fill: { seq: '0', harness: 'claude-code', event: 'PostToolUse', get id() { return sessionId } },
-    unknown: { seq: { value: '999999', status: 404 }, id: { value: 'ses_nope', status: 404 }, harness: { value: 'vim', status: 404 }, event: { value: 'NoSuchEvent', status: 404 } },
+    fill: {
+      seq: '0',
+      harness: 'claude-code',
+      event: 'PostToolUse',
+      get id() {
+        return sessionId
+      },
+    },
+    unknown: {
+      seq: { value: '999999', status: 404 },
+      id: { value: 'ses_nope', status: 404 },
+      harness: { value: 'vim', status: 404 },
+      event: { value: 'NoSuchEvent', status: 404 },
+    },
     valid,
     validQuery: { from: '1', seqs: '0' },
     defaultBodyLimit: BODY_LIMIT_BYTES,
@@ -105,7 +136,16 @@ const generated = ops.flatMap((op) =>
 )
 
 /** Faults a schema cannot see: well-formed requests naming things that do not exist or cannot be done. */
-const op = (method: string, url: string, body: unknown, status: number, detail: RegExp, auth = false): BadCase => ({ name: `${method} ${url}: ${detail.source}`, method, url, body, auth, status, detail, documented: true })
+const op = (method: string, url: string, body: unknown, status: number, detail: RegExp, auth = false): BadCase => ({
+  name: `${method} ${url}: ${detail.source}`,
+  method,
+  url,
+  body,
+  auth,
+  status,
+  detail,
+  documented: true,
+})
 const zero32 = '0'.repeat(32)
 const semantic: BadCase[] = [
   op('PATCH', '/v1/mode', { mode: 'off' }, 400, /field "mode" must be equal to one of the allowed values/, true),
@@ -170,7 +210,12 @@ describe('bad input on every endpoint', () => {
       expect(res.type, `${res.status} ${res.text.slice(0, 300)}`).toContain('application/problem+json')
       const body = JSON.parse(res.text) as Record<string, unknown>
       expect({ status: res.status, detail: body.detail }).toMatchObject({ status: c.status, detail: expect.stringMatching(c.detail) })
-      expect(body).toMatchObject({ type: expect.stringMatching(/^https:\/\/svc\.dev\/problems\/[a-z_]+$/), title: expect.any(String), status: c.status, code: expect.stringMatching(/^[a-z_]+$/) })
+      expect(body).toMatchObject({
+        type: expect.stringMatching(/^https:\/\/svc\.dev\/problems\/[a-z_]+$/),
+        title: expect.any(String),
+        status: c.status,
+        code: expect.stringMatching(/^[a-z_]+$/),
+      })
       expect(res.text).not.toMatch(/\bat .+\.(ts|js):\d+|node:internal|Error:\s/)
       if (c.documented) {
         const documented = ops.find((o) => o.method === c.method && new RegExp(`^${o.path.replace(/\{\w+\}/g, '[^/]+')}$`).test(c.url.split('?')[0]!))
@@ -190,11 +235,28 @@ describe('engine and storage failures', () => {
       await broken.engine.ledger.close()
       const check = await broken.request('POST', '/v1/gates/check', { session_id: sid, source: 'test', tool: 'Bash', input: { command: 'ls' } })
       expect(check).toMatchObject({ status: 503, type: expect.stringContaining('application/problem+json') })
-      expect(check.body).toEqual({ type: 'https://svc.dev/problems/unavailable', title: 'Service Unavailable', status: 503, code: 'unavailable', detail: 'ledger unavailable: ledger is closed', engine_code: 'PE_LEDGER_BROKEN' })
-      const hook = await broken.request('POST', '/v1/hooks/claude-code/PreToolUse', { session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_x', cwd: '/tmp' })
+      expect(check.body).toEqual({
+        type: 'https://svc.dev/problems/unavailable',
+        title: 'Service Unavailable',
+        status: 503,
+        code: 'unavailable',
+        detail: 'ledger unavailable: ledger is closed',
+        engine_code: 'PE_LEDGER_BROKEN',
+      })
+      const hook = await broken.request('POST', '/v1/hooks/claude-code/PreToolUse', {
+        session_id: 's',
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: 'ls' },
+        tool_use_id: 'toolu_x',
+        cwd: '/tmp',
+      })
       // A pre-tool hook never gets an error status (Claude's HTTP hook would run the tool): a native deny naming why.
       expect(hook.status).toBe(200)
-      expect(hook.body.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/could not decide this call \(daemon storage unavailable/) })
+      expect(hook.body.hookSpecificOutput).toMatchObject({
+        permissionDecision: 'deny',
+        permissionDecisionReason: expect.stringMatching(/could not decide this call \(daemon storage unavailable/),
+      })
       const entries = await broken.request('GET', '/v1/ledger/entries')
       expect(entries.body).toMatchObject({ status: 503, code: 'unavailable', detail: expect.stringMatching(/^daemon storage unavailable: /) })
     } finally {

@@ -69,7 +69,13 @@ describe('browser guard', () => {
   it('refuses cross-origin browser requests (Origin, Sec-Fetch-Site) even with a good Host', async () => {
     const host = `127.0.0.1:${port}`
     for (const [method, path, body] of routes) {
-      for (const headers of [{ origin: 'http://evil.example' } as Record<string, string>, { origin: 'null' }, { origin: `http://localhost:${port}` }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }]) {
+      for (const headers of [
+        { origin: 'http://evil.example' } as Record<string, string>,
+        { origin: 'null' },
+        { origin: `http://localhost:${port}` },
+        { 'sec-fetch-site': 'cross-site' },
+        { 'sec-fetch-site': 'same-site' },
+      ]) {
         const res = await raw(method, path, { host, ...headers }, body)
         expect(res.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(403)
         expect(res.body.code).toBe('browser_refused')

@@ -30,13 +30,18 @@ let home: string
 let configDir: string
 let work: string
 
-const run = (cmd: string, args: string[], env: Record<string, string>) => spawnBounded(cmd, args, { cwd: work, env: { PATH, HOME: home, CLAUDE_CONFIG_DIR: configDir, NO_COLOR: '1', ...env } })
+const run = (cmd: string, args: string[], env: Record<string, string>) =>
+  spawnBounded(cmd, args, { cwd: work, env: { PATH, HOME: home, CLAUDE_CONFIG_DIR: configDir, NO_COLOR: '1', ...env } })
 const svc = (args: string[]) => run(join(ROOT, 'cli/svc.sh'), args, { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery' })
 // `--allowedTools Bash`: Claude Code's own permission prompt would otherwise stop a headless run (and
 // --dangerously-skip-permissions is refused to root). svc's hook runs before either.
 const claude = (prompt: string) =>
   run(CLAUDE, ['-p', prompt, '--allowedTools', 'Bash'], {
-    ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-ant-test', DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1',
+    ANTHROPIC_BASE_URL: model.url,
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
   })
 
 describe.skipIf(!runnable())('Claude Code with svc installed (real binary)', () => {

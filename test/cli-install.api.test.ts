@@ -57,7 +57,10 @@ describe('svc install / uninstall', () => {
   })
 
   it('refuses planned and unknown harnesses and a bad tier clearly', async () => {
-    expect(await svc(['install', '--harness', 'windsurf'], env())).toMatchObject({ code: 1, stderr: expect.stringContaining('harness "windsurf" is not yet implemented; supported: claude-code, codex, gemini, cursor') })
+    expect(await svc(['install', '--harness', 'windsurf'], env())).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('harness "windsurf" is not yet implemented; supported: claude-code, codex, gemini, cursor'),
+    })
     expect((await svc(['install', '--harness', 'vim'], env())).stderr).toContain('unknown harness "vim"')
     expect((await svc(['install', '--tier', 'totp'], env())).stderr).toContain('--tier totp needs the signer passphrase and a current 6-digit code')
     expect((await svc(['install', '--tier', 'gold'], env())).code).toBe(2)

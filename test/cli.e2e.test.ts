@@ -93,7 +93,7 @@ describe('svc CLI errors', () => {
     expect((await svc(['daemon', '--port', 'abc'])).stderr).toContain('must be a port number')
     const tier = await svc(['session', 'create', '--tier', 'gold'])
     expect(tier.code).toBe(2)
-    expect(tier.stderr).toContain("Allowed choices are unattested, software, totp, os-keychain, hardware-key")
+    expect(tier.stderr).toContain('Allowed choices are unattested, software, totp, os-keychain, hardware-key')
   })
 
   it('svc auth set-password stores a hash from stdin and refuses a short one', async () => {
@@ -104,4 +104,3 @@ describe('svc CLI errors', () => {
     expect(existsSync(join(home, 'auth.json'))).toBe(true)
   })
 })
-

@@ -24,9 +24,11 @@ let home: string
 let codexHome: string
 let work: string
 
-const run = (cmd: string, args: string[], env: Record<string, string>) => spawnBounded(cmd, args, { cwd: work, env: { PATH, HOME: home, CODEX_HOME: codexHome, NO_COLOR: '1', ...env } })
+const run = (cmd: string, args: string[], env: Record<string, string>) =>
+  spawnBounded(cmd, args, { cwd: work, env: { PATH, HOME: home, CODEX_HOME: codexHome, NO_COLOR: '1', ...env } })
 
-const svc = (args: string[], env: Record<string, string> = {}) => run(join(ROOT, 'cli/svc.sh'), args, { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery', ...env })
+const svc = (args: string[], env: Record<string, string> = {}) =>
+  run(join(ROOT, 'cli/svc.sh'), args, { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery', ...env })
 const codex = (prompt: string) => run(CODEX!, ['exec', '--skip-git-repo-check', prompt], { SCRIPTED_KEY: 'test-key' })
 
 const configToml = (url: string) => `# my codex config
@@ -56,7 +58,10 @@ describe.skipIf(!RUNNABLE)('Codex CLI with svc installed (real binary)', () => {
     model = await startFakeResponses({ toolName: 'exec_command' })
     writeFileSync(join(codexHome, 'config.toml'), configToml(model.url))
     // The user's own hook, untrusted: svc must never trust it.
-    writeFileSync(join(codexHome, 'hooks.json'), JSON.stringify({ hooks: { PostToolUse: [{ matcher: '.*', hooks: [{ type: 'command', command: 'true # the user’s own' }] }] } }, null, 2))
+    writeFileSync(
+      join(codexHome, 'hooks.json'),
+      JSON.stringify({ hooks: { PostToolUse: [{ matcher: '.*', hooks: [{ type: 'command', command: 'true # the user’s own' }] }] } }, null, 2),
+    )
     daemon = await startTestDaemon({ home: join(home, '.svc'), env: { SVC_USER_HOME: home } })
   }, 60_000)
 
@@ -68,8 +73,14 @@ describe.skipIf(!RUNNABLE)('Codex CLI with svc installed (real binary)', () => {
   it('refuses to report success when it cannot ask Codex to trust the hooks, and says what to do', async () => {
     const other = join(home, 'other')
     const res = await run(join(ROOT, 'cli/svc.sh'), ['install', '--harness', 'codex', '--yes'], {
-      PATH: process.env.PATH!.split(delimiter).filter((d) => !findCodex({ PATH: d })).join(delimiter),
-      SVC_HOME: join(other, '.svc'), CODEX_HOME: join(other, 'codex'), SVC_URL: daemon.url, SVC_ALLOW_UNATTESTED: '1',
+      PATH: process.env
+        .PATH!.split(delimiter)
+        .filter((d) => !findCodex({ PATH: d }))
+        .join(delimiter),
+      SVC_HOME: join(other, '.svc'),
+      CODEX_HOME: join(other, 'codex'),
+      SVC_URL: daemon.url,
+      SVC_ALLOW_UNATTESTED: '1',
     })
     expect(res.code).toBe(1)
     expect(res.out).toContain('Codex will not run them')

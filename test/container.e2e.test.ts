@@ -46,8 +46,20 @@ describe('the container daemon and a host svc', () => {
     expect(exported.stdout).toMatch(/^software:[A-Za-z0-9+/]{43}=\n$/)
 
     const port = 20000 + Math.floor(Math.random() * 20000)
-    const containerEnv = { PATH: process.env.PATH, ...compileCache(), HOME: data, SVC_HOME: data, SVC_IN_CONTAINER: '1', SVC_ALLOW_SOFTWARE_SIGNER: '1', SVC_TRUSTED_HOST_KEYS: exported.stdout.trim() }
-    const daemon = spawn(process.execPath, [join(PROJECT_ROOT, 'cli', 'bin.js'), 'daemon', '--host', '127.0.0.1', '--port', String(port)], { cwd: PROJECT_ROOT, env: containerEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+    const containerEnv = {
+      PATH: process.env.PATH,
+      ...compileCache(),
+      HOME: data,
+      SVC_HOME: data,
+      SVC_IN_CONTAINER: '1',
+      SVC_ALLOW_SOFTWARE_SIGNER: '1',
+      SVC_TRUSTED_HOST_KEYS: exported.stdout.trim(),
+    }
+    const daemon = spawn(process.execPath, [join(PROJECT_ROOT, 'cli', 'bin.js'), 'daemon', '--host', '127.0.0.1', '--port', String(port)], {
+      cwd: PROJECT_ROOT,
+      env: containerEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     children.push(daemon)
     let logs = ''
     daemon.stdout!.on('data', (d: Buffer) => (logs += d.toString()))

@@ -105,7 +105,10 @@ describe('what a daemon keeps in memory', () => {
   it('cli/svc.sh starts the daemon, and only the daemon, with the memory flags bench/check measured', () => {
     // A stand-in node: answers svc.sh's version probe with the real one, otherwise prints the arguments it got.
     const fake = join(tempDir(), 'node')
-    writeFileSync(fake, `#!/bin/sh\nif [ "$1" = -p ]; then exec ${JSON.stringify(process.execPath)} "$@"; fi\necho "\${MALLOC_ARENA_MAX:-unset} \${MALLOC_TRIM_THRESHOLD_:-unset} $@"\n`)
+    writeFileSync(
+      fake,
+      `#!/bin/sh\nif [ "$1" = -p ]; then exec ${JSON.stringify(process.execPath)} "$@"; fi\necho "\${MALLOC_ARENA_MAX:-unset} \${MALLOC_TRIM_THRESHOLD_:-unset} $@"\n`,
+    )
     chmodSync(fake, 0o755)
     const argsOf = (...args: string[]) => spawnSync(join(PROJECT_ROOT, 'cli/svc.sh'), args, { env: { PATH: process.env.PATH, SVC_NODE: fake }, encoding: 'utf8' }).stdout.trim()
     expect(argsOf('daemon', '--port', '0')).toBe(`2 131072 --max-semi-space-size=4 --no-wasm-tier-up ${join(PROJECT_ROOT, 'cli/bin.js')} daemon --port 0`)
@@ -114,7 +117,10 @@ describe('what a daemon keeps in memory', () => {
 
   it('no OpenTelemetry module without SVC_OTLP_ENDPOINT; only the bash grammar until inline code needs another', () => {
     const home = tempDir()
-    const { modules, grammars } = JSON.parse(run(DAEMON_PROBE, { HOME: home, SVC_HOME: join(home, '.svc') })) as { modules: string[]; grammars: { idle: string[]; afterPython: string[] } }
+    const { modules, grammars } = JSON.parse(run(DAEMON_PROBE, { HOME: home, SVC_HOME: join(home, '.svc') })) as {
+      modules: string[]
+      grammars: { idle: string[]; afterPython: string[] }
+    }
     expect(modules.some((u) => u.includes('/core/ledger/ledger.ts'))).toBe(true) // the probe sees the daemon's modules
     expect(modules.filter((u) => u.includes('/node_modules/@opentelemetry/'))).toEqual([])
     expect(grammars).toEqual({ idle: ['tree_sitter_bash'], afterPython: ['tree_sitter_bash', 'tree_sitter_python'] })
@@ -173,7 +179,13 @@ describe('what a daemon keeps in memory', () => {
     const home = tempDir()
     const out = join(home, 'probe.json')
     const cache = process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}
-    const daemon = await spawnDaemon(home, { ...cache, SVC_ALLOW_UNATTESTED: '1', SVC_LOG_LEVEL: 'debug', SVC_MEMORY_PROBE_OUT: out, NODE_OPTIONS: `--import=${join(PROJECT_ROOT, 'bench/lib/memory-probe.js')}` })
+    const daemon = await spawnDaemon(home, {
+      ...cache,
+      SVC_ALLOW_UNATTESTED: '1',
+      SVC_LOG_LEVEL: 'debug',
+      SVC_MEMORY_PROBE_OUT: out,
+      NODE_OPTIONS: `--import=${join(PROJECT_ROOT, 'bench/lib/memory-probe.js')}`,
+    })
     try {
       await waitFor(() => daemon.logs().includes('quiet: memory given back'), 'the collection once the daemon is quiet', 30_000)
       // Starting grows V8's young generation to its limit (8 MiB with svc.sh's flags); the collection shrank it.

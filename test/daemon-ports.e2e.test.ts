@@ -44,14 +44,24 @@ describe('svc daemon --port N (a real child process)', () => {
   beforeAll(async () => {
     port = await freePort()
     url = `http://127.0.0.1:${port}`
-    const env = { PATH: process.env.PATH, HOME: tempDir('svc-ports-user-'), SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: 'operator-password', SVC_PROTECTED_PORTS: '17878, 17879' }
+    const env = {
+      PATH: process.env.PATH,
+      HOME: tempDir('svc-ports-user-'),
+      SVC_ALLOW_UNATTESTED: '1',
+      SVC_ADMIN_PASSWORD: 'operator-password',
+      SVC_PROTECTED_PORTS: '17878, 17879',
+    }
     child = spawn(join(import.meta.dirname, '..', 'cli', 'svc.sh'), ['daemon', '--port', String(port), '--home', tempDir('svc-ports-home-')], { env })
     child.stdout!.on('data', (b) => (logs += b))
     child.stderr!.on('data', (b) => (logs += b))
     await waitFor(async () => (await fetch(`${url}/v1/health`).catch(() => undefined))?.ok, 'the daemon to listen', 20_000)
     const login = await fetch(`${url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'operator-password' }) })
     const { token } = (await login.json()) as { token: string }
-    const res = await fetch(`${url}/v1/sessions/create`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ signer: 'unattested' }) })
+    const res = await fetch(`${url}/v1/sessions/create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ signer: 'unattested' }),
+    })
     session = ((await res.json()) as { session_id: string }).session_id
   })
   afterAll(() => {
@@ -60,7 +70,12 @@ describe('svc daemon --port N (a real child process)', () => {
 
   it('denies reaching its own port under any spelling, and logs what it protects', async () => {
     expect(port).not.toBe(7878)
-    for (const command of [`curl http://127.1:${port}/v1/mode`, `curl -X PATCH localhost:${port}/v1/mode -d '{"mode":"monitor"}'`, `nc 127.0.0.1 ${port}`, `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}))"`]) {
+    for (const command of [
+      `curl http://127.1:${port}/v1/mode`,
+      `curl -X PATCH localhost:${port}/v1/mode -d '{"mode":"monitor"}'`,
+      `nc 127.0.0.1 ${port}`,
+      `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}))"`,
+    ]) {
       const r = await check(url, session, command)
       expect(r, command).toMatchObject({ verdict: 'deny', rule_id: 'self.daemon-ports' })
     }

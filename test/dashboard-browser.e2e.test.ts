@@ -31,7 +31,8 @@ let page: Page
 const outside: string[] = []
 const consoleErrors: string[] = []
 
-const check = (command: string, tool = 'Bash') => d.request('POST', '/v1/gates/check', { session_id: sid, source: 'claude-code', tool, input: { command } }).then((r) => r.body as { verdict: string; ledger_seq: number })
+const check = (command: string, tool = 'Bash') =>
+  d.request('POST', '/v1/gates/check', { session_id: sid, source: 'claude-code', tool, input: { command } }).then((r) => r.body as { verdict: string; ledger_seq: number })
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
 
 async function flipFirstHash(list: string[]): Promise<string[]> {
@@ -163,14 +164,28 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
         await route.fulfill({ response: res, json })
       })
       await page.getByTestId('verify').click()
-      await page.getByTestId('steps-result').filter({ hasText: `FAILED at: ${failing}` }).waitFor()
+      await page
+        .getByTestId('steps-result')
+        .filter({ hasText: `FAILED at: ${failing}` })
+        .waitFor()
       await page.unroute(pattern)
     }
     await tamper('**/api/v1/ledger/proof/**', async (j) => void (j.proof = await flipFirstHash(j.proof)), 'audit path')
     expect(await page.locator('[data-testid="steps"] li').first().getAttribute('data-ok')).toBe('true')
     await shot('decision-tampered')
-    await tamper('**/api/v1/ledger/proof/**', async (j) => void (j.leaf = Buffer.from(Buffer.from(j.leaf, 'base64').toString().replace('git.reset-hard', 'git.reset-soft')).toString('base64')), 'leaf hash')
-    await tamper('**/api/v1/ledger/root', async (j) => void (j.checkpoint = j.checkpoint.replace(/\n(\d+)\n/, (_m: string, n: string) => `\n${Number(n)}\n`).replace(/ (\S{4})(\S+)\n$/, (_m: string, a: string, b: string) => ` ${a}${b.startsWith('A') ? 'B' : 'A'}${b.slice(1)}\n`)), 'checkpoint Ed25519 signature (WebCrypto)')
+    await tamper(
+      '**/api/v1/ledger/proof/**',
+      async (j) => void (j.leaf = Buffer.from(Buffer.from(j.leaf, 'base64').toString().replace('git.reset-hard', 'git.reset-soft')).toString('base64')),
+      'leaf hash',
+    )
+    await tamper(
+      '**/api/v1/ledger/root',
+      async (j) =>
+        void (j.checkpoint = j.checkpoint
+          .replace(/\n(\d+)\n/, (_m: string, n: string) => `\n${Number(n)}\n`)
+          .replace(/ (\S{4})(\S+)\n$/, (_m: string, a: string, b: string) => ` ${a}${b.startsWith('A') ? 'B' : 'A'}${b.slice(1)}\n`)),
+      'checkpoint Ed25519 signature (WebCrypto)',
+    )
     await page.getByTestId('verify').click()
     await page.getByTestId('steps-result').filter({ hasText: 'verified' }).waitFor()
   })
@@ -274,7 +289,12 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
     const entries = (await d.request('GET', '/v1/ledger/entries?rule=git.reset-hard&limit=1000')).body.entries as { leaf: { verdict: string } }[]
     const denies = entries.filter((e) => e.leaf.verdict === 'deny').length
     expect(denies).toBeGreaterThan(3)
-    expect(await row.locator('td').evaluateAll((tds: { textContent: string | null }[]) => tds.slice(5, 9).map((td) => td.textContent))).toEqual([String(denies), String(denies), String(denies), `${denies} / 0 / 0`])
+    expect(await row.locator('td').evaluateAll((tds: { textContent: string | null }[]) => tds.slice(5, 9).map((td) => td.textContent))).toEqual([
+      String(denies),
+      String(denies),
+      String(denies),
+      `${denies} / 0 / 0`,
+    ])
     await shot('gates')
     await page.goto(`${base}/#/sessions`)
     await page.getByTestId('sessions').waitFor()

@@ -20,7 +20,12 @@ let base: string
 let port: number
 
 /** A raw HTTP request (fetch cannot set Host). */
-function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (res) => {
       let text = ''
@@ -136,7 +141,12 @@ describe('login, cookie and CSRF', () => {
     expect((await fetch(`${base}/events`)).status).toBe(401)
     const { cookie, csrf } = await login()
     expect(await (await fetch(`${base}/api/v1/mode`, { headers: { cookie } })).json()).toEqual({ mode: 'firewall' })
-    const patch = (headers: Record<string, string>) => fetch(`${base}/api/v1/mode`, { method: 'PATCH', headers: { cookie, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ mode: 'monitor', reason: 'triage a noisy gate' }) })
+    const patch = (headers: Record<string, string>) =>
+      fetch(`${base}/api/v1/mode`, {
+        method: 'PATCH',
+        headers: { cookie, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ mode: 'monitor', reason: 'triage a noisy gate' }),
+      })
     expect((await patch({})).status).toBe(403)
     expect((await patch({ 'x-csrf-token': `${csrf.slice(0, -1)}${csrf.endsWith('A') ? 'B' : 'A'}` })).status).toBe(403)
     expect(d.engine.mode()).toBe('firewall')
@@ -145,7 +155,11 @@ describe('login, cookie and CSRF', () => {
     const body = (await ok.json()) as { ledger_seq: number }
     expect(d.engine.mode()).toBe('monitor')
     const leaf = (await d.request('GET', `/v1/ledger/entries?after=${body.ledger_seq - 1}&limit=1`)).body.entries[0].leaf
-    expect(leaf).toMatchObject({ type: 'control', verdict: 'mode_changed', facts: { from: 'firewall', to: 'monitor', reason: 'triage a noisy gate', who: expect.stringMatching(/^operator:[0-9a-f]{12}$/) } })
+    expect(leaf).toMatchObject({
+      type: 'control',
+      verdict: 'mode_changed',
+      facts: { from: 'firewall', to: 'monitor', reason: 'triage a noisy gate', who: expect.stringMatching(/^operator:[0-9a-f]{12}$/) },
+    })
     await d.request('PATCH', '/v1/mode', { mode: 'firewall' }, { authorization: `Bearer ${await d.operatorToken()}` })
   })
 
@@ -212,13 +226,24 @@ describe('event stream', () => {
 describe('routes the dashboard added to the API', () => {
   it('counts hits per gate from the ledger over 24 h, 7 d and 30 d, split by verdict', async () => {
     const sid = await d.session()
-    for (const command of ['git reset --hard', 'git reset --hard HEAD~1', 'ls']) await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command } })
-    const stats = (await d.request('GET', '/v1/gates/stats')).body.gates as { rule_id: string; hits_24h: number; hits_7d: number; hits_30d: number; verdicts: Record<string, number> }[]
+    for (const command of ['git reset --hard', 'git reset --hard HEAD~1', 'ls'])
+      await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command } })
+    const stats = (await d.request('GET', '/v1/gates/stats')).body.gates as {
+      rule_id: string
+      hits_24h: number
+      hits_7d: number
+      hits_30d: number
+      verdicts: Record<string, number>
+    }[]
     const reset = stats.find((g) => g.rule_id === 'git.reset-hard')!
     expect(reset).toMatchObject({ hits_24h: reset.hits_30d, hits_7d: reset.hits_30d, verdicts: { deny: reset.hits_30d, allow: 0, monitor_alert: 0 } })
     expect(reset.hits_30d).toBeGreaterThanOrEqual(2)
     const day = 24 * 60 * 60 * 1000
-    expect(gateStats(d.engine.ledger.store, Date.now() + 2 * day).find((g) => g.rule_id === 'git.reset-hard')).toMatchObject({ hits_24h: 0, hits_7d: reset.hits_30d, hits_30d: reset.hits_30d })
+    expect(gateStats(d.engine.ledger.store, Date.now() + 2 * day).find((g) => g.rule_id === 'git.reset-hard')).toMatchObject({
+      hits_24h: 0,
+      hits_7d: reset.hits_30d,
+      hits_30d: reset.hits_30d,
+    })
     expect(gateStats(d.engine.ledger.store, Date.now() + 8 * day).find((g) => g.rule_id === 'git.reset-hard')).toMatchObject({ hits_24h: 0, hits_7d: 0, hits_30d: reset.hits_30d })
     expect(gateStats(d.engine.ledger.store, Date.now() + 31 * day)).toEqual([])
   })

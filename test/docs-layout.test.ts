@@ -8,7 +8,13 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { currentBlock, layoutBlock, PROJECT_ROOT } from '../scripts/layout.ts'
 
-const documents = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)]
+const documents = [
+  'README.md',
+  ...readdirSync(join(PROJECT_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+]
 const read = (doc: string) => readFileSync(join(PROJECT_ROOT, doc), 'utf8')
 
 /** The text outside fenced code blocks and inline code spans: links and headings there are examples, not links. */
@@ -18,7 +24,11 @@ function prose(markdown: string): string {
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, each space a hyphen. */
 function slug(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '').replace(/\s/g, '-')
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '')
+    .replace(/\s/g, '-')
 }
 
 /** The anchors a markdown file defines (repeated headings get -1, -2, … as on GitHub). */

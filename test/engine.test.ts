@@ -14,9 +14,10 @@ describe('engine', () => {
   it('turns a throwing preEvaluate plugin into a coded deny that is still ledgered', async () => {
     const boom: EnginePlugin = {
       name: 'test:boom',
-      apply: ({ hooks }) => hooks.preEvaluate.tap('test:boom', () => {
-        throw new Error('kaput')
-      }),
+      apply: ({ hooks }) =>
+        hooks.preEvaluate.tap('test:boom', () => {
+          throw new Error('kaput')
+        }),
     }
     const engine = await build([boom])
     const s = engine.sessions.create({ signer: 'unattested' }, Date.now())

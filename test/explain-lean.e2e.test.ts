@@ -21,7 +21,11 @@ process.stdout.write(JSON.stringify({ code, out: out.join('\\n'), seen: [...seen
 `
 
 function explainLoads(home: string): { code: number; out: string; seen: string[] } {
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', PROBE], { env: { PATH: process.env.PATH, HOME: home, SVC_HOME: join(home, '.svc') }, encoding: 'utf8', timeout: 60_000 })
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', PROBE], {
+    env: { PATH: process.env.PATH, HOME: home, SVC_HOME: join(home, '.svc') },
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
   if (r.status !== 0) throw new Error(`probe failed (${r.status}): ${r.stderr}`)
   return JSON.parse(r.stdout) as { code: number; out: string; seen: string[] }
 }

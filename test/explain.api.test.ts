@@ -33,7 +33,10 @@ describe('svc explain', () => {
   it('explains other tools with --tool/--input, as JSON, including the repo layer', async () => {
     const repo = join(userHome, 'repo')
     mkdirSync(join(repo, '.git'), { recursive: true })
-    writeFileSync(join(repo, '.svc.yaml'), 'version: 1\ngates:\n  - id: repo.no-readme\n    when: { tool: Read, path: "**/README.md" }\n    on_hit: deny\n    nudge: read docs/ instead\n')
+    writeFileSync(
+      join(repo, '.svc.yaml'),
+      'version: 1\ngates:\n  - id: repo.no-readme\n    when: { tool: Read, path: "**/README.md" }\n    on_hit: deny\n    nudge: read docs/ instead\n',
+    )
     const r = await svc(['explain', '--tool', 'Read', '--input', JSON.stringify({ file_path: join(repo, 'README.md') }), '--cwd', repo, '--json'])
     expect(r.code, r.stderr).toBe(0)
     const out = JSON.parse(r.stdout)

@@ -46,7 +46,14 @@ describe('false-positive replay', { timeout: 120_000 }, () => {
     expect(listed).toEqual([seq, earlier.body.ledger_seq])
     expect(listed).not.toContain(unrelatedSameGate.body.ledger_seq)
     expect(listed).not.toContain(otherGate.body.ledger_seq)
-    expect(replay.body.now_allowed[0]).toMatchObject({ tool: 'Bash', recorded: 'deny', now: 'deny', candidate: 'allow', rule_id: 'git.reset-hard', input: { command: 'git reset --hard HEAD~1' } })
+    expect(replay.body.now_allowed[0]).toMatchObject({
+      tool: 'Bash',
+      recorded: 'deny',
+      now: 'deny',
+      candidate: 'allow',
+      rule_id: 'git.reset-hard',
+      input: { command: 'git reset --hard HEAD~1' },
+    })
     expect(replay.body.replayed).toBeGreaterThanOrEqual(5)
     // Nothing written, nothing recorded.
     expect(existsSync(join(repo, '.svc.yaml'))).toBe(false)
@@ -55,7 +62,11 @@ describe('false-positive replay', { timeout: 120_000 }, () => {
     const bounded = await d.request('POST', `/v1/false-positives/cases/${seq}/replay?limit=1`, { bundle, replacement_yaml: draft.replacement_yaml, target: 'repo' })
     expect(bounded.body).toMatchObject({ replayed: 1, now_allowed: [expect.objectContaining({ seq })] })
 
-    const broad = await d.request('POST', `/v1/false-positives/cases/${seq}/replay`, { bundle, replacement_yaml: 'id: git.reset-hard.never\nwhen: { tool: Bash, command_regex: "^never-matches$" }\n', target: 'repo' })
+    const broad = await d.request('POST', `/v1/false-positives/cases/${seq}/replay`, {
+      bundle,
+      replacement_yaml: 'id: git.reset-hard.never\nwhen: { tool: Bash, command_regex: "^never-matches$" }\n',
+      target: 'repo',
+    })
     expect(broad.body).toMatchObject({ status: 422, reason: 'too_broad' })
     const wrongCase = await d.request('POST', `/v1/false-positives/cases/${earlier.body.ledger_seq}/replay`, { bundle, replacement_yaml: draft.replacement_yaml })
     expect(wrongCase.body).toMatchObject({ status: 422, reason: 'invalid_bundle' })

@@ -71,11 +71,31 @@ describe('feature routes', () => {
 
   it('a plugin whose routes fail to register closes the ones registered before it (their onClose runs)', async () => {
     let closed = 0
-    const polling: EnginePlugin = { name: 'feature:polling', apply: (host) => host.bring(routes(async (child) => { child.addHook('onClose', async () => { closed++ }) })) }
-    const broken: EnginePlugin = { name: 'feature:broken', apply: (host) => host.bring(routes(async () => { throw new Error('routes of feature:broken could not be registered') })) }
+    const polling: EnginePlugin = {
+      name: 'feature:polling',
+      apply: (host) =>
+        host.bring(
+          routes(async (child) => {
+            child.addHook('onClose', async () => {
+              closed++
+            })
+          }),
+        ),
+    }
+    const broken: EnginePlugin = {
+      name: 'feature:broken',
+      apply: (host) =>
+        host.bring(
+          routes(async () => {
+            throw new Error('routes of feature:broken could not be registered')
+          }),
+        ),
+    }
     const failing = await createEngine({ plugins: [...allPlugins, polling, broken], home: tempDir('svc-feature-broken-'), policiesDir: SHIPPED_POLICIES_DIR, log })
     try {
-      await expect(buildApp({ engine: failing, auth: createAuthService(failing.home, {}), version: VERSION, env: {}, logger: log })).rejects.toThrow(/feature:broken could not be registered/)
+      await expect(buildApp({ engine: failing, auth: createAuthService(failing.home, {}), version: VERSION, env: {}, logger: log })).rejects.toThrow(
+        /feature:broken could not be registered/,
+      )
       expect(closed).toBe(1)
     } finally {
       await failing.close()
@@ -83,7 +103,13 @@ describe('feature routes', () => {
   })
 
   it('are one set per plugin', async () => {
-    const twice: EnginePlugin = { name: 'feature:twice', apply: (host) => { host.bring(routes(echoRoutes)); host.bring(routes(echoRoutes)) } }
+    const twice: EnginePlugin = {
+      name: 'feature:twice',
+      apply: (host) => {
+        host.bring(routes(echoRoutes))
+        host.bring(routes(echoRoutes))
+      },
+    }
     await expect(createEngine({ plugins: [twice], home: tempDir(), policiesDir: SHIPPED_POLICIES_DIR, log })).rejects.toMatchObject({ code: 'PE_PLUGIN_DUPLICATE' })
   })
 })

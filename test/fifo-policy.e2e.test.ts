@@ -43,7 +43,10 @@ describe('non-regular policy and config files', () => {
     expect(await check({ command: `cat ${join(repo, 'x')}` }, 'Bash')).toMatchObject({ verdict: 'allow' })
     const view = (await daemon.request('GET', `/v1/policy/view?cwd=${encodeURIComponent(repo)}`)).body
     expect(view.status).toBe('degraded')
-    expect(view.files.find((f: { layer: string }) => f.layer === 'repo')).toMatchObject({ status: 'error', error: { message: expect.stringMatching(/\.svc\.yaml is a FIFO \(named pipe\), not a regular file/) } })
+    expect(view.files.find((f: { layer: string }) => f.layer === 'repo')).toMatchObject({
+      status: 'error',
+      error: { message: expect.stringMatching(/\.svc\.yaml is a FIFO \(named pipe\), not a regular file/) },
+    })
     expect((await daemon.request('GET', '/v1/health')).status).toBe(200)
   })
 

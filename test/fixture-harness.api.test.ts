@@ -99,12 +99,22 @@ describe('a harness registered with one line', () => {
     await fixture.harness.trust!.grant(trustRequest(), 'fix')
 
     const env = { home: world.home, env: {} }
-    const sandbox = sandboxFacts({ registered: harnesses, env, svcHome: world.svcHome, ports: [7878, 7879], policiesDir: SHIPPED_POLICIES_DIR, system: false, systemRoot: tempDir() })
+    const sandbox = sandboxFacts({
+      registered: harnesses,
+      env,
+      svcHome: world.svcHome,
+      ports: [7878, 7879],
+      policiesDir: SHIPPED_POLICIES_DIR,
+      system: false,
+      systemRoot: tempDir(),
+    })
     expect(sandbox.protectedFiles).toEqual(expect.arrayContaining([file, join(world.home, '.fixture-agent', 'sandbox.json')]))
     install({ sandbox })
     const report = await collectStatus(daemon.url, world.svcHome, statusContext())
     expect(report.sandbox).toEqual([expect.objectContaining({ harness: ID, state: 'on', files: [join(world.home, '.fixture-agent', 'sandbox.json')] })])
-    expect(sandboxProbes(report, world.home, { PATH: process.env.PATH }, harnesses)).toEqual([{ harness: ID, probe: `write ${file}`, outcome: 'blocked', detail: 'the fixture sandbox refuses it' }])
+    expect(sandboxProbes(report, world.home, { PATH: process.env.PATH }, harnesses)).toEqual([
+      { harness: ID, probe: `write ${file}`, outcome: 'blocked', detail: 'the fixture sandbox refuses it' },
+    ])
   })
 
   it('is served by the hook route, replaying a duplicate that differs only in its cosmetic fields', async () => {
@@ -118,7 +128,10 @@ describe('a harness registered with one line', () => {
 
   it('has its config kept from the agent by self-protection, which it would not be without its line', async () => {
     const pre = async (tool: string, input: Record<string, unknown>, id: string) =>
-      (await daemon.request('POST', `/v1/hooks/${ID}/PreCall`, { tool_name: tool, tool_input: input, tool_use_id: id, cwd: world.home })).body as { verdict?: string; reason?: string }
+      (await daemon.request('POST', `/v1/hooks/${ID}/PreCall`, { tool_name: tool, tool_input: input, tool_use_id: id, cwd: world.home })).body as {
+        verdict?: string
+        reason?: string
+      }
     for (const [tool, input] of [
       ['Write', { file_path: file, content: '{}' }],
       ['Edit', { file_path: join(world.repo, '.fixture-agent', 'hooks.json'), old_string: 'a', new_string: 'b' }],

@@ -23,7 +23,14 @@ const root = tempDir('svc-fleet-')
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 const archive = join(root, 'archive.jsonl')
 
-const envOf = (home: string) => ({ PATH: process.env.PATH, HOME: home, SVC_HOME: home, SVC_ALLOW_SOFTWARE_SIGNER: '1', SVC_ADMIN_PASSWORD: 'correct horse battery', SVC_LOG_LEVEL: 'info' })
+const envOf = (home: string) => ({
+  PATH: process.env.PATH,
+  HOME: home,
+  SVC_HOME: home,
+  SVC_ALLOW_SOFTWARE_SIGNER: '1',
+  SVC_ADMIN_PASSWORD: 'correct horse battery',
+  SVC_LOG_LEVEL: 'info',
+})
 
 interface Machine {
   readonly home: string
@@ -35,7 +42,14 @@ const policy = join(root, 'witness-policy.txt')
 const strictPolicy = join(root, 'strict-policy.txt')
 
 async function start(home: string, receiver: OtlpReceiver, witness?: WitnessStandIn): Promise<DaemonProcess> {
-  const daemon = await startDaemonProcess({ ...envOf(home), SVC_OTLP_ENDPOINT: receiver.url, SVC_OTLP_INTERVAL: '100ms', SVC_WITNESS_POLICY: policy, SVC_WITNESS_INTERVAL: '200ms', SVC_CHECKPOINT_INTERVAL: '200ms' })
+  const daemon = await startDaemonProcess({
+    ...envOf(home),
+    SVC_OTLP_ENDPOINT: receiver.url,
+    SVC_OTLP_INTERVAL: '100ms',
+    SVC_WITNESS_POLICY: policy,
+    SVC_WITNESS_INTERVAL: '200ms',
+    SVC_CHECKPOINT_INTERVAL: '200ms',
+  })
   // Enrolment: the host's log vkey registered with the witness (witnessctl add-key).
   if (witness) witness.addLog((await runCli(['ledger', 'log-key'], envOf(home))).stdout.trim())
   return daemon
@@ -56,7 +70,12 @@ async function decide(m: Machine, n: number, tag: string): Promise<number> {
   expect(created.status).toBe(201)
   let seq = 0
   for (let i = 0; i < n; i++) {
-    const r = await m.daemon.post('/v1/gates/check', { session_id: created.body.session_id, source: 'claude-code', tool: 'Bash', input: { command: i % 4 === 3 ? 'rm -rf /' : `echo ${tag}-${i}` } })
+    const r = await m.daemon.post('/v1/gates/check', {
+      session_id: created.body.session_id,
+      source: 'claude-code',
+      tool: 'Bash',
+      input: { command: i % 4 === 3 ? 'rm -rf /' : `echo ${tag}-${i}` },
+    })
     expect(r.status).toBe(200)
     seq = r.body.ledger_seq
   }
@@ -67,7 +86,11 @@ async function decide(m: Machine, n: number, tag: string): Promise<number> {
 
 /** Waits until the receiver holds a checkpoint (or cosignature) of `size` leaves from `origin` (checkpoints are signed every 200 ms here: SVC_CHECKPOINT_INTERVAL). */
 async function shipped(receiver: OtlpReceiver, origin: string, size: number, event = 'svc.checkpoint'): Promise<void> {
-  await waitFor(() => receiver.records.some((r) => r.resource['svc.ledger.origin'] === origin && r.eventName === event && Number(r.attributes['svc.ledger.tree_size']) >= size), `${event} of ${size} leaves from ${origin}`, 60_000)
+  await waitFor(
+    () => receiver.records.some((r) => r.resource['svc.ledger.origin'] === origin && r.eventName === event && Number(r.attributes['svc.ledger.tree_size']) >= size),
+    `${event} of ${size} leaves from ${origin}`,
+    60_000,
+  )
 }
 
 const trustArgs = (machines: readonly Machine[]) => machines.flatMap((m) => ['--trusted-keys', join(m.home, 'trusted-host-keys.json')])
@@ -75,14 +98,17 @@ const trustArgs = (machines: readonly Machine[]) => machines.flatMap((m) => ['--
 /** Rewrites the archive's JSON lines through `edit` into a new file. */
 function tampered(name: string, edit: (records: any[], origin: string) => any[]): string {
   const out = join(root, name)
-  const lines = readFileSync(archive, 'utf8').trim().split('\n').map((line) => {
-    const doc = JSON.parse(line)
-    for (const rl of doc.resourceLogs) {
-      const origin = rl.resource.attributes.find((a: any) => a.key === 'svc.ledger.origin').value.stringValue
-      for (const sl of rl.scopeLogs) sl.logRecords = edit(sl.logRecords, origin)
-    }
-    return JSON.stringify(doc)
-  })
+  const lines = readFileSync(archive, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const doc = JSON.parse(line)
+      for (const rl of doc.resourceLogs) {
+        const origin = rl.resource.attributes.find((a: any) => a.key === 'svc.ledger.origin').value.stringValue
+        for (const sl of rl.scopeLogs) sl.logRecords = edit(sl.logRecords, origin)
+      }
+      return JSON.stringify(doc)
+    })
   writeFileSync(out, `${lines.join('\n')}\n`)
   return out
 }
@@ -100,12 +126,14 @@ describe('svc fleet verify', () => {
       // The machines are independent: start them, decide and wait for their checkpoints side by side.
       const homes = ['a', 'b', 'c'].map((name) => join(root, name))
       for (const [i, daemon] of (await startAll(homes.map((home) => start(home, receiver, witness)))).entries()) machines.push({ home: homes[i]!, daemon, origin: '' })
-      await Promise.all(machines.map(async (m, i) => {
-        const size = await decide(m, 6 + i, `m${i}`)
-        expect(m.origin).toMatch(/^svc\.local\//)
-        await shipped(receiver, m.origin, size)
-        await shipped(receiver, m.origin, size, 'svc.witness_cosignature')
-      }))
+      await Promise.all(
+        machines.map(async (m, i) => {
+          const size = await decide(m, 6 + i, `m${i}`)
+          expect(m.origin).toMatch(/^svc\.local\//)
+          await shipped(receiver, m.origin, size)
+          await shipped(receiver, m.origin, size, 'svc.witness_cosignature')
+        }),
+      )
       const [a, b, c] = machines as [Machine, Machine, Machine]
       // b grows again after its first checkpoint shipped, so it has checkpoints of two sizes.
       const bSize = await decide(b, 2, 'm1-again')
@@ -128,7 +156,8 @@ describe('svc fleet verify', () => {
           if (origin !== b.origin || edits > 0 || !String(r.body.stringValue).includes('"verdict":"deny"')) return r
           edits++
           return { ...r, body: { stringValue: r.body.stringValue.replace('"verdict":"deny"', '"verdict":"allow"') } }
-        }))
+        }),
+      )
       expect(edits).toBe(1)
       const caught = await runCli(['fleet', 'verify', rewritten, ...trustArgs(machines)], {})
       expect(caught.code).toBe(1)
@@ -136,7 +165,12 @@ describe('svc fleet verify', () => {
       expect(caught.stdout).toContain(`✓ ${a.origin}`)
 
       // Machine c's last leaves withheld while its signed checkpoint still covers them.
-      const cSize = Math.max(...receiver.records.filter((r) => r.resource['svc.ledger.origin'] === c.origin && r.attributes['svc.ledger.seq'] !== undefined).map((r) => Number(r.attributes['svc.ledger.seq']))) + 1
+      const cSize =
+        Math.max(
+          ...receiver.records
+            .filter((r) => r.resource['svc.ledger.origin'] === c.origin && r.attributes['svc.ledger.seq'] !== undefined)
+            .map((r) => Number(r.attributes['svc.ledger.seq'])),
+        ) + 1
       const truncated = tampered('truncated.jsonl', (records, origin) => records.filter((r) => origin !== c.origin || seqOf(r) < cSize - 3))
       const cut = await runCli(['fleet', 'verify', truncated, ...trustArgs(machines)], {})
       expect(cut.code).toBe(1)
@@ -150,7 +184,8 @@ describe('svc fleet verify', () => {
           if (held || origin !== b.origin || r.eventName !== 'svc.checkpoint') return true
           held = r
           return false
-        }))
+        }),
+      )
       const resource = JSON.parse(readFileSync(archive, 'utf8').split('\n')[0]!).resourceLogs[0].resource
       resource.attributes = resource.attributes.map((a: any) => (a.key === 'svc.ledger.origin' ? { ...a, value: { stringValue: b.origin } } : a))
       writeFileSync(reordered, `${JSON.stringify({ resourceLogs: [{ resource, scopeLogs: [{ scope: { name: 'svc.ledger' }, logRecords: [held] }] }] })}\n`, { flag: 'a' })
@@ -182,15 +217,19 @@ describe('svc fleet verify', () => {
       expect(clone.origin).toBe(a.origin)
       await shipped(receiver, a.origin, Math.max(sizeA, sizeClone))
       // Both copies have shipped: some seq arrived twice with different bytes.
-      await waitFor(() => {
-        const bodies = new Map<number, Set<string>>()
-        for (const r of receiver.records) {
-          if (r.resource['svc.ledger.origin'] !== a.origin || r.attributes['svc.ledger.seq'] === undefined) continue
-          const seq = Number(r.attributes['svc.ledger.seq'])
-          bodies.set(seq, (bodies.get(seq) ?? new Set()).add(r.body))
-        }
-        return [...bodies.values()].some((b) => b.size > 1)
-      }, 'both histories shipped', 60_000)
+      await waitFor(
+        () => {
+          const bodies = new Map<number, Set<string>>()
+          for (const r of receiver.records) {
+            if (r.resource['svc.ledger.origin'] !== a.origin || r.attributes['svc.ledger.seq'] === undefined) continue
+            const seq = Number(r.attributes['svc.ledger.seq'])
+            bodies.set(seq, (bodies.get(seq) ?? new Set()).add(r.body))
+          }
+          return [...bodies.values()].some((b) => b.size > 1)
+        },
+        'both histories shipped',
+        60_000,
+      )
       const forked = await runCli(['fleet', 'verify', archive, ...trustArgs(machines)], {})
       expect(forked.code).toBe(1)
       expect(forked.stderr).toContain(`fleet verification FAILED: ${a.origin} forked`)

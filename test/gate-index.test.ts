@@ -27,7 +27,13 @@ describe('gate index over generated gates (property)', () => {
   const oneOrList = <T>(arb: fc.Arbitrary<T>) => fc.oneof(arb, fc.array(arb, { minLength: 1, maxLength: 3 }))
   const leaf = fc.oneof(
     oneOrList(toolPattern).map((tool) => ({ tool })),
-    fc.record({ program: oneOrList(programPattern) }, { requiredKeys: [] }).chain((c) => fc.record({ args_any: fc.constantFrom('-f', '--hard', '*') }, { requiredKeys: [] }).map((a) => ({ command: Object.keys({ ...c, ...a }).length ? { ...c, ...a } : { args_any: '*' } }))),
+    fc
+      .record({ program: oneOrList(programPattern) }, { requiredKeys: [] })
+      .chain((c) =>
+        fc
+          .record({ args_any: fc.constantFrom('-f', '--hard', '*') }, { requiredKeys: [] })
+          .map((a) => ({ command: Object.keys({ ...c, ...a }).length ? { ...c, ...a } : { args_any: '*' } })),
+      ),
     fc.constantFrom({ signal: 'pipe_to_shell' }, { path: '~/.ssh/**' }),
   )
   const when: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ node: Record<string, unknown> }>((tie) => ({
@@ -45,14 +51,21 @@ describe('gate index over generated gates (property)', () => {
       testRequest({
         tool,
         paths: ['/home/tester/.ssh/id_rsa'],
-        shell: { raw: commands.map((c) => [c.program, ...c.args].join(' ')).join('; '), commands: commands.map((c) => ({ program: c.program, argv: [c.program, ...c.args], text: [c.program, ...c.args].join(' '), via: [] })), signals: signal ? ['pipe_to_shell'] : [] },
+        shell: {
+          raw: commands.map((c) => [c.program, ...c.args].join(' ')).join('; '),
+          commands: commands.map((c) => ({ program: c.program, argv: [c.program, ...c.args], text: [c.program, ...c.args].join(' '), via: [] })),
+          signals: signal ? ['pipe_to_shell'] : [],
+        },
       }),
   )
 
   it('every gate that matches a call is among its candidates, in policy order', () => {
     fc.assert(
       fc.property(fc.array(when, { minLength: 1, maxLength: 12 }), fc.array(request, { minLength: 1, maxLength: 6 }), (whens, requests) => {
-        const gates = compiler.compileAll(whens.map((w, i) => ({ value: { id: `g${i}`, when: w }, loc: { file: 'gen.yaml' } })), origin)
+        const gates = compiler.compileAll(
+          whens.map((w, i) => ({ value: { id: `g${i}`, when: w }, loc: { file: 'gen.yaml' } })),
+          origin,
+        )
         const index = new GateIndex(gates)
         const ctx = testContext()
         for (const req of requests) {

@@ -39,7 +39,12 @@ function run(cmd: string, args: string[], env: Record<string, string>, input = '
 // The CLI relaunches itself only to raise its heap limit (a second Node process per run): not needed for a one-turn
 // script. run() passes the run's compile cache, which spares compiling its 70 MB bundle again on every run.
 const gemini = (prompt: string, env: Record<string, string> = {}) =>
-  run(process.execPath, [GEMINI, '-p', prompt, '--approval-mode', 'yolo', '--skip-trust'], { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: model.url, GEMINI_CLI_NO_RELAUNCH: 'true', ...env })
+  run(process.execPath, [GEMINI, '-p', prompt, '--approval-mode', 'yolo', '--skip-trust'], {
+    GEMINI_API_KEY: 'test-key',
+    GOOGLE_GEMINI_BASE_URL: model.url,
+    GEMINI_CLI_NO_RELAUNCH: 'true',
+    ...env,
+  })
 /** `svc <args>` in this process (the commands below do not depend on their working directory). */
 const svc = async (args: string[], env: Record<string, string>) => {
   const r = await runCli(args, { HOME: home, ...env })

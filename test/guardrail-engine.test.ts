@@ -102,7 +102,10 @@ describe('guardrail seam', () => {
     const res = await e.check(call(s.id, 'echo hi'))
     expect(res.verdict).toBe('allow')
     const verdicts = res.decision.guardrail!.evaluators
-    expect(verdicts.map((v) => [v.effect, v.abstained?.kind])).toEqual([['abstain', 'provider_error'], ['abstain', 'provider_error']])
+    expect(verdicts.map((v) => [v.effect, v.abstained?.kind])).toEqual([
+      ['abstain', 'provider_error'],
+      ['abstain', 'provider_error'],
+    ])
     expect(verdicts[0]!.reason).toMatch(/adapter exploded/)
     expect(res.decision.guardrail!.verdict).toBe('abstain')
   })
@@ -125,7 +128,10 @@ describe('guardrail seam', () => {
     const s = e.sessions.create({ signer: 'unattested' }, Date.now())
     const res = await e.check(call(s.id, 'echo hi'))
     expect(res.verdict).toBe('deny')
-    expect(res.decision.guardrail!.evaluators.map((v) => [v.effect, v.abstained?.kind])).toEqual([['abstain', 'malformed_answer'], ['deny', undefined]])
+    expect(res.decision.guardrail!.evaluators.map((v) => [v.effect, v.abstained?.kind])).toEqual([
+      ['abstain', 'malformed_answer'],
+      ['deny', undefined],
+    ])
   })
 
   it('ignores a tap that returns a non-deny (only a deny stops the round)', async () => {
@@ -154,7 +160,11 @@ describe('provider configuration', () => {
 })
 
 describe('llm_guardrail parsing', () => {
-  const load = (policy: string) => build([], policy).then(() => undefined, (err: unknown) => err as EngineError)
+  const load = (policy: string) =>
+    build([], policy).then(
+      () => undefined,
+      (err: unknown) => err as EngineError,
+    )
 
   it.each([
     ['an unknown model', 'model: openai/nope', 6, 39, /unknown model "openai\/nope" \(known: .*openai\/omni-moderation-latest/],
@@ -182,7 +192,11 @@ gates:
     const when = await load(gate(['openai/omni-moderation-latest']).replace('match:', 'when:'))
     expect(when!.message).toMatch(/selects its calls with `match`/)
     expect(when!.loc).toMatchObject({ line: 4, col: 11 })
-    for (const [key, value] of [['on_hit', 'deny'], ['require_strong', 'true'], ['nudge', 'hi']]) {
+    for (const [key, value] of [
+      ['on_hit', 'deny'],
+      ['require_strong', 'true'],
+      ['nudge', 'hi'],
+    ]) {
       const err = await load(gate(['openai/omni-moderation-latest']).replace('    match:', `    ${key}: ${value}\n    match:`))
       expect(err!.message).toMatch(new RegExp(`\`${key}\` has no meaning on a guardrail gate`))
       expect(err!.loc).toMatchObject({ line: 4 })

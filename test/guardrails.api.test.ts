@@ -63,8 +63,10 @@ async function req(method: string, path: string, body?: unknown, auth = false) {
   bodies.push(JSON.stringify(res.body))
   return res
 }
-const bash = (command: string, extra: Record<string, unknown> = {}) => req('POST', '/v1/gates/check', { session_id: session, source: 'test', tool: 'Bash', input: { command, ...extra } })
-const write = (content: string) => req('POST', '/v1/gates/check', { session_id: session, source: 'test', tool: 'Write', input: { file_path: '/tmp/svc-guardrail-test/notes.txt', content } })
+const bash = (command: string, extra: Record<string, unknown> = {}) =>
+  req('POST', '/v1/gates/check', { session_id: session, source: 'test', tool: 'Bash', input: { command, ...extra } })
+const write = (content: string) =>
+  req('POST', '/v1/gates/check', { session_id: session, source: 'test', tool: 'Write', input: { file_path: '/tmp/svc-guardrail-test/notes.txt', content } })
 const trace = async (seq: number) => (await req('GET', `/v1/guardrails/traces/${seq}`)).body
 const leaf = async (seq: number) => JSON.parse(Buffer.from((await req('GET', `/v1/ledger/proof/${seq}`)).body.leaf, 'base64').toString('utf8'))
 
@@ -99,7 +101,14 @@ describe('guardrails over HTTP', () => {
     expect(t.local).toMatchObject({ verdict: 'allow', ledger_verdict: 'allow' })
     expect(t.guardrail).toMatchObject({ verdict: 'allow', ran: true, enabled: true })
     expect(t.guardrail.evaluators).toHaveLength(1)
-    expect(t.guardrail.evaluators[0]).toMatchObject({ gate_id: 'guard.bash', provider: 'openai', model: 'openai/omni-moderation-latest', effect: 'allow', abstained: false, cached: false })
+    expect(t.guardrail.evaluators[0]).toMatchObject({
+      gate_id: 'guard.bash',
+      provider: 'openai',
+      model: 'openai/omni-moderation-latest',
+      effect: 'allow',
+      abstained: false,
+      cached: false,
+    })
     expect(t.guardrail.evaluators[0].categories.violence).toEqual({ severity: 'none', raw: false })
     expect(t.guardrail.evaluators[0].latency_ms).toBeGreaterThan(0)
     expect(t.final).toMatchObject({ verdict: 'allow', decided_by: 'local' })
@@ -162,7 +171,9 @@ describe('guardrails over HTTP', () => {
     const logged = logLines.length
     const res = await bash(`echo ${word} VIOLENT`)
     expect(res.body.verdict).toBe('allow')
-    expect(logLines.slice(logged).map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ msg: 'guardrail abstained', mode: 'firewall', abstained: expect.objectContaining({ kind }) }))
+    expect(logLines.slice(logged).map((l) => JSON.parse(l))).toContainEqual(
+      expect.objectContaining({ msg: 'guardrail abstained', mode: 'firewall', abstained: expect.objectContaining({ kind }) }),
+    )
     const t = await trace(res.body.ledger_seq)
     expect(t.guardrail.verdict).toBe('abstain')
     expect(t.guardrail.evaluators[0]).toMatchObject({ effect: 'abstain', abstained: true, abstain_kind: kind })
@@ -233,7 +244,9 @@ describe('guardrails over HTTP', () => {
       const abstained = await bash('echo JUNK in monitor mode')
       expect(abstained.body.verdict).toBe('allow')
       const lines = logLines.slice(logged).map((l) => JSON.parse(l))
-      expect(lines).toContainEqual(expect.objectContaining({ msg: 'guardrail abstained', mode: 'monitor', gate: 'guard.bash', abstained: expect.objectContaining({ kind: 'malformed_answer' }) }))
+      expect(lines).toContainEqual(
+        expect.objectContaining({ msg: 'guardrail abstained', mode: 'monitor', gate: 'guard.bash', abstained: expect.objectContaining({ kind: 'malformed_answer' }) }),
+      )
     } finally {
       await req('PATCH', '/v1/mode', { mode: 'firewall' }, true)
     }
@@ -266,7 +279,14 @@ describe('guardrails over HTTP', () => {
       ['azure-content-safety', true, 'AZURE_CONTENT_SAFETY_API_KEY'],
     ])
     const catalog = (await req('GET', '/v1/guardrails/catalog')).body.models
-    expect(catalog).toContainEqual(expect.objectContaining({ id: 'openai/omni-moderation-latest', kind: 'classifier_model', runnable: true, flag_severity: expect.objectContaining({ 'sexual/minors': 'critical' }) }))
+    expect(catalog).toContainEqual(
+      expect.objectContaining({
+        id: 'openai/omni-moderation-latest',
+        kind: 'classifier_model',
+        runnable: true,
+        flag_severity: expect.objectContaining({ 'sexual/minors': 'critical' }),
+      }),
+    )
     expect(catalog).toContainEqual(expect.objectContaining({ id: 'azure-content-safety/blocklists', kind: 'account_policy', runnable: false }))
   })
 
@@ -275,7 +295,12 @@ describe('guardrails over HTTP', () => {
     const before = openai.requests.length
     const ok = await req('POST', '/v1/guardrails/providers/openai/test', { text: 'a VIOLENT probe' }, true)
     expect(ok.status).toBe(200)
-    expect(ok.body).toMatchObject({ provider: 'openai', model: 'openai/omni-moderation-latest', reachable: true, result: { safe: false, categories: { violence: { severity: 'high', raw: true } } } })
+    expect(ok.body).toMatchObject({
+      provider: 'openai',
+      model: 'openai/omni-moderation-latest',
+      reachable: true,
+      result: { safe: false, categories: { violence: { severity: 'high', raw: true } } },
+    })
     expect(ok.body.latency_ms).toBeGreaterThanOrEqual(0)
     expect(openai.requests.length).toBe(before + 1)
     const failing = await req('POST', '/v1/guardrails/providers/llama-guard/test', { text: 'E500' }, true)

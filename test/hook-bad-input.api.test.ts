@@ -80,14 +80,24 @@ describe('bad input on every hook route', () => {
           if (m.deny === 'unless-dropped' && !mustDeny) expect(res.text === original.text || added.map((l) => l.verdict).join() === 'deny', what).toBe(true)
           if (mustDeny) {
             expect(res.text, what).not.toBe(allow)
-            expect(added.map((l) => l.verdict), what).toEqual(['deny'])
+            expect(
+              added.map((l) => l.verdict),
+              what,
+            ).toEqual(['deny'])
           }
         } else {
-          if (res.status !== 200) expect({ status: res.status, type: res.type }, what).toMatchObject({ status: expect.toSatisfy((s: number) => [400, 413, 415].includes(s)), type: expect.stringContaining('application/problem+json') })
+          if (res.status !== 200)
+            expect({ status: res.status, type: res.type }, what).toMatchObject({
+              status: expect.toSatisfy((s: number) => [400, 413, 415].includes(s)),
+              type: expect.stringContaining('application/problem+json'),
+            })
           if (m.deny === 'always') expect(res.status, what).not.toBe(200)
           // A post-tool event whose call svc never decided also leaves a `hook_bypassed` control leaf.
           const rows = added.filter((l) => !(l.type === 'control' && l.verdict === 'hook_bypassed'))
-          expect(rows.every((l) => l.type === 'outcome'), what).toBe(true)
+          expect(
+            rows.every((l) => l.type === 'outcome'),
+            what,
+          ).toBe(true)
           expect(rows.length, what).toBeLessThanOrEqual(1)
           expect(added.length - rows.length, what).toBeLessThanOrEqual(rows.length)
         }
@@ -109,7 +119,10 @@ describe('bad input on POST /v1/gates/check', () => {
       if (res.status === 200) {
         const verdict = (JSON.parse(res.text) as { verdict: string }).verdict
         if (m.deny !== 'no') expect(verdict, what).toBe('deny')
-        expect((await leavesAfter(size)).map((l) => l.verdict), what).toEqual([verdict])
+        expect(
+          (await leavesAfter(size)).map((l) => l.verdict),
+          what,
+        ).toEqual([verdict])
       } else {
         expect(res.type, what).toContain('application/problem+json')
         expect(d.engine.ledger.size(), what).toBe(size)

@@ -9,7 +9,16 @@ import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
 let home: string
 let daemon: TestDaemon
 
-const pre = (id: string, command: string) => ({ session_id: 'c1', transcript_path: '/t', cwd: '/home/u/app', permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: id })
+const pre = (id: string, command: string) => ({
+  session_id: 'c1',
+  transcript_path: '/t',
+  cwd: '/home/u/app',
+  permission_mode: 'default',
+  hook_event_name: 'PreToolUse',
+  tool_name: 'Bash',
+  tool_input: { command },
+  tool_use_id: id,
+})
 const post = (id: string, command: string, failed = false) => ({
   ...pre(id, command),
   hook_event_name: failed ? 'PostToolUseFailure' : 'PostToolUse',
@@ -17,7 +26,11 @@ const post = (id: string, command: string, failed = false) => ({
 })
 
 async function hook(body: { hook_event_name: string }): Promise<string> {
-  const res = await fetch(`${daemon.url}/v1/hooks/claude-code/${body.hook_event_name}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const res = await fetch(`${daemon.url}/v1/hooks/claude-code/${body.hook_event_name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   expect(res.status).toBe(200)
   expect(res.headers.get('x-svc-hook')).toBe('1')
   return res.text()
@@ -70,7 +83,10 @@ describe('outcome rows across a daemon restart', () => {
 
   it('replay the first answer, nudge included, to a duplicate pre-tool delivery that arrives after a restart', async () => {
     const first = await hook(pre('toolu_dup', 'git push --force origin main'))
-    expect(JSON.parse(first).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('[svc rule git.force-push] Push to a new branch') })
+    expect(JSON.parse(first).hookSpecificOutput).toMatchObject({
+      permissionDecision: 'deny',
+      permissionDecisionReason: expect.stringContaining('[svc rule git.force-push] Push to a new branch'),
+    })
     await restart()
     const size = daemon.engine.ledger.size()
     expect(await hook(pre('toolu_dup', 'git push --force origin main'))).toBe(first)

@@ -25,7 +25,10 @@ async function verdictFor(tool: string, input: Record<string, unknown>, cwd: str
 beforeAll(async () => {
   userHome = tempDir('svc-hooks-home-')
   mkdirSync(join(userHome, '.gemini'), { recursive: true })
-  writeFileSync(join(userHome, '.gemini/settings.json'), '{ // user settings\n  "mcpServers": { "github": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": { "GITHUB_TOKEN": "s3cret" } } }\n}\n')
+  writeFileSync(
+    join(userHome, '.gemini/settings.json'),
+    '{ // user settings\n  "mcpServers": { "github": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": { "GITHUB_TOKEN": "s3cret" } } }\n}\n',
+  )
   daemon = await startTestDaemon({ env: { SVC_USER_HOME: userHome } })
 })
 afterAll(async () => {
@@ -107,12 +110,24 @@ describe('POST /v1/hooks/{harness}/{event}', () => {
 
   it('answers 404 naming the supported harnesses and events, 501 for planned ones; an unusable payload is a deny before the tool, a 400 after it', async () => {
     const unknown = await daemon.request('POST', '/v1/hooks/vim/PreToolUse', {})
-    expect(unknown).toMatchObject({ status: 404, type: expect.stringContaining('application/problem+json'), body: { code: 'not_found', detail: 'unknown harness "vim"; supported: claude-code, codex, gemini, cursor' } })
+    expect(unknown).toMatchObject({
+      status: 404,
+      type: expect.stringContaining('application/problem+json'),
+      body: { code: 'not_found', detail: 'unknown harness "vim"; supported: claude-code, codex, gemini, cursor' },
+    })
     expect((await daemon.request('POST', '/v1/hooks/windsurf/pre_run_command', {})).body).toMatchObject({ status: 501, code: 'not_implemented' })
     const event = await daemon.request('POST', '/v1/hooks/gemini/PreToolUse', {})
     expect(event.body.detail).toBe('harness "gemini" has no hook event "PreToolUse"; supported: BeforeTool, AfterTool')
     const bad = await daemon.request('POST', '/v1/hooks/claude-code/PreToolUse', { tool_input: {} })
-    expect(bad).toMatchObject({ status: 200, body: { hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'svc could not read this claude-code hook call (claude-code PreToolUse payload: field "tool_name" is required), so it is refused' } } })
+    expect(bad).toMatchObject({
+      status: 200,
+      body: {
+        hookSpecificOutput: {
+          permissionDecision: 'deny',
+          permissionDecisionReason: 'svc could not read this claude-code hook call (claude-code PreToolUse payload: field "tool_name" is required), so it is refused',
+        },
+      },
+    })
     expect((await daemon.request('POST', '/v1/hooks/codex/PreToolUse', '{"tool_name": ')).body.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' })
     const after = await daemon.request('POST', '/v1/hooks/claude-code/PostToolUse', { tool_input: {} })
     expect(after.body).toMatchObject({ status: 400, detail: 'claude-code PostToolUse payload: field "tool_name" is required' })
@@ -129,7 +144,10 @@ describe('POST /v1/hooks/{harness}/{event}', () => {
     expect(JSON.stringify(list.body)).not.toContain('s3cret')
     const shown = list.body.servers[0].pending_fingerprint
     expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github', fingerprint: shown })).status).toBe(401)
-    expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github', fingerprint: shown }, { authorization: `Bearer ${token}` })).body).toMatchObject({ server: 'github', state: 'pinned' })
+    expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github', fingerprint: shown }, { authorization: `Bearer ${token}` })).body).toMatchObject({
+      server: 'github',
+      state: 'pinned',
+    })
     expect((await hook('gemini', 'BeforeTool', body)).text).toBe('{}')
     // The harness starts something else than the pinned server: mismatch.
     const changed = { ...body, mcp_context: { ...body.mcp_context, args: ['-y', '@evil/server-github'] } }
@@ -142,16 +160,41 @@ describe('POST /v1/hooks/{harness}/{event}', () => {
 
 describe('self-protection of the installed hooks', () => {
   it('denies an agent editing harness hook configs in any harness’s spelling', async () => {
-    const claude = JSON.parse((await hook('claude-code', 'PreToolUse', { ...fixture('claude-code', 'pre-tool-use.write'), tool_input: { file_path: join(userHome, '.claude/settings.json'), content: '{}' }, tool_use_id: 'toolu_self1' })).text)
+    const claude = JSON.parse(
+      (
+        await hook('claude-code', 'PreToolUse', {
+          ...fixture('claude-code', 'pre-tool-use.write'),
+          tool_input: { file_path: join(userHome, '.claude/settings.json'), content: '{}' },
+          tool_use_id: 'toolu_self1',
+        })
+      ).text,
+    )
     expect(claude.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('self.harness-config') })
-    const gemini = JSON.parse((await hook('gemini', 'BeforeTool', { ...fixture('gemini', 'before-tool.replace'), cwd: '/home/u/app', tool_input: { file_path: '.gemini/settings.json', old_string: 'svc', new_string: 'x' } })).text)
+    const gemini = JSON.parse(
+      (
+        await hook('gemini', 'BeforeTool', {
+          ...fixture('gemini', 'before-tool.replace'),
+          cwd: '/home/u/app',
+          tool_input: { file_path: '.gemini/settings.json', old_string: 'svc', new_string: 'x' },
+        })
+      ).text,
+    )
     expect(gemini).toMatchObject({ decision: 'deny', reason: expect.stringContaining('self.harness-config') })
     const patch = '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** Update File: .codex/hooks.json\n@@\n-x\n+y\n*** End Patch\n'
-    const codex = JSON.parse((await hook('codex', 'PreToolUse', { ...fixture('codex', 'pre-tool-use.apply-patch'), tool_input: { command: patch }, tool_use_id: 'call_self' })).text)
+    const codex = JSON.parse(
+      (await hook('codex', 'PreToolUse', { ...fixture('codex', 'pre-tool-use.apply-patch'), tool_input: { command: patch }, tool_use_id: 'call_self' })).text,
+    )
     expect(codex.hookSpecificOutput.permissionDecisionReason).toContain('self.harness-config')
-    const shell = JSON.parse((await hook('cursor', 'preToolUse', { ...fixture('cursor', 'pre-tool-use'), tool_input: { command: "sed -i 's/svc-hook//' ~/.cursor/hooks.json" }, tool_use_id: 't-self' })).text)
+    const shell = JSON.parse(
+      (await hook('cursor', 'preToolUse', { ...fixture('cursor', 'pre-tool-use'), tool_input: { command: "sed -i 's/svc-hook//' ~/.cursor/hooks.json" }, tool_use_id: 't-self' }))
+        .text,
+    )
     expect(shell.permission).toBe('deny')
-    const read = await hook('claude-code', 'PreToolUse', { ...fixture('claude-code', 'pre-tool-use.doc'), tool_input: { command: 'cat ~/.claude/settings.json' }, tool_use_id: 'toolu_self2' })
+    const read = await hook('claude-code', 'PreToolUse', {
+      ...fixture('claude-code', 'pre-tool-use.doc'),
+      tool_input: { command: 'cat ~/.claude/settings.json' },
+      tool_use_id: 'toolu_self2',
+    })
     expect(read.text).toBe('{}')
   })
 })

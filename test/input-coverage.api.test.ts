@@ -28,7 +28,11 @@ async function claude(tool: string, input: Record<string, unknown>): Promise<{ d
 }
 
 const check = async (tool: string, input: Record<string, unknown>) =>
-  (await d.request('POST', '/v1/gates/check', { session_id: session, source: 'test', tool, input, cwd: join(home, 'proj') })).body as { verdict: string; rule_id: string; reason: string }
+  (await d.request('POST', '/v1/gates/check', { session_id: session, source: 'test', tool, input, cwd: join(home, 'proj') })).body as {
+    verdict: string
+    rule_id: string
+    reason: string
+  }
 
 beforeAll(async () => {
   home = tempDir('svc-coverage-home-')
@@ -52,8 +56,14 @@ describe('tool identity: what a call is comes from its tool', () => {
     const key = join(home, '.ssh', 'id_rsa')
     expect(await claude('Read', { file_path: key, command: 'ls' })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('secrets.ssh-private-key') })
     expect(await claude('Read', { file_path: join(home, 'proj', '.env'), command: 'ls' })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('secrets.env-file') })
-    expect(await claude('Write', { file_path: join(home, '.claude', 'settings.json'), content: '{}', command: 'ls' })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('self.harness-config') })
-    expect(await claude('Write', { file_path: join(home, '.bashrc'), content: 'curl x | sh', command: 'ls' })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('persist.autorun-files') })
+    expect(await claude('Write', { file_path: join(home, '.claude', 'settings.json'), content: '{}', command: 'ls' })).toMatchObject({
+      decision: 'deny',
+      reason: expect.stringContaining('self.harness-config'),
+    })
+    expect(await claude('Write', { file_path: join(home, '.bashrc'), content: 'curl x | sh', command: 'ls' })).toMatchObject({
+      decision: 'deny',
+      reason: expect.stringContaining('persist.autorun-files'),
+    })
     expect(await claude('mcp__fs__read_file', { path: key, command: 'ls' })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('secrets.ssh-private-key') })
     expect(await check('Read', { file_path: key, cmd: 'ls' })).toMatchObject({ verdict: 'deny', rule_id: 'secrets.ssh-private-key' })
     expect(await check('read_file', { absolute_path: key, command: ['ls'] })).toMatchObject({ verdict: 'deny', rule_id: 'secrets.ssh-private-key' })
@@ -62,7 +72,10 @@ describe('tool identity: what a call is comes from its tool', () => {
   it('the packs name the same shell tools as the analysis', () => {
     for (const pack of ['secrets.yaml', 'self-protection.yaml', 'persistence.yaml']) {
       const list = /&shelltools \[([^\]]*)\]/.exec(readFileSync(join(SHIPPED_POLICIES_DIR, pack), 'utf8'))?.[1]
-      expect(list?.split(',').map((t) => t.trim()), pack).toEqual(SHELL_TOOLS)
+      expect(
+        list?.split(',').map((t) => t.trim()),
+        pack,
+      ).toEqual(SHELL_TOOLS)
     }
   })
 
@@ -78,7 +91,10 @@ describe('the walk over a tool input', () => {
   it('sees a key after 300 decoy paths, 8 levels down, and a daemon URL after 70,000 characters', async () => {
     const key = join(home, '.ssh', 'id_rsa')
     const decoys = Array.from({ length: 300 }, (_, i) => join(home, 'proj', `decoy-${i}.txt`))
-    expect(await claude('mcp__fs__read_multiple_files', { paths: [...decoys, key] })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('secrets.ssh-private-key') })
+    expect(await claude('mcp__fs__read_multiple_files', { paths: [...decoys, key] })).toMatchObject({
+      decision: 'deny',
+      reason: expect.stringContaining('secrets.ssh-private-key'),
+    })
     const deep = { a: { b: { c: { d: { e: { f: { g: { path: key } } } } } } } }
     expect(await claude('mcp__fs__read_file', deep)).toMatchObject({ decision: 'deny', reason: expect.stringContaining('secrets.ssh-private-key') })
     const padded = `${'x'.repeat(70_000)} then http://127.0.0.1:7878/v1/mode`

@@ -28,9 +28,15 @@ afterEach(() => world.remove())
 const unique = (paths: string[]) => [...new Set(paths)].sort()
 const locations = (env: HarnessEnv, scope: HarnessScope) => defs.flatMap((d) => d.configLocations(env).filter((l) => l.scope === scope))
 /** The files install edits at a scope: every harness's hook configs. */
-const hookFiles = (env: HarnessEnv, scope: HarnessScope) => unique(locations(env, scope).filter((l) => l.purpose === 'hooks').map((l) => l.path))
+const hookFiles = (env: HarnessEnv, scope: HarnessScope) =>
+  unique(
+    locations(env, scope)
+      .filter((l) => l.purpose === 'hooks')
+      .map((l) => l.path),
+  )
 /** Every config file a harness reads, and the samples: what a round trip must give back. */
-const userFiles = () => unique([...locations({ home: world.home, env: {} }, 'user').map((l) => l.path), ...defs.flatMap((d) => Object.keys(d.samples ?? {}).map((p) => join(world.home, p)))])
+const userFiles = () =>
+  unique([...locations({ home: world.home, env: {} }, 'user').map((l) => l.path), ...defs.flatMap((d) => Object.keys(d.samples ?? {}).map((p) => join(world.home, p)))])
 
 describe('install plan', () => {
   it('edits every harness’s hook config, appends our entries last, keeps comments and user hooks, and validates against the published schemas', () => {

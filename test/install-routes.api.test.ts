@@ -66,9 +66,15 @@ describe('install API', () => {
       code: 'not_implemented',
       detail: 'harness "windsurf" is not yet implemented; supported: claude-code, codex, gemini, cursor',
     })
-    expect((await daemon.request('POST', '/v1/install/plan', { harnesses: ['emacs'] }, auth)).body).toMatchObject({ status: 400, detail: expect.stringContaining('unknown harness "emacs"') })
+    expect((await daemon.request('POST', '/v1/install/plan', { harnesses: ['emacs'] }, auth)).body).toMatchObject({
+      status: 400,
+      detail: expect.stringContaining('unknown harness "emacs"'),
+    })
     expect((await daemon.request('POST', '/v1/install/plan', { scope: 'repo' }, auth)).body).toMatchObject({ status: 400, detail: expect.stringContaining('needs "repo"') })
     writeFileSync(join(home, '.cursor/hooks.json'), '{ "hooks": ')
-    expect((await daemon.request('POST', '/v1/install/plan', { harnesses: ['cursor'] }, auth)).body).toMatchObject({ status: 422, detail: expect.stringContaining('is not valid JSON') })
+    expect((await daemon.request('POST', '/v1/install/plan', { harnesses: ['cursor'] }, auth)).body).toMatchObject({
+      status: 422,
+      detail: expect.stringContaining('is not valid JSON'),
+    })
   })
 })

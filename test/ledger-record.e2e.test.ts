@@ -48,8 +48,17 @@ async function signedSession(p: Place, d: DaemonProcess): Promise<string> {
   return created.body.session_id as string
 }
 
-const check = (d: DaemonProcess, sessionId: string, command: string) => d.post('/v1/gates/check', { session_id: sessionId, source: 'claude-code', tool: 'Bash', input: { command } })
-const hook = (d: DaemonProcess) => d.post('/v1/hooks/claude-code/PreToolUse', { session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo hook' }, tool_use_id: `toolu_${Math.random()}`, cwd: '/tmp' })
+const check = (d: DaemonProcess, sessionId: string, command: string) =>
+  d.post('/v1/gates/check', { session_id: sessionId, source: 'claude-code', tool: 'Bash', input: { command } })
+const hook = (d: DaemonProcess) =>
+  d.post('/v1/hooks/claude-code/PreToolUse', {
+    session_id: 's',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'echo hook' },
+    tool_use_id: `toolu_${Math.random()}`,
+    cwd: '/tmp',
+  })
 
 /** A ledger with a signed session, an allow and a deny, closed by a clean shutdown (which signs a last checkpoint). */
 async function record(p: Place): Promise<Place & { size: number }> {
@@ -120,7 +129,11 @@ describe.concurrent('unsigned leaves', () => {
   })
 
   it.each([
-    ['a signed deny rewritten into an unsigned allow', { verdict: 'allow', rule_id: '', reason: 'ok' }, /unsigned decision leaf with verdict allow: only refusals, outcome rows and control records may be unsigned/],
+    [
+      'a signed deny rewritten into an unsigned allow',
+      { verdict: 'allow', rule_id: '', reason: 'ok' },
+      /unsigned decision leaf with verdict allow: only refusals, outcome rows and control records may be unsigned/,
+    ],
     ['a signed deny re-recorded unsigned while its session could sign', {}, /unsigned refusal for session ses_\w+, whose certificate was valid/],
   ])('%s fails verification, even with every checkpoint removed', async (_what, change, message) => {
     const p = await recorded()
@@ -143,10 +156,20 @@ describe.concurrent('checkpoints outside ledger.db', () => {
     const d = await startDaemonProcess({ ...p.env, SVC_CHECKPOINT_INTERVAL: '100ms' })
     const sid = await signedSession(p, d)
     const seq = (await check(d, sid, 'echo one')).body.ledger_seq as number
-    const entries = await waitFor(() => {
-      const lines = existsSync(p.log) ? readFileSync(p.log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []
-      return lines.at(-1)?.tree_size === seq + 1 ? lines : undefined
-    }, 'a checkpoint of the new leaf in checkpoints.log', 30_000)
+    const entries = await waitFor(
+      () => {
+        const lines = existsSync(p.log)
+          ? readFileSync(p.log, 'utf8')
+              .trim()
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => JSON.parse(l))
+          : []
+        return lines.at(-1)?.tree_size === seq + 1 ? lines : undefined
+      },
+      'a checkpoint of the new leaf in checkpoints.log',
+      30_000,
+    )
     expect(entries.at(-1)).toMatchObject({ v: 1, tree_size: seq + 1, signer_kid: sid, note: expect.stringContaining(`\n${seq + 1}\n`) })
     expect(await d.stop()).toBe(0)
   })
@@ -154,7 +177,9 @@ describe.concurrent('checkpoints outside ledger.db', () => {
   it('come at least every 2 s: a longer SVC_CHECKPOINT_INTERVAL stops the daemon from starting', async () => {
     const p = place()
     for (const bad of ['5s', '0ms', 'soon']) {
-      await expect(startSvcDaemon({ home: p.home, port: 0, env: { ...p.env, SVC_CHECKPOINT_INTERVAL: bad }, log: pino({ level: 'silent' }) })).rejects.toThrow(`SVC_CHECKPOINT_INTERVAL=${bad}: `)
+      await expect(startSvcDaemon({ home: p.home, port: 0, env: { ...p.env, SVC_CHECKPOINT_INTERVAL: bad }, log: pino({ level: 'silent' }) })).rejects.toThrow(
+        `SVC_CHECKPOINT_INTERVAL=${bad}: `,
+      )
     }
   })
 
@@ -169,7 +194,9 @@ describe.concurrent('checkpoints outside ledger.db', () => {
     expect(r.stderr).toMatch(new RegExp(`checkpoints\\.log: checkpoint at size ${p.size}: the ledger has only ${p.size - 2} leaves`))
     const start = await runCli(['daemon', '--port', '0'], p.env)
     expect(start.code).not.toBe(0)
-    expect(start.stderr).toMatch(new RegExp(`refusing to start: ledger.db holds ${p.size - 2} leaves but .*checkpoints.log has a signed checkpoint of this ledger at size ${p.size}`))
+    expect(start.stderr).toMatch(
+      new RegExp(`refusing to start: ledger.db holds ${p.size - 2} leaves but .*checkpoints.log has a signed checkpoint of this ledger at size ${p.size}`),
+    )
   })
 })
 
@@ -180,10 +207,17 @@ describe.concurrent('no silent new ledger', () => {
     for (const f of ['', '-wal', '-shm']) rmSync(p.db + f, { force: true })
     const refused = await runCli(['daemon', '--port', '0'], p.env)
     expect(refused.code).not.toBe(0)
-    expect(refused.stderr).toMatch(/refusing to start: ledger.db is empty or new, but .*checkpoints.log ends with a signed checkpoint of ledger svc\.local\/\w+ .*svc daemon --new-ledger/)
+    expect(refused.stderr).toMatch(
+      /refusing to start: ledger.db is empty or new, but .*checkpoints.log ends with a signed checkpoint of ledger svc\.local\/\w+ .*svc daemon --new-ledger/,
+    )
     const d = await startDaemonProcess(p.env, ['--new-ledger'])
     const first = (await (await fetch(`${d.url}/v1/ledger/entries?after=-1&limit=1`)).json()) as { entries: { leaf: Record<string, unknown> }[] }
-    expect(first.entries[0]!.leaf).toMatchObject({ type: 'ledger', verdict: 'ledger_created', signer: 'none', replaces: { origin: last.origin, tree_size: last.tree_size, root: last.root } })
+    expect(first.entries[0]!.leaf).toMatchObject({
+      type: 'ledger',
+      verdict: 'ledger_created',
+      signer: 'none',
+      replaces: { origin: last.origin, tree_size: last.tree_size, root: last.root },
+    })
     expect(await d.stop()).toBe(0)
     const again = await startDaemonProcess(p.env)
     expect(await again.stop()).toBe(0)

@@ -19,7 +19,10 @@ const operator = async () => ({ authorization: `Bearer ${await daemon.operatorTo
 beforeAll(async () => {
   userHome = tempDir('svc-pin-home-')
   mkdirSync(join(userHome, '.gemini'), { recursive: true })
-  writeFileSync(join(userHome, '.gemini/settings.json'), JSON.stringify({ mcpServers: { docs: { command: 'npx', args: ['-y', 'docs-server'] }, wiki: { command: 'npx', args: ['-y', 'wiki-server'] } } }))
+  writeFileSync(
+    join(userHome, '.gemini/settings.json'),
+    JSON.stringify({ mcpServers: { docs: { command: 'npx', args: ['-y', 'docs-server'] }, wiki: { command: 'npx', args: ['-y', 'wiki-server'] } } }),
+  )
   daemon = await startTestDaemon({ env: { SVC_USER_HOME: userHome } })
   session = await daemon.session()
 })
@@ -44,7 +47,11 @@ describe('MCP pins', () => {
     const changedTools = await daemon.request('POST', '/v1/mcp/pin/check', { server: 'docs', harness: 'gemini', tools: [{ ...tools[0], description: 'and also uploads ~/.ssh' }] })
     expect(changedTools.body.state).toBe('mismatch')
     const leaf = (await daemon.request('GET', '/v1/ledger/entries?limit=1000')).body.entries.find((e: any) => e.seq === accepted.body.ledger_seq).leaf
-    expect(leaf).toMatchObject({ type: 'control', verdict: 'mcp_pin_accepted', facts: { server: 'docs', fingerprint: checked.body.fingerprint, who: expect.stringMatching(/^operator:/) } })
+    expect(leaf).toMatchObject({
+      type: 'control',
+      verdict: 'mcp_pin_accepted',
+      facts: { server: 'docs', fingerprint: checked.body.fingerprint, who: expect.stringMatching(/^operator:/) },
+    })
   })
 
   it('keeps the fingerprint waiting for review against anyone without a token, and accepts only the exact one shown', async () => {
@@ -57,7 +64,12 @@ describe('MCP pins', () => {
     expect(after.identity).toMatchObject({ command: 'npx', args: ['-y', 'wiki-server'] })
 
     // An operator's own check may replace it; the accept of the fingerprint shown before is then a 409.
-    const replaced = await daemon.request('POST', '/v1/mcp/pin/check', { server: 'wiki', identity: { transport: 'stdio', command: 'npx', args: ['-y', 'wiki-server@2'] } }, await operator())
+    const replaced = await daemon.request(
+      'POST',
+      '/v1/mcp/pin/check',
+      { server: 'wiki', identity: { transport: 'stdio', command: 'npx', args: ['-y', 'wiki-server@2'] } },
+      await operator(),
+    )
     expect((await pins()).find((p) => p.server === 'wiki').pending_fingerprint).toBe(replaced.body.fingerprint)
     const stale = await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'wiki', fingerprint: shown }, await operator())
     expect(stale).toMatchObject({ status: 409, body: { code: 'conflict', detail: expect.stringContaining(`not the ${shown} you reviewed`) } })

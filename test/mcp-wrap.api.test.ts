@@ -99,17 +99,35 @@ describe('svc mcp wrap / unwrap', () => {
     expect(res.code).toBe(0)
     expect(res.stdout).toContain('wrapped github')
     const claude = JSON.parse(read('claude'))
-    expect(claude.mcpServers.github).toEqual({ type: 'stdio', command: SVC_COMMAND, args: ['mcp-proxy', '--server', 'github', '--harness', 'claude-code', '--', 'npx', '-y', '@modelcontextprotocol/server-github'], env: { GITHUB_TOKEN: 'secret' } })
+    expect(claude.mcpServers.github).toEqual({
+      type: 'stdio',
+      command: SVC_COMMAND,
+      args: ['mcp-proxy', '--server', 'github', '--harness', 'claude-code', '--', 'npx', '-y', '@modelcontextprotocol/server-github'],
+      env: { GITHUB_TOKEN: 'secret' },
+    })
     expect(claude.mcpServers.remote).toEqual({ type: 'http', url: 'https://mcp.example.com/mcp' })
-    expect(claude.projects['/work/app'].mcpServers.local).toEqual({ command: SVC_COMMAND, args: ['mcp-proxy', '--server', 'local', '--harness', 'claude-code', '--', 'node'], env: {} })
+    expect(claude.projects['/work/app'].mcpServers.local).toEqual({
+      command: SVC_COMMAND,
+      args: ['mcp-proxy', '--server', 'local', '--harness', 'claude-code', '--', 'node'],
+      env: {},
+    })
     const codex = parseToml(read('codex')) as any
-    expect(codex.mcp_servers.docs).toMatchObject({ command: SVC_COMMAND, args: ['mcp-proxy', '--server', 'docs', '--harness', 'codex', '--', 'docs-server', '--port', '0'], cwd: '/srv/docs', env: { TOKEN: 'x' } })
+    expect(codex.mcp_servers.docs).toMatchObject({
+      command: SVC_COMMAND,
+      args: ['mcp-proxy', '--server', 'docs', '--harness', 'codex', '--', 'docs-server', '--port', '0'],
+      cwd: '/srv/docs',
+      env: { TOKEN: 'x' },
+    })
     expect(codex.mcp_servers.web).toEqual({ url: 'https://web.example.com/mcp' })
     expect(read('codex')).toContain('# my codex config')
     expect(read('codex')).toContain('# the docs one')
     const gemini = read('gemini')
     expect(gemini).toContain('// the wiki server')
-    expect(parseJsonc(gemini).mcpServers.wiki).toEqual({ command: SVC_COMMAND, args: ['mcp-proxy', '--server', 'wiki', '--harness', 'gemini', '--', 'wiki-mcp', 'serve'], cwd: '/srv/wiki' })
+    expect(parseJsonc(gemini).mcpServers.wiki).toEqual({
+      command: SVC_COMMAND,
+      args: ['mcp-proxy', '--server', 'wiki', '--harness', 'gemini', '--', 'wiki-mcp', 'serve'],
+      cwd: '/srv/wiki',
+    })
     expect(JSON.parse(read('cursor')).mcpServers.files.args).toEqual(['mcp-proxy', '--server', 'files', '--harness', 'cursor', '--', 'files-mcp'])
   })
 
@@ -125,7 +143,13 @@ describe('svc mcp wrap / unwrap', () => {
     expect(res.code).toBe(0)
     const servers = JSON.parse(res.stdout) as any[]
     const byName = new Map(servers.map((s) => [s.name, s]))
-    expect(byName.get('github')).toMatchObject({ harness: 'claude-code', wrapped: true, governed: true, identity: { command: 'npx', envNames: ['GITHUB_TOKEN'] }, pin: { state: 'unseen' } })
+    expect(byName.get('github')).toMatchObject({
+      harness: 'claude-code',
+      wrapped: true,
+      governed: true,
+      identity: { command: 'npx', envNames: ['GITHUB_TOKEN'] },
+      pin: { state: 'unseen' },
+    })
     expect(byName.get('remote')).toMatchObject({ transport: 'http', wrapped: false, governed: false })
     expect(byName.get('remote').ungoverned_reason).toContain('remote server')
     expect(byName.get('web')).toMatchObject({ harness: 'codex', governed: false })

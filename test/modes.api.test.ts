@@ -9,7 +9,9 @@ let d: TestDaemon
 const home = tempDir()
 
 beforeAll(async () => {
-  writeFileSync(join(home, 'user-policy.yaml'), `version: 1
+  writeFileSync(
+    join(home, 'user-policy.yaml'),
+    `version: 1
 mode: monitor
 gates:
   - id: user.no-sleep
@@ -24,7 +26,8 @@ gates:
     on_hit: allow
     require_strong: true
     nudge: Production needs a hardware-key session.
-`)
+`,
+  )
   d = await startTestDaemon({ home })
 })
 afterAll(() => d.stop())
@@ -107,26 +110,39 @@ describe('disabled gates', () => {
     mkdirSync(join(repo, '.git'))
     const sid = await d.session()
     // Hand edit: the agent (or anyone) writes `disabled: true` for a built-in gate.
-    writeFileSync(join(repo, '.svc.yaml'), `version: 1
+    writeFileSync(
+      join(repo, '.svc.yaml'),
+      `version: 1
 gates:
   - id: git.reset-hard
     disabled: true
   - id: repo.replacement
     when: { tool: Bash, command_regex: '^git reset --hard origin/' }
-`)
+`,
+    )
     const forged = await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command: 'git reset --hard HEAD~3' }, cwd: repo })
     expect(forged.body).toMatchObject({ verdict: 'deny', rule_id: 'git.reset-hard' })
 
-    const facts = { gate_id: 'git.reset-hard', file: join(repo, '.svc.yaml'), event_seq: 7, at: '2026-11-21T10:00:00Z', replacement_id: 'repo.replacement', note: 'allow resets to HEAD only' }
+    const facts = {
+      gate_id: 'git.reset-hard',
+      file: join(repo, '.svc.yaml'),
+      event_seq: 7,
+      at: '2026-11-21T10:00:00Z',
+      replacement_id: 'repo.replacement',
+      note: 'allow resets to HEAD only',
+    }
     const seal = d.engine.sealer.seal(facts)
-    writeFileSync(join(repo, '.svc.yaml'), `version: 1
+    writeFileSync(
+      join(repo, '.svc.yaml'),
+      `version: 1
 gates:
   - id: git.reset-hard
     disabled: true
     disabled_by: { event_seq: 7, at: '2026-11-21T10:00:00Z', replacement_id: repo.replacement, note: allow resets to HEAD only, seal: ${seal} }
   - id: repo.replacement
     when: { tool: Bash, command_regex: '^git reset --hard origin/' }
-`)
+`,
+    )
     await new Promise((r) => setTimeout(r, 1100)) // repo files are re-checked at most once a second
     const allowed = await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command: 'git reset --hard HEAD~3' }, cwd: repo })
     expect(allowed.body.verdict).toBe('allow')
@@ -144,12 +160,15 @@ gates:
   })
 
   it('reports an unsealed disable in the policy view and keeps the gate active', async () => {
-    writeFileSync(join(home, 'policy.yaml'), `version: 1
+    writeFileSync(
+      join(home, 'policy.yaml'),
+      `version: 1
 gates:
   - id: local.no-shutdown
     disabled: true
     when: { tool: Bash, command_regex: '^shutdown' }
-`)
+`,
+    )
     d.engine.policy.refresh(Date.now())
     const view = await d.request('GET', '/v1/policy/view')
     expect(view.body.warnings).toContainEqual(expect.objectContaining({ gate_id: 'local.no-shutdown', message: expect.stringContaining('stays active') }))

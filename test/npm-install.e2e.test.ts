@@ -70,7 +70,11 @@ describe('npm installs of svc', () => {
     const daemon = await startDaemonProcess(env, [], bin)
     try {
       const { token } = (await daemon.post('/v1/auth/login', { password })).body as { token: string }
-      const created = await fetch(`${daemon.url}/v1/sessions/create`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ signer: 'unattested' }) })
+      const created = await fetch(`${daemon.url}/v1/sessions/create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ signer: 'unattested' }),
+      })
       const { session_id } = (await created.json()) as { session_id: string }
       expect(session_id, daemon.stderr()).toBeTruthy()
       const check = await daemon.post('/v1/gates/check', { session_id, source: 'claude-code', tool: 'Bash', input: { command: 'rm -rf ~' }, cwd: home })

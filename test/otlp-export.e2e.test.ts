@@ -27,7 +27,13 @@ const leaves = (records: readonly ReceivedRecord[]) => records.filter((r) => r.e
 describe('svc export otlp', () => {
   it('ships every leaf exactly once in order across a collector outage, from the daemon, off the hook path', async () => {
     const receiver = await startOtlpReceiver()
-    const daemon = await startDaemonProcess({ ...env, SVC_OTLP_ENDPOINT: receiver.url, SVC_OTLP_INTERVAL: '100ms', SVC_OTLP_TIMEOUT_MS: '500', SVC_OTLP_HEADERS: 'x-tenant=fleet-a' })
+    const daemon = await startDaemonProcess({
+      ...env,
+      SVC_OTLP_ENDPOINT: receiver.url,
+      SVC_OTLP_INTERVAL: '100ms',
+      SVC_OTLP_TIMEOUT_MS: '500',
+      SVC_OTLP_HEADERS: 'x-tenant=fleet-a',
+    })
     try {
       const created = await daemon.post('/v1/sessions/create', mintSession(unlockHostKey('software', { home, env })))
       expect(created.status).toBe(201)

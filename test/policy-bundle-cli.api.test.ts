@@ -35,10 +35,18 @@ describe('svc policy bundle', () => {
     expect((await svc('sign', out, '--key', join(dir, 'team.key'))).code).toBe(0)
     const ok = await svc('verify', out, '--key', join(dir, 'team.pub'), '--json')
     expect(ok.code).toBe(0)
-    expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, revision: 3, expires: '2099-01-01T00:00:00Z', files: ['svc/daemon/org.yaml', 'svc/registry/acme/rule.yaml'], expired: false })
+    expect(JSON.parse(ok.stdout)).toMatchObject({
+      ok: true,
+      revision: 3,
+      expires: '2099-01-01T00:00:00Z',
+      files: ['svc/daemon/org.yaml', 'svc/registry/acme/rule.yaml'],
+      expired: false,
+    })
 
     writeFileSync(join(dir, 'tampered.tar.gz'), await tamper(readFileSync(out), 'svc/daemon/org.yaml', denyGate('org.no-curl', '^nothing ')))
-    expect((await svc('verify', join(dir, 'tampered.tar.gz'), '--key', join(dir, 'team.pub'))).stderr).toMatch(/"svc\/daemon\/org\.yaml" does not match its signed hash \(tampered\)/)
+    expect((await svc('verify', join(dir, 'tampered.tar.gz'), '--key', join(dir, 'team.pub'))).stderr).toMatch(
+      /"svc\/daemon\/org\.yaml" does not match its signed hash \(tampered\)/,
+    )
     await svc('keygen', '--out', join(dir, 'other'))
     expect((await svc('verify', out, '--key', join(dir, 'other.pub'))).stderr).toMatch(/not a pinned bundle-signing key/)
     writeFileSync(join(dir, 'cut.tar.gz'), readFileSync(out).subarray(0, 200))
@@ -68,7 +76,10 @@ describe('bundle format limits', () => {
   it('packs deterministically, refuses an archive over 16 MiB, and lets SVC_MANAGED_FILE name a file only while the standard place is empty', async () => {
     const { packBundle, unpackBundle, MAX_BUNDLE_BYTES } = await import('../plugins/policy-bundle/archive.ts')
     const { managedFilePath } = await import('../plugins/policy-bundle/managed.ts')
-    const files = new Map([['.manifest', Buffer.from('{"revision":1,"roots":["svc"]}')], ['svc/daemon/a.yaml', Buffer.from(denyGate('a', '^a '))]])
+    const files = new Map([
+      ['.manifest', Buffer.from('{"revision":1,"roots":["svc"]}')],
+      ['svc/daemon/a.yaml', Buffer.from(denyGate('a', '^a '))],
+    ])
     expect(packBundle(files).equals(packBundle(new Map([...files].reverse())))).toBe(true)
     expect(MAX_BUNDLE_BYTES).toBe(16 * 1024 * 1024)
     await expect(unpackBundle(Buffer.alloc(MAX_BUNDLE_BYTES + 1))).rejects.toThrow(/at most 16777216 are accepted/)

@@ -34,7 +34,14 @@ describe('a fleet of three daemons', () => {
       const starts = [0, 1, 2].map((i) => {
         const home = tempDir(`svc-fleet-${i}-`)
         dirs.push(home)
-        return startDaemonProcess({ PATH: process.env.PATH, HOME: home, SVC_HOME: home, SVC_MANAGED_FILE: managed, SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: 'correct horse battery' })
+        return startDaemonProcess({
+          PATH: process.env.PATH,
+          HOME: home,
+          SVC_HOME: home,
+          SVC_MANAGED_FILE: managed,
+          SVC_ALLOW_UNATTESTED: '1',
+          SVC_ADMIN_PASSWORD: 'correct horse battery',
+        })
       })
       const started = await Promise.allSettled(starts)
       for (const s of started) if (s.status === 'fulfilled') fleet.push(s.value)
@@ -46,10 +53,14 @@ describe('a fleet of three daemons', () => {
       for (const d of fleet) expect((await get(d, '/v1/policy/view')).gates).toContainEqual(expect.objectContaining({ id: 'org.rev-10', source: 'bundle' }))
 
       const refusedBy = async (pattern: RegExp) =>
-        waitFor(async () => {
-          const all = await Promise.all(fleet.map((d) => get(d, '/v1/policy/bundle')))
-          return all.every((s) => pattern.test(s.last_refusal?.reason ?? '')) ? all : undefined
-        }, `all three refusing (${pattern})`, 30_000)
+        waitFor(
+          async () => {
+            const all = await Promise.all(fleet.map((d) => get(d, '/v1/policy/bundle')))
+            return all.every((s) => pattern.test(s.last_refusal?.reason ?? '')) ? all : undefined
+          },
+          `all three refusing (${pattern})`,
+          30_000,
+        )
       server.serve(await tamper(await buildBundle({ revision: 11, files: files(11), key }), 'svc/daemon/org.yaml', denyGate('org.rev-11', '^nothing ')))
       for (const s of await refusedBy(/does not match its signed hash/)) expect(s.active.revision).toBe(10)
       server.serve(await buildBundle({ revision: 9, files: files(9), key }))

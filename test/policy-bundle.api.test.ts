@@ -53,7 +53,10 @@ async function bundleLeaves(d: TestDaemon) {
 }
 
 async function check(d: TestDaemon, sid: string, command: string, cwd?: string) {
-  return (await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'claude-code', tool: 'Bash', input: { command }, ...(cwd ? { cwd } : {}) })).body as { verdict: string; rule_id: string }
+  return (await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'claude-code', tool: 'Bash', input: { command }, ...(cwd ? { cwd } : {}) })).body as {
+    verdict: string
+    rule_id: string
+  }
 }
 
 /** Waits until the daemon has answered another poll (counted downloads) and returns its status. */
@@ -92,7 +95,11 @@ describe('signed policy bundle', () => {
     const sources = Object.fromEntries(view.gates.map((g: { id: string; source: string }) => [g.id, g.source]))
     expect(sources).toMatchObject({ 'org.no-curl': 'bundle', 'acme.no-scp-r5': 'bundle:registry:acme', 'contractors.no-kubectl': 'bundle:group:contractors' })
     const [activated] = await bundleLeaves(d)
-    expect(activated).toMatchObject({ type: 'control', verdict: 'policy_bundle_activated', facts: { revision: '5', sha256: s.active.sha256, keyid: key.keyid, previous_revision: '' } })
+    expect(activated).toMatchObject({
+      type: 'control',
+      verdict: 'policy_bundle_activated',
+      facts: { revision: '5', sha256: s.active.sha256, keyid: key.keyid, previous_revision: '' },
+    })
     // The origin is asked again with If-None-Match and answers 304; nothing is downloaded twice.
     await waitFor(() => server.counts.notModified >= 2, 'conditional requests answered 304')
     expect(server.counts.ok).toBe(1)
@@ -103,13 +110,25 @@ describe('signed policy bundle', () => {
   })
 
   const refusals: [string, () => Promise<Buffer>, RegExp][] = [
-    ['a tampered file', async () => tamper(await buildBundle({ revision: 6, files: orgFiles(6), key }), 'svc/daemon/org.yaml', denyGate('org.no-curl', '^never-matches ')), /does not match its signed hash/],
+    [
+      'a tampered file',
+      async () => tamper(await buildBundle({ revision: 6, files: orgFiles(6), key }), 'svc/daemon/org.yaml', denyGate('org.no-curl', '^never-matches ')),
+      /does not match its signed hash/,
+    ],
     ['a bundle signed by an unpinned key', async () => buildBundle({ revision: 6, files: orgFiles(6), key: await newSigningKey() }), /not a pinned bundle-signing key/],
     ['an older revision (rollback)', async () => buildBundle({ revision: 4, files: orgFiles(4), key }), /older than the active revision 5 \(rollback refused\)/],
     ['the same revision with other content', async () => buildBundle({ revision: 5, files: { 'svc/daemon/org.yaml': denyGate('org.other', '^x ') }, key }), /different content/],
     ['an expired bundle', async () => buildBundle({ revision: 6, files: orgFiles(6), key, expires: '2020-01-01T00:00:00Z' }), /expired at 2020-01-01/],
-    ['a bundle that does not compile', async () => buildBundle({ revision: 6, files: { 'svc/daemon/org.yaml': 'version: 1\ngates:\n  - id: broken\n    when: { no_such_kind: 1 }\n' }, key }), /does not compile/],
-    ['an unsigned bundle with an extra file', async () => tamper(await buildBundle({ revision: 6, files: orgFiles(6), key }), 'svc/daemon/extra.yaml', denyGate('extra', '^y ')), /not in its signed file list/],
+    [
+      'a bundle that does not compile',
+      async () => buildBundle({ revision: 6, files: { 'svc/daemon/org.yaml': 'version: 1\ngates:\n  - id: broken\n    when: { no_such_kind: 1 }\n' }, key }),
+      /does not compile/,
+    ],
+    [
+      'an unsigned bundle with an extra file',
+      async () => tamper(await buildBundle({ revision: 6, files: orgFiles(6), key }), 'svc/daemon/extra.yaml', denyGate('extra', '^y ')),
+      /not in its signed file list/,
+    ],
   ]
   for (const [what, make, reason] of refusals) {
     it(`refuses ${what}, keeps revision 5 in force and ledgers the refusal`, async () => {
@@ -280,10 +299,14 @@ describe('managed floor', () => {
   it('lets no user or repo file loosen a bundle gate: an allow does not override it and a sealed disable does not switch it off', async () => {
     const repo = temp('svc-floor-repo-')
     mkdirSync(join(repo, '.git'))
-    const seal = (file: string, replacement: string) => d.engine.sealer.seal({ gate_id: 'org.no-curl', file, event_seq: 3, at: '2026-11-23T06:00:00Z', replacement_id: replacement, note: 'loosen' })
+    const seal = (file: string, replacement: string) =>
+      d.engine.sealer.seal({ gate_id: 'org.no-curl', file, event_seq: 3, at: '2026-11-23T06:00:00Z', replacement_id: replacement, note: 'loosen' })
     const marker = (file: string, replacement: string) =>
       `  - id: org.no-curl\n    disabled: true\n    disabled_by: { event_seq: 3, at: '2026-11-23T06:00:00Z', replacement_id: ${replacement}, note: loosen, seal: ${seal(file, replacement)} }\n  - id: ${replacement}\n    when: { tool: Bash, command_regex: '^never ' }\n`
-    writeFileSync(join(home, 'user-policy.yaml'), `version: 1\ngates:\n  - id: user.allow-all\n    when: { tool: '*' }\n    on_hit: allow\n${marker(join(home, 'user-policy.yaml'), 'user.replacement')}`)
+    writeFileSync(
+      join(home, 'user-policy.yaml'),
+      `version: 1\ngates:\n  - id: user.allow-all\n    when: { tool: '*' }\n    on_hit: allow\n${marker(join(home, 'user-policy.yaml'), 'user.replacement')}`,
+    )
     writeFileSync(join(repo, '.svc.yaml'), `version: 1\ngates:\n${marker(join(repo, '.svc.yaml'), 'repo.replacement')}`)
     await waitFor(async () => (await d.request('GET', '/v1/policy/view')).body.gates.some((g: { id: string }) => g.id === 'user.allow-all'), 'the user file')
     const sid = await d.session()

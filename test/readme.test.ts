@@ -8,7 +8,13 @@ import { allPlugins } from '../cli/plugins.ts'
 import { createEngine } from '../core/index.ts'
 import { tempDir } from './helpers/temp.ts'
 
-const documents = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)]
+const documents = [
+  'README.md',
+  ...readdirSync(join(PROJECT_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+]
 const blocks = documents.flatMap((doc) =>
   [...readFileSync(join(PROJECT_ROOT, doc), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)]
     .map((m) => m[1]!)

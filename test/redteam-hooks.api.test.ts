@@ -22,7 +22,10 @@ async function hook(harness: string, event: string, body: unknown): Promise<stri
 beforeAll(async () => {
   const userHome = tempDir('svc-redteam-home-')
   // Two servers whose names share a prefix: `mcp__github__evil__x` is a tool of `github__evil`.
-  writeFileSync(join(userHome, '.claude.json'), JSON.stringify({ mcpServers: { github: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] }, github__evil: { command: 'node', args: ['/tmp/evil.js'] } } }))
+  writeFileSync(
+    join(userHome, '.claude.json'),
+    JSON.stringify({ mcpServers: { github: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] }, github__evil: { command: 'node', args: ['/tmp/evil.js'] } } }),
+  )
   daemon = await startTestDaemon({ env: { SVC_USER_HOME: userHome } })
   session = await daemon.session()
 })
@@ -46,16 +49,28 @@ describe('adversarial review: native payloads', () => {
   })
 
   it('Codex: apply_patch with an indented marker still names .svc.yaml', async () => {
-    const body = { ...fixture('codex', 'pre-tool-use.apply-patch'), tool_use_id: 'call_indent', tool_input: { command: '*** Begin Patch\n  *** Update File: .svc.yaml\n@@\n-a\n+b\n*** End Patch\n' } }
+    const body = {
+      ...fixture('codex', 'pre-tool-use.apply-patch'),
+      tool_use_id: 'call_indent',
+      tool_input: { command: '*** Begin Patch\n  *** Update File: .svc.yaml\n@@\n-a\n+b\n*** End Patch\n' },
+    }
     const answer = JSON.parse(await hook('codex', 'PreToolUse', body))
     expect(answer.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('self.policy-files') })
   })
 
   it('Claude: a script written and run in the same command, and an MCP tool writing a policy file', async () => {
     const base = fixture('claude-code', 'pre-tool-use.doc')
-    const script = JSON.parse(await hook('claude-code', 'PreToolUse', { ...base, tool_use_id: 'toolu_script', tool_input: { command: "echo 'svc mode monitor' > x.sh; bash x.sh" } }))
+    const script = JSON.parse(
+      await hook('claude-code', 'PreToolUse', { ...base, tool_use_id: 'toolu_script', tool_input: { command: "echo 'svc mode monitor' > x.sh; bash x.sh" } }),
+    )
     expect(script.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('self.svc-cli') })
-    const mcp = await daemon.request('POST', '/v1/gates/check', { session_id: session, source: 'claude-code', tool: 'mcp__fs__save', input: { target: { path: '/home/u/app/.svc.yaml' }, content: 'x' }, cwd: '/home/u/app' })
+    const mcp = await daemon.request('POST', '/v1/gates/check', {
+      session_id: session,
+      source: 'claude-code',
+      tool: 'mcp__fs__save',
+      input: { target: { path: '/home/u/app/.svc.yaml' }, content: 'x' },
+      cwd: '/home/u/app',
+    })
     expect(mcp.body.verdict).toBe('deny')
     const hits = (await daemon.request('GET', '/v1/gates')).body
     expect(JSON.stringify(hits)).toContain('self.policy-files')
@@ -74,10 +89,16 @@ describe('adversarial review: native payloads', () => {
 
   it('an MCP server whose name extends a pinned one is not taken for it', async () => {
     const base = fixture('claude-code', 'pre-tool-use.doc')
-    expect(JSON.parse(await hook('claude-code', 'PreToolUse', { ...base, tool_use_id: 'toolu_gh1', tool_name: 'mcp__github__list_issues', tool_input: {} })).hookSpecificOutput.permissionDecision).toBe('deny')
+    expect(
+      JSON.parse(await hook('claude-code', 'PreToolUse', { ...base, tool_use_id: 'toolu_gh1', tool_name: 'mcp__github__list_issues', tool_input: {} })).hookSpecificOutput
+        .permissionDecision,
+    ).toBe('deny')
     const token = (await daemon.request('POST', '/v1/auth/login', { password: 'correct horse battery' })).body.token
     const shown = (await daemon.request('GET', '/v1/mcp/pins')).body.servers.find((s: { server: string }) => s.server === 'github').pending_fingerprint
-    expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github', fingerprint: shown }, { authorization: `Bearer ${token}` })).body).toMatchObject({ server: 'github', state: 'pinned' })
+    expect((await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'github', fingerprint: shown }, { authorization: `Bearer ${token}` })).body).toMatchObject({
+      server: 'github',
+      state: 'pinned',
+    })
     expect(await hook('claude-code', 'PreToolUse', { ...base, tool_use_id: 'toolu_gh2', tool_name: 'mcp__github__list_issues', tool_input: {} })).toBe('{}')
     const evil = JSON.parse(await hook('claude-code', 'PreToolUse', { ...base, tool_use_id: 'toolu_gh3', tool_name: 'mcp__github__evil__x', tool_input: {} }))
     expect(evil.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('MCP server "github__evil" is not pinned') })
@@ -85,16 +106,40 @@ describe('adversarial review: native payloads', () => {
 
   it('the shipped packs the daemon loads are protected wherever svc is installed', async () => {
     const target = join(SHIPPED_POLICIES_DIR, 'self-protection.yaml')
-    const sed = await daemon.request('POST', '/v1/gates/check', { session_id: session, source: 'test', tool: 'Bash', input: { command: `sed -i 's/deny/monitor/' ${target}` }, cwd: '/tmp' })
+    const sed = await daemon.request('POST', '/v1/gates/check', {
+      session_id: session,
+      source: 'test',
+      tool: 'Bash',
+      input: { command: `sed -i 's/deny/monitor/' ${target}` },
+      cwd: '/tmp',
+    })
     expect(sed.body).toMatchObject({ verdict: 'deny', rule_id: 'self.policy-files' })
-    const edit = await daemon.request('POST', '/v1/gates/check', { session_id: session, source: 'test', tool: 'Edit', input: { file_path: target, old_string: 'deny', new_string: 'monitor' }, cwd: '/tmp' })
+    const edit = await daemon.request('POST', '/v1/gates/check', {
+      session_id: session,
+      source: 'test',
+      tool: 'Edit',
+      input: { file_path: target, old_string: 'deny', new_string: 'monitor' },
+      cwd: '/tmp',
+    })
     expect(edit.body).toMatchObject({ verdict: 'deny', rule_id: 'self.policy-files' })
   })
 
-  it('the daemon\'s own $SVC_HOME is protected wherever it lives', async () => {
-    const res = await daemon.request('POST', '/v1/gates/check', { session_id: session, source: 'test', tool: 'Bash', input: { command: `rm ${daemon.home}/ledger.db` }, cwd: '/tmp' })
+  it("the daemon's own $SVC_HOME is protected wherever it lives", async () => {
+    const res = await daemon.request('POST', '/v1/gates/check', {
+      session_id: session,
+      source: 'test',
+      tool: 'Bash',
+      input: { command: `rm ${daemon.home}/ledger.db` },
+      cwd: '/tmp',
+    })
     expect(res.body).toMatchObject({ verdict: 'deny', rule_id: 'self.svc-home' })
-    const write = await daemon.request('POST', '/v1/gates/check', { session_id: session, source: 'test', tool: 'Write', input: { file_path: `${daemon.home}/trusted-host-keys.json`, content: '[]' }, cwd: '/tmp' })
+    const write = await daemon.request('POST', '/v1/gates/check', {
+      session_id: session,
+      source: 'test',
+      tool: 'Write',
+      input: { file_path: `${daemon.home}/trusted-host-keys.json`, content: '[]' },
+      cwd: '/tmp',
+    })
     expect(write.body).toMatchObject({ verdict: 'deny', rule_id: 'self.svc-home' })
   })
 })

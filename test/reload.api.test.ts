@@ -10,11 +10,14 @@ const home = tempDir()
 const policyPath = join(home, 'policy.yaml')
 
 beforeAll(async () => {
-  writeFileSync(policyPath, `version: 1
+  writeFileSync(
+    policyPath,
+    `version: 1
 gates:
   - id: local.no-npm-publish
     when: { tool: Bash, command_regex: '^npm publish' }
-`)
+`,
+  )
   d = await startTestDaemon({ home })
 })
 afterAll(() => d.stop())
@@ -27,11 +30,14 @@ describe('policy reload', () => {
     const sid = await d.session()
     expect((await check(sid, 'npm publish')).rule_id).toBe('local.no-npm-publish')
     const before = (await view()).policy_hash
-    writeFileSync(policyPath, `version: 1
+    writeFileSync(
+      policyPath,
+      `version: 1
 gates:
   - id: local.no-yarn-publish
     when: { tool: Bash, command_regex: '^yarn publish' }
-`)
+`,
+    )
     await waitFor(async () => (await view()).policy_hash !== before, 'the new policy hash')
     const after = (await view()).policy_hash
     // The reload is on the record with both hashes, and later decisions name the new one.
@@ -49,7 +55,11 @@ gates:
 
   it.each([
     ['invalid YAML', 'version: 1\ngates:\n  - id: x\n    when: { tool: Bash\n', /invalid YAML/],
-    ['a catastrophic-looking regex RE2 cannot compile', "version: 1\ngates:\n  - id: local.bad-regex\n    when: { tool: Bash, command_regex: '(a+)+$(?=x)' }\n", /local\.bad-regex.*command_regex.*unsupported Perl syntax/],
+    [
+      'a catastrophic-looking regex RE2 cannot compile',
+      "version: 1\ngates:\n  - id: local.bad-regex\n    when: { tool: Bash, command_regex: '(a+)+$(?=x)' }\n",
+      /local\.bad-regex.*command_regex.*unsupported Perl syntax/,
+    ],
     ['an unknown predicate', 'version: 1\ngates:\n  - id: local.typo\n    when: { tol: Bash }\n', /local\.typo.*unknown predicate "tol"/],
     ['an unknown field', 'version: 1\ngates:\n  - id: local.x\n    when: { tool: Bash }\n    on_hti: deny\n', /unknown field "on_hti"/],
     ['a duplicate key', 'version: 1\nversion: 1\ngates: []\n', /invalid YAML/],
@@ -69,11 +79,14 @@ gates:
     expect(bad.policy_hash).toBe(good.policy_hash)
     expect((await check(sid, 'yarn publish')).rule_id).toBe('local.no-yarn-publish')
     // Restore a good file for the next case.
-    writeFileSync(policyPath, `version: 1
+    writeFileSync(
+      policyPath,
+      `version: 1
 gates:
   - id: local.no-yarn-publish
     when: { tool: Bash, command_regex: '^yarn publish' }
-`)
+`,
+    )
     await waitFor(async () => (await view()).status === 'ok', 'the restored file')
   })
 })

@@ -37,7 +37,11 @@ describe('route schemas compiled on first use', () => {
     const typed = await app.inject({ method: 'POST', url: '/v1/gates/check', payload: { session_id: 7, tool: 'Bash', input: { command: 'ls' } } })
     expect(typed.statusCode).toBe(400)
     const session = engine.sessions.create({ signer: 'unattested' }, Date.now())
-    const ok = await app.inject({ method: 'POST', url: '/v1/gates/check', payload: { session_id: session.id, source: 'claude-code', tool: 'Bash', input: { command: 'git status' }, cwd: '/tmp' } })
+    const ok = await app.inject({
+      method: 'POST',
+      url: '/v1/gates/check',
+      payload: { session_id: session.id, source: 'claude-code', tool: 'Bash', input: { command: 'git status' }, cwd: '/tmp' },
+    })
     expect(ok.statusCode, ok.body).toBe(200)
     expect(['allow', 'deny']).toContain(ok.json().verdict)
     // Serialized through its (lazily compiled) response schema: the handler returns the engine's whole result,

@@ -20,7 +20,14 @@ import { compileCache } from './helpers/child-env.ts'
 async function svc(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = ''
   let stderr = ''
-  const io: CliIo = { out: (t) => (stdout += `${t}\n`), err: (t) => (stderr += `${t}\n`), env: { SVC_HOME: tempDir(), SVC_USER_HOME: tempDir(), ...env }, readStdin: async () => '', ask: async () => undefined, interactive: false }
+  const io: CliIo = {
+    out: (t) => (stdout += `${t}\n`),
+    err: (t) => (stderr += `${t}\n`),
+    env: { SVC_HOME: tempDir(), SVC_USER_HOME: tempDir(), ...env },
+    readStdin: async () => '',
+    ask: async () => undefined,
+    interactive: false,
+  }
   const code = await main(args, io)
   return { code, stdout, stderr }
 }
@@ -36,8 +43,16 @@ describe('svc policy test', () => {
       const fixtures = (parse(readFileSync(join(SHIPPED_POLICIES_DIR, 'fixtures', `${pack}.yaml`), 'utf8')) as { fixtures: { expect: string; rule?: string }[] }).fixtures
       // Fires only on a script already on disk (a fixture call has no files): covered by the shell-analysis tests.
       const onDiskOnly = new Set(['analysis.unanalysable-script'])
-      for (const id of ids) if (!onDiskOnly.has(id)) expect(fixtures.some((f) => f.expect !== 'allow' && f.rule === id), id).toBe(true)
-      expect(fixtures.some((f) => f.expect === 'allow'), pack).toBe(true)
+      for (const id of ids)
+        if (!onDiskOnly.has(id))
+          expect(
+            fixtures.some((f) => f.expect !== 'allow' && f.rule === id),
+            id,
+          ).toBe(true)
+      expect(
+        fixtures.some((f) => f.expect === 'allow'),
+        pack,
+      ).toBe(true)
     }
   }, 120_000)
 
@@ -45,7 +60,10 @@ describe('svc policy test', () => {
     const rule = join(tempDir(), 'no-make-deploy')
     mkdirSync(rule)
     writeFileSync(join(rule, 'rule.yaml'), 'version: 1\ngates:\n  - id: team.no-make-deploy\n    when: { command: { program: make, args_any: [deploy] } }\n')
-    writeFileSync(join(rule, 'fixtures.yaml'), 'fixtures:\n  - command: make deploy\n    expect: deny\n    rule: team.no-make-deploy\n  - command: make test\n    expect: allow\n  - tool: run_shell_command\n    harness: gemini\n    input: { command: make build }\n    expect: deny\n    rule: team.no-make-deploy\n')
+    writeFileSync(
+      join(rule, 'fixtures.yaml'),
+      'fixtures:\n  - command: make deploy\n    expect: deny\n    rule: team.no-make-deploy\n  - command: make test\n    expect: allow\n  - tool: run_shell_command\n    harness: gemini\n    input: { command: make build }\n    expect: deny\n    rule: team.no-make-deploy\n',
+    )
     const r = await svc(['policy', 'test', rule])
     expect(r.code).toBe(1)
     expect(r.stdout).toContain('2 of 3 fixtures passed')
@@ -62,7 +80,9 @@ describe('svc policy lint', () => {
     const bad = await svc(['policy', 'lint', join(dir, 'bad.yaml')])
     expect(bad.code).toBe(1)
     expect(bad.stdout).toMatch(/bad\.yaml:3:5: error: PE_POLICY_INVALID .*unknown field "on_hti"/)
-    writeFileSync(join(dir, 'p.yaml'), `version: 1
+    writeFileSync(
+      join(dir, 'p.yaml'),
+      `version: 1
 gates:
   - id: git.reset-hard
     when: { tool: Bash, command_regex: '^git reset' }
@@ -72,7 +92,8 @@ gates:
     when: { all: [ { tool: Bash }, { tool: Read } ] }
   - id: team.twin
     when: { tool: '*' }
-`)
+`,
+    )
     const r = await svc(['policy', 'lint', join(dir, 'p.yaml')])
     expect(r.code).toBe(1)
     expect(r.stdout).toMatch(/p\.yaml:3:5: error: gate id "git.reset-hard" is also defined in .*policies\/git\.yaml/)
@@ -197,14 +218,25 @@ describe('payload retention on the daemon', () => {
       expect(denied.body.rule_id).toBe('git.clean-force')
       const bundle = (await d.request('GET', `/v1/false-positives/cases/${denied.body.ledger_seq}`)).body
       const replacement = `id: user.clean-force-but-build\nwhen: { all: [ ${JSON.stringify(bundle.matched_gate.when)}, { not: { command_regex: '^git clean -fdx build$' } } ] }\n`
-      const applied = await d.request('POST', '/v1/false-positives/apply', { bundle, replacement_yaml: replacement, policy_hash: bundle.policy_hash }, { authorization: `Bearer ${token}` })
+      const applied = await d.request(
+        'POST',
+        '/v1/false-positives/apply',
+        { bundle, replacement_yaml: replacement, policy_hash: bundle.policy_hash },
+        { authorization: `Bearer ${token}` },
+      )
       expect(applied.status).toBe(201)
       expect(applied.body.target).toMatchObject({ choice: 'auto', layer: 'user', path: join(d.home, 'user-policy.yaml') })
-      expect((await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command: 'git clean -fdx build' }, cwd: tempDir() })).body.verdict).toBe('allow')
-      expect((await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command: 'git clean -fdx' }, cwd: tempDir() })).body).toMatchObject({ verdict: 'deny', rule_id: 'user.clean-force-but-build' })
+      expect(
+        (await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command: 'git clean -fdx build' }, cwd: tempDir() })).body.verdict,
+      ).toBe('allow')
+      expect(
+        (await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command: 'git clean -fdx' }, cwd: tempDir() })).body,
+      ).toMatchObject({ verdict: 'deny', rule_id: 'user.clean-force-but-build' })
       const view = (await d.request('GET', '/v1/policy/view')).body
       expect(view.gates).toContainEqual(expect.objectContaining({ id: 'git.clean-force', source: 'daemon', disabled: true }))
-      expect(view.gates).toContainEqual(expect.objectContaining({ id: 'git.clean-force', source: 'user', disabled: true, disabled_by: expect.objectContaining({ replacement_id: 'user.clean-force-but-build' }) }))
+      expect(view.gates).toContainEqual(
+        expect.objectContaining({ id: 'git.clean-force', source: 'user', disabled: true, disabled_by: expect.objectContaining({ replacement_id: 'user.clean-force-but-build' }) }),
+      )
       expect(view.warnings).toEqual([])
       // A second apply for the same gate is refused: it is already replaced.
       const again = await d.request('POST', '/v1/false-positives/validate', { bundle, replacement_yaml: replacement.replace('user.clean-force-but-build', 'user.other') })
@@ -216,15 +248,21 @@ describe('payload retention on the daemon', () => {
 
   it('svc log --follow streams new decisions as they are recorded', async () => {
     const d = await startTestDaemon()
-    const child = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['log', '--follow', '--json', '--verdict', 'deny'], { env: { PATH: process.env.PATH, ...compileCache(), HOME: tempDir(), SVC_URL: d.url } })
+    const child = spawn(join(PROJECT_ROOT, 'cli', 'svc.sh'), ['log', '--follow', '--json', '--verdict', 'deny'], {
+      env: { PATH: process.env.PATH, ...compileCache(), HOME: tempDir(), SVC_URL: d.url },
+    })
     try {
       let out = ''
       child.stdout.on('data', (b: Buffer) => (out += b))
       const sid = await d.session()
-      await waitFor(async () => {
-        await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command: 'git push --force' } })
-        return out.includes('git.force-push')
-      }, 'svc log --follow to print the deny', 40_000)
+      await waitFor(
+        async () => {
+          await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Bash', input: { command: 'git push --force' } })
+          return out.includes('git.force-push')
+        },
+        'svc log --follow to print the deny',
+        40_000,
+      )
       const row = JSON.parse(out.trim().split('\n')[0]!)
       expect(row).toMatchObject({ verdict: 'deny', harness: 'codex', tool: 'Bash', rule_id: 'git.force-push', input: { command: 'git push --force' } })
     } finally {
@@ -233,4 +271,3 @@ describe('payload retention on the daemon', () => {
     }
   }, 60_000)
 })
-

@@ -69,7 +69,14 @@ describe.skipIf(skip !== '')(`Claude Code's sandbox as svc configures it, on bub
     rmSync(dir, { recursive: true, force: true })
   }, 60_000)
 
-  const targets = () => ({ home, svcHome: join(home, '.svc'), secretFile: join(home, '.svc', 'token'), hookConfig: join(home, '.claude', 'settings.json'), port, cwd: join(home, 'proj') })
+  const targets = () => ({
+    home,
+    svcHome: join(home, '.svc'),
+    secretFile: join(home, '.svc', 'token'),
+    hookConfig: join(home, '.claude', 'settings.json'),
+    port,
+    cwd: join(home, 'proj'),
+  })
 
   async function attack(as: { uid?: number; gid?: number }) {
     const settings = srtSettingsFromClaude(block, { home, settingsDir: join(home, '.claude'), cwd: join(home, 'proj'), tmp: join(dir, 'tmp') })
@@ -108,18 +115,29 @@ describe.skipIf(skip !== '')(`Claude Code's sandbox as svc configures it, on bub
     expect((block.filesystem as { denyRead: string[] }).denyRead).toContain('~/.svc')
   })
 
-  it.skipIf(!root)('as root: reading $SVC_HOME, overwriting settings.json, reaching the daemon port and a lasting listener all fail', async () => {
-    await attack({})
-    // Root inside keeps capabilities in its user namespace, but the mounts that hide $SVC_HOME are locked.
-    const settings = srtSettingsFromClaude(block, { home, settingsDir: join(home, '.claude'), cwd: join(home, 'proj'), tmp: join(dir, 'tmp') })
-    const breakout = runInSrt(settings, `umount ${join(home, '.svc')} 2>/dev/null; mount -o remount,rw / 2>/dev/null; cat ${join(home, '.svc', 'token')}`, { cwd: join(home, 'proj'), env: { ...env, HOME: home } })
-    expect(breakout.output).not.toContain('secret-token')
-  }, 240_000)
+  it.skipIf(!root)(
+    'as root: reading $SVC_HOME, overwriting settings.json, reaching the daemon port and a lasting listener all fail',
+    async () => {
+      await attack({})
+      // Root inside keeps capabilities in its user namespace, but the mounts that hide $SVC_HOME are locked.
+      const settings = srtSettingsFromClaude(block, { home, settingsDir: join(home, '.claude'), cwd: join(home, 'proj'), tmp: join(dir, 'tmp') })
+      const breakout = runInSrt(settings, `umount ${join(home, '.svc')} 2>/dev/null; mount -o remount,rw / 2>/dev/null; cat ${join(home, '.svc', 'token')}`, {
+        cwd: join(home, 'proj'),
+        env: { ...env, HOME: home },
+      })
+      expect(breakout.output).not.toContain('secret-token')
+    },
+    240_000,
+  )
 
-  it.skipIf(!root)('as an unprivileged user (uid 65534): the same attacks fail', async () => {
-    chownTree(home, 65534, 65534)
-    await attack({ uid: 65534, gid: 65534 })
-  }, 240_000)
+  it.skipIf(!root)(
+    'as an unprivileged user (uid 65534): the same attacks fail',
+    async () => {
+      chownTree(home, 65534, 65534)
+      await attack({ uid: 65534, gid: 65534 })
+    },
+    240_000,
+  )
 })
 
 function chownTree(path: string, uid: number, gid: number): void {

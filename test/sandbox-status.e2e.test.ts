@@ -15,7 +15,8 @@ import { runCli } from './helpers/run-cli.ts'
 let home: string
 let env: NodeJS.ProcessEnv
 const svc = (args: string[], extra: NodeJS.ProcessEnv = {}) => runCli(args, { ...env, ...extra })
-const status = async () => JSON.parse((await svc(['status', '--json'])).stdout) as { sandbox: { harness: string; state: string; missing: number }[]; problems: { what: string; hint: string }[] }
+const status = async () =>
+  JSON.parse((await svc(['status', '--json'])).stdout) as { sandbox: { harness: string; state: string; missing: number }[]; problems: { what: string; hint: string }[] }
 
 beforeAll(() => {
   home = tempDir('svc-sbxstatus-')
@@ -58,16 +59,20 @@ describe('the sandbox layer in svc status and svc doctor', () => {
   })
 
   const srt = srtCli() ? srtMissing({ PATH: process.env.PATH }) : ['@anthropic-ai/sandbox-runtime']
-  it.skipIf(srt.length > 0)(`doctor --probe: every probe inside Claude Code's sandbox is blocked; harnesses without a way in say why ${srt.length ? `(needs ${srt.join(', ')})` : ''}`, async () => {
-    const run = await svc(['doctor', '--probe'])
-    const probes = run.stdout.split('\n').filter((l) => l.startsWith('probe:'))
-    const claude = probes.filter((l) => l.includes('claude-code:'))
-    expect(claude.length).toBe(5)
-    for (const line of claude) expect(line).toContain('blocked (good)')
-    expect(probes.join('\n')).toMatch(/gemini: all: not probed — the harness offers no command/)
-    // The suite installs the real Codex CLI: its `codex sandbox` may lack the helper it needs here.
-    expect(probes.join('\n')).toMatch(/codex: all: not probed — the codex binary is not on PATH|codex: all: not probed — `codex sandbox` could not run|codex: .*blocked/)
-  }, 120_000)
+  it.skipIf(srt.length > 0)(
+    `doctor --probe: every probe inside Claude Code's sandbox is blocked; harnesses without a way in say why ${srt.length ? `(needs ${srt.join(', ')})` : ''}`,
+    async () => {
+      const run = await svc(['doctor', '--probe'])
+      const probes = run.stdout.split('\n').filter((l) => l.startsWith('probe:'))
+      const claude = probes.filter((l) => l.includes('claude-code:'))
+      expect(claude.length).toBe(5)
+      for (const line of claude) expect(line).toContain('blocked (good)')
+      expect(probes.join('\n')).toMatch(/gemini: all: not probed — the harness offers no command/)
+      // The suite installs the real Codex CLI: its `codex sandbox` may lack the helper it needs here.
+      expect(probes.join('\n')).toMatch(/codex: all: not probed — the codex binary is not on PATH|codex: all: not probed — `codex sandbox` could not run|codex: .*blocked/)
+    },
+    120_000,
+  )
 })
 
 describe("Cursor's sandbox flag", () => {

@@ -66,7 +66,9 @@ describe('svc service install → status → uninstall (real CLI, throwaway HOME
     expect(installed.code, installed.stderr).toBe(0)
     const unit = join(home, '.config', 'systemd', 'user', 'svc-daemon.service')
     expect(readFileSync(unit, 'utf8')).toContain('"daemon" "--port" "17999"')
-    expect(installed.stderr).toMatch(/warning: systemd --user is not available here \(.+\); the unit files are written: once it runs, start them with `systemctl --user daemon-reload && systemctl --user enable --now svc-daemon.service`/)
+    expect(installed.stderr).toMatch(
+      /warning: systemd --user is not available here \(.+\); the unit files are written: once it runs, start them with `systemctl --user daemon-reload && systemctl --user enable --now svc-daemon.service`/,
+    )
     const status = await runCli(['service', 'status'], env)
     expect(status.code).toBe(0)
     expect(status.stdout).toContain('svc-daemon.service: installed, current, state unknown')
@@ -92,7 +94,11 @@ describe('svc service install → status → uninstall (real CLI, throwaway HOME
     expect(installed.stdout).toContain('loaded svc-daemon.service, svc-agent.service; logs: journalctl --user -u svc-daemon.service')
     expect((await runCli(['service', 'status'], env)).stdout).toMatch(/svc-daemon.service: installed, current, active[\s\S]*svc-agent.service: installed, current, active/)
     await runCli(['service', 'uninstall'], env)
-    expect(readFileSync(calls, 'utf8').split('\n').filter((l) => !l.includes('is-active'))).toEqual([
+    expect(
+      readFileSync(calls, 'utf8')
+        .split('\n')
+        .filter((l) => !l.includes('is-active')),
+    ).toEqual([
       '--user daemon-reload',
       '--user enable --now svc-daemon.service svc-agent.service',
       '--user restart svc-daemon.service svc-agent.service',

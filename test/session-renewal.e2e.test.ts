@@ -39,10 +39,14 @@ function spawnSvc(args: string[], env: NodeJS.ProcessEnv): ChildProcess & { outp
 /** Starts `svc daemon` on `port` (0: an ephemeral one; a restart reuses the port the agent knows), dashboard on any free port. */
 async function startDaemon(home: string, port: number, env: NodeJS.ProcessEnv) {
   const child = spawnSvc(['daemon', '--port', String(port), '--dashboard-port', '0', '--home', home], env)
-  const url = await waitFor(() => {
-    if (child.exitCode !== null) throw new Error(`the daemon exited before listening:\n${child.output()}`)
-    return /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(child.output())?.[1]
-  }, 'the daemon to listen', 20_000)
+  const url = await waitFor(
+    () => {
+      if (child.exitCode !== null) throw new Error(`the daemon exited before listening:\n${child.output()}`)
+      return /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(child.output())?.[1]
+    },
+    'the daemon to listen',
+    20_000,
+  )
   return Object.assign(child, { url, port: Number(new URL(url).port) })
 }
 
@@ -52,7 +56,16 @@ async function stopDaemon(child: ChildProcess): Promise<void> {
   await exited
 }
 
-const pre = (command: string, id: string) => ({ session_id: 'c1', transcript_path: '/t', cwd: '/tmp', permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: id })
+const pre = (command: string, id: string) => ({
+  session_id: 'c1',
+  transcript_path: '/t',
+  cwd: '/tmp',
+  permission_mode: 'default',
+  hook_event_name: 'PreToolUse',
+  tool_name: 'Bash',
+  tool_input: { command },
+  tool_use_id: id,
+})
 
 async function hook(url: string, command: string, id: string): Promise<{ denied: boolean; reason: string }> {
   const res = await fetch(`${url}/v1/hooks/claude-code/PreToolUse`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(pre(command, id)) })
@@ -60,7 +73,12 @@ async function hook(url: string, command: string, id: string): Promise<{ denied:
   return { denied: body.hookSpecificOutput?.permissionDecision === 'deny', reason: body.hookSpecificOutput?.permissionDecisionReason ?? '' }
 }
 
-const current = async (url: string) => (await (await fetch(`${url}/v1/sessions/current`)).json()) as { state: string; session?: { session_id: string; signer: string; user_id?: string; groups?: string[] }; renewer?: { tier: string } }
+const current = async (url: string) =>
+  (await (await fetch(`${url}/v1/sessions/current`)).json()) as {
+    state: string
+    session?: { session_id: string; signer: string; user_id?: string; groups?: string[] }
+    renewer?: { tier: string }
+  }
 
 describe('svc agent renews the daemon session', () => {
   it('after a daemon restart, the first hook call is allowed without any manual step, with user_id and groups kept', async () => {

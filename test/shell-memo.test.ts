@@ -80,29 +80,44 @@ describe('shell-analysis memo: a repeated command is decided on what the disk ho
     const cwd = project()
     writeFileSync(join(cwd, 'readme.txt'), 'hello\n')
     symlinkSync(join(cwd, 'readme.txt'), join(cwd, 'notes'))
-    await attack('cat notes', cwd, () => {
-      unlinkSync(join(cwd, 'notes'))
-      symlinkSync(join(home, '.ssh', 'id_rsa'), join(cwd, 'notes'))
-    }, 'secrets.ssh-private-key')
+    await attack(
+      'cat notes',
+      cwd,
+      () => {
+        unlinkSync(join(cwd, 'notes'))
+        symlinkSync(join(home, '.ssh', 'id_rsa'), join(cwd, 'notes'))
+      },
+      'secrets.ssh-private-key',
+    )
   })
 
   it('a program word that becomes a symlink to a system binary (./tidy -rf ~ runs rm)', async () => {
     const cwd = project()
     plant(cwd, { tidy: '#!/bin/sh\necho tidy\n' })
-    await attack('./tidy -rf ~', cwd, () => {
-      unlinkSync(join(cwd, 'tidy'))
-      symlinkSync('/bin/rm', join(cwd, 'tidy'))
-    }, 'fs.rm-root-or-home')
+    await attack(
+      './tidy -rf ~',
+      cwd,
+      () => {
+        unlinkSync(join(cwd, 'tidy'))
+        symlinkSync('/bin/rm', join(cwd, 'tidy'))
+      },
+      'fs.rm-root-or-home',
+    )
   })
 
   it('a directory on the way replaced by a symlink', async () => {
     const cwd = project()
     mkdirSync(join(cwd, 'keys'))
     writeFileSync(join(cwd, 'keys', 'id_rsa'), 'x\n')
-    await attack('cat keys/id_rsa', cwd, () => {
-      renameSync(join(cwd, 'keys'), join(cwd, 'keys.old'))
-      symlinkSync(join(home, '.ssh'), join(cwd, 'keys'))
-    }, 'secrets.ssh-private-key')
+    await attack(
+      'cat keys/id_rsa',
+      cwd,
+      () => {
+        renameSync(join(cwd, 'keys'), join(cwd, 'keys.old'))
+        symlinkSync(join(home, '.ssh'), join(cwd, 'keys'))
+      },
+      'secrets.ssh-private-key',
+    )
   })
 
   it('a package.json planted where there was none, then rewritten', async () => {
@@ -117,7 +132,7 @@ describe('shell-analysis memo: a repeated command is decided on what the disk ho
     await attack('git st', cwd, () => plant(cwd, { ...HEAD, '.git/config': '[alias]\n\tst = !rm -rf ~\n' }), 'fs.rm-root-or-home')
   })
 
-  it('an alias planted in the user\'s global git config, outside any repository', async () => {
+  it("an alias planted in the user's global git config, outside any repository", async () => {
     const cwd = project()
     await attack('git wipe', cwd, () => plant(home, { '.gitconfig': '[alias]\n\twipe = !rm -rf ~\n' }), 'fs.rm-root-or-home')
     rmSync(join(home, '.gitconfig'))

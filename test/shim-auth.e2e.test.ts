@@ -25,7 +25,9 @@ async function runShim(url: string, command: string) {
   child.stdout.on('data', (c) => (stdout += c))
   child.stderr.on('data', (c) => (stderr += c))
   child.stdin.on('error', () => {})
-  child.stdin.end(JSON.stringify({ session_id: 's', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: `toolu_${Math.random()}` }))
+  child.stdin.end(
+    JSON.stringify({ session_id: 's', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: `toolu_${Math.random()}` }),
+  )
   const [code] = (await once(child, 'close')) as [number]
   return { code, stdout, stderr }
 }
@@ -42,7 +44,7 @@ afterAll(async () => {
 })
 
 describe('the hook shim against the real daemon and a stand-in on its port', () => {
-  it('keeps the hook key private and relays the real daemon\'s answers', async () => {
+  it("keeps the hook key private and relays the real daemon's answers", async () => {
     expect(statSync(join(home, 'hook.key')).mode & 0o777).toBe(0o600)
     expect(await runShim(`http://127.0.0.1:${port}`, 'ls')).toEqual({ code: 0, stdout: '{}', stderr: '' })
     const rm = await runShim(`http://127.0.0.1:${port}`, 'rm -rf /')
@@ -53,7 +55,11 @@ describe('the hook shim against the real daemon and a stand-in on its port', () 
   it('keeps agents away from the hook key through their tools (the self-protection pack)', async () => {
     const session = await d.session()
     const key = join(home, 'hook.key')
-    for (const [tool, input] of [['Read', { file_path: key }], ['Bash', { command: `cat ${key}` }], ['Write', { file_path: key, content: 'f'.repeat(64) }]] as const) {
+    for (const [tool, input] of [
+      ['Read', { file_path: key }],
+      ['Bash', { command: `cat ${key}` }],
+      ['Write', { file_path: key, content: 'f'.repeat(64) }],
+    ] as const) {
       const res = (await d.request('POST', '/v1/gates/check', { session_id: session, source: 'test', tool, input, cwd: '/tmp' })).body
       expect(res, tool).toMatchObject({ verdict: 'deny' })
       // A `.key` file is also a private key to the secrets pack; either gate names why.

@@ -44,7 +44,11 @@ describe('svc session create / rotate', () => {
     // Rotating out a session that is still active is the operator's call.
     const anonymous = await runCli(['session', 'rotate', '--id', minted.session_id, '--tier', 'software'], { ...env, SVC_ALLOW_SOFTWARE_SIGNER: '1' })
     expect(anonymous).toMatchObject({ code: 1, stderr: expect.stringMatching(/is still active: ending it by rotation needs operator rights/) })
-    const rotated = await runCli(['session', 'rotate', '--id', minted.session_id, '--tier', 'software'], { ...env, SVC_ALLOW_SOFTWARE_SIGNER: '1', SVC_ADMIN_PASSWORD: 'correct horse battery' })
+    const rotated = await runCli(['session', 'rotate', '--id', minted.session_id, '--tier', 'software'], {
+      ...env,
+      SVC_ALLOW_SOFTWARE_SIGNER: '1',
+      SVC_ADMIN_PASSWORD: 'correct horse battery',
+    })
     expect(rotated.code).toBe(0)
     expect(JSON.parse(rotated.stdout)).toMatchObject({ rotates: minted.session_id })
   })
@@ -104,7 +108,14 @@ describe('svc signer enroll --tier os-keychain (macOS `security` contract, faked
       copyFileSync(fileURLToPath(new URL('./fixtures/fake-security.sh', import.meta.url)), join(bin, 'security'))
       chmodSync(join(bin, 'security'), 0o755)
       mkdirSync(join(kc.home, 'keychain'))
-      const kcEnv = { SVC_HOME: kc.home, HOME: kc.home, SVC_URL: kc.url, PATH: `${bin}:${process.env.PATH}`, FAKE_KEYCHAIN_DIR: join(kc.home, 'keychain'), SVC_KEYCHAIN_PLATFORM: 'darwin' }
+      const kcEnv = {
+        SVC_HOME: kc.home,
+        HOME: kc.home,
+        SVC_URL: kc.url,
+        PATH: `${bin}:${process.env.PATH}`,
+        FAKE_KEYCHAIN_DIR: join(kc.home, 'keychain'),
+        SVC_KEYCHAIN_PLATFORM: 'darwin',
+      }
       const enrolled = await runCli(['signer', 'enroll', '--tier', 'os-keychain', '--ttl', '2s'], kcEnv)
       expect(enrolled.code).toBe(0)
       expect(JSON.parse(readFileSync(join(kc.home, 'os-keychain.meta.json'), 'utf8'))).toMatchObject({ public_key: expect.any(String), expires_at: expect.any(String) })

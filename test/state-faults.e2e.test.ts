@@ -48,7 +48,15 @@ describe('a locked state.db', () => {
         // Several flush ticks pass with the counters dirty and the file locked.
         await new Promise((r) => setTimeout(r, 700))
       }
-      const hook = await call('POST', '/v1/hooks/claude-code/PreToolUse', { hook_event_name: 'PreToolUse', session_id: 'x', transcript_path: '/tmp/t', cwd: '/tmp', tool_name: 'Bash', tool_input: { command: 'rm -rf /' }, tool_use_id: 'toolu_locked' })
+      const hook = await call('POST', '/v1/hooks/claude-code/PreToolUse', {
+        hook_event_name: 'PreToolUse',
+        session_id: 'x',
+        transcript_path: '/tmp/t',
+        cwd: '/tmp',
+        tool_name: 'Bash',
+        tool_input: { command: 'rm -rf /' },
+        tool_use_id: 'toolu_locked',
+      })
       expect(hook.status).toBe(200)
       expect(JSON.stringify(hook.body)).toContain('"permissionDecision":"deny"')
       const mode = await call('PATCH', '/v1/mode', { mode: 'monitor' }, token)

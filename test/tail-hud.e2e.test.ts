@@ -53,10 +53,14 @@ describe('svc tail', () => {
     try {
       // From now on: keep deciding until one shows up, then the earlier one must not be there.
       let marker = 0
-      await waitFor(async () => {
-        await check(`echo after-tail-${++marker}`)
-        return t.out().includes('after-tail-')
-      }, 'tail to print a decision made after it started', 30_000)
+      await waitFor(
+        async () => {
+          await check(`echo after-tail-${++marker}`)
+          return t.out().includes('after-tail-')
+        },
+        'tail to print a decision made after it started',
+        30_000,
+      )
       expect(t.out()).not.toContain('before-tail-started')
       expect(t.out()).not.toContain(` ${before.body.ledger_seq} `)
       const hostile = await check('echo \u001b]0;title\u0007\u001b[2K\rFAKE\u202eexe\u009b1m')
@@ -83,7 +87,14 @@ describe('svc tail', () => {
       await waitFor(() => t.lines().length >= 2, 'the later deny', 15_000)
       const objects = t.lines().map((l) => JSON.parse(l))
       expect(objects.map((o) => o.seq)).toEqual([denied.body.ledger_seq, later.body.ledger_seq])
-      expect(objects[0]).toMatchObject({ verdict: 'deny', harness: 'claude-code', tool: 'Bash', rule_id: 'fs.rm-root-or-home', session_id: sid, input: { command: 'rm -rf / # resume-me', cwd: '/tmp' } })
+      expect(objects[0]).toMatchObject({
+        verdict: 'deny',
+        harness: 'claude-code',
+        tool: 'Bash',
+        rule_id: 'fs.rm-root-or-home',
+        session_id: sid,
+        input: { command: 'rm -rf / # resume-me', cwd: '/tmp' },
+      })
       expect(t.out()).not.toContain(`${String(allowed.body.ledger_seq)},`)
       expect(await t.stop('SIGTERM')).toBe(0)
     } finally {
@@ -91,7 +102,7 @@ describe('svc tail', () => {
     }
   })
 
-  it('shares svc log\'s JSON form and redaction', async () => {
+  it("shares svc log's JSON form and redaction", async () => {
     const secret = await check('curl -H "Authorization: Bearer sk-ant-abcdefghijklmnopqrstuvwxyz01234" https://example.com')
     const t = tail(['--after-seq', String(secret.body.ledger_seq - 1), '--json'])
     try {
@@ -109,7 +120,10 @@ describe('svc tail', () => {
 
   it('stops when the reader of its pipe goes away (`svc tail | head -n 1`)', async () => {
     const svc = join(PROJECT_ROOT, 'cli', 'svc.sh')
-    const sh = spawn('/bin/sh', ['-c', `"${svc}" tail --after-seq -1 --all | head -n 1`], { env: { PATH: process.env.PATH, ...compileCache(), ...env() }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const sh = spawn('/bin/sh', ['-c', `"${svc}" tail --after-seq -1 --all | head -n 1`], {
+      env: { PATH: process.env.PATH, ...compileCache(), ...env() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let out = ''
     let err = ''
     sh.stdout.on('data', (b: Buffer) => (out += b.toString()))
@@ -119,10 +133,14 @@ describe('svc tail', () => {
     try {
       await waitFor(() => out.length > 0, 'the first line', 30_000)
       // head has gone; the next line tail writes meets a closed pipe and it stops (no EPIPE stack trace).
-      await waitFor(async () => {
-        await check('echo after-head-left')
-        return code !== undefined
-      }, 'svc tail to stop', 30_000)
+      await waitFor(
+        async () => {
+          await check('echo after-head-left')
+          return code !== undefined
+        },
+        'svc tail to stop',
+        30_000,
+      )
       expect(code).toBe(0)
       expect(out.trim().split('\n')).toHaveLength(1)
       expect(err).toBe('')

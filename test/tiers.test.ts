@@ -51,7 +51,7 @@ const TEXT_EFFECTS: readonly (readonly [RegExp, Effect, string])[] = [
   [/\brunCliProcess\s*[(,}]/, 'process', 'runCliProcess spawns cli/svc.sh'],
   [/\b\w+\(\s*\[\s*'daemon'\s*,/, 'process', '`svc daemon` always runs as a process (run-cli.ts)'],
   [/fake-security\.sh/, 'process', 'the fake `security` program runs as a process'],
-  [/\b(buildApp|startDaemon|startSvcDaemon)\s*\(/, 'daemon', 'builds the daemon\'s app or starts a daemon (daemon/index.ts loads them lazily, out of sight of the import walk)'],
+  [/\b(buildApp|startDaemon|startSvcDaemon)\s*\(/, 'daemon', "builds the daemon's app or starts a daemon (daemon/index.ts loads them lazily, out of sight of the import walk)"],
 ]
 
 function walk(dir: string, out: string[] = []): string[] {

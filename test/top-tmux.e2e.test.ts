@@ -19,7 +19,8 @@ describe.skipIf(!TMUX)('svc top in a real terminal (tmux)', () => {
   let d: TestDaemon
   const dir = tempDir()
   const socket = join(dir, 'tmux.sock')
-  const tmux = (...args: string[]) => spawnSync(TMUX!, ['-S', socket, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, ...compileCache(), TERM: 'xterm-256color', HOME: dir } })
+  const tmux = (...args: string[]) =>
+    spawnSync(TMUX!, ['-S', socket, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, ...compileCache(), TERM: 'xterm-256color', HOME: dir } })
   const screen = () => tmux('capture-pane', '-p', '-t', 'top').stdout
 
   beforeAll(async () => {

@@ -62,10 +62,26 @@ describe('signed sessions on the daemon', () => {
     const leafObj = JSON.parse(leaf.toString())
     expect(leafObj).toMatchObject({ seq: s2, session_id: id, signer: 'software', tool: 'Bash', source: 'claude-code' })
     expect(hashLeaf(leaf).toString('base64')).toBe(proof.leaf_hash)
-    expect(verifyInclusion(s2, proof.tree_size, hashLeaf(leaf), proof.proof.map((p: string) => Buffer.from(p, 'base64')), Buffer.from(proof.root, 'base64'))).toEqual({ ok: true })
+    expect(
+      verifyInclusion(
+        s2,
+        proof.tree_size,
+        hashLeaf(leaf),
+        proof.proof.map((p: string) => Buffer.from(p, 'base64')),
+        Buffer.from(proof.root, 'base64'),
+      ),
+    ).toEqual({ ok: true })
     expect(verifyPortable(Buffer.from(proof.leaf_sig, 'base64'), leafSigMessage(hashLeaf(leaf)), sessionKey)).toBe(true)
 
-    const verdict = await daemon.request('POST', '/v1/ledger/verify', { leaf: proof.leaf, seq: s2, tree_size: proof.tree_size, proof: proof.proof, root: proof.root, leaf_sig: proof.leaf_sig, session_public_key: proof.session_public_key })
+    const verdict = await daemon.request('POST', '/v1/ledger/verify', {
+      leaf: proof.leaf,
+      seq: s2,
+      tree_size: proof.tree_size,
+      proof: proof.proof,
+      root: proof.root,
+      leaf_sig: proof.leaf_sig,
+      session_public_key: proof.session_public_key,
+    })
     expect(verdict.body).toMatchObject({ valid: true, checks: { leaf: 'ok', inclusion: 'ok', signature: 'ok' } })
     const forged = await daemon.request('POST', '/v1/ledger/verify', { leaf: proof.leaf, seq: s3, tree_size: proof.tree_size, proof: proof.proof, root: proof.root })
     expect(forged.body).toMatchObject({ valid: false, reason: expect.stringMatching(/^leaf: /) })
@@ -76,7 +92,15 @@ describe('signed sessions on the daemon', () => {
     expect(root.vkey).toContain(Buffer.concat([Buffer.from([1]), sessionKey]).toString('base64'))
 
     const cons = (await daemon.request('GET', `/v1/ledger/consistency?from=${s2}&to=${size}`)).body
-    expect(verifyConsistency(s2, size, cons.proof.map((p: string) => Buffer.from(p, 'base64')), Buffer.from(cons.root_from, 'base64'), Buffer.from(cons.root_to, 'base64'))).toEqual({ ok: true })
+    expect(
+      verifyConsistency(
+        s2,
+        size,
+        cons.proof.map((p: string) => Buffer.from(p, 'base64')),
+        Buffer.from(cons.root_from, 'base64'),
+        Buffer.from(cons.root_to, 'base64'),
+      ),
+    ).toEqual({ ok: true })
     expect(Buffer.from(cons.root_to, 'base64').toString('base64')).toBe(root.root)
     expect((await daemon.request('GET', `/v1/ledger/consistency?from=0&to=${size}`)).status).toBe(400)
     expect((await daemon.request('GET', `/v1/ledger/proof/${size + 94}`)).status).toBe(404)
@@ -97,7 +121,12 @@ describe('signed sessions on the daemon', () => {
 
   it.each([
     ['unattested without SVC_ALLOW_UNATTESTED', () => ({ signer: 'unattested' }), 403, /SVC_ALLOW_UNATTESTED=1/],
-    ['a hardware key', () => ({ certificate: { bundle: { v: 1, session_id: `ses_${'0'.repeat(24)}`, signer: 'hardware_key', issued_at_ms: Date.now(), expires_at_ms: Date.now() + 1000 } } }), 501, /not yet implemented/],
+    [
+      'a hardware key',
+      () => ({ certificate: { bundle: { v: 1, session_id: `ses_${'0'.repeat(24)}`, signer: 'hardware_key', issued_at_ms: Date.now(), expires_at_ms: Date.now() + 1000 } } }),
+      501,
+      /not yet implemented/,
+    ],
     ['a host key nobody trusted', () => mintSession({ kind: 'software', key: signingKeyFromSeed(newSeed()) }), 403, /not trusted by the daemon/],
     ['a signed-kind shorthand', () => ({ signer: 'totp' }), 400, /needs a certificate/],
   ] as const)('refuses %s', async (_what, body, status, detail) => {

@@ -22,7 +22,11 @@ process.stdout.write(JSON.stringify([...seen]))
 `
 
 function loadedUiModules(what: 'main' | 'tui', args: string[] = []): string[] {
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', PROBE, JSON.stringify([what, args])], { env: { PATH: process.env.PATH, HOME: tempDir() }, encoding: 'utf8', timeout: 60_000 })
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', PROBE, JSON.stringify([what, args])], {
+    env: { PATH: process.env.PATH, HOME: tempDir() },
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
   if (r.status !== 0) throw new Error(`probe failed (${r.status}): ${r.stderr}`)
   return JSON.parse(r.stdout) as string[]
 }

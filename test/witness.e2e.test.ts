@@ -23,13 +23,21 @@ vi.setConfig({ testTimeout: 180_000 })
 
 const root = tempDir('svc-witness-')
 afterAll(() => rmSync(root, { recursive: true, force: true }))
-const envOf = (home: string) => ({ PATH: process.env.PATH, HOME: home, SVC_HOME: home, SVC_ALLOW_SOFTWARE_SIGNER: '1', SVC_ADMIN_PASSWORD: 'correct horse battery', SVC_LOG_LEVEL: 'info' })
+const envOf = (home: string) => ({
+  PATH: process.env.PATH,
+  HOME: home,
+  SVC_HOME: home,
+  SVC_ALLOW_SOFTWARE_SIGNER: '1',
+  SVC_ADMIN_PASSWORD: 'correct horse battery',
+  SVC_LOG_LEVEL: 'info',
+})
 
 async function decide(daemon: DaemonProcess, home: string, n: number): Promise<number> {
   const created = await daemon.post('/v1/sessions/create', mintSession(unlockHostKey('software', { home, env: envOf(home) })))
   expect(created.status).toBe(201)
   let seq = 0
-  for (let i = 0; i < n; i++) seq = (await daemon.post('/v1/gates/check', { session_id: created.body.session_id, source: 'claude-code', tool: 'Bash', input: { command: `echo ${i}` } })).body.ledger_seq
+  for (let i = 0; i < n; i++)
+    seq = (await daemon.post('/v1/gates/check', { session_id: created.body.session_id, source: 'claude-code', tool: 'Bash', input: { command: `echo ${i}` } })).body.ledger_seq
   return seq + 1
 }
 
@@ -55,20 +63,28 @@ describe('witnessed checkpoints', () => {
       w2.addLog(vkey)
 
       const size = await decide(daemon, home, 5)
-      let view = await waitFor(async () => {
-        const r = await rootOf(daemon)
-        return r.witnesses?.length === 2 && r.witnesses.every((w) => w.tree_size >= size && !w.error) ? r : undefined
-      }, 'both cosignatures', 60_000)
+      let view = await waitFor(
+        async () => {
+          const r = await rootOf(daemon)
+          return r.witnesses?.length === 2 && r.witnesses.every((w) => w.tree_size >= size && !w.error) ? r : undefined
+        },
+        'both cosignatures',
+        60_000,
+      )
       for (const w of view.witnesses!) {
         const key = parseWitnessVkey(w.witness === 'w1' ? w1.vkey : w2.vkey)
         expect(verifyCosignature(w.cosignature, key, checkpointText(origin, w.tree_size, Buffer.from(w.root, 'base64')), Date.now() / 1000).ok).toBe(true)
       }
       // The ledger grows: the next submissions carry old sizes and consistency proofs the witnesses check.
       const grown = await decide(daemon, home, 7)
-      view = await waitFor(async () => {
-        const r = await rootOf(daemon)
-        return r.witnesses?.every((w) => w.tree_size >= grown) ? r : undefined
-      }, 'cosignatures of the grown tree', 60_000)
+      view = await waitFor(
+        async () => {
+          const r = await rootOf(daemon)
+          return r.witnesses?.every((w) => w.tree_size >= grown) ? r : undefined
+        },
+        'cosignatures of the grown tree',
+        60_000,
+      )
       expect(w1.state.get(origin)!.size).toBeGreaterThanOrEqual(grown)
       expect(w1.statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(2)
 
@@ -88,10 +104,14 @@ describe('witnessed checkpoints', () => {
       const clone = await startDaemonProcess({ ...envOf(cloneHome), SVC_WITNESS_POLICY: policy, SVC_WITNESS_INTERVAL: '200ms', SVC_CHECKPOINT_INTERVAL: '200ms' })
       daemons.push(clone)
       await decide(clone, cloneHome, 9)
-      const refused = await waitFor(async () => {
-        const r = await rootOf(clone)
-        return r.witnesses?.every((w) => w.error?.startsWith('422')) ? r : undefined
-      }, 'the clone refused by both witnesses', 60_000)
+      const refused = await waitFor(
+        async () => {
+          const r = await rootOf(clone)
+          return r.witnesses?.every((w) => w.error?.startsWith('422')) ? r : undefined
+        },
+        'the clone refused by both witnesses',
+        60_000,
+      )
       expect(refused.witnesses!.every((w) => w.tree_size < refused.tree_size)).toBe(true)
       expect(w1.statuses).toContain(422)
     } finally {

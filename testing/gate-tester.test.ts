@@ -4,7 +4,13 @@ import { defineGateKind } from '../core/plugin.ts'
 import { runGateCases, type GateCases } from './gate-tester.ts'
 
 const toolIs = (index?: (v: string) => { tools: string[] }) =>
-  defineGateKind<string>({ kind: 'tool_is', description: 'test', schema: { type: 'string', minLength: 1 }, compile: (t) => (r) => (r.tool === t ? `tool ${t}` : undefined), ...(index ? { index } : {}) })
+  defineGateKind<string>({
+    kind: 'tool_is',
+    description: 'test',
+    schema: { type: 'string', minLength: 1 },
+    compile: (t) => (r) => (r.tool === t ? `tool ${t}` : undefined),
+    ...(index ? { index } : {}),
+  })
 
 /** Runs the tester's cases with a collecting describe/it; returns each case's failure (or undefined). */
 function outcomes(cases: GateCases, index?: (v: string) => { tools: string[] }): (string | undefined)[] {

@@ -76,19 +76,30 @@ export function runProviderCases(plugin: GuardrailProviderPlugin, cases: Provide
   describe(`guardrail provider ${def.id}`, () => {
     it('has a recorded answer for every classifier model', () => {
       const covered = new Set(cases.answers.map((c) => c.model))
-      assert.deepEqual(classifiers.map((m) => m.model).filter((m) => !covered.has(m)), [])
+      assert.deepEqual(
+        classifiers.map((m) => m.model).filter((m) => !covered.has(m)),
+        [],
+      )
     })
     for (const c of cases.answers) {
       it(`maps: ${c.name}`, async () => {
         const { result, requests } = await call(c.answer, c.model, { text: c.text })
         assert.ok(result.result, `expected a result, got ${JSON.stringify(result.abstained)}`)
         assert.equal(result.result.safe, c.expect.safe)
-        const raised = Object.fromEntries(Object.entries(result.result.categories).filter(([, v]) => v.severity !== 'none').map(([k, v]) => [k, v.severity]))
+        const raised = Object.fromEntries(
+          Object.entries(result.result.categories)
+            .filter(([, v]) => v.severity !== 'none')
+            .map(([k, v]) => [k, v.severity]),
+        )
         assert.deepEqual(raised, c.expect.categories)
         for (const [name, v] of Object.entries(result.result.categories)) assert.equal(v.raw, v.severity !== 'none', `${name}: raw flag and severity disagree`)
         if (c.expect.rationale) assert.match(result.result.rationale, c.expect.rationale)
         assert.equal(requests.length, 1)
-        if (def.needsKey) assert.ok(Object.values(requests[0]!.headers).some((v) => String(v).includes(KIT_SECRET)), 'the credential was not sent in a header')
+        if (def.needsKey)
+          assert.ok(
+            Object.values(requests[0]!.headers).some((v) => String(v).includes(KIT_SECRET)),
+            'the credential was not sent in a header',
+          )
       })
     }
     for (const c of cases.malformed ?? []) {

@@ -22,11 +22,13 @@ try {
   const session = engine.sessions.create({ signer: 'unattested' }, Date.now())
   const call = (command: string): ToolCall => ({ sessionId: session.id, source: 'claude-code', tool: 'Bash', input: { command }, cwd: '/tmp' })
   const calls = ['git status', 'npm test', 'rm -rf ~', 'git commit -m "wip"'].map(call)
-  const traces = await Promise.all(calls.map(async (c) => {
-    const trace: GateTrace[] = []
-    await engine.decide(c, session, trace)
-    return trace.length
-  }))
+  const traces = await Promise.all(
+    calls.map(async (c) => {
+      const trace: GateTrace[] = []
+      await engine.decide(c, session, trace)
+      return trace.length
+    }),
+  )
   for (let i = 0; i < 1000; i++) await engine.check(calls[i % calls.length]!) // warm-up (JIT, caches)
   const perCheck: number[] = []
   for (let r = 0; r < ROUNDS; r++) {

@@ -41,12 +41,21 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 async function load(url: string, bodies: string[], seconds = SECONDS): Promise<autocannon.Result> {
-  return autocannon({ url, connections: CONNECTIONS, duration: seconds, method: 'POST', headers: { 'content-type': 'application/json' }, requests: bodies.map((body) => ({ method: 'POST', body })) })
+  return autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    requests: bodies.map((body) => ({ method: 'POST', body })),
+  })
 }
 
 /** CPU milliseconds (user + system) used by the process `pid` (every thread), or by its thread `tid` (the main thread's tid is the pid). */
 function cpuMsOf(pid: number, tid?: number): number {
-  const fields = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')
+  const fields = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ')
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in clock ticks (USER_HZ = 100)
 }
 
@@ -68,8 +77,15 @@ const port = 20000 + Math.floor(Math.random() * 20000)
 const PROF_DIR = process.env.BENCH_CPU_PROF
 const nodeOptions = PROF_DIR ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${PROF_DIR}` } : {}
 // Only the measured (warm) daemon is profiled.
-const daemonEnv = (profiled: boolean) => ({ SVC_HOME: home, SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: BENCH_PASSWORD, SVC_LOG_LEVEL: 'info', ...memoryProbeEnv(probe, { ...process.env, ...(profiled ? nodeOptions : {}) }) })
-const startSvc = (profiled: boolean) => startChild(join(PROJECT_ROOT, 'cli/svc.sh'), ['daemon', '--port', String(port), '--home', home], daemonEnv(profiled), /"address":"(http:[^"]+)"/)
+const daemonEnv = (profiled: boolean) => ({
+  SVC_HOME: home,
+  SVC_ALLOW_UNATTESTED: '1',
+  SVC_ADMIN_PASSWORD: BENCH_PASSWORD,
+  SVC_LOG_LEVEL: 'info',
+  ...memoryProbeEnv(probe, { ...process.env, ...(profiled ? nodeOptions : {}) }),
+})
+const startSvc = (profiled: boolean) =>
+  startChild(join(PROJECT_ROOT, 'cli/svc.sh'), ['daemon', '--port', String(port), '--home', home], daemonEnv(profiled), /"address":"(http:[^"]+)"/)
 const settle = () => new Promise((r) => setTimeout(r, 1000))
 
 // A cold start (an empty compile cache: the first start after an install or upgrade), then a warm one.
@@ -93,7 +109,7 @@ try {
     return performance.now() - t
   }
   const first = await timeCheck('python3 -c "import os; os.remove(\'x\')"')
-  const second = await timeCheck('node -e "require(\'fs\').rmSync(\'y\')"')
+  const second = await timeCheck("node -e \"require('fs').rmSync('y')\"")
   await load(`${echo.line}/echo`, bodies, 1) // warm-up (JIT) for both servers
   await load(`${base}/v1/gates/check`, bodies, 1)
   const echoBefore = cpuMsOf(echo.child.pid!)
@@ -107,7 +123,10 @@ try {
   const endUs = Number(process.hrtime.bigint() / 1000n)
   const cpuMs = cpuMsOf(pid) - cpuBefore
   const mainMs = cpuMsOf(pid, pid) - mainBefore
-  const threads = [...cpuMsByThread(pid)].map(([name, ms]) => [name, ms - (threadsBefore.get(name) ?? 0)] as const).filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1])
+  const threads = [...cpuMsByThread(pid)]
+    .map(([name, ms]) => [name, ms - (threadsBefore.get(name) ?? 0)] as const)
+    .filter(([, ms]) => ms > 0)
+    .sort((a, b) => b[1] - a[1])
   if (PROF_DIR) writeFileSync(join(PROF_DIR, 'load-window.json'), JSON.stringify({ startUs, endUs, requests: svc.requests.total }))
   const loaded = await memoryOf(pid, probe)
   const row = (name: string, r: autocannon.Result) =>
@@ -115,7 +134,9 @@ try {
   console.log(`svc bench/check — autocannon ${CONNECTIONS} connections × ${SECONDS}s, Node ${process.version}`)
   console.log(row('bare fastify echo', baseline))
   console.log(row('svc POST /v1/gates/check', svc))
-  console.log(`daemon main thread: ${mainMs.toFixed(0)} ms CPU for ${svc.requests.total} checks = ${(mainMs / svc.requests.total).toFixed(3)} ms per check; all threads ${(cpuMs / svc.requests.total).toFixed(3)} ms per check`)
+  console.log(
+    `daemon main thread: ${mainMs.toFixed(0)} ms CPU for ${svc.requests.total} checks = ${(mainMs / svc.requests.total).toFixed(3)} ms per check; all threads ${(cpuMs / svc.requests.total).toFixed(3)} ms per check`,
+  )
   console.log(`bare echo server: ${(echoMs / baseline.requests.total).toFixed(3)} ms CPU per request, all threads`)
   console.log(`daemon CPU per check by thread: ${threads.map(([name, ms]) => `${name} ${(ms / svc.requests.total).toFixed(3)} ms`).join(', ')}`)
   console.log(`ratio svc/echo throughput: ${(svc.requests.average / baseline.requests.average).toFixed(3)}`)

@@ -75,7 +75,11 @@ try {
   await waitForDaemon()
   time(['session', 'create', '--tier', 'unattested'])
   // One recorded decision (a call without a session is denied and recorded) for `svc tail` to print.
-  await fetch(`${env.SVC_URL}/v1/gates/check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: 'bench', source: 'claude-code', tool: 'Bash', input: { command: 'ls' } }) })
+  await fetch(`${env.SVC_URL}/v1/gates/check`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ session_id: 'bench', source: 'claude-code', tool: 'Bash', input: { command: 'ls' } }),
+  })
   const commands: [string, string[], number][] = [
     ['svc --help', ['--help'], 300],
     ['svc status', ['status'], 300],
@@ -92,13 +96,17 @@ try {
     // summarise() takes nanoseconds and reports microseconds: feed it µs to read milliseconds.
     const s = summarise(runs.map((ms) => ms * 1000))
     const fmt = (v: number) => v.toFixed(0).padStart(5)
-    console.log(`${label.padEnd(34)} first ${fmt(first)}   p50 ${fmt(s.p50)}   p90 ${fmt(s.p90)}   min ${fmt(Math.min(...runs))}   cpu p50 ${fmt(cpuP50)}   target < ${target}${s.p50 < target ? '' : '   over target'}`)
+    console.log(
+      `${label.padEnd(34)} first ${fmt(first)}   p50 ${fmt(s.p50)}   p90 ${fmt(s.p90)}   min ${fmt(Math.min(...runs))}   cpu p50 ${fmt(cpuP50)}   target < ${target}${s.p50 < target ? '' : '   over target'}`,
+    )
   }
   // `svc tail` never exits: time from spawn to its first line (resuming after seq -1 prints the first leaf at once).
   const tailRuns = await sequential(N + 1, tailFirstLine)
   const t = summarise(tailRuns.slice(1).map((ms) => ms * 1000))
   const fmt = (v: number) => v.toFixed(0).padStart(5)
-  console.log(`${'svc tail (to its first line)'.padEnd(34)} first ${fmt(tailRuns[0]!)}   p50 ${fmt(t.p50)}   p90 ${fmt(t.p90)}   min ${fmt(Math.min(...tailRuns.slice(1)))}   target < 400${t.p50 < 400 ? '' : '   over target'}`)
+  console.log(
+    `${'svc tail (to its first line)'.padEnd(34)} first ${fmt(tailRuns[0]!)}   p50 ${fmt(t.p50)}   p90 ${fmt(t.p90)}   min ${fmt(Math.min(...tailRuns.slice(1)))}   target < 400${t.p50 < 400 ? '' : '   over target'}`,
+  )
 } finally {
   daemon.kill('SIGTERM')
   rmSync(home, { recursive: true, force: true })

@@ -93,9 +93,28 @@ for (let i = 0; i < N; i++) {
     rmSync(root, { recursive: true, force: true })
   }
 }
-for (const [name, samples] of [['cold', cold], ['warm', warm], ['third', third]] as const) {
-  console.log(line(`${name} wall`, samples.map((s) => s.wall)))
-  console.log(line(`${name} cpu at first answer`, samples.map((s) => s.cpu)))
-  console.log(line(`${name} cpu 1 s later`, samples.map((s) => s.cpuSettled)))
+for (const [name, samples] of [
+  ['cold', cold],
+  ['warm', warm],
+  ['third', third],
+] as const) {
+  console.log(
+    line(
+      `${name} wall`,
+      samples.map((s) => s.wall),
+    ),
+  )
+  console.log(
+    line(
+      `${name} cpu at first answer`,
+      samples.map((s) => s.cpu),
+    ),
+  )
+  console.log(
+    line(
+      `${name} cpu 1 s later`,
+      samples.map((s) => s.cpuSettled),
+    ),
+  )
 }
 console.log(`load average ${loadavg()[0]!.toFixed(1)} at the end`)

@@ -65,11 +65,22 @@ async function browserFirstLoad(): Promise<string> {
   if (!existsSync(CHROMIUM)) return `(no ${CHROMIUM}: first-load time not measured)`
   const { chromium } = await import('playwright-core')
   const profile = mkdtempSync(join(tmpdir(), 'svc-bench-chromium-'))
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] })
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
   try {
     const page = context.pages()[0] ?? (await context.newPage())
     let bytes = 0
-    page.on('response', (r) => void r.body().then((b) => (bytes += b.length), () => {}))
+    page.on(
+      'response',
+      (r) =>
+        void r.body().then(
+          (b) => (bytes += b.length),
+          () => {},
+        ),
+    )
     const t0 = performance.now()
     await page.goto(`${dashboard}/`)
     await page.getByLabel('Operator password').waitFor()
@@ -116,7 +127,14 @@ async function sseClient(cookie: string, from: number): Promise<{ seqs: Set<numb
 
 async function checkLoad(session: string): Promise<autocannon.Result> {
   const body = (command: string) => JSON.stringify({ session_id: session, source: 'claude-code', tool: 'Bash', input: { command }, cwd: '/tmp' })
-  return autocannon({ url: `${api}/v1/gates/check`, connections: CONNECTIONS, duration: SECONDS, method: 'POST', headers: { 'content-type': 'application/json' }, requests: [body('git status'), body('npm test'), body('rm -rf ~')].map((b) => ({ method: 'POST', body: b })) })
+  return autocannon({
+    url: `${api}/v1/gates/check`,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    requests: [body('git status'), body('npm test'), body('rm -rf ~')].map((b) => ({ method: 'POST', body: b })),
+  })
 }
 
 const treeSize = async () => ((await (await fetch(`${api}/v1/ledger/root`)).json()) as { tree_size: number }).tree_size
@@ -141,11 +159,14 @@ try {
   // Requests autocannon left in flight land after `last`: count the range (start, last] only.
   const complete = clients.filter((c) => [...c.seqs].filter((q) => q > start && q <= last).length === expected).length
   for (const c of clients) c.close()
-  const row = (name: string, r: autocannon.Result) => `${name.padEnd(34)} ${r.requests.average.toFixed(0).padStart(6)} checks/s  p50=${r.latency.p50} ms  p99=${r.latency.p99} ms  non2xx=${r.non2xx}`
+  const row = (name: string, r: autocannon.Result) =>
+    `${name.padEnd(34)} ${r.requests.average.toFixed(0).padStart(6)} checks/s  p50=${r.latency.p50} ms  p99=${r.latency.p99} ms  non2xx=${r.non2xx}`
   console.log(`SSE fan-out — autocannon ${CONNECTIONS} connections × ${SECONDS}s on POST /v1/gates/check`)
   console.log(row('no dashboard clients', alone))
   console.log(row(`${SSE_CLIENTS} event-stream clients`, withClients))
-  console.log(`throughput ratio with/without clients: ${(withClients.requests.average / alone.requests.average).toFixed(3)}; ${expected} decisions streamed to each client (${(expected * SSE_CLIENTS).toLocaleString('en')} frames), ${complete}/${SSE_CLIENTS} clients got every one, the last caught up ${catchUpMs.toFixed(0)} ms after the load ended`)
+  console.log(
+    `throughput ratio with/without clients: ${(withClients.requests.average / alone.requests.average).toFixed(3)}; ${expected} decisions streamed to each client (${(expected * SSE_CLIENTS).toLocaleString('en')} frames), ${complete}/${SSE_CLIENTS} clients got every one, the last caught up ${catchUpMs.toFixed(0)} ms after the load ended`,
+  )
 } finally {
   const exited = new Promise((r) => child.once('exit', r))
   child.kill('SIGTERM')

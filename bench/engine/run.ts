@@ -79,10 +79,7 @@ console.log(formatUs(`hostile input (${hostile.length}, refused)`, summarise(bud
 // decide (engine only) over the grown corpus: every bypass and must-allow case and the everyday corpus
 // (tldr pages, CI steps), in the corpus world (a governed home with keys, links and planted scripts).
 const world = await createCorpusWorld()
-const grown: CorpusCase[] = [
-  ...(['deny', 'allow'] as const).flatMap((d) => loadCorpus(d).flatMap((f) => f.cases)),
-  ...loadEveryday().map((cmd) => ({ cmd })),
-]
+const grown: CorpusCase[] = [...(['deny', 'allow'] as const).flatMap((d) => loadCorpus(d).flatMap((f) => f.cases)), ...loadEveryday().map((cmd) => ({ cmd }))]
 for (const c of grown.slice(0, 2000)) await world.decide(c) // warm-up
 const grownDecide: number[] = []
 const grownCpu: number[] = []

@@ -37,7 +37,8 @@ const checks = await time(check)
 const seq = ((await (await check()).json()) as { ledger_seq: number }).ledger_seq
 const bundles = await time(() => fetch(`${daemon.url}/v1/false-positives/cases/${seq}`))
 const bundle = await (await fetch(`${daemon.url}/v1/false-positives/cases/${seq}`)).json()
-const replacement = "id: git.reset-hard.fp\nwhen: { all: [ { command: { program: git, subcommand: reset, args_any: [--hard, --merge, --keep] } }, { not: { command_regex: '^git reset --hard HEAD~1$' } } ] }\n"
+const replacement =
+  "id: git.reset-hard.fp\nwhen: { all: [ { command: { program: git, subcommand: reset, args_any: [--hard, --merge, --keep] } }, { not: { command_regex: '^git reset --hard HEAD~1$' } } ] }\n"
 const validations = await time(() => post('/v1/false-positives/validate', { bundle, replacement_yaml: replacement, target: 'repo' }))
 console.log(formatUs('gate check (deny, for scale)', summarise(checks)))
 console.log(formatUs('case bundle (GET cases/{seq})', summarise(bundles)))

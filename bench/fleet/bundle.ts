@@ -53,7 +53,10 @@ console.log(`svc bench/fleet bundle — Node ${process.version}`)
 const key = await generateSigningKey()
 for (const n of SIZES) {
   const text = policyText(n)
-  const files = new Map<string, Buffer>([['.manifest', Buffer.from(JSON.stringify({ revision: 1, roots: ['svc'] }))], ['svc/daemon/org.yaml', Buffer.from(text)]])
+  const files = new Map<string, Buffer>([
+    ['.manifest', Buffer.from(JSON.stringify({ revision: 1, roots: ['svc'] }))],
+    ['svc/daemon/org.yaml', Buffer.from(text)],
+  ])
   files.set('.signatures.json', Buffer.from(await signFiles(files, key.privatePem)))
   const bytes = packBundle(files)
   const home = mkdtempSync(join(tmpdir(), 'svc-bench-bundle-'))
@@ -68,7 +71,9 @@ for (const n of SIZES) {
       activate(home, dir)
       await engine.policy.refreshInBackground()
     })
-    console.log(`${n} gates (${(bytes.length / 1024).toFixed(1)} KiB packed): verify ${verifyMs.toFixed(1)} ms CPU, unpack to disk ${stageMs.toFixed(1)} ms, compile check ${compileMs.toFixed(1)} ms, activate+reload ${activateMs.toFixed(1)} ms`)
+    console.log(
+      `${n} gates (${(bytes.length / 1024).toFixed(1)} KiB packed): verify ${verifyMs.toFixed(1)} ms CPU, unpack to disk ${stageMs.toFixed(1)} ms, compile check ${compileMs.toFixed(1)} ms, activate+reload ${activateMs.toFixed(1)} ms`,
+    )
     await decideCost(engine, `decide, ${n} gates from the bundle`)
     await engine.close()
     writeFileSync(join(local, 'policy.yaml'), text)

@@ -49,7 +49,9 @@ async function checkLoad(label: string, env: NodeJS.ProcessEnv): Promise<void> {
     for (let i = 0; env.SVC_OTLP_ENDPOINT && received === warm && i < 300; i++) await new Promise((r) => setTimeout(r, 100))
     const before = received
     const r = await autocannon({ ...opts, duration: SECONDS })
-    console.log(`${label.padEnd(34)} ${r.requests.average.toFixed(0).padStart(7)} checks/s   p50=${r.latency.p50} ms  p99=${r.latency.p99} ms  non2xx=${r.non2xx}  export requests during run: ${received - before}`)
+    console.log(
+      `${label.padEnd(34)} ${r.requests.average.toFixed(0).padStart(7)} checks/s   p50=${r.latency.p50} ms  p99=${r.latency.p99} ms  non2xx=${r.non2xx}  export requests during run: ${received - before}`,
+    )
   } finally {
     const exited = new Promise((r) => d.child.once('exit', r))
     d.child.kill('SIGTERM')
@@ -73,7 +75,9 @@ try {
   const totals = await opened.shipper.drain()
   const seconds = (performance.now() - started) / 1000
   await opened.close()
-  console.log(`export: ${totals.leaves} leaves in ${totals.requests} requests, ${seconds.toFixed(2)} s = ${Math.round(totals.leaves / seconds).toLocaleString('en-US')} leaves/s (${(bytes / 1e6).toFixed(1)} MB protobuf, ${Math.round(bytes / totals.leaves)} B/leaf)`)
+  console.log(
+    `export: ${totals.leaves} leaves in ${totals.requests} requests, ${seconds.toFixed(2)} s = ${Math.round(totals.leaves / seconds).toLocaleString('en-US')} leaves/s (${(bytes / 1e6).toFixed(1)} MB protobuf, ${Math.round(bytes / totals.leaves)} B/leaf)`,
+  )
 
   await checkLoad('check, export off', {})
   await checkLoad('check, export on (100 ms poll)', { SVC_OTLP_ENDPOINT: endpoint, SVC_OTLP_INTERVAL: '100ms' })

@@ -18,7 +18,11 @@ import { formatUs, summarise } from '../lib/stats.ts'
 const N = Number(process.env.BENCH_CALLS ?? 2000)
 const categories = ['harassment', 'hate', 'self-harm', 'sexual', 'violence']
 const server = await startVendorServer(() => ({
-  json: { id: 'modr-b', model: 'omni-moderation-latest', results: [{ flagged: false, categories: Object.fromEntries(categories.map((c) => [c, false])), category_scores: Object.fromEntries(categories.map((c) => [c, 0.001])) }] },
+  json: {
+    id: 'modr-b',
+    model: 'omni-moderation-latest',
+    results: [{ flagged: false, categories: Object.fromEntries(categories.map((c) => [c, false])), category_scores: Object.fromEntries(categories.map((c) => [c, 0.001])) }],
+  },
 }))
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-guard-'))
 writeFileSync(
@@ -32,7 +36,10 @@ gates:
 `,
 )
 const engine = await createEngine({
-  plugins: allPlugins, home, policiesDir: SHIPPED_POLICIES_DIR, log: pino({ level: 'silent' }),
+  plugins: allPlugins,
+  home,
+  policiesDir: SHIPPED_POLICIES_DIR,
+  log: pino({ level: 'silent' }),
   env: { OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `${server.url}/v1` },
 })
 const session = engine.sessions.create({ signer: 'unattested' }, Date.now())

@@ -17,7 +17,6 @@ import { formatUs, summarise } from '../lib/stats.ts'
 const N = Number(process.env.BENCH_N ?? 200)
 const SHIM = join(PROJECT_ROOT, 'plugins/installer/svc-hook.sh')
 
-
 function spawnOnce(cmd: string, args: string[], input: string): Promise<{ ns: number; out: string; code: number }> {
   const t0 = process.hrtime.bigint()
   const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'ignore'] })

@@ -65,13 +65,20 @@ for (const writer of ONLY_VERIFY ? [] : (['inline', 'thread'] as const)) {
     delay.enable()
     const rate = await fill(ledger, APPENDS, concurrency, true)
     delay.disable()
-    console.log(`appends, ${writer.padEnd(6)} writer, concurrency ${String(concurrency).padEnd(4)} ${Math.round(rate).toLocaleString('en-US').padStart(8)} signed durable appends/s; event-loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(2)} ms, max ${(delay.max / 1e6).toFixed(2)} ms`)
+    console.log(
+      `appends, ${writer.padEnd(6)} writer, concurrency ${String(concurrency).padEnd(4)} ${Math.round(rate).toLocaleString('en-US').padStart(8)} signed durable appends/s; event-loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(2)} ms, max ${(delay.max / 1e6).toFixed(2)} ms`,
+    )
   }
   await ledger.close()
 }
 
 // 2. Proof time at 100k and BIG leaves (100k signed; the big tree unsigned to build faster: proofs do not read signatures).
-for (const [size, signed] of ONLY_VERIFY ? ([[100_000, true]] as const) : ([[100_000, true], [BIG, false]] as const)) {
+for (const [size, signed] of ONLY_VERIFY
+  ? ([[100_000, true]] as const)
+  : ([
+      [100_000, true],
+      [BIG, false],
+    ] as const)) {
   const path = join(dir, `tree-${size}.db`)
   const ledger = new SqliteLedger(path)
   if (signed) await ledger.append(sessionDraft(session), sign)
@@ -88,7 +95,9 @@ for (const [size, signed] of ONLY_VERIFY ? ([[100_000, true]] as const) : ([[100
     const n = 1 + rnd(size)
     ledger.consistencyProof(1 + rnd(n), n)
   })
-  console.log(`\ntree of ${size.toLocaleString('en-US')} leaves (built in ${built.toFixed(1)} s, ${Math.round(size / built).toLocaleString('en-US')}/s), db ${mib(statSync(path).size)}`)
+  console.log(
+    `\ntree of ${size.toLocaleString('en-US')} leaves (built in ${built.toFixed(1)} s, ${Math.round(size / built).toLocaleString('en-US')}/s), db ${mib(statSync(path).size)}`,
+  )
   console.log(formatUs('inclusion proof, current tree', inclusion))
   console.log(formatUs('inclusion proof, random old size', historical))
   console.log(formatUs('consistency proof, random sizes', consistency))
@@ -101,8 +110,14 @@ for (const [size, signed] of ONLY_VERIFY ? ([[100_000, true]] as const) : ([[100
     const single = verifyLedger({ leaves, checkpoints: store.checkpoints(), trustedHostKeys: trusted, verify: verifyNative, storedNode: store.findNode })
     let seconds = (performance.now() - t0) / 1000
     store.close()
-    console.log(`whole-ledger verify, one thread, in memory (before) ${single.treeSize.toLocaleString('en-US')} leaves in ${seconds.toFixed(1)} s = ${Math.round(single.treeSize / seconds).toLocaleString('en-US')} leaves/s, ok=${single.ok}`)
-    for (const [threads, verifier] of [[1, 'native'], [2, 'native'], [2, 'fast']] as const) {
+    console.log(
+      `whole-ledger verify, one thread, in memory (before) ${single.treeSize.toLocaleString('en-US')} leaves in ${seconds.toFixed(1)} s = ${Math.round(single.treeSize / seconds).toLocaleString('en-US')} leaves/s, ok=${single.ok}`,
+    )
+    for (const [threads, verifier] of [
+      [1, 'native'],
+      [2, 'native'],
+      [2, 'fast'],
+    ] as const) {
       for (let run = 0; run < REPEAT; run++) {
         t0 = performance.now()
         const cpu0 = process.cpuUsage()
@@ -110,7 +125,9 @@ for (const [size, signed] of ONLY_VERIFY ? ([[100_000, true]] as const) : ([[100
         seconds = (performance.now() - t0) / 1000
         const cpu = process.cpuUsage(cpu0)
         const cpuSeconds = (cpu.user + cpu.system) / 1e6
-        console.log(`whole-ledger verify, ${threads} thread(s), ${verifier === 'fast' ? 'libsodium  ' : 'node:crypto'}, streamed  ${r.treeSize.toLocaleString('en-US')} leaves in ${seconds.toFixed(1)} s = ${Math.round(r.treeSize / seconds).toLocaleString('en-US')} leaves/s (CPU ${cpuSeconds.toFixed(1)} s, ${Math.round((cpuSeconds * 1e6) / r.treeSize)} µs/leaf; load ${loadavg()[0]!.toFixed(2)}), ok=${r.ok}`)
+        console.log(
+          `whole-ledger verify, ${threads} thread(s), ${verifier === 'fast' ? 'libsodium  ' : 'node:crypto'}, streamed  ${r.treeSize.toLocaleString('en-US')} leaves in ${seconds.toFixed(1)} s = ${Math.round(r.treeSize / seconds).toLocaleString('en-US')} leaves/s (CPU ${cpuSeconds.toFixed(1)} s, ${Math.round((cpuSeconds * 1e6) / r.treeSize)} µs/leaf; load ${loadavg()[0]!.toFixed(2)}), ok=${r.ok}`,
+        )
       }
     }
   }
@@ -148,7 +165,11 @@ async function startDaemon(home: string) {
   const home = join(dir, 'daemon-home')
   const { child, url, env, rss } = await startDaemon(home)
   const idle = rss()
-  const created = await fetch(`${url}/v1/sessions/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(mintSession(unlockHostKey('software', { home, env }))) })
+  const created = await fetch(`${url}/v1/sessions/create`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(mintSession(unlockHostKey('software', { home, env }))),
+  })
   const { session_id } = (await created.json()) as { session_id: string }
   const CHECKS = 10_000
   let next = 0
@@ -157,12 +178,18 @@ async function startDaemon(home: string) {
     Array.from({ length: 32 }, async () => {
       while (next < CHECKS) {
         const i = next++
-        await fetch(`${url}/v1/gates/check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id, source: 'claude-code', tool: 'Bash', input: { command: `echo ${i}` } }) }).then((r) => r.arrayBuffer())
+        await fetch(`${url}/v1/gates/check`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ session_id, source: 'claude-code', tool: 'Bash', input: { command: `echo ${i}` } }),
+        }).then((r) => r.arrayBuffer())
       }
     }),
   )
   const rate = CHECKS / ((performance.now() - t) / 1000)
-  console.log(`\ndaemon process: RSS idle ${mib(idle)}, after ${CHECKS.toLocaleString('en-US')} signed checks over HTTP (32 concurrent, ${Math.round(rate).toLocaleString('en-US')} checks/s) ${mib(rss())}`)
+  console.log(
+    `\ndaemon process: RSS idle ${mib(idle)}, after ${CHECKS.toLocaleString('en-US')} signed checks over HTTP (32 concurrent, ${Math.round(rate).toLocaleString('en-US')} checks/s) ${mib(rss())}`,
+  )
   child.kill('SIGTERM')
   await new Promise((r) => child.once('exit', r))
 }

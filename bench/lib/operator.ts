@@ -5,7 +5,11 @@ export const BENCH_PASSWORD = 'bench operator password'
 export async function unattestedSession(url: string, password = BENCH_PASSWORD): Promise<string> {
   const login = await fetch(`${url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password }) })
   const { token } = (await login.json()) as { token: string }
-  const res = await fetch(`${url}/v1/sessions/create`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ signer: 'unattested' }) })
+  const res = await fetch(`${url}/v1/sessions/create`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ signer: 'unattested' }),
+  })
   const body = (await res.json()) as { session_id?: string; detail?: string }
   if (!body.session_id) throw new Error(`session create failed: ${body.detail}`)
   return body.session_id

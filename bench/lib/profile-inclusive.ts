@@ -55,5 +55,8 @@ profile.samples.forEach((id, i) => {
 })
 const perRequest = window ? `  over ${window.requests} requests: ${(busy / 1000 / window.requests).toFixed(3)} busy ms per request` : ''
 console.log(`busy ${(busy / 1000).toFixed(0)} ms${window ? ` in the load window of ${((window.endUs - window.startUs) / 1e6).toFixed(1)} s` : ''}${perRequest}`)
-const top = [...inclusive].filter(([k]) => k.includes(filter)).sort((a, b) => b[1] - a[1]).slice(0, Number(count))
+const top = [...inclusive]
+  .filter(([k]) => k.includes(filter))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, Number(count))
 for (const [key, us] of top) console.log(`${((100 * us) / busy).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${key}`)

@@ -54,7 +54,11 @@ try {
   const { token } = (await login.json()) as { token: string }
   const pins = (await (await fetch(`${daemon.url}/v1/mcp/pins`)).json()) as { servers: { server: string; served_fingerprint: string }[] }
   const fingerprint = pins.servers.find((s) => s.server === 'bench')!.served_fingerprint
-  await fetch(`${daemon.url}/v1/mcp/pin/accept`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ server: 'bench', fingerprint }) })
+  await fetch(`${daemon.url}/v1/mcp/pin/accept`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ server: 'bench', fingerprint }),
+  })
   await proxied.client.listTools()
   const proxiedNs = await calls(proxied.client)
   await proxied.client.close()

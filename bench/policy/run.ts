@@ -78,7 +78,9 @@ const small = await engineWith()
 const big = await engineWith(text)
 const smallRun = await decideAll(small.engine, calls)
 const bigRun = await decideAll(big.engine, calls)
-console.log(`svc bench/policy — ${GATES} extra gates (${mib(Buffer.byteLength(text))} of YAML), ${CALLS} mixed calls, Node ${process.version}, load average ${loadavg()[0]!.toFixed(2)}`)
+console.log(
+  `svc bench/policy — ${GATES} extra gates (${mib(Buffer.byteLength(text))} of YAML), ${CALLS} mixed calls, Node ${process.version}, load average ${loadavg()[0]!.toFixed(2)}`,
+)
 console.log(`boot load: built-in only ${small.ms.toFixed(0)} ms, with ${GATES} gates ${big.ms.toFixed(0)} ms   rss ${mib(process.memoryUsage().rss)}`)
 console.log(`${formatUs(`decide, ${small.engine.policy.allGates().length} gates`, summarise(smallRun.ns))}  CPU ${smallRun.cpuUs.toFixed(0)} µs/decision`)
 console.log(`${formatUs(`decide, ${big.engine.policy.allGates().length} gates`, summarise(bigRun.ns))}  CPU ${bigRun.cpuUs.toFixed(0)} µs/decision`)
@@ -118,7 +120,12 @@ console.log(formatUs('decide while loading', summarise(during)))
 console.log(`event-loop delay while loading: p99 ${(lag.percentile(99) / 1e6).toFixed(1)} ms, max ${(lag.max / 1e6).toFixed(1)} ms`)
 const longest = [...stretches].sort((a, b) => b - a)
 const p99 = longest[Math.floor(longest.length / 100)] ?? 0
-console.log(`main-thread CPU between two answers while loading: p99 ${p99.toFixed(1)} ms, longest ${longest.slice(0, 3).map((m) => m.toFixed(1)).join(', ')} ms (load average ${loadavg()[0]!.toFixed(2)})`)
+console.log(
+  `main-thread CPU between two answers while loading: p99 ${p99.toFixed(1)} ms, longest ${longest
+    .slice(0, 3)
+    .map((m) => m.toFixed(1))
+    .join(', ')} ms (load average ${loadavg()[0]!.toFixed(2)})`,
+)
 await live.close()
 rmSync(small.home, { recursive: true, force: true })
 
@@ -126,7 +133,9 @@ rmSync(small.home, { recursive: true, force: true })
 for (const n of [100, GATES]) {
   const e = await engineWith(unmatchablePolicy(n))
   const runs = [await decideAll(e.engine, calls), await decideAll(e.engine, calls), await decideAll(e.engine, calls)].map((r) => r.cpuUs).sort((a, b) => a - b)
-  console.log(`decide with ${String(n).padStart(5)} gates that cannot match (${e.engine.policy.allGates().length} in all): CPU ${runs[1]!.toFixed(0)} µs/decision (median of 3 runs of ${CALLS}; ${runs.map((r) => r.toFixed(0)).join(', ')})`)
+  console.log(
+    `decide with ${String(n).padStart(5)} gates that cannot match (${e.engine.policy.allGates().length} in all): CPU ${runs[1]!.toFixed(0)} µs/decision (median of 3 runs of ${CALLS}; ${runs.map((r) => r.toFixed(0)).join(', ')})`,
+  )
   await e.engine.close()
   rmSync(e.home, { recursive: true, force: true })
 }

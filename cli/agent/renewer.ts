@@ -125,19 +125,33 @@ export async function runRenewer(io: CliIo, opts: RenewerOptions): Promise<void>
     // while it has no usable session, so without the pause this would spin).
     waitMs = 0
     if (s && RANK[s.signer] > RANK[kind]) {
-      tell(`stronger:${s.session_id}`, `the ${s.signer} session needs you`, `${need.why}; this agent holds a weaker ${kind} key and never replaces a stronger signer: run \`svc session rotate --id ${s.session_id} --tier ${s.signer.replace('_', '-')}\``)
+      tell(
+        `stronger:${s.session_id}`,
+        `the ${s.signer} session needs you`,
+        `${need.why}; this agent holds a weaker ${kind} key and never replaces a stronger signer: run \`svc session rotate --id ${s.session_id} --tier ${s.signer.replace('_', '-')}\``,
+      )
       await sleep(RETRY_MS, opts.signal)
       continue
     }
     if (opts.tier === 'totp' && !io.interactive) {
       const id = s?.session_id
-      tell(`totp:${id ?? instance}`, 'TOTP session needs a code', `${need.why}; type \`${id ? `svc session rotate --id ${id}` : 'svc session create'} --tier totp\` (it asks for the passphrase and a current code)`)
+      tell(
+        `totp:${id ?? instance}`,
+        'TOTP session needs a code',
+        `${need.why}; type \`${id ? `svc session rotate --id ${id}` : 'svc session create'} --tier totp\` (it asks for the passphrase and a current code)`,
+      )
       await sleep(RETRY_MS, opts.signal)
       continue
     }
     try {
       const minted = await mintOnDaemon(io, {
-        tier: opts.tier, home: opts.home, baseUrl: opts.baseUrl, userId: identity.userId, groups: identity.groups, rotates: s?.session_id, lifetimeMs,
+        tier: opts.tier,
+        home: opts.home,
+        baseUrl: opts.baseUrl,
+        userId: identity.userId,
+        groups: identity.groups,
+        rotates: s?.session_id,
+        lifetimeMs,
       })
       io.err(`svc agent: renewed: ${minted.session_id} (signer ${minted.signer}, expires ${minted.expires_at}) because ${need.why}`)
       toldAbout = undefined

@@ -21,7 +21,11 @@ interface AgentOptions {
 export function makeAgentCommand(io: CliIo): Command {
   return new Command('agent')
     .description('keep a session minted on the daemon: renew it after restarts, idle expiry and before its lifetime ends')
-    .addOption(new Option('--tier <tier>', 'signer tier to renew with (software and os-keychain renew silently; totp asks you for a code)').choices(TIERS.filter((t) => t !== 'unattested' && t !== 'hardware-key')).makeOptionMandatory())
+    .addOption(
+      new Option('--tier <tier>', 'signer tier to renew with (software and os-keychain renew silently; totp asks you for a code)')
+        .choices(TIERS.filter((t) => t !== 'unattested' && t !== 'hardware-key'))
+        .makeOptionMandatory(),
+    )
     .option('--url <url>', 'daemon base URL (default $SVC_URL or http://127.0.0.1:7878)')
     .option('--home <dir>', 'state directory holding the signer keys ($SVC_HOME, default ~/.svc)')
     .option('--user-id <id>', 'user id for the first session (renewals keep the one of the session they replace)')
@@ -39,9 +43,16 @@ export function makeAgentCommand(io: CliIo): Command {
       io.err(`svc agent: renewing ${tier} sessions on ${baseUrl}`)
       try {
         await runRenewer(io, {
-          tier, baseUrl, home: svcHome(io.env, opts.home), userId: opts.userId, groups: opts.group,
-          lifetimeMs: durationOption('--lifetime', opts.lifetime), renewBeforeMs: durationOption('--renew-before', opts.renewBefore),
-          notify: desktopNotifier(io.env), signal: stop.signal, ...(opts.once ? { maxMints: 1 } : {}),
+          tier,
+          baseUrl,
+          home: svcHome(io.env, opts.home),
+          userId: opts.userId,
+          groups: opts.group,
+          lifetimeMs: durationOption('--lifetime', opts.lifetime),
+          renewBeforeMs: durationOption('--renew-before', opts.renewBefore),
+          notify: desktopNotifier(io.env),
+          signal: stop.signal,
+          ...(opts.once ? { maxMints: 1 } : {}),
         })
       } catch (err) {
         if (err instanceof CliError) throw err

@@ -32,11 +32,18 @@ export function makeDaemonCommand(io: CliIo): Command {
   return new Command('daemon')
     .description('run the svc daemon in the foreground (API on 127.0.0.1)')
     .addOption(new Option('--port <port>', 'API port').default(DEFAULT_PORT).argParser(parsePort))
-    .addOption(new Option('--dashboard-port <port>', 'web dashboard port (default $SVC_DASHBOARD_PORT, else 7879 with the default --port, else any free port; 0 picks one)').argParser(parsePort))
+    .addOption(
+      new Option('--dashboard-port <port>', 'web dashboard port (default $SVC_DASHBOARD_PORT, else 7879 with the default --port, else any free port; 0 picks one)').argParser(
+        parsePort,
+      ),
+    )
     .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
     .option('--host <address>', 'listen address (default 127.0.0.1; 0.0.0.0 inside a container)')
     .option('--allow-non-loopback', 'allow a non-loopback --host outside a container (exposes the API)')
-    .option('--new-ledger', 'start a new ledger although $SVC_HOME/checkpoints.log or the ledger marker says one existed here (only over an absent or empty ledger.db; the new ledger\'s first leaf names the one it replaces)')
+    .option(
+      '--new-ledger',
+      "start a new ledger although $SVC_HOME/checkpoints.log or the ledger marker says one existed here (only over an absent or empty ledger.db; the new ledger's first leaf names the one it replaces)",
+    )
     .option('--dev-session', 'after start, mint a development session with the software signer (needs SVC_ALLOW_SOFTWARE_SIGNER=1; `npm start` sets it)')
     .action(async (opts: { port: number; dashboardPort?: number; home?: string; host?: string; allowNonLoopback?: boolean; devSession?: boolean; newLedger?: boolean }) => {
       const home = svcHome(io.env, opts.home)
@@ -45,7 +52,15 @@ export function makeDaemonCommand(io: CliIo): Command {
       let onSignal: (signal: string) => void = (signal) => void (signalled = signal)
       process.once('SIGTERM', () => onSignal('SIGTERM'))
       process.once('SIGINT', () => onSignal('SIGINT'))
-      const daemon = await startSvcDaemon({ home, port: opts.port, host: opts.host, allowNonLoopback: opts.allowNonLoopback, env: io.env, newLedger: opts.newLedger, dashboardPort: dashboardPort(opts.dashboardPort, io.env, opts.port) })
+      const daemon = await startSvcDaemon({
+        home,
+        port: opts.port,
+        host: opts.host,
+        allowNonLoopback: opts.allowNonLoopback,
+        env: io.env,
+        newLedger: opts.newLedger,
+        dashboardPort: dashboardPort(opts.dashboardPort, io.env, opts.port),
+      })
       if (opts.devSession) {
         try {
           // The signers load only for --dev-session (`npm start`), not at every daemon start.

@@ -23,7 +23,10 @@ export function schemaDrift(hooks: readonly HarnessHooks[], userHome: string, va
   const problems: Problem[] = []
   const defs = byId(harnesses)
   for (const h of hooks) {
-    const location = defs.get(h.harness)?.configLocations(harnessEnvOf(vars, userHome, harnesses)).find((l) => l.path === h.file && l.schema)
+    const location = defs
+      .get(h.harness)
+      ?.configLocations(harnessEnvOf(vars, userHome, harnesses))
+      .find((l) => l.path === h.file && l.schema)
     if (!location?.schema) continue
     let found: string[]
     try {
@@ -72,8 +75,13 @@ async function applyFixes(problems: readonly Problem[], report: StatusReport, us
     const harnesses = reinstall.map((id) => defs.get(id)).filter((h): h is HarnessDefinition => h !== undefined)
     const installed = report.hooks.filter((h) => reinstall.includes(h.harness))
     const req = {
-      harnesses, scope: 'user' as const, env: harnessEnvOf(vars, userHome, known), svcHome: report.home, daemonUrl: report.url,
-      failOpen: false, transport: installed.some((h) => h.usesShim) || installed.length === 0 ? ('command' as const) : ('http' as const),
+      harnesses,
+      scope: 'user' as const,
+      env: harnessEnvOf(vars, userHome, known),
+      svcHome: report.home,
+      daemonUrl: report.url,
+      failOpen: false,
+      transport: installed.some((h) => h.usesShim) || installed.length === 0 ? ('command' as const) : ('http' as const),
     }
     const plan = planInstall(req)
     if (plan.changes.length > 0) applyInstall(req, plan.token)
@@ -98,7 +106,13 @@ export function sandboxProbes(report: StatusReport, userHome: string, env: NodeJ
 }
 
 /** Everything doctor checks: the status report and its problems plus harness configs that drifted from their schema. */
-export async function doctorCheck(url: string, home: string, env: NodeJS.ProcessEnv, cwd = process.cwd(), harnesses = knownHarnesses()): Promise<{ report: StatusReport; problems: Problem[] }> {
+export async function doctorCheck(
+  url: string,
+  home: string,
+  env: NodeJS.ProcessEnv,
+  cwd = process.cwd(),
+  harnesses = knownHarnesses(),
+): Promise<{ report: StatusReport; problems: Problem[] }> {
   const userHome = userHomeOf(env)
   const report = await collectStatus(url, home, { userHome, vars: env, cwd, harnesses })
   const trust = await trustProblems(report.hooks, home, env, userHome, harnesses)
@@ -129,7 +143,11 @@ export function makeDoctorCommand(io: CliIo): Command {
         for (const p of sandboxProbes(report, userHomeOf(io.env), io.env)) {
           const outcome = p.outcome === 'blocked' ? 'blocked (good)' : p.outcome === 'not-probed' ? 'not probed' : p.residual ? 'reached (known residual)' : 'REACHED'
           io.out(`probe:    ${p.harness}: ${p.probe}: ${outcome}${p.detail ? ` — ${p.detail}` : ''}`)
-          if (p.outcome === 'reached' && !p.residual) problems.push({ what: `${p.harness}: from inside its sandbox, "${p.probe}" got through`, hint: 're-apply `svc install --sandbox` and check the harness’s sandbox dependencies (Linux: bubblewrap, socat)' })
+          if (p.outcome === 'reached' && !p.residual)
+            problems.push({
+              what: `${p.harness}: from inside its sandbox, "${p.probe}" got through`,
+              hint: 're-apply `svc install --sandbox` and check the harness’s sandbox dependencies (Linux: bubblewrap, socat)',
+            })
         }
       }
       if (problems.length === 0) return io.out('doctor: everything checks out; protection is in force')

@@ -91,7 +91,15 @@ function summary(request: EvalRequest) {
 }
 
 function verdictOf(d: Decision) {
-  return { verdict: d.verdict, ledger_verdict: d.ledgerVerdict, rule_id: d.ruleId, reason: d.reason, ...(d.verdict === 'deny' && d.nudge ? { nudge: d.nudge } : {}), stage: d.stage, trace: d.trace }
+  return {
+    verdict: d.verdict,
+    ledger_verdict: d.ledgerVerdict,
+    rule_id: d.ruleId,
+    reason: d.reason,
+    ...(d.verdict === 'deny' && d.nudge ? { nudge: d.nudge } : {}),
+    stage: d.stage,
+    trace: d.trace,
+  }
 }
 
 /** Human-readable report: analysis first, then every gate, then the verdict. */
@@ -104,7 +112,13 @@ export function render(mode: string, request: EvalRequest, gates: readonly GateL
     out.push(`simple commands (${shell.commands.length}):`)
     shell.commands.forEach((c, i) => {
       out.push(`  ${i + 1}. ${c.text}`)
-      const facts = [`program=${c.program}`, c.via.length > 0 ? `via=${c.via.join(' → ')}` : '', c.paths?.length ? `paths=${c.paths.join(',')}` : '', c.writes?.length ? `writes=${c.writes.join(',')}` : '', c.urls?.length ? `urls=${c.urls.map((u) => `${u.scheme}://${u.host}${u.port ? `:${u.port}` : ''}`).join(',')}` : '']
+      const facts = [
+        `program=${c.program}`,
+        c.via.length > 0 ? `via=${c.via.join(' → ')}` : '',
+        c.paths?.length ? `paths=${c.paths.join(',')}` : '',
+        c.writes?.length ? `writes=${c.writes.join(',')}` : '',
+        c.urls?.length ? `urls=${c.urls.map((u) => `${u.scheme}://${u.host}${u.port ? `:${u.port}` : ''}`).join(',')}` : '',
+      ]
       out.push(`     ${facts.filter(Boolean).join('  ')}`)
     })
     out.push(`signals: ${shell.signals.length > 0 ? shell.signals.join(', ') : '(none)'}`)

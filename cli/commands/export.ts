@@ -50,7 +50,15 @@ async function exportOtlp(io: CliIo, opts: OtlpOpts): Promise<void> {
     throw new CliError((err as Error).message)
   }
   const { openOtlpExport, ExportRefused } = await loadOtlpExport()
-  const settings = { endpoint, headers, caFile: opts.ca ?? (io.env.SVC_OTLP_CA || undefined), certFile: opts.cert ?? (io.env.SVC_OTLP_CERT || undefined), keyFile: opts.key ?? (io.env.SVC_OTLP_KEY || undefined), timeoutMs, batchSize: opts.batchSize }
+  const settings = {
+    endpoint,
+    headers,
+    caFile: opts.ca ?? (io.env.SVC_OTLP_CA || undefined),
+    certFile: opts.cert ?? (io.env.SVC_OTLP_CERT || undefined),
+    keyFile: opts.key ?? (io.env.SVC_OTLP_KEY || undefined),
+    timeoutMs,
+    batchSize: opts.batchSize,
+  }
   // The export composes two plugins: the witnesses' cosignatures kept beside the ledger ship with it.
   const opened = openOtlpExport(home, settings, { userHome: userHomeOf(io.env), version: VERSION, dbPath, cosignatures: (origin) => witnessCosignatures(home, origin) })
   const from = opened.shipper.cursor().nextSeq
@@ -68,7 +76,9 @@ async function exportOtlp(io: CliIo, opts: OtlpOpts): Promise<void> {
       return
     }
     const totals = await opened.shipper.drain()
-    io.out(`exported ${totals.leaves} leaves (seq ${from}..${opened.shipper.cursor().nextSeq - 1}) and ${totals.checkpoints} checkpoints in ${totals.requests} requests to ${endpoint}`)
+    io.out(
+      `exported ${totals.leaves} leaves (seq ${from}..${opened.shipper.cursor().nextSeq - 1}) and ${totals.checkpoints} checkpoints in ${totals.requests} requests to ${endpoint}`,
+    )
   } catch (err) {
     if (err instanceof ExportRefused) throw new CliError(`${err.message}; the cursor stays at seq ${opened.shipper.cursor().nextSeq}, nothing is lost`)
     throw err
@@ -91,7 +101,7 @@ export function makeExportCommand(io: CliIo): Command {
       .option('--follow', 'keep shipping new leaves until interrupted (retrying with backoff while the collector is down)')
       .option('--interval <duration>', 'with --follow: how often to look for new leaves', '1s')
       .option('--batch-size <n>', 'leaves per request', parseBatch, 512)
-      .option('--timeout <duration>', 'per request, the exporter\'s own retries included', '10s')
+      .option('--timeout <duration>', "per request, the exporter's own retries included", '10s')
       .action((opts: OtlpOpts) => exportOtlp(io, opts)),
   )
   return cmd

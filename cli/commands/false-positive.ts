@@ -73,7 +73,9 @@ async function caseRequest(env: NodeJS.ProcessEnv, dir: string, opts: CaseReques
 
 async function validate(io: CliIo, url: string, body: object): Promise<Validation> {
   const v = await callDaemon<Validation>(url, '/v1/false-positives/validate', { body })
-  io.out(`validated: ${v.replacement_id} replaces ${v.gate_id}; it does not match the event at seq ${v.seq} and still blocks ${v.examples_checked} malicious example(s)${v.examples_skipped ? ` (${v.examples_skipped} skipped: the gate does not match them on this machine)` : ''}`)
+  io.out(
+    `validated: ${v.replacement_id} replaces ${v.gate_id}; it does not match the event at seq ${v.seq} and still blocks ${v.examples_checked} malicious example(s)${v.examples_skipped ? ` (${v.examples_skipped} skipped: the gate does not match them on this machine)` : ''}`,
+  )
   if (v.still_denied_by.length > 0) io.out(`note: the call would still be denied by ${v.still_denied_by.join(', ')}`)
   io.out(`target ${v.target.choice}: ${v.target.path}`)
   io.out(v.diff)
@@ -96,7 +98,9 @@ export function makeFalsePositiveCommand(io: CliIo): Command {
   const cmd = new Command('false-positive')
     .description('recover from a false positive: write a case bundle and a replacement draft, validate and apply it, revert it')
     .argument('[seq]', 'ledger seq of the denied (or monitor-alert) call')
-    .addOption(new Option('--target <target>', 'where the replacement goes: auto (repo .svc.yaml, else user policy), repo or user').choices(['auto', 'repo', 'user']).default('auto'))
+    .addOption(
+      new Option('--target <target>', 'where the replacement goes: auto (repo .svc.yaml, else user policy), repo or user').choices(['auto', 'repo', 'user']).default('auto'),
+    )
     .option('--out <dir>', 'case directory to write')
     .option('--include-raw', 'include the raw, unredacted call (operator rights)')
     .addOption(urlOption())
@@ -106,19 +110,19 @@ export function makeFalsePositiveCommand(io: CliIo): Command {
     })
   cmd.addCommand(
     new Command('apply')
-      .description('validate the case directory\'s replacement, show the diff, confirm and apply it atomically (operator)')
+      .description("validate the case directory's replacement, show the diff, confirm and apply it atomically (operator)")
       .argument('<case-dir>', 'directory written by `svc false-positive <seq> --out`')
       .option('--yes', 'apply without asking')
       .option('--note <text>', 'note recorded in the sealed disabled_by metadata')
-      .addOption(new Option('--target <target>', 'override the case\'s target').choices(['auto', 'repo', 'user']))
+      .addOption(new Option('--target <target>', "override the case's target").choices(['auto', 'repo', 'user']))
       .addOption(urlOption())
       .action((dir: string, opts: { yes?: boolean; url?: string; note?: string; target?: string }) => applyCase(io, dir, opts)),
   )
   cmd.addCommand(
     new Command('validate')
-      .description('check the case directory\'s replacement without changing anything (no operator rights needed; what an agent\'s skill runs)')
+      .description("check the case directory's replacement without changing anything (no operator rights needed; what an agent's skill runs)")
       .argument('<case-dir>', 'directory written by `svc false-positive <seq> --out`')
-      .addOption(new Option('--target <target>', 'override the case\'s target').choices(['auto', 'repo', 'user']))
+      .addOption(new Option('--target <target>', "override the case's target").choices(['auto', 'repo', 'user']))
       .addOption(urlOption())
       .action(async (dir: string, opts: CaseRequestOpts) => {
         const { url, body } = await caseRequest(io.env, dir, opts)
@@ -128,10 +132,10 @@ export function makeFalsePositiveCommand(io: CliIo): Command {
   )
   cmd.addCommand(
     new Command('replay')
-      .description('decide the newest recorded calls again with the case directory\'s replacement: which past denies it would now allow (nothing changes)')
+      .description("decide the newest recorded calls again with the case directory's replacement: which past denies it would now allow (nothing changes)")
       .argument('<case-dir>', 'directory written by `svc false-positive <seq> --out`')
       .option('--limit <n>', 'how many of the newest recorded decisions to replay (default 500)')
-      .addOption(new Option('--target <target>', 'override the case\'s target').choices(['auto', 'repo', 'user']))
+      .addOption(new Option('--target <target>', "override the case's target").choices(['auto', 'repo', 'user']))
       .addOption(urlOption())
       .action(async (dir: string, opts: CaseRequestOpts & { limit?: string }) => {
         const { c, url, body } = await caseRequest(io.env, dir, opts)

@@ -20,7 +20,7 @@ interface FleetVerifyOpts {
 
 async function verifyArchive(io: CliIo, archive: string, opts: FleetVerifyOpts): Promise<void> {
   if (!existsSync(archive)) throw new CliError(`no archive at ${archive}`)
-  if (opts.trustedKeys.length === 0) throw new CliError('pass --trusted-keys <file> (each machine\'s trusted-host-keys.json) so session certificates can be checked')
+  if (opts.trustedKeys.length === 0) throw new CliError("pass --trusted-keys <file> (each machine's trusted-host-keys.json) so session certificates can be checked")
   let trusted: TrustedKeyRecord[]
   let ledgers: ReturnType<typeof readArchive>
   let policy: WitnessPolicy | undefined
@@ -42,7 +42,9 @@ async function verifyArchive(io: CliIo, archive: string, opts: FleetVerifyOpts):
   if (opts.json) io.out(JSON.stringify({ ok: bad.length === 0, machines: reports }, null, 2))
   else {
     for (const r of reports) {
-      io.out(`${r.verdict === 'ok' ? '✓' : '✗'} ${r.origin} (${r.hosts.join(', ') || 'unknown host'}): ${r.leaves} leaves, ${r.checkpoints} checkpoints, checkpointed ${r.checkpointed}${r.witnessed === undefined ? '' : `, witnessed ${r.witnessed}`}, root ${r.root}${r.verdict === 'ok' ? '' : ` — ${r.verdict.toUpperCase().replace('_', ' ')}`}`)
+      io.out(
+        `${r.verdict === 'ok' ? '✓' : '✗'} ${r.origin} (${r.hosts.join(', ') || 'unknown host'}): ${r.leaves} leaves, ${r.checkpoints} checkpoints, checkpointed ${r.checkpointed}${r.witnessed === undefined ? '' : `, witnessed ${r.witnessed}`}, root ${r.root}${r.verdict === 'ok' ? '' : ` — ${r.verdict.toUpperCase().replace('_', ' ')}`}`,
+      )
       for (const p of r.problems.slice(0, 20)) io.err(`  ✗ ${r.origin}: ${p}`)
     }
   }
@@ -54,7 +56,9 @@ export function makeFleetCommand(io: CliIo): Command {
   const fleet = new Command('fleet').description('check ledgers shipped from many machines (svc fleet verify <archive>)')
   fleet.addCommand(
     new Command('verify')
-      .description('rebuild and verify each machine\'s ledger from an OTLP/JSON archive (a file or a directory of files); names any machine whose log forked, went back or was truncated')
+      .description(
+        "rebuild and verify each machine's ledger from an OTLP/JSON archive (a file or a directory of files); names any machine whose log forked, went back or was truncated",
+      )
       .argument('<archive>', 'OTLP/JSON lines file, or a directory of them (collector file exporter, awss3 otlp_json)')
       .option('--trusted-keys <file>', 'a trusted-host-keys.json (repeatable: one per machine or one merged)', repeatable, [])
       .option('--witness-policy <file>', 'C2SP tlog-policy: check the shipped witness cosignatures and require its quorum')

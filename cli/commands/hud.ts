@@ -12,7 +12,7 @@ import { daemonUrl } from '../paths.ts'
 
 export function makeHudCommand(io: CliIo): Command {
   return new Command('hud')
-    .description('print one status line (mode, signer tier, allow/deny counts, pending pin changes) for Claude Code\'s statusLine')
+    .description("print one status line (mode, signer tier, allow/deny counts, pending pin changes) for Claude Code's statusLine")
     .option('--url <url>', 'daemon base URL (default $SVC_URL or http://127.0.0.1:7878)')
     .option('--no-color', 'no ANSI colours (also with NO_COLOR set)')
     .option('--timeout-ms <ms>', 'give up on the daemon after this long', '1000')

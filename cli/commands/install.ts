@@ -9,7 +9,18 @@ import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
 import type { HarnessDefinition, HarnessEnv } from '../../harness-contract/index.ts'
 import { harnessPlugins, PLANNED_HARNESSES } from '../../harnesses/index.ts'
-import { entriesOf, harnessEnvOf, HarnessSelectionError, loadInstallTools, readManifest, sandboxFacts, selectHarnesses, shimPath, shimState, type Plan } from '../../plugins/installer/index.ts'
+import {
+  entriesOf,
+  harnessEnvOf,
+  HarnessSelectionError,
+  loadInstallTools,
+  readManifest,
+  sandboxFacts,
+  selectHarnesses,
+  shimPath,
+  shimState,
+  type Plan,
+} from '../../plugins/installer/index.ts'
 import { installClaudeSkill, removeClaudeSkill } from '../false-positive/skill.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { mintOnDaemon, totpSecrets } from '../signer/mint-flow.ts'
@@ -92,8 +103,10 @@ function baseCommand(name: string, description: string): Command {
 }
 
 export function makeInstallCommand(io: CliIo): Command {
-  const cmd = baseCommand('install', 'install svc hooks into harness configs (shows the diff, asks first)')
-    .option('--url <url>', 'daemon base URL written into the hooks (default $SVC_URL or http://127.0.0.1:7878)')
+  const cmd = baseCommand('install', 'install svc hooks into harness configs (shows the diff, asks first)').option(
+    '--url <url>',
+    'daemon base URL written into the hooks (default $SVC_URL or http://127.0.0.1:7878)',
+  )
   return addTierOptions(cmd, 'unattested')
     .option('--fail-open', 'let tool calls through when the daemon is down (default: fail closed)')
     .option('--with-skill', 'also install the false-positive skill for Claude Code (.claude/skills/svc-false-positive)')
@@ -124,14 +137,18 @@ export function makeInstallCommand(io: CliIo): Command {
         await mintSession(io, opts)
         return finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
       }
-      if (!(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))) {
+      if (
+        !(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))
+      ) {
         if (!opts.dryRun && plan.changes.length === 0) await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
         return
       }
       applyInstall(req, plan.token)
       // Not "installed" until every harness will run the entries (trusted, where it asks for that); this throws when one will not.
       await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
-      io.out(`installed svc hooks${opts.sandbox ? ' and the sandbox layer' : ''} for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`)
+      io.out(
+        `installed svc hooks${opts.sandbox ? ' and the sandbox layer' : ''} for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`,
+      )
       if (opts.withSkill && harnesses.some((h) => h.id === 'claude-code')) {
         const skill = installClaudeSkill(opts.scope === 'repo' ? env.repo! : env.home)
         io.out(`false-positive skill: ${skill.path}${skill.changed ? '' : ' (already installed)'}`)
@@ -146,7 +163,8 @@ function sandboxRequest(io: CliIo, opts: { sandbox?: boolean; system?: boolean; 
   if (!opts.sandbox) return {}
   // SVC_SYSTEM_ROOT relocates /etc for tests; the real one needs root, or the files would be the agent's to edit.
   const systemRoot = io.env.SVC_SYSTEM_ROOT ?? '/etc'
-  if (opts.system && !io.env.SVC_SYSTEM_ROOT && process.getuid?.() !== 0) throw new CliError('--system writes managed settings under /etc that only root may change: run it as root (sudo svc install --sandbox --system)')
+  if (opts.system && !io.env.SVC_SYSTEM_ROOT && process.getuid?.() !== 0)
+    throw new CliError('--system writes managed settings under /etc that only root may change: run it as root (sudo svc install --sandbox --system)')
   let listening: number | undefined
   try {
     listening = Number(new URL(daemonUrl(io.env, opts.url)).port) || daemonPort(io.env)

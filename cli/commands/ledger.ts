@@ -63,7 +63,9 @@ async function verify(io: CliIo, opts: VerifyOpts): Promise<void> {
   else {
     const c = report.counts
     io.out(`ledger ${opts.file ?? dbPath}: ${report.treeSize} leaves, root ${report.root}`)
-    io.out(`signed ${c.signed}, unsigned ${c.unsigned}, sessions ${c.sessions}, checkpoints ${c.checkpoints} (+${c.logged} in checkpoints.log); ${seconds.toFixed(2)} s, ${Math.round(report.treeSize / Math.max(seconds, 1e-9))} leaves/s (${opts.portable ? 'noble' : 'libsodium'})`)
+    io.out(
+      `signed ${c.signed}, unsigned ${c.unsigned}, sessions ${c.sessions}, checkpoints ${c.checkpoints} (+${c.logged} in checkpoints.log); ${seconds.toFixed(2)} s, ${Math.round(report.treeSize / Math.max(seconds, 1e-9))} leaves/s (${opts.portable ? 'noble' : 'libsodium'})`,
+    )
     if (report.uncovered) {
       const { from, to } = report.uncovered
       io.out(`not covered by a signed checkpoint: seq ${from}..${to} (${to - from + 1} leaves; they could be cut off without a trace)`)

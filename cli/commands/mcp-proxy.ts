@@ -5,7 +5,8 @@
  */
 import { Command } from 'commander'
 
-const MCP_PROXY_SUMMARY = 'the relay a wrapped MCP server entry runs: starts the server, gates its tools/call, resources/read and prompts/get through the daemon, pins its tool list, logs the rest'
+const MCP_PROXY_SUMMARY =
+  'the relay a wrapped MCP server entry runs: starts the server, gates its tools/call, resources/read and prompts/get through the daemon, pins its tool list, logs the rest'
 
 export function makeMcpProxyCommand(): Command {
   return new Command('mcp-proxy')

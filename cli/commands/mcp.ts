@@ -43,7 +43,10 @@ interface TrafficView {
 }
 
 function pinDecisionCommand(io: CliIo, verb: 'accept' | 'reject'): Command {
-  const description = verb === 'accept' ? 'pin the queued (or changed) fingerprint of an MCP server (operator)' : 'reject the queued (or changed) fingerprint of an MCP server: its calls stay denied, saying so, until accepted (operator)'
+  const description =
+    verb === 'accept'
+      ? 'pin the queued (or changed) fingerprint of an MCP server (operator)'
+      : 'reject the queued (or changed) fingerprint of an MCP server: its calls stay denied, saying so, until accepted (operator)'
   return new Command(verb)
     .description(description)
     .argument('<server>', 'server name')
@@ -111,6 +114,8 @@ export function makeMcpCommand(io: CliIo): Command {
   )
   for (const command of wrapCommands(io, async (question) => /^y(es)?$/i.test((await io.ask(`${question} [y/N] `))?.trim() ?? ''))) mcp.addCommand(command)
   mcp.addCommand(pinDecisionCommand(io, 'accept'))
-  mcp.addCommand(new Command('pin').description('pin commands (`svc mcp pin accept|reject <server>`)').addCommand(pinDecisionCommand(io, 'accept')).addCommand(pinDecisionCommand(io, 'reject')))
+  mcp.addCommand(
+    new Command('pin').description('pin commands (`svc mcp pin accept|reject <server>`)').addCommand(pinDecisionCommand(io, 'accept')).addCommand(pinDecisionCommand(io, 'reject')),
+  )
   return mcp
 }

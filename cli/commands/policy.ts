@@ -18,7 +18,11 @@ import { fixtureWorld, policyFilesAt } from '../policy/world.ts'
 /** The shipped packs plus the policy files of `$SVC_HOME` (its registry rules, daemon and user files). */
 export function layeredFiles(home: string): string[] {
   const registry = join(home, 'registry')
-  const rules = existsSync(registry) ? readdirSync(registry).sort().map((id) => join(registry, id, 'rule.yaml')) : []
+  const rules = existsSync(registry)
+    ? readdirSync(registry)
+        .sort()
+        .map((id) => join(registry, id, 'rule.yaml'))
+    : []
   return [...policyFilesAt(SHIPPED_POLICIES_DIR), ...[join(home, 'policy.yaml'), ...rules, join(home, 'user-policy.yaml')].filter((f) => existsSync(f))]
 }
 

@@ -36,7 +36,14 @@ export function specFor(io: CliIo, opts: ServiceOptions): ServiceSpec {
   // The software signer is refused on both sides unless switched on (dev/CI only).
   if (opts.agent === 'software') env.SVC_ALLOW_SOFTWARE_SIGNER = '1'
   if (io.env.SVC_PROTECTED_PORTS) env.SVC_PROTECTED_PORTS = io.env.SVC_PROTECTED_PORTS
-  return { svcBin: realpathSync(join(PROJECT_ROOT, 'cli', 'svc.sh')), home: svcHome(io.env, opts.home), port: opts.port, agentTier: opts.agent, env, userHome: io.env.HOME || homedir() }
+  return {
+    svcBin: realpathSync(join(PROJECT_ROOT, 'cli', 'svc.sh')),
+    home: svcHome(io.env, opts.home),
+    port: opts.port,
+    agentTier: opts.agent,
+    env,
+    userHome: io.env.HOME || homedir(),
+  }
 }
 
 /** The options of the last `svc service install`, kept in the home so status and uninstall need none. */
@@ -77,7 +84,11 @@ export function makeServiceCommand(io: CliIo): Command {
       const spec = specFor(io, opts)
       const files = serviceFiles(platform, spec, io.env)
       // A re-install without --agent removes an agent service installed before.
-      uninstallServices(platform, serviceFiles(platform, { ...spec, agentTier: 'software' }, io.env).filter((f) => !files.some((g) => g.path === f.path)), io.env)
+      uninstallServices(
+        platform,
+        serviceFiles(platform, { ...spec, agentTier: 'software' }, io.env).filter((f) => !files.some((g) => g.path === f.path)),
+        io.env,
+      )
       mkdirSync(spec.home, { recursive: true, mode: 0o700 })
       writeFileSync(recordPath(spec.home), `${JSON.stringify({ port: opts.port, agent: opts.agent, home: spec.home })}\n`)
       const result = installServices(platform, files, io.env)

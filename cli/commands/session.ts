@@ -57,8 +57,10 @@ export function makeSessionCommand(io: CliIo): Command {
   const session = new Command('session').description('mint, rotate and list ledger sessions')
   const create = addMintOptions(new Command('create').description('mint a short-lived session on the daemon'))
   create.action((opts: MintOpts) => run(io, opts))
-  const rotate = addMintOptions(new Command('rotate').description('replace a (possibly expired) session with a freshly minted one'))
-    .requiredOption('--id <session_id>', 'the session to replace')
+  const rotate = addMintOptions(new Command('rotate').description('replace a (possibly expired) session with a freshly minted one')).requiredOption(
+    '--id <session_id>',
+    'the session to replace',
+  )
   rotate.action((opts: MintOpts & { id: string }) => run(io, opts, opts.id))
   const list = new Command('list')
     .description('list the daemon’s sessions (live ones, then ones recorded in the ledger before a restart)')

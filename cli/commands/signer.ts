@@ -68,7 +68,9 @@ export function makeSignerCommand(io: CliIo): Command {
     }
   })
   const exportTrust = new Command('export-trust')
-    .description('print this host’s active public keys as the SVC_TRUSTED_HOST_KEYS value a container daemon needs (docker run -e SVC_TRUSTED_HOST_KEYS="$(svc signer export-trust)")')
+    .description(
+      'print this host’s active public keys as the SVC_TRUSTED_HOST_KEYS value a container daemon needs (docker run -e SVC_TRUSTED_HOST_KEYS="$(svc signer export-trust)")',
+    )
     .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
     .action((opts: { home?: string }) => {
       const line = trustLine(svcHome(io.env, opts.home))

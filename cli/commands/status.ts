@@ -18,7 +18,10 @@ export function renderStatus(r: StatusReport): string {
   const s = r.session
   if (s) {
     if (s.state === 'none') out.push('session:  none')
-    else out.push(`session:  ${s.id} ${s.state}, signer ${s.signer}${s.banner ? ` (${s.banner})` : ''}, expires ${s.expiresAt}${s.state === 'active' && s.idleExpiresAt ? `, idle expiry ${s.idleExpiresAt}` : ''}`)
+    else
+      out.push(
+        `session:  ${s.id} ${s.state}, signer ${s.signer}${s.banner ? ` (${s.banner})` : ''}, expires ${s.expiresAt}${s.state === 'active' && s.idleExpiresAt ? `, idle expiry ${s.idleExpiresAt}` : ''}`,
+      )
     out.push(
       s.renewer?.live
         ? `renewal:  svc agent (${s.renewer.tier}) listening, last seen ${ago(s.renewer.seenAt)}${s.renewer.tier === 'totp' ? '; TOTP renewals need you to type a code' : '; renews silently'}`
@@ -26,7 +29,8 @@ export function renderStatus(r: StatusReport): string {
     )
   }
   if (r.hooks.length === 0) out.push('hooks:    none installed')
-  for (const h of r.hooks) out.push(`hooks:    ${h.harness} (${h.scope}) ${h.file}: ${h.entries - h.missing}/${h.entries} entries${h.urls.length ? `, calls ${h.urls.join(', ')}` : ''}`)
+  for (const h of r.hooks)
+    out.push(`hooks:    ${h.harness} (${h.scope}) ${h.file}: ${h.entries - h.missing}/${h.entries} entries${h.urls.length ? `, calls ${h.urls.join(', ')}` : ''}`)
   for (const sb of r.sandbox ?? []) {
     const where = sb.files.length ? ` (${sb.files.join(', ')}: ${sb.settings - sb.missing}/${sb.settings} settings)` : ''
     out.push(`sandbox:  ${sb.harness} ${sb.state === 'off' ? 'off: the agent’s commands run without the second layer; `svc install --sandbox` turns it on' : sb.state}${where}`)
@@ -34,17 +38,24 @@ export function renderStatus(r: StatusReport): string {
   if (r.hooks.some((h) => h.usesShim)) out.push(`shim:     ${r.shim} (${r.home}/bin/svc-hook)`)
   if (r.bundle) {
     const b = r.bundle
-    const active = b.active ? `revision ${b.active.revision} (sha256 ${b.active.sha256.slice(0, 12)}, signed by ${b.active.keyid}${b.active.expired ? ', EXPIRED' : ''})` : 'none active'
-    out.push(`bundle:   ${active} from ${b.url}${b.last_check ? `; last check ${b.last_check.outcome} ${ago(b.last_check.at)}` : ''}${b.floor.mode ? `; floor mode ${b.floor.mode}` : ''}`)
+    const active = b.active
+      ? `revision ${b.active.revision} (sha256 ${b.active.sha256.slice(0, 12)}, signed by ${b.active.keyid}${b.active.expired ? ', EXPIRED' : ''})`
+      : 'none active'
+    out.push(
+      `bundle:   ${active} from ${b.url}${b.last_check ? `; last check ${b.last_check.outcome} ${ago(b.last_check.at)}` : ''}${b.floor.mode ? `; floor mode ${b.floor.mode}` : ''}`,
+    )
     if (b.last_refusal) out.push(`          last refused ${ago(b.last_refusal.at)}: ${b.last_refusal.reason}`)
   }
   if (r.policy) {
     out.push(`policy:   ${r.policy.status}, hash ${r.policy.hash.slice(0, 12)}`)
-    for (const f of r.policy.files) out.push(`          ${f.layer.padEnd(8)} ${f.status.padEnd(6)} ${f.path}${f.gates === undefined ? '' : ` (${f.gates} gates)`}${f.error ? `: ${f.error}` : ''}`)
+    for (const f of r.policy.files)
+      out.push(`          ${f.layer.padEnd(8)} ${f.status.padEnd(6)} ${f.path}${f.gates === undefined ? '' : ` (${f.gates} gates)`}${f.error ? `: ${f.error}` : ''}`)
   }
   if (r.ledger) {
     const disk = r.ledger.bytesOnDisk === undefined ? '' : `, ${Math.ceil(r.ledger.bytesOnDisk / 1024)} KiB on disk`
-    out.push(`ledger:   ${r.ledger.treeSize} leaves${r.ledger.checkpointSize === undefined ? ', no checkpoint (no active session to sign one)' : `, last checkpoint at tree size ${r.ledger.checkpointSize}`}${disk}`)
+    out.push(
+      `ledger:   ${r.ledger.treeSize} leaves${r.ledger.checkpointSize === undefined ? ', no checkpoint (no active session to sign one)' : `, last checkpoint at tree size ${r.ledger.checkpointSize}`}${disk}`,
+    )
   }
   out.push(r.problems.length === 0 ? 'protection: ON' : `protection: OFF or degraded (${r.problems.length} problem${r.problems.length === 1 ? '' : 's'}):`)
   for (const p of r.problems) out.push(`  - ${p.what}\n    → ${p.hint}`)
@@ -60,6 +71,7 @@ export function makeStatusCommand(io: CliIo): Command {
     .action(async (opts: { url?: string; home?: string; json?: boolean }) => {
       const report = await collectStatus(daemonUrl(io.env, opts.url), svcHome(io.env, opts.home), { userHome: userHomeOf(io.env), vars: io.env, cwd: process.cwd() })
       io.out(opts.json ? JSON.stringify(report, null, 2) : renderStatus(report))
-      if (report.problems.length > 0) throw new CliError(`protection is not fully in force (${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}; \`svc doctor\` offers fixes)`)
+      if (report.problems.length > 0)
+        throw new CliError(`protection is not fully in force (${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}; \`svc doctor\` offers fixes)`)
     })
 }

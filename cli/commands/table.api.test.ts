@@ -12,7 +12,12 @@ import type { CliIo } from '../io.ts'
 import { cliManifest, commands } from './index.ts'
 import { commandTable } from './table.ts'
 
-const declare = (name: string, after?: string, load: CommandDeclaration['load'] = () => import('../../test/fixtures/plugin-command/command.ts')): CommandDeclaration => ({ name, summary: `the ${name} command`, ...(after ? { after } : {}), load })
+const declare = (name: string, after?: string, load: CommandDeclaration['load'] = () => import('../../test/fixtures/plugin-command/command.ts')): CommandDeclaration => ({
+  name,
+  summary: `the ${name} command`,
+  ...(after ? { after } : {}),
+  load,
+})
 const names = (manifests: readonly CommandManifest[]) => commandTable(manifests).map((e) => `${e.source}:${e.name}`)
 
 function quietIo(env: NodeJS.ProcessEnv = {}): CliIo & { lines: string[] } {
@@ -21,13 +26,13 @@ function quietIo(env: NodeJS.ProcessEnv = {}): CliIo & { lines: string[] } {
 }
 
 describe('the command table', () => {
-  it('is the CLI manifest, then the plugins\' manifests (the built-in ones bring none yet, and match their plugins)', () => {
+  it("is the CLI manifest, then the plugins' manifests (the built-in ones bring none yet, and match their plugins)", () => {
     expect(commands.map((e) => e.name)).toEqual(cliManifest.commands!.map((c) => c.name))
     expect(commands.every((e) => e.source === 'cli')).toBe(true)
     expect(builtinCommands).toEqual(builtinPlugins.filter((p) => (p.commands ?? []).length > 0).map((p) => ({ name: p.name, commands: p.commands })))
   })
 
-  it('places a plugin\'s command after the one it names, in declaration order, else at the end', () => {
+  it("places a plugin's command after the one it names, in declaration order, else at the end", () => {
     const cli: CommandManifest = { name: 'cli', commands: [declare('status'), declare('ledger'), declare('mode')] }
     const plugin: CommandManifest = { name: 'feature:demo', commands: [declare('hello', 'ledger'), declare('bye', 'ledger'), declare('last')] }
     expect(names([cli, plugin])).toEqual(['cli:status', 'cli:ledger', 'feature:demo:hello', 'feature:demo:bye', 'cli:mode', 'feature:demo:last'])
@@ -52,12 +57,16 @@ describe('the command table', () => {
     expect(() => make(quietIo())).toThrow('feature:odd: the module of "odd" did not make a commander Command')
   })
 
-  it('a plugin\'s command is listed in `svc --help` where it says, and runs with the CLI\'s io', async () => {
+  it("a plugin's command is listed in `svc --help` where it says, and runs with the CLI's io", async () => {
     const table = commandTable([cliManifest, { name: 'feature:demo', commands: [declare('hello', 'ledger')] }])
     const help = quietIo()
     const program = await buildProgram(help, ['--help'], table)
     await expect(program.parseAsync(['--help'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError)
-    const listed = help.lines.join('').split('\n').map((l) => /^ {2}(\S+)/.exec(l)?.[1]).filter((n) => n !== undefined && n !== 'help')
+    const listed = help.lines
+      .join('')
+      .split('\n')
+      .map((l) => /^ {2}(\S+)/.exec(l)?.[1])
+      .filter((n) => n !== undefined && n !== 'help')
     expect(listed.slice(listed.indexOf('ledger'), listed.indexOf('ledger') + 3)).toEqual(['ledger', 'hello', 'export'])
     const io = quietIo({ SVC_HOME: '/tmp/demo' })
     await (await buildProgram(io, ['hello', 'fleet'], table)).parseAsync(['hello', 'fleet'], { from: 'user' })

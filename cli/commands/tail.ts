@@ -45,7 +45,8 @@ export function makeTailCommand(io: CliIo): Command {
     .option('--json', 'one JSON object per line')
     .option('--url <url>', 'daemon base URL (default $SVC_URL or http://127.0.0.1:7878)')
     .action(async (opts: TailOpts) => {
-      if (opts.afterSeq !== undefined && !/^(-1|0|[1-9][0-9]{0,14})$/.test(opts.afterSeq)) throw new CliError(`--after-seq must be a ledger seq (or -1 for the start), not "${opts.afterSeq}"`, 2)
+      if (opts.afterSeq !== undefined && !/^(-1|0|[1-9][0-9]{0,14})$/.test(opts.afterSeq))
+        throw new CliError(`--after-seq must be a ledger seq (or -1 for the start), not "${opts.afterSeq}"`, 2)
       const url = daemonUrl(io.env, opts.url)
       const home = userHomeOf(io.env)
       const colour = !opts.json && stdoutColour(io.env)

@@ -51,7 +51,10 @@ function measuredBusyShare(): () => number {
 }
 
 /** Collects once after start and after each busy spell, when a whole look was quiet; `stop` ends the looks. */
-export function collectWhenIdle(log: FastifyBaseLogger, { collect = memoryReducingGc(), firstLookMs = FIRST_LOOK_MS, lookMs = LOOK_MS, busyShare = measuredBusyShare() }: IdleCollection = {}): { stop(): void } {
+export function collectWhenIdle(
+  log: FastifyBaseLogger,
+  { collect = memoryReducingGc(), firstLookMs = FIRST_LOOK_MS, lookMs = LOOK_MS, busyShare = measuredBusyShare() }: IdleCollection = {},
+): { stop(): void } {
   let owed = true
   let collected = false
   let timer: NodeJS.Timeout

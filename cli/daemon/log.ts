@@ -20,7 +20,9 @@ export function humanLine(record: Record<string, unknown>, colour: boolean): str
   const level = typeof record.level === 'number' ? record.level : 30
   const time = new Date(typeof record.time === 'number' ? record.time : Date.now()).toTimeString().slice(0, 8)
   const label = (LEVELS[level] ?? String(level)).padEnd(5)
-  const fields = Object.entries(record).filter(([k]) => !OMIT.has(k)).map(([k, v]) => `${k}=${value(k === 'err' && v instanceof Object ? (v as { message?: unknown }).message : v)}`)
+  const fields = Object.entries(record)
+    .filter(([k]) => !OMIT.has(k))
+    .map(([k, v]) => `${k}=${value(k === 'err' && v instanceof Object ? (v as { message?: unknown }).message : v)}`)
   const tint = colour ? COLOURS[level] : undefined
   return `${time} ${tint ? `${tint}${label}\x1b[0m` : label} ${String(record.msg ?? '')}${fields.length ? `  ${fields.join(' ')}` : ''}\n`
 }

@@ -23,7 +23,8 @@ export function parseTrustedHostKeys(value: string): TrustedEntry[] {
     .map((entry) => {
       const [signer, key, extra] = entry.split(':')
       const kind = signer?.replace('-', '_') as SignerKind
-      if (extra !== undefined || !KINDS.includes(kind) || !key) throw new Error(`SVC_TRUSTED_HOST_KEYS: "${entry}" is not <signer>:<base64 public key> (signers: software, totp, os-keychain)`)
+      if (extra !== undefined || !KINDS.includes(kind) || !key)
+        throw new Error(`SVC_TRUSTED_HOST_KEYS: "${entry}" is not <signer>:<base64 public key> (signers: software, totp, os-keychain)`)
       const publicKey = Buffer.from(key, 'base64')
       if (publicKey.length !== 32 || publicKey.toString('base64') !== key) throw new Error(`SVC_TRUSTED_HOST_KEYS: "${entry}" does not carry a base64 32-byte Ed25519 public key`)
       return { signer: kind, publicKey }

@@ -46,7 +46,14 @@ ${bundle.matched_gate.source.startsWith('registry:') ? `4. The rule came from \`
 }
 
 /** Writes every file of a case directory (created if needed), with the draft replacement of the matched gate. */
-export function writeCaseDir(dir: string, bundleText: string, bundle: BundleView, draft: { readonly yaml: string; readonly exact: boolean }, meta: CaseMeta, malicious: readonly Record<string, unknown>[]): { exact: boolean } {
+export function writeCaseDir(
+  dir: string,
+  bundleText: string,
+  bundle: BundleView,
+  draft: { readonly yaml: string; readonly exact: boolean },
+  meta: CaseMeta,
+  malicious: readonly Record<string, unknown>[],
+): { exact: boolean } {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   writeFileSync(join(dir, FILES.bundle), bundleText, { mode: 0o600 })
   writeFileSync(join(dir, FILES.draft), draft.yaml)

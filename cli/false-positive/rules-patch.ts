@@ -26,7 +26,8 @@ export async function writeRulesPatch(caseDir: string, rulesRepo: string | undef
   const { parseFixtures } = await loadRuleAuthoring()
   const c = readCaseDir(caseDir)
   const source = c.bundle.matched_gate.source
-  if (!source.startsWith('registry:')) throw new CliError(`gate ${c.bundle.matched_gate.id} comes from ${source}, not from a rules registry (registry:<id>): there is nothing upstream to patch`)
+  if (!source.startsWith('registry:'))
+    throw new CliError(`gate ${c.bundle.matched_gate.id} comes from ${source}, not from a rules registry (registry:<id>): there is nothing upstream to patch`)
   const ruleId = source.slice('registry:'.length)
   let folder: string
   if (rulesRepo === undefined) {

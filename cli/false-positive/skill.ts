@@ -9,7 +9,8 @@ import writeFileAtomic from 'write-file-atomic'
 import { PROJECT_ROOT } from '../paths.ts'
 
 export const SKILL_SOURCE = join(PROJECT_ROOT, 'skills', 'false-positive.md')
-const FRONT_MATTER = '---\nname: svc-false-positive\ndescription: Use when svc denied a tool call you believe was a false positive. Drafts a narrow replacement gate from the case bundle and runs `svc false-positive validate`; applying is left to the user.\n---\n\n'
+const FRONT_MATTER =
+  '---\nname: svc-false-positive\ndescription: Use when svc denied a tool call you believe was a false positive. Drafts a narrow replacement gate from the case bundle and runs `svc false-positive validate`; applying is left to the user.\n---\n\n'
 
 /** The harness-neutral skill text. */
 export function skillMarkdown(): string {
@@ -39,7 +40,8 @@ export type SkillRemoval = { path: string; removed: true } | { path: string; rem
 export function removeClaudeSkill(root: string, dryRun = false): SkillRemoval | undefined {
   const path = claudeSkillPath(root)
   if (!existsSync(path)) return undefined
-  if (readFileSync(path, 'utf8') !== claudeSkillText()) return { path, removed: false, reason: 'it differs from the skill svc installs (edited, or from another svc version); remove it by hand if you no longer want it' }
+  if (readFileSync(path, 'utf8') !== claudeSkillText())
+    return { path, removed: false, reason: 'it differs from the skill svc installs (edited, or from another svc version); remove it by hand if you no longer want it' }
   if (dryRun) return { path, removed: false, reason: 'dry run' }
   unlinkSync(path)
   const dir = dirname(path)

@@ -28,7 +28,9 @@ export async function writeCase(io: CliIo, seqText: string, opts: CaseOpts): Pro
   const seq = parseSeq(seqText)
   const url = daemonUrl(io.env, opts.url)
   const token = opts.includeRaw ? await operatorToken(url, io) : undefined
-  const res = await fetch(`${url}/v1/false-positives/cases/${seq}${opts.includeRaw ? '?include_raw=true' : ''}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }).catch((err: Error) => {
+  const res = await fetch(`${url}/v1/false-positives/cases/${seq}${opts.includeRaw ? '?include_raw=true' : ''}`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  }).catch((err: Error) => {
     throw new CliError(`cannot reach the svc daemon at ${url} (${err.message})`)
   })
   const text = await res.text()
@@ -39,9 +41,22 @@ export async function writeCase(io: CliIo, seqText: string, opts: CaseOpts): Pro
   const { draftReplacement, fixturesOf } = await loadRuleAuthoring()
   const malicious = live ? fixturesOf(live.file).filter((f) => f.expect !== 'allow' && f.rule === bundle.matched_gate.id) : []
   const dir = resolve(opts.out)
-  const { exact } = writeCaseDir(dir, text, bundle, draftReplacement(bundle), { seq, target: opts.target, include_raw: opts.includeRaw === true, daemon_url: url }, malicious as unknown as Record<string, unknown>[])
+  const { exact } = writeCaseDir(
+    dir,
+    text,
+    bundle,
+    draftReplacement(bundle),
+    { seq, target: opts.target, include_raw: opts.includeRaw === true, daemon_url: url },
+    malicious as unknown as Record<string, unknown>[],
+  )
   io.out(`wrote case ${seq} (gate ${bundle.matched_gate.id}, ${bundle.matched_gate.source}) to ${dir}`)
-  io.out(opts.includeRaw ? `raw data: INCLUDED (unredacted call in ${dir}/bundle.json and fixtures.yaml; keep them private)` : `raw data: not included (the bundle at ${dir}/bundle.json is redacted)`)
-  io.out(`draft replacement: ${dir}/replacement.yaml${exact ? '' : ' (review it: the exclusion could not be made exact)'}; ${malicious.length} malicious fixture(s) of the gate in fixtures.yaml`)
+  io.out(
+    opts.includeRaw
+      ? `raw data: INCLUDED (unredacted call in ${dir}/bundle.json and fixtures.yaml; keep them private)`
+      : `raw data: not included (the bundle at ${dir}/bundle.json is redacted)`,
+  )
+  io.out(
+    `draft replacement: ${dir}/replacement.yaml${exact ? '' : ' (review it: the exclusion could not be made exact)'}; ${malicious.length} malicious fixture(s) of the gate in fixtures.yaml`,
+  )
   io.out(`next: edit the draft, then \`svc false-positive apply ${dir}\``)
 }

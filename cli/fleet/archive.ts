@@ -48,32 +48,37 @@ function attrs(kvs: OtlpAttribute[] | undefined): Map<string, string | number> {
 
 function files(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path]
-  return readdirSync(path).sort().map((n) => join(path, n)).filter((p) => statSync(p).isFile())
+  return readdirSync(path)
+    .sort()
+    .map((n) => join(path, n))
+    .filter((p) => statSync(p).isFile())
 }
 
 /** Parses the archive; throws naming the file and line of anything that is not OTLP/JSON. */
 export function readArchive(path: string): Map<string, ShippedLedger> {
   const ledgers = new Map<string, ShippedLedger>()
   for (const file of files(path)) {
-    readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-      if (line.trim() === '') return
-      let doc: OtlpLogsDocument
-      try {
-        doc = JSON.parse(line)
-      } catch {
-        throw new Error(`${file}:${i + 1} is not an OTLP/JSON line`)
-      }
-      for (const rl of doc.resourceLogs ?? []) {
-        const resource = attrs(rl.resource?.attributes)
-        const origin = resource.get('svc.ledger.origin')
-        if (typeof origin !== 'string') continue
-        let ledger = ledgers.get(origin)
-        if (!ledger) ledgers.set(origin, (ledger = { origin, hosts: new Set(), leaves: [], checkpoints: [], cosignatures: [] }))
-        const host = resource.get('host.name')
-        if (typeof host === 'string') ledger.hosts.add(host)
-        for (const sl of rl.scopeLogs ?? []) for (const r of sl.logRecords ?? []) addRecord(ledger, r, `${file}:${i + 1}`)
-      }
-    })
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (line.trim() === '') return
+        let doc: OtlpLogsDocument
+        try {
+          doc = JSON.parse(line)
+        } catch {
+          throw new Error(`${file}:${i + 1} is not an OTLP/JSON line`)
+        }
+        for (const rl of doc.resourceLogs ?? []) {
+          const resource = attrs(rl.resource?.attributes)
+          const origin = resource.get('svc.ledger.origin')
+          if (typeof origin !== 'string') continue
+          let ledger = ledgers.get(origin)
+          if (!ledger) ledgers.set(origin, (ledger = { origin, hosts: new Set(), leaves: [], checkpoints: [], cosignatures: [] }))
+          const host = resource.get('host.name')
+          if (typeof host === 'string') ledger.hosts.add(host)
+          for (const sl of rl.scopeLogs ?? []) for (const r of sl.logRecords ?? []) addRecord(ledger, r, `${file}:${i + 1}`)
+        }
+      })
   }
   return ledgers
 }

@@ -37,7 +37,9 @@ export function witnessReport(dbPath: string, policyFile: string | undefined): W
         if (v.ok) cosigned.add(id)
         else problems.push(`witness ${id}: ${v.reason}`)
       }
-      lines.push(`witness ${id}: cosigned ${r.tree_size} leaves at ${new Date(r.timestamp * 1000).toISOString()}${w ? ' (verified)' : ' (no policy key to check it)'}${r.error ? `; last submission failed: ${r.error}` : ''}`)
+      lines.push(
+        `witness ${id}: cosigned ${r.tree_size} leaves at ${new Date(r.timestamp * 1000).toISOString()}${w ? ' (verified)' : ' (no policy key to check it)'}${r.error ? `; last submission failed: ${r.error}` : ''}`,
+      )
     }
     if (policy) lines.push(`witness quorum ${policy.quorum}: ${policy.satisfied(cosigned) ? 'met' : 'NOT met'}`)
     return { lines, problems }

@@ -29,6 +29,7 @@ export function denialResponse(id: unknown, method: string, v: Verdict): Record<
 /** Reads the daemon's answer to a `call`; anything but a well-formed verdict is a deny. */
 export function verdictOf(answer: Record<string, unknown>): Verdict {
   const { verdict, ruleId, reason, nudge } = answer
-  if ((verdict !== 'allow' && verdict !== 'deny') || typeof reason !== 'string') return { verdict: 'deny', ruleId: '', reason: 'the svc daemon sent an answer svc mcp-proxy cannot read' }
+  if ((verdict !== 'allow' && verdict !== 'deny') || typeof reason !== 'string')
+    return { verdict: 'deny', ruleId: '', reason: 'the svc daemon sent an answer svc mcp-proxy cannot read' }
   return { verdict, ruleId: typeof ruleId === 'string' ? ruleId : '', reason, ...(typeof nudge === 'string' ? { nudge } : {}) }
 }

@@ -37,7 +37,14 @@ export function parseProxyArgs(argv: readonly string[]): ProxyArgs {
   if (!opts.server || !/^[A-Za-z0-9_.-]{1,128}$/.test(opts.server)) throw new Error(`--server must name the server (letters, digits, _ . -)\n${USAGE}`)
   const timeoutS = opts.timeout === undefined ? undefined : Number(opts.timeout)
   if (timeoutS !== undefined && !(timeoutS > 0 && timeoutS <= 60)) throw new Error(`--timeout must be a number of seconds between 0 and 60\n${USAGE}`)
-  return { server: opts.server, ...(opts.harness ? { harness: opts.harness } : {}), ...(opts.url ? { url: opts.url } : {}), ...(timeoutS ? { timeoutS } : {}), command: argv[sep + 1]!, args: argv.slice(sep + 2) }
+  return {
+    server: opts.server,
+    ...(opts.harness ? { harness: opts.harness } : {}),
+    ...(opts.url ? { url: opts.url } : {}),
+    ...(timeoutS ? { timeoutS } : {}),
+    command: argv[sep + 1]!,
+    args: argv.slice(sep + 2),
+  }
 }
 
 /** Runs the relay until the child exits; resolves the exit code (after re-raising a fatal signal, if any). */
@@ -71,7 +78,9 @@ export async function runProxy(argv: readonly string[], env: NodeJS.ProcessEnv =
     record: (from, line, message) => traffic.add(trafficEntry(from, line, message)),
   })
   child.stdin.on('error', () => undefined)
-  createInterface({ input: process.stdin, crlfDelay: Infinity }).on('line', (line) => line.trim() && relay.fromClient(line)).on('close', () => child.stdin.end())
+  createInterface({ input: process.stdin, crlfDelay: Infinity })
+    .on('line', (line) => line.trim() && relay.fromClient(line))
+    .on('close', () => child.stdin.end())
   createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => line.trim() && relay.fromServer(line))
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
   const forward = (signal: NodeJS.Signals) => child.kill(signal)

@@ -69,7 +69,12 @@ describe('mcp-proxy relay', () => {
     h.relay.fromServer(line({ jsonrpc: '2.0', id: 2, result: { resources: [] } }))
     expect(h.asks[0]).toMatchObject({ event: 'tools', body: { first: false, last: false } })
     expect(h.toClient).toEqual([{ jsonrpc: '2.0', id: 2, result: { resources: [] } }])
-    h.asks[0]!.answer({ tools: [{ name: 'a', state: 'pinned', why: 'pinned' }, { name: 'b', state: 'mismatch', why: 'changed' }] })
+    h.asks[0]!.answer({
+      tools: [
+        { name: 'a', state: 'pinned', why: 'pinned' },
+        { name: 'b', state: 'mismatch', why: 'changed' },
+      ],
+    })
     await h.tick()
     expect(h.toClient[1]).toEqual({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'a' }], nextCursor: '4' } })
   })

@@ -90,7 +90,11 @@ export class Relay {
     this.#pending.set(key, waiting)
     this.#ports
       .ask('call', { method, params, request_id: requestId })
-      .then(verdictOf, (err: Error) => ({ verdict: 'deny', ruleId: '', reason: `${err.message}; the request was refused (fail-closed). Start the svc daemon (\`svc daemon\`) and retry` }) as Verdict)
+      .then(
+        verdictOf,
+        (err: Error) =>
+          ({ verdict: 'deny', ruleId: '', reason: `${err.message}; the request was refused (fail-closed). Start the svc daemon (\`svc daemon\`) and retry` }) as Verdict,
+      )
       .then((verdict) => {
         this.#pending.delete(key)
         if (waiting.cancelled) return
@@ -137,11 +141,14 @@ export class Relay {
       .then(
         (answer) => {
           const states = new Map<string, { state: string; why: string }>()
-          for (const t of Array.isArray(answer.tools) ? answer.tools : []) if (isObject(t) && typeof t.name === 'string') states.set(t.name, { state: String(t.state), why: String(t.why) })
+          for (const t of Array.isArray(answer.tools) ? answer.tools : [])
+            if (isObject(t) && typeof t.name === 'string') states.set(t.name, { state: String(t.state), why: String(t.why) })
           const hidden = tools.filter((t) => states.get(String(t.name))?.state !== 'pinned')
           if (hidden.length) {
             const list = hidden.map((t) => `${String(t.name)} (${states.get(String(t.name))?.why ?? 'no pin state'})`).join('; ')
-            this.#ports.warn(`${hidden.length} tool(s) of "${this.#server}" are hidden until an operator pins them (\`svc mcp list\`, \`svc mcp pin accept ${this.#server}\`): ${list}`)
+            this.#ports.warn(
+              `${hidden.length} tool(s) of "${this.#server}" are hidden until an operator pins them (\`svc mcp list\`, \`svc mcp pin accept ${this.#server}\`): ${list}`,
+            )
           }
           return tools.filter((t) => states.get(String(t.name))?.state === 'pinned')
         },

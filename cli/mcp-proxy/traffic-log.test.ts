@@ -9,7 +9,13 @@ import { TRAFFIC_QUEUE_MAX, TrafficLog, trafficEntry, type TrafficEntry } from '
 describe('mcp-proxy traffic log', () => {
   it('records every relayed message but gated requests, without contents', () => {
     const recorded: TrafficEntry[] = []
-    const relay = new Relay('fx', { toClient: () => undefined, toServer: () => undefined, ask: () => new Promise(() => undefined), warn: () => undefined, record: (from, line, m) => recorded.push(trafficEntry(from, line, m)) })
+    const relay = new Relay('fx', {
+      toClient: () => undefined,
+      toServer: () => undefined,
+      ask: () => new Promise(() => undefined),
+      warn: () => undefined,
+      record: (from, line, m) => recorded.push(trafficEntry(from, line, m)),
+    })
     const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
     const initialized = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })
     const error = JSON.stringify({ jsonrpc: '2.0', id: 2, error: { code: -1, message: 'secret-answer' } })

@@ -36,7 +36,11 @@ export async function runWrap(io: CliIo, mode: 'wrap' | 'unwrap', server: string
   const changes = mode === 'wrap' ? planWrap(files, SVC_COMMAND, server) : planUnwrap(files, manifest, server)
   const count = changes.reduce((n, c) => n + c.records.length, 0)
   if (count === 0) {
-    io.out(mode === 'wrap' ? `no MCP server to wrap${server ? ` named "${server}"` : ''} (already wrapped, remote, or not configured); see \`svc mcp list\`` : `no MCP server svc wrapped${server ? ` named "${server}"` : ''}`)
+    io.out(
+      mode === 'wrap'
+        ? `no MCP server to wrap${server ? ` named "${server}"` : ''} (already wrapped, remote, or not configured); see \`svc mcp list\``
+        : `no MCP server svc wrapped${server ? ` named "${server}"` : ''}`,
+    )
     return 0
   }
   for (const c of changes) io.out(c.diff)

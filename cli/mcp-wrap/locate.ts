@@ -63,13 +63,15 @@ function tomlValueEnd(text: string, from: number): number {
     const c = text[i]
     if (c === '"' || c === "'") {
       const triple = text.startsWith(c.repeat(3), i)
-      const close = triple ? text.indexOf(c.repeat(3), i + 3) + 3 : (() => {
-        for (let j = i + 1; j < text.length; j++) {
-          if (c === '"' && text[j] === '\\') j++
-          else if (text[j] === c) return j + 1
-        }
-        return text.length
-      })()
+      const close = triple
+        ? text.indexOf(c.repeat(3), i + 3) + 3
+        : (() => {
+            for (let j = i + 1; j < text.length; j++) {
+              if (c === '"' && text[j] === '\\') j++
+              else if (text[j] === c) return j + 1
+            }
+            return text.length
+          })()
       i = close - 1
       if (depth === 0) return close
     } else if (c === '[') depth++

@@ -76,7 +76,10 @@ function wrapEdits(file: McpConfigFile, server: LocatedServer, svcCommand: strin
   const cmd = JSON.stringify(svcCommand)
   const args = list(wrapArgs(server.name, file.harness, server.commandValue!, server.argsValue ?? []))
   const original = file.text.slice(server.command!.start, server.command!.end)
-  if (!server.args) return [{ from: 'commandStart', to: 'commandEnd', wrappedTo: 'argsEnd', before: original, after: file.format === 'toml' ? `${cmd}\nargs = ${args}` : `${cmd}, "args": ${args}` }]
+  if (!server.args)
+    return [
+      { from: 'commandStart', to: 'commandEnd', wrappedTo: 'argsEnd', before: original, after: file.format === 'toml' ? `${cmd}\nargs = ${args}` : `${cmd}, "args": ${args}` },
+    ]
   return [
     { from: 'commandStart', to: 'commandEnd', before: original, after: cmd },
     { from: 'argsStart', to: 'argsEnd', before: file.text.slice(server.args.start, server.args.end), after: args },
@@ -109,12 +112,15 @@ export function planWrap(files: readonly McpConfigFile[], svcCommand: string, on
     const records: WrapRecord[] = []
     // One at a time, located again after each splice (earlier edits move later offsets).
     for (;;) {
-      const target = locate({ format: file.format, text }).find((s) => !s.remote && s.command && (only === undefined || s.name === only) && !unwrapArgs(s.argsValue) && !records.some((r) => isDeepStrictEqual(r.pointer, s.pointer)))
+      const target = locate({ format: file.format, text }).find(
+        (s) => !s.remote && s.command && (only === undefined || s.name === only) && !unwrapArgs(s.argsValue) && !records.some((r) => isDeepStrictEqual(r.pointer, s.pointer)),
+      )
       if (!target) break
       const edits = wrapEdits({ ...file, text }, target, svcCommand)
       text = splice(text, target, edits, true, file.path)
       const again = locate({ format: file.format, text }).find((s) => isDeepStrictEqual(s.pointer, target.pointer))
-      if (again?.commandValue !== svcCommand || unwrapArgs(again.argsValue)?.command !== target.commandValue) throw new CliError(`${file.path}: could not wrap MCP server "${target.name}" cleanly; nothing was written`)
+      if (again?.commandValue !== svcCommand || unwrapArgs(again.argsValue)?.command !== target.commandValue)
+        throw new CliError(`${file.path}: could not wrap MCP server "${target.name}" cleanly; nothing was written`)
       records.push({ file: file.path, server: target.name, pointer: target.pointer, harness: file.harness, edits })
     }
     if (records.length) {

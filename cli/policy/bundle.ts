@@ -8,7 +8,18 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join, relative, sep } from 'node:path'
 import { Command } from 'commander'
 import { writePrivateFile } from '../../core/index.ts'
-import { generateSigningKey, MANIFEST, packBundle, parseManifest, refusedName, SIGNATURES, signFiles, trustRoot, unpackBundle, verifyBundle } from '../../plugins/policy-bundle/index.ts'
+import {
+  generateSigningKey,
+  MANIFEST,
+  packBundle,
+  parseManifest,
+  refusedName,
+  SIGNATURES,
+  signFiles,
+  trustRoot,
+  unpackBundle,
+  verifyBundle,
+} from '../../plugins/policy-bundle/index.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { lintPolicies } from './lint.ts'
 import { repeatable } from '../repeatable-option.ts'
@@ -62,7 +73,8 @@ async function build(io: CliIo, dir: string, opts: BuildOpts): Promise<void> {
   if (files.size === 0) throw new CliError(`${dir} holds no policy files (daemon/<name>.yaml, registry/<id>/rule.yaml, group-policy.yaml)`)
   const lintable = [...files.keys()].filter((n) => n !== 'svc/group-policy.yaml').map((n) => join(dir, n.slice('svc/'.length)))
   const errors = (await lintPolicies(lintable, lintable)).filter((f) => f.severity === 'error')
-  if (errors.length > 0) throw new CliError(`policy files do not pass lint:\n${errors.map((f) => `  ${f.file}${f.line ? `:${f.line}:${f.col ?? 1}` : ''}: ${f.message}`).join('\n')}`)
+  if (errors.length > 0)
+    throw new CliError(`policy files do not pass lint:\n${errors.map((f) => `  ${f.file}${f.line ? `:${f.line}:${f.col ?? 1}` : ''}: ${f.message}`).join('\n')}`)
   const metadata = { ...(opts.expires ? { expires: opts.expires } : {}), ...(opts.minSvc ? { min_svc: opts.minSvc } : {}) }
   const manifest = Buffer.from(`${JSON.stringify({ revision, roots: ['svc'], metadata }, null, 2)}\n`)
   await step(() => parseManifest(manifest))
@@ -93,9 +105,21 @@ async function verify(io: CliIo, file: string, opts: { key: string[]; json?: boo
     throw new CliError(`bundle REFUSED: ${(err as Error).message}`)
   }
   const expired = bundle.expiresAt !== undefined && bundle.expiresAt <= Date.now()
-  const report = { ok: !expired, revision: bundle.revision, sha256: bundle.sha256, content_hash: bundle.contentHash, keyid: bundle.keyid, files: [...bundle.files.keys()].filter((n) => n !== MANIFEST && n !== SIGNATURES), ...bundle.manifest.metadata, expired }
+  const report = {
+    ok: !expired,
+    revision: bundle.revision,
+    sha256: bundle.sha256,
+    content_hash: bundle.contentHash,
+    keyid: bundle.keyid,
+    files: [...bundle.files.keys()].filter((n) => n !== MANIFEST && n !== SIGNATURES),
+    ...bundle.manifest.metadata,
+    expired,
+  }
   if (opts.json) io.out(JSON.stringify(report, null, 2))
-  else io.out(`✓ ${file}: revision ${bundle.revision}, signed by ${bundle.keyid}, sha256 ${bundle.sha256}, ${report.files.length} policy file(s)${bundle.manifest.metadata.expires ? `, expires ${bundle.manifest.metadata.expires}` : ''}`)
+  else
+    io.out(
+      `✓ ${file}: revision ${bundle.revision}, signed by ${bundle.keyid}, sha256 ${bundle.sha256}, ${report.files.length} policy file(s)${bundle.manifest.metadata.expires ? `, expires ${bundle.manifest.metadata.expires}` : ''}`,
+    )
   if (expired) throw new CliError(`bundle REFUSED: it expired at ${bundle.manifest.metadata.expires}`)
 }
 
@@ -120,7 +144,7 @@ export function makeBundleCommand(io: CliIo): Command {
   bundle.addCommand(
     new Command('build')
       .description('pack a directory (daemon/<name>.yaml, registry/<id>/rule.yaml, group-policy.yaml) into bundle.tar.gz with a .manifest')
-      .argument('<dir>', 'the bundle\'s svc root')
+      .argument('<dir>', "the bundle's svc root")
       .requiredOption('--revision <n>', 'integer revision; daemons refuse any revision lower than the active one')
       .requiredOption('--out <file>', 'where to write bundle.tar.gz')
       .option('--expires <date>', 'RFC 3339 time after which daemons refuse to activate this bundle')
@@ -130,7 +154,7 @@ export function makeBundleCommand(io: CliIo): Command {
   )
   bundle.addCommand(
     new Command('sign')
-      .description('write .signatures.json (EdDSA JWS over every file\'s SHA-256) into a bundle')
+      .description("write .signatures.json (EdDSA JWS over every file's SHA-256) into a bundle")
       .argument('<file>', 'bundle.tar.gz')
       .requiredOption('--key <private.pem>', 'the bundle-signing private key')
       .option('--out <file>', 'write the signed bundle here (default: in place)')

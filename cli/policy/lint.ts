@@ -44,7 +44,10 @@ function compileFile(file: string, compiler: GateCompiler): { gates: CompiledGat
 // `all` of several `tool` lists without a glob and without a common name can never hold.
 function contradictoryTools(when: Readonly<Record<string, unknown>>): boolean {
   const all = Array.isArray(when.all) ? (when.all as Record<string, unknown>[]) : []
-  const lists = [when, ...all].map((n) => n?.tool).filter((t) => t !== undefined).map((t) => (Array.isArray(t) ? t.map(String) : [String(t)]))
+  const lists = [when, ...all]
+    .map((n) => n?.tool)
+    .filter((t) => t !== undefined)
+    .map((t) => (Array.isArray(t) ? t.map(String) : [String(t)]))
   if (lists.length < 2 || lists.some((l) => l.some((t) => /[*?[]/.test(t)))) return false
   return lists.reduce((acc, l) => acc.filter((t) => l.includes(t))).length === 0
 }
@@ -74,13 +77,19 @@ export async function lintPolicies(targets: readonly string[], context: readonly
         for (const [other, gates] of byFile) {
           if (other === file) continue
           const twin = gates.find((g) => g.id === gate.id && !isMarker(g))
-          if (twin) findings.push({ ...at(gate), severity: 'error', message: `gate id "${gate.id}" is also defined in ${other}${twin.loc.line ? `:${twin.loc.line}` : ''}; ids must be unique across layers` })
+          if (twin)
+            findings.push({
+              ...at(gate),
+              severity: 'error',
+              message: `gate id "${gate.id}" is also defined in ${other}${twin.loc.line ? `:${twin.loc.line}` : ''}; ids must be unique across layers`,
+            })
         }
         const key = canonicalSha256({ when: gate.when, on_hit: gate.onHit })
         const earlier = seenWhen.get(key)
         if (earlier) findings.push({ ...at(gate), severity: 'warning', message: `gate "${gate.id}" is shadowed by "${earlier.id}" (same when and on_hit)` })
         else seenWhen.set(key, gate)
-        if (contradictoryTools(gate.when)) findings.push({ ...at(gate), severity: 'error', message: `gate "${gate.id}": its \`tool\` constraints cannot all hold, so \`when\` matches nothing` })
+        if (contradictoryTools(gate.when))
+          findings.push({ ...at(gate), severity: 'error', message: `gate "${gate.id}": its \`tool\` constraints cannot all hold, so \`when\` matches nothing` })
         if (world && gate.node) {
           const ctx = world.engine.evalContext()
           let all = true

@@ -27,7 +27,10 @@ export function policyFilesAt(path: string): string[] {
   if (!existsSync(abs)) throw new CliError(`${path} does not exist`)
   if (!statSync(abs).isDirectory()) return [abs]
   if (existsSync(join(abs, 'rule.yaml'))) return [join(abs, 'rule.yaml')]
-  const files = readdirSync(abs).filter((f) => /\.ya?ml$/.test(f) && !f.endsWith('.fixtures.yaml')).sort().map((f) => join(abs, f))
+  const files = readdirSync(abs)
+    .filter((f) => /\.ya?ml$/.test(f) && !f.endsWith('.fixtures.yaml'))
+    .sort()
+    .map((f) => join(abs, f))
   if (files.length === 0) throw new CliError(`${path} holds no policy files (*.yaml) and no rule.yaml`)
   return files
 }
@@ -43,7 +46,14 @@ export async function fixtureWorld(files: readonly string[], svcPorts?: readonly
     copyFileSync(f, join(policiesDir, `${String(i).padStart(3, '0')}-${basename(f) === 'rule.yaml' ? 'rule' : basename(f, '.yaml')}.yaml`))
   })
   const { fixturesPathFor } = await loadRuleAuthoring()
-  const engine = await createEngine({ plugins: allPlugins, home: join(root, 'svc-home'), policiesDir, userHome: home, log: pino({ level: 'silent' }), ...(svcPorts ? { svcPorts } : {}) })
+  const engine = await createEngine({
+    plugins: allPlugins,
+    home: join(root, 'svc-home'),
+    policiesDir,
+    userHome: home,
+    log: pino({ level: 'silent' }),
+    ...(svcPorts ? { svcPorts } : {}),
+  })
   return {
     engine,
     home,

@@ -43,7 +43,10 @@ export function installServices(platform: ServicePlatform, files: readonly Servi
   if (platform === 'systemd') {
     const reload = run('systemctl', ['--user', 'daemon-reload'], env)
     if (!reload.ok) {
-      return { ok: false, note: `systemd --user is not available here (${reload.out.split('\n')[0]}); the unit files are written: once it runs, start them with \`systemctl --user daemon-reload && systemctl --user enable --now ${files.map((f) => f.id).join(' ')}\`` }
+      return {
+        ok: false,
+        note: `systemd --user is not available here (${reload.out.split('\n')[0]}); the unit files are written: once it runs, start them with \`systemctl --user daemon-reload && systemctl --user enable --now ${files.map((f) => f.id).join(' ')}\``,
+      }
     }
     const enable = run('systemctl', ['--user', 'enable', '--now', ...files.map((f) => f.id)], env)
     // A re-install must pick up a changed unit: restart what was already running.

@@ -39,7 +39,10 @@ export async function totpSecrets(io: CliIo, given: { code?: string; passphrase?
   const passphrase = given.passphrase ?? (await io.ask('TOTP signer passphrase: ', { hidden: true }))
   const code = given.code ?? (await io.ask('6-digit TOTP code: ', { hidden: true }))
   if (!passphrase || !code || !/^\d{6}$/.test(code.trim())) {
-    throw new CliError('--tier totp needs the signer passphrase and a current 6-digit code: type them at the prompts, pipe them on stdin (passphrase line, then code line), or pass --passphrase and --code', 2)
+    throw new CliError(
+      '--tier totp needs the signer passphrase and a current 6-digit code: type them at the prompts, pipe them on stdin (passphrase line, then code line), or pass --passphrase and --code',
+      2,
+    )
   }
   return { code: code.trim(), passphrase }
 }

@@ -42,8 +42,16 @@ export function seal(secret: unknown, passphrase: string, cost: SealCost = DEFAU
   cipher.setAAD(AAD)
   const ciphertext = Buffer.concat([cipher.update(JSON.stringify(secret), 'utf8'), cipher.final()])
   return {
-    v: 1, kdf: 'scrypt', N: cost.N, r: cost.r, p: cost.p, salt: salt.toString('base64'), aead: 'aes-256-gcm',
-    iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ciphertext: ciphertext.toString('base64'),
+    v: 1,
+    kdf: 'scrypt',
+    N: cost.N,
+    r: cost.r,
+    p: cost.p,
+    salt: salt.toString('base64'),
+    aead: 'aes-256-gcm',
+    iv: iv.toString('base64'),
+    tag: cipher.getAuthTag().toString('base64'),
+    ciphertext: ciphertext.toString('base64'),
   }
 }
 

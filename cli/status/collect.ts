@@ -210,12 +210,20 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
     daemon = { reachable: true, version: health.version }
   } catch (err) {
     daemon = { reachable: false, error: (err as Error).message }
-    problems.push({ what: `the daemon at ${url} is not reachable (${daemon.error})`, hint: 'start it: `svc service install` (runs at login, restarts on failure) or `svc daemon`; another URL: --url or SVC_URL' })
+    problems.push({
+      what: `the daemon at ${url} is not reachable (${daemon.error})`,
+      hint: 'start it: `svc service install` (runs at login, restarts on failure) or `svc daemon`; another URL: --url or SVC_URL',
+    })
   }
   if (daemon.reachable) {
     const [m, cur, view, root, coverage, bundled] = await Promise.allSettled([
       getJson<{ mode: string }>(`${url}/v1/mode`),
-      getJson<{ state: 'active' | 'expired' | 'none'; session?: { session_id: string; signer: string; expires_at: string; idle_expires_at?: string; banner?: string }; renewer?: { tier: string; seen_at: string }; now: string }>(`${url}/v1/sessions/current`),
+      getJson<{
+        state: 'active' | 'expired' | 'none'
+        session?: { session_id: string; signer: string; expires_at: string; idle_expires_at?: string; banner?: string }
+        renewer?: { tier: string; seen_at: string }
+        now: string
+      }>(`${url}/v1/sessions/current`),
       getJson<{ status: string; policy_hash: string; files: { path: string; layer: string; status: string; gates?: number; error?: string }[] }>(`${url}/v1/policy/view`),
       getJson<{ tree_size: number; signer: string; checkpoint?: string }>(`${url}/v1/ledger/root`),
       getJson<{ sessions: (UngatedSession & { last_seen_at: string })[] }>(`${url}/v1/hooks/coverage`),
@@ -223,8 +231,16 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
     ])
     if (bundled.status === 'fulfilled' && bundled.value.configured) {
       bundle = bundled.value
-      if (!bundle.active) problems.push({ what: `the managed file names a policy bundle (${bundle.url}) but none is active${bundle.last_refusal?.reason ? `: ${bundle.last_refusal.reason}` : bundle.last_check?.reason ? `: ${bundle.last_check.reason}` : ''}`, hint: 'ask whoever signs the bundle; `svc policy bundle verify <file> --key <pub>` says why a bundle is refused' })
-      else if (bundle.active.expired) problems.push({ what: `policy bundle revision ${bundle.active.revision} expired at ${bundle.active.expires}; it stays in force until a newer one is served`, hint: 'ask whoever signs the bundle for a new revision' })
+      if (!bundle.active)
+        problems.push({
+          what: `the managed file names a policy bundle (${bundle.url}) but none is active${bundle.last_refusal?.reason ? `: ${bundle.last_refusal.reason}` : bundle.last_check?.reason ? `: ${bundle.last_check.reason}` : ''}`,
+          hint: 'ask whoever signs the bundle; `svc policy bundle verify <file> --key <pub>` says why a bundle is refused',
+        })
+      else if (bundle.active.expired)
+        problems.push({
+          what: `policy bundle revision ${bundle.active.revision} expired at ${bundle.active.expires}; it stays in force until a newer one is served`,
+          hint: 'ask whoever signs the bundle for a new revision',
+        })
     }
     if (coverage.status === 'fulfilled') {
       // A session that ran ungated within the last hour: older gaps stay in the ledger (`hook_bypassed` leaves).
@@ -236,18 +252,33 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
     if (cur.status === 'fulfilled') {
       const c = cur.value
       const renewer = c.renewer ? { tier: c.renewer.tier, seenAt: c.renewer.seen_at, live: Date.parse(c.now) - Date.parse(c.renewer.seen_at) < RENEWER_LIVE_MS } : undefined
-      session = { state: c.state, id: c.session?.session_id, signer: c.session?.signer, expiresAt: c.session?.expires_at, idleExpiresAt: c.session?.idle_expires_at, banner: c.session?.banner, renewer }
+      session = {
+        state: c.state,
+        id: c.session?.session_id,
+        signer: c.session?.signer,
+        expiresAt: c.session?.expires_at,
+        idleExpiresAt: c.session?.idle_expires_at,
+        banner: c.session?.banner,
+        renewer,
+      }
       const renewable = renewer?.live === true && renewer.tier !== 'totp'
       if (c.state !== 'active' && !renewable) {
         problems.push({
           what: c.state === 'none' ? 'the daemon has no session: every hook call is denied' : `session ${c.session?.session_id} has expired: every hook call is denied`,
-          hint: c.state === 'expired' && c.session?.signer === 'totp' ? `type \`svc session rotate --id ${c.session.session_id} --tier totp\`` : 'run `svc agent --tier <tier>` (renews by itself) or `svc session create --tier <tier>`',
+          hint:
+            c.state === 'expired' && c.session?.signer === 'totp'
+              ? `type \`svc session rotate --id ${c.session.session_id} --tier totp\``
+              : 'run `svc agent --tier <tier>` (renews by itself) or `svc session create --tier <tier>`',
         })
       }
     }
     if (view.status === 'fulfilled') {
       policy = { status: view.value.status, hash: view.value.policy_hash, files: view.value.files }
-      for (const f of view.value.files.filter((f) => f.status === 'error')) problems.push({ what: `policy file ${f.path} does not load (${f.error ?? 'error'}); the daemon keeps its last good policy`, hint: `fix the file; \`svc explain\` shows what the daemon decides` })
+      for (const f of view.value.files.filter((f) => f.status === 'error'))
+        problems.push({
+          what: `policy file ${f.path} does not load (${f.error ?? 'error'}); the daemon keeps its last good policy`,
+          hint: `fix the file; \`svc explain\` shows what the daemon decides`,
+        })
     }
     if (root.status === 'fulfilled') {
       const checkpointSize = root.value.checkpoint ? Number(/\n(\d+)\n/.exec(root.value.checkpoint)?.[1]) : undefined
@@ -257,7 +288,12 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
       } catch {
         bytesOnDisk = undefined
       }
-      ledger = { treeSize: root.value.tree_size, signer: root.value.signer, ...(checkpointSize === undefined || Number.isNaN(checkpointSize) ? {} : { checkpointSize }), ...(bytesOnDisk === undefined ? {} : { bytesOnDisk }) }
+      ledger = {
+        treeSize: root.value.tree_size,
+        signer: root.value.signer,
+        ...(checkpointSize === undefined || Number.isNaN(checkpointSize) ? {} : { checkpointSize }),
+        ...(bytesOnDisk === undefined ? {} : { bytesOnDisk }),
+      }
     }
   }
 
@@ -287,7 +323,11 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
     })
   }
   if (hooks.some((h) => h.usesShim) && shim !== 'current') {
-    problems.push({ what: `the hook shim ${shimPath(home)} is ${shim}${shim === 'stale' ? ' (from another svc version, or edited)' : ''}: hooks that run it ${shim === 'missing' ? 'fail' : 'may misbehave'}`, hint: 're-run `svc install` to refresh it', fix: { kind: 'refresh-shim' } })
+    problems.push({
+      what: `the hook shim ${shimPath(home)} is ${shim}${shim === 'stale' ? ' (from another svc version, or edited)' : ''}: hooks that run it ${shim === 'missing' ? 'fail' : 'may misbehave'}`,
+      hint: 're-run `svc install` to refresh it',
+      fix: { kind: 'refresh-shim' },
+    })
   }
   // A harness that runs only hooks the user trusted: its quick offline check (doctor asks the harness itself).
   for (const h of knownHarnesses(ctx).filter((d) => d.trust && hooks.some((x) => x.harness === d.id))) {
@@ -296,7 +336,9 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
   const switchedOff = hookSwitches(hooks, projects, ctx)
   for (const s of switchedOff) {
     problems.push({
-      what: s.project ? `protection is OFF for project ${s.project}: ${s.setting} in ${s.file} switches svc's ${s.harness} hooks off` : `${s.harness}: ${s.setting} in ${s.file} switches svc's hooks off`,
+      what: s.project
+        ? `protection is OFF for project ${s.project}: ${s.setting} in ${s.file} switches svc's ${s.harness} hooks off`
+        : `${s.harness}: ${s.setting} in ${s.file} switches svc's hooks off`,
       hint: `remove that setting (an agent cannot: svc denies its writes to that file)`,
     })
   }
@@ -319,7 +361,8 @@ function hookSwitches(hooks: readonly HarnessHooks[], projects: readonly string[
   for (const dir of [ctx.cwd, ...projects]) {
     if (!dir || seen.has(dir)) continue
     seen.add(dir)
-    for (const s of projectHookSwitches(dir, ctx.userHome, harnesses)) if (installed.has(s.harness) && !out.some((o) => o.file === s.file && o.setting === s.setting)) out.push({ ...s, project: dir })
+    for (const s of projectHookSwitches(dir, ctx.userHome, harnesses))
+      if (installed.has(s.harness) && !out.some((o) => o.file === s.file && o.setting === s.setting)) out.push({ ...s, project: dir })
   }
   return out
 }

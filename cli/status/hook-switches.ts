@@ -20,7 +20,9 @@ const registered = (): readonly HarnessDefinition[] => harnessPlugins.map((p) =>
 
 /** The harnesses that have such settings, by display name. */
 function switchable(harnesses: readonly HarnessDefinition[]): (HarnessDefinition & { hookSwitches: HookSwitches })[] {
-  return harnesses.filter((h): h is HarnessDefinition & { hookSwitches: HookSwitches } => !!h.hookSwitches).sort((a, b) => (a.displayName < b.displayName ? -1 : a.displayName > b.displayName ? 1 : 0))
+  return harnesses
+    .filter((h): h is HarnessDefinition & { hookSwitches: HookSwitches } => !!h.hookSwitches)
+    .sort((a, b) => (a.displayName < b.displayName ? -1 : a.displayName > b.displayName ? 1 : 0))
 }
 
 function switchesIn(harness: HarnessDefinition & { hookSwitches: HookSwitches }, file: string): HookSwitch[] {

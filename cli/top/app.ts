@@ -74,10 +74,15 @@ export function TopApp(props: TopProps): ReactNode {
   const gates = usePoll(get<{ gates: Gate[] }>(url, '/v1/gates'), 5 * interval, [url], view === 'gates')
   const sessions = usePoll(
     async (): Promise<SessionData> => {
-      const [list, insights] = await Promise.all([get<{ sessions: SessionView[] }>(url, '/v1/sessions?limit=100')(), get<{ sessions: { session_id: string; counts: { allow: number; deny: number; monitor_alert: number } }[] }>(url, '/v1/sessions/insights')()])
+      const [list, insights] = await Promise.all([
+        get<{ sessions: SessionView[] }>(url, '/v1/sessions?limit=100')(),
+        get<{ sessions: { session_id: string; counts: { allow: number; deny: number; monitor_alert: number } }[] }>(url, '/v1/sessions/insights')(),
+      ])
       return { sessions: list.sessions, counts: new Map(insights.sessions.map((s) => [s.session_id, s.counts])) }
     },
-    5 * interval, [url], view === 'sessions',
+    5 * interval,
+    [url],
+    view === 'sessions',
   )
   const pins = usePoll(get<{ servers: Pin[] }>(url, '/v1/mcp/pins'), 2 * interval, [url], view === 'pins')
   const root = usePoll(get<{ tree_size: number; root_hex: string; signer: string; origin: string }>(url, '/v1/ledger/root'), 2 * interval, [url], view === 'ledger')
@@ -104,7 +109,10 @@ export function TopApp(props: TopProps): ReactNode {
 
   const run = (what: string, action: () => Promise<string[]>) => {
     setMessage({ lines: [`${what}…`] })
-    action().then((lines) => setMessage({ lines }), (err: Error) => setMessage({ lines: [`${what} failed: ${err.message}`], error: true }))
+    action().then(
+      (lines) => setMessage({ lines }),
+      (err: Error) => setMessage({ lines: [`${what} failed: ${err.message}`], error: true }),
+    )
   }
   const asOperator = (what: string, action: (token: string) => Promise<string[]>) => {
     const go = (t: string) => run(what, () => action(t))
@@ -118,7 +126,8 @@ export function TopApp(props: TopProps): ReactNode {
   }
   const falsePositive = (r: LedgerRecord | undefined) => {
     if (r?.entry.leaf.type !== 'decision') return
-    if (r.entry.leaf.verdict !== 'deny' && r.entry.leaf.verdict !== 'monitor_alert') return setMessage({ lines: [`decision ${r.entry.seq} was not denied: there is no false positive to report`], error: true })
+    if (r.entry.leaf.verdict !== 'deny' && r.entry.leaf.verdict !== 'monitor_alert')
+      return setMessage({ lines: [`decision ${r.entry.seq} was not denied: there is no false positive to report`], error: true })
     run(`writing the false-positive case of ${r.entry.seq}`, () => startCase(url, env, svcHome, r.entry.seq))
   }
 
@@ -187,20 +196,36 @@ export function TopApp(props: TopProps): ReactNode {
   const filterNote = [verdict && view === 'decisions' ? `verdict=${verdict}` : '', text ? `filter "${inert(text)}"` : ''].filter(Boolean).join(' ')
   const polled: Record<Exclude<View, 'decisions'>, { error?: string }> = { gates, sessions, pins, ledger }
   const error = view === 'decisions' ? decisions.error : polled[view].error
-  const subheader = view === 'ledger' && root.data ? `tree size ${root.data.tree_size}  root ${inert(root.data.root_hex)}  signer ${inert(root.data.signer)}  origin ${inert(root.data.origin)}` : ' '
+  const subheader =
+    view === 'ledger' && root.data
+      ? `tree size ${root.data.tree_size}  root ${inert(root.data.root_hex)}  signer ${inert(root.data.signer)}  origin ${inert(root.data.origin)}`
+      : ' '
   const bodyHeight = Math.max(3, (height || 24) - 7 - (message ? message.lines.length + 1 : 0))
   const body = detail ? decisionDetailRows(detail, userHome, guardrail) : rows
   const start = detail ? 0 : Math.max(0, Math.min(index - Math.floor(bodyHeight / 2), rows.length - bodyHeight))
   const visible = body.slice(start, start + bodyHeight)
 
-  return h(Box, { flexDirection: 'column', height: height || 24 },
+  return h(
+    Box,
+    { flexDirection: 'column', height: height || 24 },
     h(Text, { color: headerColour, wrap: 'truncate' }, header),
     h(Box, null, ...tabs, h(Text, { color: 'gray' }, filterNote ? `  ${filterNote}` : '')),
     error ? h(Text, { color: 'red', wrap: 'truncate' }, `daemon: ${inert(error)}`) : h(Text, { wrap: 'truncate' }, subheader),
-    h(Box, { flexDirection: 'column', flexGrow: 1 },
-      visible.length === 0 ? h(Text, { color: 'gray' }, view === 'decisions' && !decisions.loaded ? 'loading…' : `no ${TITLES[view].toLowerCase()} to show${text || verdict ? ' (filtered)' : ''}`) : null,
-      ...visible.map((r) => h(Text, { key: r.key, color: r.colour, inverse: !detail && r.key === current?.key, wrap: 'truncate' }, r.text))),
-    message ? h(Box, { flexDirection: 'column', borderStyle: 'single', borderColor: message.error ? 'red' : 'cyan' }, ...message.lines.map((l, i) => h(Text, { key: i, wrap: 'truncate' }, inert(l)))) : null,
+    h(
+      Box,
+      { flexDirection: 'column', flexGrow: 1 },
+      visible.length === 0
+        ? h(Text, { color: 'gray' }, view === 'decisions' && !decisions.loaded ? 'loading…' : `no ${TITLES[view].toLowerCase()} to show${text || verdict ? ' (filtered)' : ''}`)
+        : null,
+      ...visible.map((r) => h(Text, { key: r.key, color: r.colour, inverse: !detail && r.key === current?.key, wrap: 'truncate' }, r.text)),
+    ),
+    message
+      ? h(
+          Box,
+          { flexDirection: 'column', borderStyle: 'single', borderColor: message.error ? 'red' : 'cyan' },
+          ...message.lines.map((l, i) => h(Text, { key: i, wrap: 'truncate' }, inert(l))),
+        )
+      : null,
     editing?.kind === 'filter' ? h(Text, null, `filter: ${inert(editing.value)}▏ (Enter apply, Esc cancel)`) : null,
     // The password is never echoed, not even as dots: as cli/prompt.ts does for every secret.
     editing?.kind === 'password' ? h(Text, { color: 'yellow' }, 'operator password: (typing is hidden; Enter to send, Esc to cancel)') : null,

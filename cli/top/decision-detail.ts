@@ -41,7 +41,10 @@ export function decisionDetailRows(r: LedgerRecord, home: string, guardrail?: Gu
   if (trace.length === 0) add('  no gate matched in any layer', 'gray')
   for (const t of trace) {
     const decided = t.rule_id !== undefined && t.rule_id === leaf.rule_id && t.verdict === leaf.verdict
-    add(`  ${decided ? '>' : ' '} ${inert(t.layer).padEnd(8)} ${inert(t.verdict).padEnd(13)} ${inert(t.rule_id ?? '-').padEnd(30)} ${inert(t.source)}${decided ? '   (decided)' : ''}`, decided ? colour : undefined)
+    add(
+      `  ${decided ? '>' : ' '} ${inert(t.layer).padEnd(8)} ${inert(t.verdict).padEnd(13)} ${inert(t.rule_id ?? '-').padEnd(30)} ${inert(t.source)}${decided ? '   (decided)' : ''}`,
+      decided ? colour : undefined,
+    )
   }
   if (guardrail?.guardrail) {
     const g = guardrail.guardrail

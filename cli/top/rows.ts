@@ -92,7 +92,10 @@ export function pinRows(pins: readonly Pin[]): Row[] {
 export function ledgerRows(records: readonly LedgerRecord[], home: string): Row[] {
   return records.map((r) => {
     const { seq, leaf } = r.entry
-    return { key: String(seq), text: `${String(seq).padStart(6)} ${clock(leaf.ts_ms)} ${inert(leaf.type).padEnd(16)} ${inert(leaf.verdict ?? '').padEnd(13)} ${inert((r.entry.leaf_hash ?? '').slice(0, 16))}  ${recordSubject(r, home)}` }
+    return {
+      key: String(seq),
+      text: `${String(seq).padStart(6)} ${clock(leaf.ts_ms)} ${inert(leaf.type).padEnd(16)} ${inert(leaf.verdict ?? '').padEnd(13)} ${inert((r.entry.leaf_hash ?? '').slice(0, 16))}  ${recordSubject(r, home)}`,
+    }
   })
 }
 

@@ -86,4 +86,7 @@ export function useDecisions(url: string, filter: LedgerFilter, intervalMs: numb
 }
 
 /** GET `path` as JSON (the views' one way to read). */
-export const get = <T>(url: string, path: string) => () => callDaemon<T>(url, path, { timeoutMs: 5000 })
+export const get =
+  <T>(url: string, path: string) =>
+  () =>
+    callDaemon<T>(url, path, { timeoutMs: 5000 })

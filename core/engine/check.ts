@@ -33,7 +33,13 @@ export async function checkCall(state: EngineState, call: ToolCall, refusal?: st
 }
 
 /** The decision for a readable call of a live session; a refusal naming why for anything else, engine failures included. */
-async function decideOrRefuse(state: EngineState, call: ToolCall, status: SessionStatus, unreadable: string | undefined, now: number): Promise<{ request: EvalRequest; decision: Decision }> {
+async function decideOrRefuse(
+  state: EngineState,
+  call: ToolCall,
+  status: SessionStatus,
+  unreadable: string | undefined,
+  now: number,
+): Promise<{ request: EvalRequest; decision: Decision }> {
   const request: EvalRequest = { ...call, paths: [], urls: [] }
   if (unreadable !== undefined) return { request, decision: refuse(unreadable) }
   if (status.state === 'unknown') return { request, decision: refuse(`unknown session "${call.sessionId}": mint one with \`svc session create\``) }

@@ -34,7 +34,16 @@ export async function decideCall(state: EngineState, call: ToolCall, session?: S
   // Guardrails only after a local allow: a local deny (even one monitor mode lets through) never reaches a provider.
   const localDeny = refined.verdict === 'deny' || refined.hits.some((h) => h.onHit === 'deny')
   if (localDeny || evaluators.length === 0) return { request, decision: refined }
-  const decision = await runGuardrails({ hooks: state.hooks, request, ctx, local: refined, evaluators, mode: state.mode, enabled: state.guardrailsEnabled, log: state.log.child({ part: 'guardrail' }) })
+  const decision = await runGuardrails({
+    hooks: state.hooks,
+    request,
+    ctx,
+    local: refined,
+    evaluators,
+    mode: state.mode,
+    enabled: state.guardrailsEnabled,
+    log: state.log.child({ part: 'guardrail' }),
+  })
   return { request, decision }
 }
 
@@ -62,7 +71,15 @@ function matchGates(state: EngineState, request: EvalRequest, ctx: EvalContext, 
         for (const evaluator of gate.evaluators) evaluators.push({ gateId: gate.id, layer, source: gate.source, index: evaluators.length, evaluator })
         continue
       }
-      hits.push({ gateId: gate.id, layer, source: gate.source, onHit: gate.onHit, requireStrong: gate.requireStrong, nudge: gate.nudge, reason: gate.description ?? `matched ${matched}` })
+      hits.push({
+        gateId: gate.id,
+        layer,
+        source: gate.source,
+        onHit: gate.onHit,
+        requireStrong: gate.requireStrong,
+        nudge: gate.nudge,
+        reason: gate.description ?? `matched ${matched}`,
+      })
     }
   }
   return { hits, evaluators }

@@ -13,7 +13,12 @@ export async function setMode(state: EngineState, next: Mode, who: string, reaso
   const previous = state.mode
   // A change whose sealed row could not be written would refuse the next start: check first.
   state.stateDb.assertWritable()
-  const entry = await recordEvent(state, 'mode_changed', { who, from: previous, to: next, ...(reason ? { reason } : {}) }, `daemon mode ${previous} -> ${next} by ${who}${reason ? `: ${reason}` : ''}`)
+  const entry = await recordEvent(
+    state,
+    'mode_changed',
+    { who, from: previous, to: next, ...(reason ? { reason } : {}) },
+    `daemon mode ${previous} -> ${next} by ${who}${reason ? `: ${reason}` : ''}`,
+  )
   state.mode = next
   try {
     state.stateDb.setModeRow(sealMode(state.sealer, next, entry.seq))

@@ -32,7 +32,9 @@ export function payloadDigestOf(call: ToolCall): PayloadDigest {
 export function unreadableCall(call: ToolCall, payload: PayloadDigest): string | undefined {
   const { sessionId, source, tool, cwd, toolUseId, input, meta } = call
   // The fields in this order, so the field named is the one a full walk would find first.
-  const fields = payload.strict ? { session_id: sessionId, source, tool_use_id: toolUseId, meta } : { session_id: sessionId, source, tool, cwd, tool_use_id: toolUseId, input, meta }
+  const fields = payload.strict
+    ? { session_id: sessionId, source, tool_use_id: toolUseId, meta }
+    : { session_id: sessionId, source, tool, cwd, tool_use_id: toolUseId, input, meta }
   const at = illFormedAt(fields, 'call')
   return at === undefined ? undefined : `field "${at.slice('call.'.length)}" is not valid Unicode text (a lone UTF-16 surrogate), so svc cannot tell what the call does; refused`
 }

@@ -31,8 +31,20 @@ export async function recordEvent(state: EngineState, verdict: OperatorEventVerd
   return recordEntry(
     state,
     {
-      kind: 'control', sessionId: session?.id ?? '', signer: session?.signer ?? 'none', source: 'svc', tool: '', verdict, monitorMatch: false,
-      ruleId: '', toolUseId: '', policyTrace: [], payloadHash: '', reason, at: Date.now(), facts,
+      kind: 'control',
+      sessionId: session?.id ?? '',
+      signer: session?.signer ?? 'none',
+      source: 'svc',
+      tool: '',
+      verdict,
+      monitorMatch: false,
+      ruleId: '',
+      toolUseId: '',
+      policyTrace: [],
+      payloadHash: '',
+      reason,
+      at: Date.now(),
+      facts,
     },
     session,
   )

@@ -26,7 +26,6 @@ import type { EngineState } from './state.ts'
 export type { EngineState } from './state.ts'
 import { recordEvent } from './record.ts'
 
-
 /** Opens everything an engine needs; a failure closes what was opened and throws. */
 export async function setupEngine(opts: EngineOptions): Promise<EngineState> {
   mkdirSync(opts.home, { recursive: true, mode: 0o700 })
@@ -37,7 +36,9 @@ export async function setupEngine(opts: EngineOptions): Promise<EngineState> {
   const sealer = openDisableSealer(opts.home)
   // A reload comes from the policy watcher, after setup has returned the state it ledgers with.
   const onReload = (hash: string, previous: string) => {
-    recordEvent(state, 'policy_reloaded', { policy_hash: hash, previous_policy_hash: previous }, `policy reloaded: ${previous} -> ${hash}`).catch((err: unknown) => opts.log.error({ err }, 'could not ledger a policy reload'))
+    recordEvent(state, 'policy_reloaded', { policy_hash: hash, previous_policy_hash: previous }, `policy reloaded: ${previous} -> ${hash}`).catch((err: unknown) =>
+      opts.log.error({ err }, 'could not ledger a policy reload'),
+    )
   }
   const compiler = new GateCompiler(registry, hooks)
   const parseCache = openParseCache(join(opts.home, 'cache', 'policy'), sha256(`${parserFingerprint()}\0${compiler.schemaFingerprint()}`))
@@ -64,8 +65,21 @@ export async function setupEngine(opts: EngineOptions): Promise<EngineState> {
   const guardrailsEnabled = stateDb.getGuardrailsEnabled()
   if (opts.watch) policy.watch()
   const state: EngineState = {
-    home: opts.home, policiesDir: opts.policiesDir, userHome, log: opts.log, hooks, registry, sealer, policy, ledger, sessions, stateDb,
-    floor: modeFloorRegistry(registry).get('mode'), mode, guardrailsEnabled, svcPorts: svcPortSet(opts.svcPorts),
+    home: opts.home,
+    policiesDir: opts.policiesDir,
+    userHome,
+    log: opts.log,
+    hooks,
+    registry,
+    sealer,
+    policy,
+    ledger,
+    sessions,
+    stateDb,
+    floor: modeFloorRegistry(registry).get('mode'),
+    mode,
+    guardrailsEnabled,
+    svcPorts: svcPortSet(opts.svcPorts),
   }
   return state
 }

@@ -8,8 +8,6 @@ import type { Logger } from 'pino'
 import type { EngineHooks } from '../hooks.ts'
 import type { Decision, EvalContext, EvalRequest, GateEvaluator, GuardrailRound, GuardrailStage, GuardrailVerdict, Mode } from '../types.ts'
 
-
-
 interface RoundOptions {
   readonly hooks: EngineHooks
   readonly request: EvalRequest
@@ -47,7 +45,17 @@ export async function runGuardrails(opts: RoundOptions): Promise<Decision> {
     return { ...local, verdict: 'deny', ledgerVerdict: 'deny', ruleId: '', reason, nudge: undefined, monitorMatch: false, stage: 'guardrail', guardrail: stage }
   }
   const why = deciding.effect === 'deny' ? 'daemon is in monitor mode' : 'threshold action is monitor'
-  return { ...local, verdict: 'allow', ledgerVerdict: 'monitor_alert', ruleId: '', reason: `monitored (${why}): ${reason}`, nudge: undefined, monitorMatch: true, stage: 'guardrail', guardrail: stage }
+  return {
+    ...local,
+    verdict: 'allow',
+    ledgerVerdict: 'monitor_alert',
+    ruleId: '',
+    reason: `monitored (${why}): ${reason}`,
+    nudge: undefined,
+    monitorMatch: true,
+    stage: 'guardrail',
+    guardrail: stage,
+  }
 }
 
 /** One verdict per evaluator, in policy order: what no tap answered is skipped (after a deny) or an abstention. */

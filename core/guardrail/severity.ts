@@ -6,7 +6,6 @@ import { SEVERITIES, type ClassifierResult, type Severity, type Threshold, type 
 
 export type { CategoryResult, ClassifierResult, Severity, Threshold, ThresholdOp } from '../types.ts'
 
-
 export function isSeverity(value: unknown): value is Severity {
   return typeof value === 'string' && (SEVERITIES as readonly string[]).includes(value)
 }

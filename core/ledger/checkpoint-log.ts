@@ -48,8 +48,14 @@ export function appendCheckpointLog(path: string, entries: readonly CheckpointLo
 function parseEntry(line: string): CheckpointLogEntry | undefined {
   try {
     const e = JSON.parse(line) as Partial<CheckpointLogEntry>
-    const ok = e.v === 1 && typeof e.origin === 'string' && Number.isSafeInteger(e.tree_size) && typeof e.root === 'string'
-      && typeof e.signer_kid === 'string' && typeof e.vkey === 'string' && typeof e.note === 'string'
+    const ok =
+      e.v === 1 &&
+      typeof e.origin === 'string' &&
+      Number.isSafeInteger(e.tree_size) &&
+      typeof e.root === 'string' &&
+      typeof e.signer_kid === 'string' &&
+      typeof e.vkey === 'string' &&
+      typeof e.note === 'string'
     return ok ? (e as CheckpointLogEntry) : undefined
   } catch {
     return undefined

@@ -31,9 +31,7 @@ describe('RFC 8785 JCS', () => {
 const sodiumVerify = (await sodiumVerifier())!
 
 describe('RFC 8032 Ed25519: node:crypto, noble and libsodium agree', () => {
-  const { vectors } = loadVectors<{ vectors: { name: string; secret_key: string; public_key: string; message: string; signature: string }[] }>(
-    'rfc8032-ed25519.json',
-  )
+  const { vectors } = loadVectors<{ vectors: { name: string; secret_key: string; public_key: string; message: string; signature: string }[] }>('rfc8032-ed25519.json')
   it.each(vectors.map((v) => [v.name, v] as const))('%s', (_name, v) => {
     const seed = hex(v.secret_key)
     const msg = hex(v.message)
@@ -61,7 +59,11 @@ describe('RFC 8032 Ed25519: node:crypto, noble and libsodium agree', () => {
 describe('C2SP signed notes and checkpoints', () => {
   const notes = loadVectors<{
     published_vectors: { vkey: string; signed_note: string; want_valid: boolean }[]
-    generated_checkpoints: { origin: string; signer_secret_seed_hex: string; checkpoints: { tree_size: number; root_hex: string; note_text: string; signed_note: string; vkey: string }[] }
+    generated_checkpoints: {
+      origin: string
+      signer_secret_seed_hex: string
+      checkpoints: { tree_size: number; root_hex: string; note_text: string; signed_note: string; vkey: string }[]
+    }
   }>('signed-note-checkpoint.json')
 
   it('verifies the published notes with both implementations', () => {

@@ -19,7 +19,8 @@ function randomValue(next: () => number, depth: number): unknown {
   if (pick === 3) return null
   if (pick === 4) return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1))
   const out: Record<string, unknown> = {}
-  for (let i = Math.floor(next() * 5); i > 0; i--) out[strings[Math.floor(next() * strings.length)]! + (next() < 0.5 ? '' : 'ž')] = next() < 0.1 ? undefined : randomValue(next, depth + 1)
+  for (let i = Math.floor(next() * 5); i > 0; i--)
+    out[strings[Math.floor(next() * strings.length)]! + (next() < 0.5 ? '' : 'ž')] = next() < 0.1 ? undefined : randomValue(next, depth + 1)
   return out
 }
 
@@ -43,7 +44,7 @@ describe('leafBytes', () => {
     expect(leafBytes(own).toString('utf8')).toBe(longWay(own))
     expect(leafBytes(own).toString('utf8')).toBe('{"__proto__":{"x":1},"b":[1,{"10":false,"2":true}]}')
     let seed = 42
-    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
     for (let i = 0; i < 5000; i++) {
       const value = { seq: i, v: randomValue(next, 0) }
       expect(leafBytes(value).toString('utf8')).toBe(longWay(value))

@@ -57,8 +57,22 @@ export interface LeafObject {
 /** A leaf the ledger writes about itself (unsigned: it allows nothing and no session stands behind it). */
 export function ledgerEventLeaf(verdict: LedgerEventVerdict, seq: number, prevLeafHash: string, reason: string, replaces?: ReplacedLedger): LeafObject {
   return {
-    v: 1, type: 'ledger', seq, ts_ms: Date.now(), session_id: '', signer: 'none', source: 'svc', tool: '', verdict,
-    monitor_match: false, rule_id: '', tool_use_id: '', policy_trace: [], payload_hash: '', prev_leaf_hash: prevLeafHash, reason,
+    v: 1,
+    type: 'ledger',
+    seq,
+    ts_ms: Date.now(),
+    session_id: '',
+    signer: 'none',
+    source: 'svc',
+    tool: '',
+    verdict,
+    monitor_match: false,
+    rule_id: '',
+    tool_use_id: '',
+    policy_trace: [],
+    payload_hash: '',
+    prev_leaf_hash: prevLeafHash,
+    reason,
     ...(replaces ? { replaces } : {}),
   }
 }

@@ -69,7 +69,8 @@ export function checkLedgerEvidence(store: LedgerStore, count: number, checkpoin
   let problem: string | undefined
   let replaces: ReplacedLedger | undefined
   if (last && last.origin === dbOrigin) {
-    if (last.tree_size > count) problem = `ledger.db holds ${count} leaves but ${checkpointLog} has a signed checkpoint of this ledger at size ${last.tree_size}: leaves were removed`
+    if (last.tree_size > count)
+      problem = `ledger.db holds ${count} leaves but ${checkpointLog} has a signed checkpoint of this ledger at size ${last.tree_size}: leaves were removed`
   } else if (last && replacedOrigin !== last.origin) {
     problem = `ledger.db ${count === 0 ? 'is empty or new' : `is ledger ${dbOrigin}`}, but ${checkpointLog} ends with a signed checkpoint of ledger ${last.origin} at size ${last.tree_size}`
     replaces = { origin: last.origin, tree_size: last.tree_size, root: last.root }
@@ -79,7 +80,10 @@ export function checkLedgerEvidence(store: LedgerStore, count: number, checkpoin
   }
   if (problem === undefined) return { kind: 'ok' }
   if (opts.allowNew && count === 0 && replaces) return { kind: 'replace', replaces }
-  const how = count === 0 ? `restore ledger.db, or start a new ledger that records what it replaces with \`svc daemon ${NEW_LEDGER_FLAG}\`` : 'restore the ledger.db that belongs here (a new ledger can only start from an absent or empty ledger.db)'
+  const how =
+    count === 0
+      ? `restore ledger.db, or start a new ledger that records what it replaces with \`svc daemon ${NEW_LEDGER_FLAG}\``
+      : 'restore the ledger.db that belongs here (a new ledger can only start from an absent or empty ledger.db)'
   throw new EngineError(ERR.LEDGER_BROKEN, `refusing to start: ${problem}; ${how}`)
 }
 

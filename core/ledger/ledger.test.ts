@@ -67,7 +67,12 @@ describe('Ledger', () => {
         expect(verifyInclusion(seq, size, hashLeaf(Buffer.from(stored.body)), p.proof, p.root)).toEqual({ ok: true })
       }
     }
-    for (const [m, n] of [[1, 201], [64, 201], [100, 150], [201, 201]] as const) {
+    for (const [m, n] of [
+      [1, 201],
+      [64, 201],
+      [100, 150],
+      [201, 201],
+    ] as const) {
       expect(verifyConsistency(m, n, ledger.consistencyProof(m, n), ledger.root(m), ledger.root(n))).toEqual({ ok: true })
     }
     await ledger.close()

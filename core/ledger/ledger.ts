@@ -119,7 +119,15 @@ export class SqliteLedger {
       this.#checkAgainstLatestCheckpoint()
       if (guard.kind === 'replace') {
         const r = guard.replaces
-        this.#writeEventNow(ledgerEventLeaf('ledger_created', 0, GENESIS_PREV, `new ledger (svc daemon --new-ledger) replacing ledger ${r.origin}${r.tree_size === null ? '' : ` whose last signed checkpoint had ${r.tree_size} leaves, root ${r.root}`}`, r))
+        this.#writeEventNow(
+          ledgerEventLeaf(
+            'ledger_created',
+            0,
+            GENESIS_PREV,
+            `new ledger (svc daemon --new-ledger) replacing ledger ${r.origin}${r.tree_size === null ? '' : ` whose last signed checkpoint had ${r.tree_size} leaves, root ${r.root}`}`,
+            r,
+          ),
+        )
       } else if (opts.daemon && count > 0) {
         this.#writeEventNow(ledgerEventLeaf('ledger_opened', count, this.#committedPrev, 'daemon started: session keys from before this leaf are gone'))
       }
@@ -128,9 +136,13 @@ export class SqliteLedger {
       this.#pendingPrev = this.#committedPrev
       const latest = this.store.latestCheckpoint()
       if (latest) this.#lastCheckpoint = latest
-      this.#writer = opts.path === ':memory:' || opts.writer === 'inline'
-        ? new InlineWriter(this.store)
-        : new ThreadWriter({ path: opts.path, checkpointLog: this.checkpointLog, busyTimeoutMs: opts.busyTimeoutMs ?? 1000, file: fileIdentity(opts.path) }, opts.daemon !== undefined)
+      this.#writer =
+        opts.path === ':memory:' || opts.writer === 'inline'
+          ? new InlineWriter(this.store)
+          : new ThreadWriter(
+              { path: opts.path, checkpointLog: this.checkpointLog, busyTimeoutMs: opts.busyTimeoutMs ?? 1000, file: fileIdentity(opts.path) },
+              opts.daemon !== undefined,
+            )
     } catch (err) {
       this.store.close()
       throw err
@@ -286,7 +298,10 @@ export class SqliteLedger {
 
   /** Committed leaves with seq > after, ascending. */
   entries(after: number, limit: number): StoredLeaf[] {
-    return this.store.leavesAfter(after, limit).filter((r) => r.seq < this.size()).map(toStoredLeaf)
+    return this.store
+      .leavesAfter(after, limit)
+      .filter((r) => r.seq < this.size())
+      .map(toStoredLeaf)
   }
 
   /** Audit path for `seq` in the tree of `treeSize` leaves (default: current). */

@@ -30,17 +30,13 @@ const ref = {
   path(m: number, leaves: Buffer[]): Buffer[] {
     if (leaves.length <= 1) return []
     const k = splitPoint(leaves.length)
-    return m < k
-      ? [...ref.path(m, leaves.slice(0, k)), ref.mth(leaves.slice(k))]
-      : [...ref.path(m - k, leaves.slice(k)), ref.mth(leaves.slice(0, k))]
+    return m < k ? [...ref.path(m, leaves.slice(0, k)), ref.mth(leaves.slice(k))] : [...ref.path(m - k, leaves.slice(k)), ref.mth(leaves.slice(0, k))]
   },
   subproof(m: number, leaves: Buffer[], whole: boolean): Buffer[] {
     const n = leaves.length
     if (m === n) return whole ? [] : [ref.mth(leaves)]
     const k = splitPoint(n)
-    return m <= k
-      ? [...ref.subproof(m, leaves.slice(0, k), whole), ref.mth(leaves.slice(k))]
-      : [...ref.subproof(m - k, leaves.slice(k), false), ref.mth(leaves.slice(0, k))]
+    return m <= k ? [...ref.subproof(m, leaves.slice(0, k), whole), ref.mth(leaves.slice(k))] : [...ref.subproof(m - k, leaves.slice(k), false), ref.mth(leaves.slice(0, k))]
   },
 }
 

@@ -75,9 +75,7 @@ export class LedgerStore {
       this.db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000};`)
       this.db.exec(SCHEMA + appendOnlyTriggers())
     }
-    this.#insertLeaf = this.db.prepare(
-      'INSERT INTO leaves (seq, body, leaf_hash, sig, session_id, verdict, tool, rule_id, ts_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    )
+    this.#insertLeaf = this.db.prepare('INSERT INTO leaves (seq, body, leaf_hash, sig, session_id, verdict, tool, rule_id, ts_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
     this.#insertNode = this.db.prepare('INSERT INTO nodes (level, idx, hash) VALUES (?, ?, ?)')
     this.#readNode = this.db.prepare('SELECT hash FROM nodes WHERE level = ? AND idx = ?')
     this.#readLeaf = this.db.prepare('SELECT * FROM leaves WHERE seq = ?')
@@ -86,9 +84,7 @@ export class LedgerStore {
     const byToolUse = "json_extract(body, '$.source') = ? AND json_extract(body, '$.tool_use_id') = ? AND json_extract(body, '$.tool_use_id') <> ''"
     this.#latestDecision = this.db.prepare(`SELECT * FROM leaves WHERE ${byToolUse} AND json_extract(body, '$.type') = 'decision' ORDER BY seq DESC LIMIT 1`)
     this.#outcomeAfter = this.db.prepare(`SELECT seq FROM leaves WHERE ${byToolUse} AND seq > ? AND verdict = ? ORDER BY seq LIMIT 1`)
-    this.#insertCheckpoint = this.db.prepare(
-      'INSERT OR IGNORE INTO checkpoints (tree_size, root, note, signer_kid, created_ms) VALUES (?, ?, ?, ?, ?)',
-    )
+    this.#insertCheckpoint = this.db.prepare('INSERT OR IGNORE INTO checkpoints (tree_size, root, note, signer_kid, created_ms) VALUES (?, ?, ?, ?, ?)')
   }
 
   /** Writes a batch of leaves, their completed nodes and checkpoints in one durable transaction (group commit). */

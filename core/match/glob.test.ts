@@ -38,21 +38,25 @@ describe('compileGlob', () => {
     const patternChar = fc.constantFrom('a', 'b', '/', '.', '*', '?', '[', ']', '{', '}', ',', '\\', '!')
     const valueChar = fc.constantFrom('a', 'b', '/', '.', '*', '?', '\n', ',', '\\')
     fc.assert(
-      fc.property(fc.string({ unit: patternChar, maxLength: 8 }), fc.array(fc.string({ unit: valueChar, maxLength: 8 }), { maxLength: 6 }), fc.boolean(), (pattern, values, pathMode) => {
-        let fast
-        try {
-          fast = compileGlob(pattern, { pathMode })
-        } catch {
-          return // unbalanced patterns are load errors, not matches
-        }
-        const plain = compileGlob(pattern, { pathMode, caseInsensitive: true }) // the regex-only path
-        for (const v of values) {
-          const lower = /^[^A-Z]*$/.test(v) && /^[^A-Z]*$/.test(pattern)
-          if (lower) expect(fast.test(v), `${JSON.stringify(pattern)} ~ ${JSON.stringify(v)}`).toBe(plain.test(v))
-        }
-      }),
+      fc.property(
+        fc.string({ unit: patternChar, maxLength: 8 }),
+        fc.array(fc.string({ unit: valueChar, maxLength: 8 }), { maxLength: 6 }),
+        fc.boolean(),
+        (pattern, values, pathMode) => {
+          let fast
+          try {
+            fast = compileGlob(pattern, { pathMode })
+          } catch {
+            return // unbalanced patterns are load errors, not matches
+          }
+          const plain = compileGlob(pattern, { pathMode, caseInsensitive: true }) // the regex-only path
+          for (const v of values) {
+            const lower = /^[^A-Z]*$/.test(v) && /^[^A-Z]*$/.test(pattern)
+            if (lower) expect(fast.test(v), `${JSON.stringify(pattern)} ~ ${JSON.stringify(v)}`).toBe(plain.test(v))
+          }
+        },
+      ),
       { numRuns: 20000 },
     )
   })
 })
-

@@ -34,7 +34,7 @@ describe('compileHomeGlobs', () => {
     expect(compileHomeGlobs(['$SVC_POLICIES/*.yaml'], { home }, false)).toEqual([])
   })
 
-  it('resolves `..` in a literal prefix (`~/..` is the home\'s parent), not after a wildcard', () => {
+  it("resolves `..` in a literal prefix (`~/..` is the home's parent), not after a wildcard", () => {
     expect(matches(compileHomeGlobs(['~/..'], { home }, false), root)).toBe(true)
     expect(matches(compileHomeGlobs(['~/../..'], { home }, false), join(root, '..'))).toBe(true)
     expect(matches(compileHomeGlobs(['~/..'], { home }, false), home)).toBe(false)

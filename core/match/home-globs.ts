@@ -29,12 +29,17 @@ export function globRootsKey(roots: GlobRoots): string {
  */
 export function compileHomeGlobs(patterns: readonly string[], roots: GlobRoots, caseInsensitive = CASE_INSENSITIVE_FS): Glob[] {
   const { home } = roots
-  const vars: [string, string | undefined][] = [['$SVC_HOME', roots.svcHome ?? `${home}/.svc`], ['$SVC_POLICIES', roots.policiesDir]]
+  const vars: [string, string | undefined][] = [
+    ['$SVC_HOME', roots.svcHome ?? `${home}/.svc`],
+    ['$SVC_POLICIES', roots.policiesDir],
+  ]
   const out: Glob[] = []
   for (const pattern of patterns) {
     const variable = vars.find(([name]) => pattern === name || pattern.startsWith(`${name}/`))
     if (variable && variable[1] === undefined) continue
-    const bound = resolveDotDot(pattern === '~' || pattern.startsWith('~/') ? home + pattern.slice(1) : variable ? escapeGlob(variable[1]!) + pattern.slice(variable[0].length) : pattern)
+    const bound = resolveDotDot(
+      pattern === '~' || pattern.startsWith('~/') ? home + pattern.slice(1) : variable ? escapeGlob(variable[1]!) + pattern.slice(variable[0].length) : pattern,
+    )
     const sources = new Set([bound])
     for (const variant of [bound, ...(pattern.startsWith('**/') ? [`${home}/${pattern.slice(3)}`] : [])]) {
       const real = throughLinks(variant)

@@ -27,7 +27,7 @@ export function patchTargets(patch: string): { kind: PatchChange; path: string }
 
 /** True when `text` holds an apply_patch envelope or a unified diff. */
 export function looksLikePatch(text: string): boolean {
-  return /\*\*\* (Begin Patch|Add File: |Update File: |Delete File: )/.test(text) || /^(\+\+\+|---) \S/m.test(text) && /^@@ /m.test(text) || /^diff --git /m.test(text)
+  return /\*\*\* (Begin Patch|Add File: |Update File: |Delete File: )/.test(text) || (/^(\+\+\+|---) \S/m.test(text) && /^@@ /m.test(text)) || /^diff --git /m.test(text)
 }
 
 /**

@@ -15,7 +15,8 @@ describe('$SVC_PORTS', () => {
     expect(parsePortList('17878,17879', 'X')).toEqual([17878, 17879])
     expect(parsePortList(' 17878  17879, ', 'X')).toEqual([17878, 17879])
     expect(parsePortList('', 'X')).toEqual([])
-    for (const bad of ['78a', '0', '65536', '-1', '1.5', '0x1ec6']) expect(() => parsePortList(`9000,${bad}`, 'SVC_PROTECTED_PORTS'), bad).toThrow(`SVC_PROTECTED_PORTS: "${bad}" is not a port number`)
+    for (const bad of ['78a', '0', '65536', '-1', '1.5', '0x1ec6'])
+      expect(() => parsePortList(`9000,${bad}`, 'SVC_PROTECTED_PORTS'), bad).toThrow(`SVC_PROTECTED_PORTS: "${bad}" is not a port number`)
   })
 
   it('binds globs to an alternation of the ports', () => {

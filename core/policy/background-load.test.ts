@@ -11,7 +11,8 @@ import { testEngine } from '../../testing/test-engine.ts'
 const engine = await testEngine('version: 1\ngates:\n  - { id: base.a, when: { tool_is: A } }\n')
 afterAll(() => engine.close())
 const decide = async (tool: string) => (await engine.decide({ sessionId: 's', source: 'test', tool, input: {} })).decision
-const big = (n: number, tail = '') => `version: 1\ngates:\n${Array.from({ length: n }, (_, i) => `  - { id: big.g${i}, when: { tool_is: T${i} }, description: "generated gate number ${i} of a big policy" }\n`).join('')}${tail}`
+const big = (n: number, tail = '') =>
+  `version: 1\ngates:\n${Array.from({ length: n }, (_, i) => `  - { id: big.g${i}, when: { tool_is: T${i} }, description: "generated gate number ${i} of a big policy" }\n`).join('')}${tail}`
 
 describe('background policy load', () => {
   it('keeps answering with the old policy until the big one swaps in', async () => {

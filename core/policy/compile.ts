@@ -75,10 +75,13 @@ export class GateCompiler {
     if (evaluators.length > 0) {
       const locate = (key: string) => raw.locate?.([key]) ?? raw.loc
       if (g.when !== undefined || g.match === undefined) {
-        throw new EngineError(ERR.POLICY_INVALID, `gate "${id}": a gate with \`evaluate\` selects its calls with \`match\` (not \`when\`)`, { loc: locate(g.when !== undefined ? 'when' : 'evaluate') })
+        throw new EngineError(ERR.POLICY_INVALID, `gate "${id}": a gate with \`evaluate\` selects its calls with \`match\` (not \`when\`)`, {
+          loc: locate(g.when !== undefined ? 'when' : 'evaluate'),
+        })
       }
       for (const key of ['on_hit', 'require_strong', 'nudge'] as const) {
-        if (g[key] !== undefined) throw new EngineError(ERR.POLICY_INVALID, `gate "${id}": \`${key}\` has no meaning on a guardrail gate (its evaluators' on_threshold decide)`, { loc: locate(key) })
+        if (g[key] !== undefined)
+          throw new EngineError(ERR.POLICY_INVALID, `gate "${id}": \`${key}\` has no meaning on a guardrail gate (its evaluators' on_threshold decide)`, { loc: locate(key) })
       }
     }
     const node = when ? this.#compileNode(when, id, raw.loc, 'when') : undefined
@@ -113,9 +116,14 @@ export class GateCompiler {
     const validate = this.#schemasChecked ? undefined : this.#validator(`evaluator:${kind.kind}`, kind.schema)
     if (validate && !validate(entry)) {
       const err = validate.errors?.[0]
-      const path = (err?.instancePath ?? '').split('/').slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p))
+      const path = (err?.instancePath ?? '')
+        .split('/')
+        .slice(1)
+        .map((p) => (/^\d+$/.test(p) ? Number(p) : p))
       const extra = err?.keyword === 'additionalProperties' ? ` "${(err.params as { additionalProperty: string }).additionalProperty}"` : ''
-      throw new EngineError(ERR.GATE_CONFIG_INVALID, `gate "${gateId}": evaluate[${index}]${path.map((p) => `.${p}`).join('')} ${err?.message ?? 'is invalid'}${extra}`, { loc: loc(path) })
+      throw new EngineError(ERR.GATE_CONFIG_INVALID, `gate "${gateId}": evaluate[${index}]${path.map((p) => `.${p}`).join('')} ${err?.message ?? 'is invalid'}${extra}`, {
+        loc: loc(path),
+      })
     }
     return kind.compile(entry, { gateId, loc })
   }

@@ -40,7 +40,10 @@ export function openDisableSealer(home: string): DisableSealer {
     writeFileSync(path, key, { mode: 0o600, flag: 'wx' })
     chmodSync(path, 0o600)
   }
-  const mac = (facts: DisableFacts | SealedFacts) => createHmac('sha256', key).update(canonicalize(facts) ?? '').digest('hex')
+  const mac = (facts: DisableFacts | SealedFacts) =>
+    createHmac('sha256', key)
+      .update(canonicalize(facts) ?? '')
+      .digest('hex')
   return {
     seal: mac,
     verify(facts, seal) {

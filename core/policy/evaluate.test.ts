@@ -37,7 +37,10 @@ describe('evaluator trace', () => {
     const { trace } = await traced('B')
     const any = trace[0]!.node
     expect(any).toMatchObject({ op: 'any', matched: 'tool B' })
-    expect(any.children.map((c) => [c.kind, c.matched])).toEqual([['tool_is', undefined], ['tool_is', 'tool B']])
+    expect(any.children.map((c) => [c.kind, c.matched])).toEqual([
+      ['tool_is', undefined],
+      ['tool_is', 'tool B'],
+    ])
     const allNot = trace[1]!.node
     expect(allNot).toMatchObject({ op: 'all', matched: 'tool B; not matched' })
     expect(allNot.children[1]).toMatchObject({ op: 'not', matched: 'not matched', children: [{ op: 'leaf', kind: 'tool_is' }] })

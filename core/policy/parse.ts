@@ -113,7 +113,10 @@ function locateGates(gates: Record<string, unknown>[], doc: Document, lines: Lin
 
 function schemaError(errors: ErrorObject[] | null | undefined, doc: Document, lines: LineCounter, file: string): EngineError {
   const err = errors?.[0]
-  const path = (err?.instancePath ?? '').split('/').slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p))
+  const path = (err?.instancePath ?? '')
+    .split('/')
+    .slice(1)
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p))
   const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined
   const pos = node?.range ? lines.linePos(node.range[0]) : undefined
   const where = err?.instancePath ? `at ${err.instancePath}` : 'at the top level'

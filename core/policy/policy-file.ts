@@ -104,7 +104,14 @@ export class PolicyFile {
       }
       // A bundle's group file names its gates `bundle:group:<name>` so the view says where they came from.
       const prefix = source === 'group' ? '' : 'bundle:'
-      const loaded = { mode: parsed.mode, contentHash, gates: [], groups: yield* compileMap(parsed.groups, `${prefix}group:`), users: yield* compileMap(parsed.users, `${prefix}user:`), loadedAt: now }
+      const loaded = {
+        mode: parsed.mode,
+        contentHash,
+        gates: [],
+        groups: yield* compileMap(parsed.groups, `${prefix}group:`),
+        users: yield* compileMap(parsed.users, `${prefix}user:`),
+        loadedAt: now,
+      }
       if (!cached) this.#cache?.put('group', path, contentHash, parsed)
       return loaded
     }

@@ -53,7 +53,12 @@ export async function runYielding<T>(steps: Steps<T>, sliceMs = 4): Promise<T> {
     const job = r.value
     o = NOTHING
     if (job) {
-      o = job.runAsync ? await job.runAsync().then((value) => ({ value }), (error: unknown) => ({ error })) : settle(() => job.run())
+      o = job.runAsync
+        ? await job.runAsync().then(
+            (value) => ({ value }),
+            (error: unknown) => ({ error }),
+          )
+        : settle(() => job.run())
       sliceStart = performance.now()
     } else if (performance.now() - sliceStart >= sliceMs) {
       await nextTurn()

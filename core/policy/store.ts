@@ -143,7 +143,10 @@ export class PolicyStore {
       const hadProblem = file.problem?.message
       if (yield* file.refreshSteps(this.#opts.compiler, now)) changed = true
       if (file.problem && file.problem.message !== hadProblem) {
-        this.#opts.log.error({ file: file.src.path, loc: file.problem.loc, code: file.problem.code }, `policy file rejected, last good version stays in force: ${file.problem.message}`)
+        this.#opts.log.error(
+          { file: file.src.path, loc: file.problem.loc, code: file.problem.code },
+          `policy file rejected, last good version stays in force: ${file.problem.message}`,
+        )
       }
     }
     this.#files = files
@@ -160,7 +163,11 @@ export class PolicyStore {
       clearTimeout(this.#debounce)
       this.#debounce = setTimeout(() => this.#safeRefresh(), 50)
     }
-    const homeFiles = new Set(staticSources(this.#opts.policiesDir, this.#opts.home).filter((s) => s.layer !== 'registry' && !s.path.startsWith(this.#opts.policiesDir)).map((s) => basename(s.path)))
+    const homeFiles = new Set(
+      staticSources(this.#opts.policiesDir, this.#opts.home)
+        .filter((s) => s.layer !== 'registry' && !s.path.startsWith(this.#opts.policiesDir))
+        .map((s) => basename(s.path)),
+    )
     const targets: [string, boolean, (name: string | null) => boolean][] = [
       [this.#opts.policiesDir, false, () => true],
       [this.#opts.home, false, (name) => name === null || homeFiles.has(name) || name === 'registry'],
@@ -200,7 +207,12 @@ export class PolicyStore {
   gatesFor(request: EvalRequest, ctx: EvalContext): LayerGates[] {
     const layers = [...this.#static]
     const group = this.#groupGates(ctx)
-    if (group.length > 0) layers.splice(layers.findIndex((l) => l.layer === 'user'), 0, { layer: 'group', gates: group })
+    if (group.length > 0)
+      layers.splice(
+        layers.findIndex((l) => l.layer === 'user'),
+        0,
+        { layer: 'group', gates: group },
+      )
     let out: LayerGates[] = layers
     for (const root of this.#repoRootsFor(request, ctx.now)) {
       const repo = this.#repoFile(root, ctx.now)
@@ -312,7 +324,9 @@ export class PolicyStore {
     this.#static = (['daemon', 'registry', 'user'] as const).map((layer) => ({ layer, gates: byLayer.get(layer) ?? [] }))
     this.#warnings = warnings
     for (const w of warnings) this.#opts.log.warn({ file: w.file, gate: w.gateId }, w.message)
-    const material = this.#files.filter((f) => f.good).map((f) => ({ source: f.src.source, path: f.src.path, gates: f.good!.gates.map((g) => g.fingerprint), content: f.good!.contentHash }))
+    const material = this.#files
+      .filter((f) => f.good)
+      .map((f) => ({ source: f.src.source, path: f.src.path, gates: f.good!.gates.map((g) => g.fingerprint), content: f.good!.contentHash }))
     if (this.#unusable) material.unshift({ source: 'bundle', path: this.#unusable.loc.file, gates: [this.#unusable.fingerprint], content: '' })
     this.#hash = canonicalSha256(material)
   }
@@ -344,7 +358,11 @@ export class PolicyStore {
     for (const g of gates) {
       if (!g.disabled) continue
       const by = g.disabledBy
-      const valid = by !== undefined && by.replacement_id !== g.id && ids.has(by.replacement_id) && this.#opts.sealer.verify({ gate_id: g.id, file: g.loc.file, event_seq: by.event_seq, at: by.at, replacement_id: by.replacement_id, note: by.note }, by.seal)
+      const valid =
+        by !== undefined &&
+        by.replacement_id !== g.id &&
+        ids.has(by.replacement_id) &&
+        this.#opts.sealer.verify({ gate_id: g.id, file: g.loc.file, event_seq: by.event_seq, at: by.at, replacement_id: by.replacement_id, note: by.note }, by.seal)
       if (valid) out.add(g.id)
       else warnings.push({ file: file ?? g.loc.file, gateId: g.id, message: `gate "${g.id}" says disabled: true without a valid false-positive replacement seal; it stays active` })
     }

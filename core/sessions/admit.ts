@@ -38,7 +38,8 @@ export function admitSession(body: SessionCreateRequest, ctx: AdmitContext): New
     if (ctx.env.SVC_ALLOW_UNATTESTED !== '1') {
       throw new ApiProblem(403, 'forbidden', 'unattested sessions are refused: start the daemon with SVC_ALLOW_UNATTESTED=1 to accept an unsigned ledger')
     }
-    if (cert.signature !== undefined || body.session_secret !== undefined) throw new ApiProblem(400, 'invalid_request', 'an unattested session carries no signature and no session_secret')
+    if (cert.signature !== undefined || body.session_secret !== undefined)
+      throw new ApiProblem(400, 'invalid_request', 'an unattested session carries no signature and no session_secret')
     checkWindow(b, ctx)
     return { signer: 'unattested', certificate: cert, ...claims(b) }
   }
@@ -48,7 +49,11 @@ export function admitSession(body: SessionCreateRequest, ctx: AdmitContext): New
   }
   const trusted = b.host_public_key ? findActiveHostKey(ctx.home, b.host_public_key) : undefined
   if (!trusted) {
-    throw new ApiProblem(403, 'forbidden', `the host key that signed this session is not trusted by the daemon (add it to ${trustFilePath(ctx.home)}; see README "How a host key becomes trusted")`)
+    throw new ApiProblem(
+      403,
+      'forbidden',
+      `the host key that signed this session is not trusted by the daemon (add it to ${trustFilePath(ctx.home)}; see README "How a host key becomes trusted")`,
+    )
   }
   if (trusted.signer !== b.signer) throw new ApiProblem(403, 'forbidden', `the host key is trusted for signer ${trusted.signer}, but the certificate claims ${b.signer}`)
   const problem = checkSessionCertificate(cert, verifyNative)
@@ -92,7 +97,8 @@ function claims(b: SessionBundle): Pick<NewSession, 'userId' | 'groups'> {
 
 function checkWindow(b: SessionBundle, ctx: AdmitContext): void {
   const max = ctx.maxLifetimeMs ?? DEFAULT_LIFETIME_MS
-  if (!Number.isSafeInteger(b.issued_at_ms) || !Number.isSafeInteger(b.expires_at_ms)) throw new ApiProblem(400, 'invalid_request', 'issued_at_ms and expires_at_ms must be integers')
+  if (!Number.isSafeInteger(b.issued_at_ms) || !Number.isSafeInteger(b.expires_at_ms))
+    throw new ApiProblem(400, 'invalid_request', 'issued_at_ms and expires_at_ms must be integers')
   if (Math.abs(b.issued_at_ms - ctx.now) > MAX_CLOCK_SKEW_MS) throw new ApiProblem(400, 'invalid_request', 'issued_at_ms is more than 5 minutes away from the daemon clock')
   if (b.expires_at_ms <= ctx.now) throw new ApiProblem(400, 'invalid_request', 'the session bundle has already expired')
   if (b.expires_at_ms - b.issued_at_ms > max) throw new ApiProblem(400, 'invalid_request', `session lifetime exceeds the daemon maximum of ${max / 3_600_000}h`)

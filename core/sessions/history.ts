@@ -14,9 +14,7 @@ export interface RecordedSession {
 /** Every session-created/rotated leaf with a certificate, oldest first (optionally one session id). */
 export function recordedSessions(ledger: SqliteLedger, sessionId?: string): RecordedSession[] {
   const rows = ledger.store.db
-    .prepare(
-      `SELECT seq, body FROM leaves WHERE verdict IN ('session_created', 'session_rotated') ${sessionId === undefined ? '' : 'AND session_id = ?'} ORDER BY seq`,
-    )
+    .prepare(`SELECT seq, body FROM leaves WHERE verdict IN ('session_created', 'session_rotated') ${sessionId === undefined ? '' : 'AND session_id = ?'} ORDER BY seq`)
     .all(...(sessionId === undefined ? [] : [sessionId])) as { seq: number; body: string }[]
   const out: RecordedSession[] = []
   for (const row of rows) {

@@ -39,13 +39,16 @@ export function sealMode(sealer: DisableSealer, mode: Mode, seq: number): ModeRo
 
 /** The latest `mode_changed` leaf of the ledger, if any. */
 export function latestLedgerMode(ledger: SqliteLedger): LedgerMode | undefined {
-  const row = ledger.store.db.prepare("SELECT seq, body FROM leaves WHERE verdict = 'mode_changed' AND seq < ? ORDER BY seq DESC LIMIT 1").get(ledger.size()) as { seq: number; body: string } | undefined
+  const row = ledger.store.db.prepare("SELECT seq, body FROM leaves WHERE verdict = 'mode_changed' AND seq < ? ORDER BY seq DESC LIMIT 1").get(ledger.size()) as
+    | { seq: number; body: string }
+    | undefined
   if (!row) return undefined
   const leaf = JSON.parse(row.body) as LeafObject
   return { mode: leaf.facts?.to === 'monitor' ? 'monitor' : 'firewall', seq: Number(row.seq) }
 }
 
-const REMEDY = 'if the ledger is right, delete the row (`DELETE FROM settings WHERE key = \'mode\'`): the daemon then starts in firewall mode, and `svc mode` changes it with operator rights'
+const REMEDY =
+  "if the ledger is right, delete the row (`DELETE FROM settings WHERE key = 'mode'`): the daemon then starts in firewall mode, and `svc mode` changes it with operator rights"
 
 /**
  * The mode to start in. Without a sealed row the daemon starts in firewall mode (never looser than the

@@ -97,7 +97,9 @@ export class StateDb {
     const dirty = [...this.#stats].filter(([, s]) => s.dirty)
     if (dirty.length === 0) return true
     try {
-      const upsert = this.#db.prepare('INSERT INTO gate_stats (gate_key, matched, last_hit_at) VALUES (?, ?, ?) ON CONFLICT(gate_key) DO UPDATE SET matched = excluded.matched, last_hit_at = excluded.last_hit_at')
+      const upsert = this.#db.prepare(
+        'INSERT INTO gate_stats (gate_key, matched, last_hit_at) VALUES (?, ?, ?) ON CONFLICT(gate_key) DO UPDATE SET matched = excluded.matched, last_hit_at = excluded.last_hit_at',
+      )
       this.#db.exec('BEGIN IMMEDIATE')
       for (const [key, s] of dirty) upsert.run(key, s.matched, s.lastHitAt ?? null)
       this.#db.exec('COMMIT')

@@ -66,9 +66,7 @@ export function trustHostKey(home: string, publicKey: Uint8Array, signer: Signer
   const encoded = Buffer.from(publicKey).toString('base64')
   const existing = readTrustedHostKeys(home)
   if (existing.some((k) => k.public_key === encoded && k.signer === signer && k.retired_at_ms === undefined)) return
-  const keys = existing.map((k) =>
-    options.replaceKind && k.signer === signer && k.retired_at_ms === undefined ? { ...k, retired_at_ms: now } : k,
-  )
+  const keys = existing.map((k) => (options.replaceKind && k.signer === signer && k.retired_at_ms === undefined ? { ...k, retired_at_ms: now } : k))
   keys.push({ public_key: encoded, signer, kid: keyId(publicKey), added_at_ms: now, label })
   writePrivateFile(trustFilePath(home), `${JSON.stringify({ version: 1, keys } satisfies TrustFile, null, 2)}\n`)
 }

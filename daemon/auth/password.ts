@@ -51,6 +51,8 @@ export function setPassword(home: string, password: string): void {
 export async function verifyPassword(stored: StoredHash, password: string): Promise<boolean> {
   const expected = Buffer.from(stored.hash, 'base64')
   const options: ScryptOptions = { N: stored.N, r: stored.r, p: stored.p, maxmem: SCRYPT.maxmem }
-  const actual = await new Promise<Buffer>((resolve, reject) => scrypt(password, Buffer.from(stored.salt, 'base64'), expected.length, options, (err, key) => (err ? reject(err) : resolve(key))))
+  const actual = await new Promise<Buffer>((resolve, reject) =>
+    scrypt(password, Buffer.from(stored.salt, 'base64'), expected.length, options, (err, key) => (err ? reject(err) : resolve(key))),
+  )
   return actual.length === expected.length && timingSafeEqual(actual, expected)
 }

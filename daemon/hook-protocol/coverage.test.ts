@@ -29,7 +29,11 @@ describe('hook coverage', () => {
     await p.handle({ kind: 'outcome', outcome: 'ran', call: call('u2') })
     const leaves = rows(engine)
     expect(leaves.map((r) => r.kind)).toEqual(['decision', 'outcome', 'control', 'outcome'])
-    expect(leaves[2]).toMatchObject({ verdict: 'hook_bypassed', source: 'svc', facts: { harness: 'test-harness', tool: 'Bash', tool_use_id: 'u2', harness_session_id: 's1', cwd: '/p' } })
+    expect(leaves[2]).toMatchObject({
+      verdict: 'hook_bypassed',
+      source: 'svc',
+      facts: { harness: 'test-harness', tool: 'Bash', tool_use_id: 'u2', harness_session_id: 's1', cwd: '/p' },
+    })
     expect(p.coverage.sessions()).toEqual([expect.objectContaining({ harness: 'test-harness', harness_session_id: 's1', cwd: '/p', gated: 1, ungated: 1 })])
   })
 

@@ -78,8 +78,13 @@ export class HookCoverage {
     return [...this.#entries.values()]
       .sort((a, b) => b.lastSeen - a.lastSeen)
       .map((e) => ({
-        harness: e.harness, ...(e.harnessSessionId ? { harness_session_id: e.harnessSessionId } : {}), ...(e.cwd ? { cwd: e.cwd } : {}),
-        gated: e.gated, ungated: e.ungated, first_seen_at: iso(e.firstSeen), last_seen_at: iso(e.lastSeen),
+        harness: e.harness,
+        ...(e.harnessSessionId ? { harness_session_id: e.harnessSessionId } : {}),
+        ...(e.cwd ? { cwd: e.cwd } : {}),
+        gated: e.gated,
+        ungated: e.ungated,
+        first_seen_at: iso(e.firstSeen),
+        last_seen_at: iso(e.lastSeen),
         ...(e.lastUngated === undefined ? {} : { last_ungated_at: iso(e.lastUngated) }),
       }))
   }

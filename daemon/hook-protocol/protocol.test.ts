@@ -38,7 +38,12 @@ describe('hook protocol', () => {
   it('decides a pre-tool call under the current session and answers with the gate, reason and nudge', async () => {
     const engine = await engineWithSession()
     const protocol = new HookProtocol(engine)
-    expect(await protocol.handle(pre('Danger', 'u1'))).toEqual({ verdict: 'deny', ruleId: 'test.danger', reason: 'test.danger: the Danger tool is refused', nudge: 'use the Safe tool' })
+    expect(await protocol.handle(pre('Danger', 'u1'))).toEqual({
+      verdict: 'deny',
+      ruleId: 'test.danger',
+      reason: 'test.danger: the Danger tool is refused',
+      nudge: 'use the Safe tool',
+    })
     expect(await protocol.handle(pre('Safe', 'u2'))).toMatchObject({ verdict: 'allow' })
     expect(decisions(engine).map((r) => r.sessionId)).toEqual([engine.sessions.current()!.id, engine.sessions.current()!.id])
   })

@@ -126,9 +126,20 @@ export class HookProtocol {
     const live = session && sessions.status(session.id, now).state === 'active' ? session : undefined
     await this.#engine.record(
       {
-        kind: 'outcome', sessionId: session?.id ?? '', signer: live?.signer ?? 'none', source: call.source, tool: call.tool, verdict: outcome,
-        monitorMatch: false, ruleId: '', toolUseId, policyTrace: [], payloadHash: payloadHash(call), reason: '',
-        ...(parent ? { parentSeq: parent.seq } : {}), at: now,
+        kind: 'outcome',
+        sessionId: session?.id ?? '',
+        signer: live?.signer ?? 'none',
+        source: call.source,
+        tool: call.tool,
+        verdict: outcome,
+        monitorMatch: false,
+        ruleId: '',
+        toolUseId,
+        policyTrace: [],
+        payloadHash: payloadHash(call),
+        reason: '',
+        ...(parent ? { parentSeq: parent.seq } : {}),
+        at: now,
       },
       live,
     )
@@ -139,6 +150,10 @@ export class HookProtocol {
     this.coverage.ungated(call, now)
     const harnessSession = typeof call.meta?.harness_session_id === 'string' ? call.meta.harness_session_id : ''
     const facts = { harness: call.source, tool: call.tool, tool_use_id: call.toolUseId ?? '', harness_session_id: harnessSession, cwd: call.cwd ?? '' }
-    await this.#engine.recordEvent('hook_bypassed', facts, `${call.source} ran ${call.tool || 'a tool'} without svc's pre-tool hook deciding it (session ${harnessSession || '?'}${call.cwd ? ` in ${call.cwd}` : ''}): its hooks are off or bypassed there`)
+    await this.#engine.recordEvent(
+      'hook_bypassed',
+      facts,
+      `${call.source} ran ${call.tool || 'a tool'} without svc's pre-tool hook deciding it (session ${harnessSession || '?'}${call.cwd ? ` in ${call.cwd}` : ''}): its hooks are off or bypassed there`,
+    )
   }
 }

@@ -24,10 +24,13 @@ async function engineWithSession(): Promise<Engine> {
 function countedInput(command: string, extra: Record<string, unknown> = {}): { input: Record<string, unknown>; reads: () => number } {
   let reads = 0
   const input = { ...extra }
-  Object.defineProperty(input, 'command', { enumerable: true, get: () => {
+  Object.defineProperty(input, 'command', {
+    enumerable: true,
+    get: () => {
       reads++
       return command
-    } })
+    },
+  })
   return { input, reads: () => reads }
 }
 
@@ -47,7 +50,15 @@ describe('reading a call', () => {
 
   it('names the same field a walk of the whole call names, wherever the lone surrogates are', () => {
     const bad = '\ud800'
-    const fields = { sessionId: ['s', bad], source: ['h', bad], tool: ['Bash', bad], cwd: [undefined, '/w', bad], toolUseId: [undefined, 'u', bad], input: [{ command: 'ls' }, { command: bad }, { [bad]: 1 }, { a: [1, { b: bad }] }], meta: [undefined, { m: 'x' }, { m: bad }] }
+    const fields = {
+      sessionId: ['s', bad],
+      source: ['h', bad],
+      tool: ['Bash', bad],
+      cwd: [undefined, '/w', bad],
+      toolUseId: [undefined, 'u', bad],
+      input: [{ command: 'ls' }, { command: bad }, { [bad]: 1 }, { a: [1, { b: bad }] }],
+      meta: [undefined, { m: 'x' }, { m: bad }],
+    }
     let calls: Record<string, unknown>[] = [{}]
     for (const [name, values] of Object.entries(fields)) calls = calls.flatMap((c) => values.map((v) => (v === undefined ? c : { ...c, [name]: v })))
     for (const call of calls as unknown as ToolCall[]) {

@@ -14,19 +14,28 @@ describe('payloadDigestWithout', () => {
   function value(depth: number, odd: boolean): unknown {
     const texts = odd ? TEXTS.length : TEXTS.length - 2
     switch (next(depth > 2 ? 3 : 5) + (odd && next(3) === 0 ? 5 : 0)) {
-      case 0: return TEXTS[next(texts)]
-      case 1: return [0, -0, 1.5, 1e21, 120000][next(5)]
-      case 2: return [true, false, null][next(3)]
-      case 3: return Array.from({ length: next(3) }, () => value(depth + 1, odd))
-      case 4: return record(depth + 1, odd)
-      case 5: return [Number.NaN, Infinity][next(2)]
-      case 6: return [undefined, () => 1, Symbol('s')][next(3)]
-      case 7: return new Date(0)
+      case 0:
+        return TEXTS[next(texts)]
+      case 1:
+        return [0, -0, 1.5, 1e21, 120000][next(5)]
+      case 2:
+        return [true, false, null][next(3)]
+      case 3:
+        return Array.from({ length: next(3) }, () => value(depth + 1, odd))
+      case 4:
+        return record(depth + 1, odd)
+      case 5:
+        return [Number.NaN, Infinity][next(2)]
+      case 6:
+        return [undefined, () => 1, Symbol('s')][next(3)]
+      case 7:
+        return new Date(0)
       case 8: {
         const text = TEXTS[next(TEXTS.length)]
         return { toJSON: () => text }
       }
-      default: return { toJSON: () => undefined }
+      default:
+        return { toJSON: () => undefined }
     }
   }
   function record(depth: number, odd: boolean): Record<string, unknown> {
@@ -38,7 +47,11 @@ describe('payloadDigestWithout', () => {
   }
 
   it('is byte-identical to canonicalising the payload and the filtered payload apart, plain input or not', () => {
-    const odd = [Object.assign(Object.create({ inherited: 1 }) as object, { command: 'x' }), { toJSON: () => ({ a: 1 }) }, Object.assign(Object.create(null) as object, { command: 'x', description: 'd' })]
+    const odd = [
+      Object.assign(Object.create({ inherited: 1 }) as object, { command: 'x' }),
+      { toJSON: () => ({ a: 1 }) },
+      Object.assign(Object.create(null) as object, { command: 'x', description: 'd' }),
+    ]
     const inputs = [...Array.from({ length: 3000 }, (_, i) => record(0, i % 2 === 0)), ...(odd as Record<string, unknown>[])]
     let joined = 0
     for (const [i, input] of inputs.entries()) {

@@ -23,7 +23,14 @@ export function gateStats(store: LedgerStore, nowMs: number): GateStats[] {
       `SELECT rule_id, verdict, SUM(ts_ms >= ?) AS d1, SUM(ts_ms >= ?) AS d7, COUNT(*) AS d30, MAX(ts_ms) AS last
        FROM leaves WHERE rule_id != '' AND ts_ms >= ? AND verdict IN ('allow', 'deny', 'monitor_alert') GROUP BY rule_id, verdict`,
     )
-    .all(nowMs - DAY_MS, nowMs - 7 * DAY_MS, nowMs - 30 * DAY_MS) as { rule_id: string; verdict: 'allow' | 'deny' | 'monitor_alert'; d1: number; d7: number; d30: number; last: number }[]
+    .all(nowMs - DAY_MS, nowMs - 7 * DAY_MS, nowMs - 30 * DAY_MS) as {
+    rule_id: string
+    verdict: 'allow' | 'deny' | 'monitor_alert'
+    d1: number
+    d7: number
+    d30: number
+    last: number
+  }[]
   const byGate = new Map<string, { -readonly [K in keyof GateStats]: GateStats[K] }>()
   for (const r of rows) {
     let s = byGate.get(r.rule_id)

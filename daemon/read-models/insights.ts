@@ -28,7 +28,14 @@ export function sessionInsights(store: LedgerStore, options: { sessionId?: strin
   for (const row of byVerdict) {
     let s = insights.get(row.session_id)
     if (!s) {
-      s = { session_id: row.session_id, counts: { allow: 0, deny: 0, monitor_alert: 0, ran: 0, tool_errored: 0 }, top_rules: [], top_tools: [], first_ms: Number(row.first), last_ms: Number(row.last) }
+      s = {
+        session_id: row.session_id,
+        counts: { allow: 0, deny: 0, monitor_alert: 0, ran: 0, tool_errored: 0 },
+        top_rules: [],
+        top_tools: [],
+        first_ms: Number(row.first),
+        last_ms: Number(row.last),
+      }
       insights.set(row.session_id, s)
     }
     if ((DECISIONS as readonly string[]).includes(row.verdict)) s.counts[row.verdict as (typeof DECISIONS)[number]] = Number(row.n)

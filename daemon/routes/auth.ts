@@ -9,7 +9,10 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
   const throttle = new LoginThrottle()
 
   app.get('/v1/auth/mode', {
-    schema: { summary: 'Active auth mode', response: { 200: { type: 'object', required: ['mode'], properties: { mode: { type: 'string', enum: ['password', 'oidc', 'ldap'] }, hint: { type: 'string' } } } } },
+    schema: {
+      summary: 'Active auth mode',
+      response: { 200: { type: 'object', required: ['mode'], properties: { mode: { type: 'string', enum: ['password', 'oidc', 'ldap'] }, hint: { type: 'string' } } } },
+    },
     handler: async () => (app.auth.mode === 'password' ? { mode: 'password' } : { mode: app.auth.mode, hint: AUTH_HINTS[app.auth.mode] }),
   })
 
@@ -19,7 +22,11 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
       description: 'Throttled per client: one attempt at a time, and after 3 failures an exponential wait (429 with Retry-After) that a successful login resets.',
       body: { type: 'object', additionalProperties: false, required: ['password'], properties: { password: { type: 'string', minLength: 1, maxLength: 1024 } } },
       response: {
-        200: { type: 'object', required: ['token', 'token_type', 'expires_at'], properties: { token: { type: 'string' }, token_type: { type: 'string' }, expires_at: { type: 'string' } } },
+        200: {
+          type: 'object',
+          required: ['token', 'token_type', 'expires_at'],
+          properties: { token: { type: 'string' }, token_type: { type: 'string' }, expires_at: { type: 'string' } },
+        },
         401: { $ref: 'Problem#' },
         429: { $ref: 'Problem#' },
         501: { $ref: 'Problem#' },

@@ -59,14 +59,25 @@ export default async function gateRoutes(app: FastifyInstance): Promise<void> {
   const isDisabled = (g: CompiledGate) => app.engine.policy.isDisabled(g)
 
   app.get('/v1/gates', {
-    schema: { summary: 'Active gates with matched count and last hit', response: { 200: { type: 'object', required: ['gates'], properties: { gates: { type: 'array', items: gateRow } } } } },
+    schema: {
+      summary: 'Active gates with matched count and last hit',
+      response: { 200: { type: 'object', required: ['gates'], properties: { gates: { type: 'array', items: gateRow } } } },
+    },
     handler: async () => ({
       gates: app.engine.policy
         .allGates()
         .filter((g) => g.node && !isDisabled(g))
         .map((g) => {
           const stats = app.engine.state.stats(gateKey(g.source, g.id))
-          return { id: g.id, source: g.source, layer: g.layer, on_hit: g.onHit, disabled: false, matched_count: stats.matched, last_hit_at: stats.lastHitAt ? new Date(stats.lastHitAt).toISOString() : null }
+          return {
+            id: g.id,
+            source: g.source,
+            layer: g.layer,
+            on_hit: g.onHit,
+            disabled: false,
+            matched_count: stats.matched,
+            last_hit_at: stats.lastHitAt ? new Date(stats.lastHitAt).toISOString() : null,
+          }
         }),
     }),
   })
@@ -125,7 +136,15 @@ export default async function gateRoutes(app: FastifyInstance): Promise<void> {
       const files = policy.files().filter((f) => f.status !== 'absent')
       const repo = policy.repoPolicy(request.query.cwd, Date.now())
       if (repo) {
-        files.push({ path: repo.src.path, layer: 'repo', source: repo.src.source, status: repo.problem ? 'error' : repo.good ? 'ok' : 'absent', mode: repo.good?.mode, gates: repo.good?.gates.length ?? 0, error: repo.problem })
+        files.push({
+          path: repo.src.path,
+          layer: 'repo',
+          source: repo.src.source,
+          status: repo.problem ? 'error' : repo.good ? 'ok' : 'absent',
+          mode: repo.good?.mode,
+          gates: repo.good?.gates.length ?? 0,
+          error: repo.problem,
+        })
       }
       // A repo file's sealed false-positive markers disable gates for calls in that repo: shown with the view of its cwd.
       const repoDisabled = repo ? policy.repoDisables(repo) : new Set<string>()

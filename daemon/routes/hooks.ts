@@ -108,9 +108,14 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
                 type: 'object',
                 required: ['harness', 'gated', 'ungated', 'first_seen_at', 'last_seen_at'],
                 properties: {
-                  harness: { type: 'string' }, harness_session_id: { type: 'string' }, cwd: { type: 'string' },
-                  gated: { type: 'integer' }, ungated: { type: 'integer' },
-                  first_seen_at: { type: 'string', format: 'date-time' }, last_seen_at: { type: 'string', format: 'date-time' }, last_ungated_at: { type: 'string', format: 'date-time' },
+                  harness: { type: 'string' },
+                  harness_session_id: { type: 'string' },
+                  cwd: { type: 'string' },
+                  gated: { type: 'integer' },
+                  ungated: { type: 'integer' },
+                  first_seen_at: { type: 'string', format: 'date-time' },
+                  last_seen_at: { type: 'string', format: 'date-time' },
+                  last_ungated_at: { type: 'string', format: 'date-time' },
                 },
               },
             },
@@ -140,7 +145,7 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
       const { harness: id, event } = request.params
       if (!warnedOldShim && request.headers['x-svc-install'] !== undefined && request.headers['x-svc-nonce'] === undefined) {
         warnedOldShim = true
-        request.log.warn('a hook shim without answer authentication is installed: re-run `svc install` so the shim checks the daemon\'s MAC')
+        request.log.warn("a hook shim without answer authentication is installed: re-run `svc install` so the shim checks the daemon's MAC")
       }
       const harness = lookupHarness(app, id)
       if (!Object.hasOwn(harness.events, event)) {

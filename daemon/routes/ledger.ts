@@ -124,14 +124,24 @@ export default async function ledgerRoutes(app: FastifyInstance): Promise<void> 
       const current = sessions.current()
       const active = current && sessions.status(current.id, Date.now()).state === 'active' ? current : undefined
       const witnessed = ledger.cosignatures()
-      const base = { origin: ledger.origin, root: b64(root), root_hex: root.toString('hex'), tree_size: size, seq: size === 0 ? null : size - 1, signer: active?.signer ?? 'none', ...(witnessed.length > 0 ? { witnesses: witnessed } : {}) }
+      const base = {
+        origin: ledger.origin,
+        root: b64(root),
+        root_hex: root.toString('hex'),
+        tree_size: size,
+        seq: size === 0 ? null : size - 1,
+        signer: active?.signer ?? 'none',
+        ...(witnessed.length > 0 ? { witnesses: witnessed } : {}),
+      }
       if (!active) return base
       const signed = active.signCheckpoint?.(ledger)
       return {
         ...base,
         session_id: active.id,
         ...(active.publicKey ? { session_public_key: active.publicKey } : {}),
-        ...(signed ? { checkpoint: signed.note, vkey: signed.vkey, root: b64(signed.root), root_hex: signed.root.toString('hex'), tree_size: signed.treeSize, seq: signed.treeSize - 1 } : {}),
+        ...(signed
+          ? { checkpoint: signed.note, vkey: signed.vkey, root: b64(signed.root), root_hex: signed.root.toString('hex'), tree_size: signed.treeSize, seq: signed.treeSize - 1 }
+          : {}),
       }
     },
   })
@@ -152,9 +162,15 @@ export default async function ledgerRoutes(app: FastifyInstance): Promise<void> 
       const proof = ledger.inclusionProof(seq, treeSize)
       const key = sessionPublicKey(stored.leaf.session_id)
       return {
-        seq, tree_size: proof.treeSize, leaf: Buffer.from(stored.body, 'utf8').toString('base64'), leaf_hash: b64(stored.leafHash),
-        leaf_sig: stored.signature ? b64(stored.signature) : null, session_id: stored.leaf.session_id, ...(key ? { session_public_key: key } : {}),
-        proof: proof.proof.map(b64), root: b64(proof.root),
+        seq,
+        tree_size: proof.treeSize,
+        leaf: Buffer.from(stored.body, 'utf8').toString('base64'),
+        leaf_hash: b64(stored.leafHash),
+        leaf_sig: stored.signature ? b64(stored.signature) : null,
+        session_id: stored.leaf.session_id,
+        ...(key ? { session_public_key: key } : {}),
+        proof: proof.proof.map(b64),
+        root: b64(proof.root),
       }
     },
   })
@@ -169,7 +185,10 @@ export default async function ledgerRoutes(app: FastifyInstance): Promise<void> 
           properties: {
             checkpoints: {
               type: 'array',
-              items: { type: 'object', properties: { tree_size: { type: 'integer' }, root: { type: 'string' }, signer_kid: { type: 'string' }, created_at: { type: 'string' }, note: { type: 'string' } } },
+              items: {
+                type: 'object',
+                properties: { tree_size: { type: 'integer' }, root: { type: 'string' }, signer_kid: { type: 'string' }, created_at: { type: 'string' }, note: { type: 'string' } },
+              },
             },
           },
         },
@@ -177,7 +196,9 @@ export default async function ledgerRoutes(app: FastifyInstance): Promise<void> 
     },
     handler: async (request) => {
       const rows = ledger.store.recentCheckpoints(Number(request.query.limit ?? 100))
-      return { checkpoints: rows.map((c) => ({ tree_size: c.treeSize, root: b64(c.root), signer_kid: c.signerKid, created_at: new Date(c.createdMs).toISOString(), note: c.note })) }
+      return {
+        checkpoints: rows.map((c) => ({ tree_size: c.treeSize, root: b64(c.root), signer_kid: c.signerKid, created_at: new Date(c.createdMs).toISOString(), note: c.note })),
+      }
     },
   })
 
@@ -190,7 +211,9 @@ export default async function ledgerRoutes(app: FastifyInstance): Promise<void> 
           type: 'object',
           required: ['valid', 'checks'],
           properties: {
-            valid: { type: 'boolean' }, reason: { type: 'string' }, leaf_hash: { type: 'string' },
+            valid: { type: 'boolean' },
+            reason: { type: 'string' },
+            leaf_hash: { type: 'string' },
             checks: { type: 'object', properties: { leaf: { type: 'string' }, inclusion: { type: 'string' }, signature: { type: 'string' } } },
           },
         },
@@ -205,7 +228,16 @@ export default async function ledgerRoutes(app: FastifyInstance): Promise<void> 
       summary: 'Consistency proof (RFC 6962 SUBPROOF) between tree sizes from and to',
       querystring: { type: 'object', additionalProperties: false, required: ['from'], properties: { from: intString, to: intString } },
       response: {
-        200: { type: 'object', properties: { from: { type: 'integer' }, to: { type: 'integer' }, proof: { type: 'array', items: { type: 'string' } }, root_from: { type: 'string' }, root_to: { type: 'string' } } },
+        200: {
+          type: 'object',
+          properties: {
+            from: { type: 'integer' },
+            to: { type: 'integer' },
+            proof: { type: 'array', items: { type: 'string' } },
+            root_from: { type: 'string' },
+            root_to: { type: 'string' },
+          },
+        },
         400: { $ref: 'Problem#' },
       },
     },
@@ -239,7 +271,17 @@ export default async function ledgerRoutes(app: FastifyInstance): Promise<void> 
           until: { type: 'string', pattern: '^[0-9][0-9TZ:.+-]{0,39}$', description: 'ISO 8601 time or epoch milliseconds' },
         },
       },
-      response: { 200: { type: 'object', properties: { entries: { type: 'array', items: entryView }, next_after: { type: ['integer', 'null'] }, next_before: { type: ['integer', 'null'] }, tree_size: { type: 'integer' } } } },
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            entries: { type: 'array', items: entryView },
+            next_after: { type: ['integer', 'null'] },
+            next_before: { type: ['integer', 'null'] },
+            tree_size: { type: 'integer' },
+          },
+        },
+      },
     },
     handler: async (request) => {
       const q = request.query
@@ -247,7 +289,15 @@ export default async function ledgerRoutes(app: FastifyInstance): Promise<void> 
       if (order === 'asc' && q.before !== undefined) throw new ApiProblem(400, 'invalid_request', '`before` pages newest-first lists: use it with order=desc')
       if (order === 'desc' && q.after !== undefined) throw new ApiProblem(400, 'invalid_request', '`after` pages ascending lists: use `before` with order=desc')
       const limit = Math.min(q.limit === undefined ? 100 : Number(q.limit), 1000)
-      const filter = { verdicts: q.verdict?.split(','), rule: q.rule, session: q.session, source: q.harness, tool: q.tool, sinceMs: timeParam(q.since, 'since'), untilMs: timeParam(q.until, 'until') }
+      const filter = {
+        verdicts: q.verdict?.split(','),
+        rule: q.rule,
+        session: q.session,
+        source: q.harness,
+        tool: q.tool,
+        sinceMs: timeParam(q.since, 'since'),
+        untilMs: timeParam(q.until, 'until'),
+      }
       const from = order === 'asc' ? (q.after === undefined ? -1 : Number(q.after)) : q.before === undefined ? undefined : Number(q.before)
       const rows = queryLeaves(ledger.store.db, filter, { from, order, limit, size: ledger.size() })
       const entries = rows.map((r) => ({ seq: r.seq, leaf: JSON.parse(r.body) as unknown, leaf_hash: r.leafHash.toString('hex'), signature: r.sig ? b64(r.sig) : null }))

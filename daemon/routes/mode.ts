@@ -14,9 +14,18 @@ export default async function modeRoutes(app: FastifyInstance): Promise<void> {
     schema: {
       summary: 'Set the daemon mode (operator)',
       security: [{ operator: [] }],
-      body: { type: 'object', additionalProperties: false, required: ['mode'], properties: { mode: modeSchema, reason: { type: 'string', minLength: 1, maxLength: 500, description: 'why (kept in the mode_changed ledger entry)' } } },
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['mode'],
+        properties: { mode: modeSchema, reason: { type: 'string', minLength: 1, maxLength: 500, description: 'why (kept in the mode_changed ledger entry)' } },
+      },
       response: {
-        200: { type: 'object', required: ['mode', 'previous', 'ledger_seq'], properties: { mode: modeSchema, previous: modeSchema, ledger_seq: { type: 'integer', description: 'the mode_changed ledger entry' } } },
+        200: {
+          type: 'object',
+          required: ['mode', 'previous', 'ledger_seq'],
+          properties: { mode: modeSchema, previous: modeSchema, ledger_seq: { type: 'integer', description: 'the mode_changed ledger entry' } },
+        },
         401: { $ref: 'Problem#' },
       },
     },

@@ -121,7 +121,16 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
       description:
         'An unattested session, and a rotation that ends a session that is still active, need operator rights (`Authorization: Bearer` from POST /v1/auth/login). ' +
         'Creation is rate-limited for callers without operator rights and live sessions are capped (unattested ones tightly): 429 with Retry-After.',
-      response: { 201: sessionView, 400: { $ref: 'Problem#' }, 401: { $ref: 'Problem#' }, 403: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' }, 409: { $ref: 'Problem#' }, 429: { $ref: 'Problem#' }, 501: { $ref: 'Problem#' } },
+      response: {
+        201: sessionView,
+        400: { $ref: 'Problem#' },
+        401: { $ref: 'Problem#' },
+        403: { $ref: 'Problem#' },
+        404: { $ref: 'Problem#' },
+        409: { $ref: 'Problem#' },
+        429: { $ref: 'Problem#' },
+        501: { $ref: 'Problem#' },
+      },
     },
     handler: async (request, reply) => {
       const now = Date.now()
@@ -134,19 +143,38 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
         throw new ApiProblem(404, 'not_found', `session ${bundle.rotates} (to rotate) is not known to this daemon or its ledger`)
       }
       if (!operator) {
-        if (admitted.signer === 'unattested') throw new ApiProblem(401, 'unauthorized', 'an unattested session signs nothing, so creating one needs operator rights: POST /v1/auth/login, then send `Authorization: Bearer <token>` (the CLI uses SVC_TOKEN or SVC_ADMIN_PASSWORD)')
+        if (admitted.signer === 'unattested')
+          throw new ApiProblem(
+            401,
+            'unauthorized',
+            'an unattested session signs nothing, so creating one needs operator rights: POST /v1/auth/login, then send `Authorization: Bearer <token>` (the CLI uses SVC_TOKEN or SVC_ADMIN_PASSWORD)',
+          )
         if (bundle.rotates !== undefined && sessions.status(bundle.rotates, now).state === 'active') {
-          throw new ApiProblem(401, 'unauthorized', `session ${bundle.rotates} is still active: ending it by rotation needs operator rights (POST /v1/auth/login, then \`Authorization: Bearer <token>\`), or wait until it expires`)
+          throw new ApiProblem(
+            401,
+            'unauthorized',
+            `session ${bundle.rotates} is still active: ending it by rotation needs operator rights (POST /v1/auth/login, then \`Authorization: Bearer <token>\`), or wait until it expires`,
+          )
         }
       }
       limiter.checkCaps(admitted.signer, sessions.activeCount(now), sessions.activeCount(now, 'unattested'))
       const session = sessions.create(admitted, now)
       const rotated = bundle.rotates !== undefined
       const draft: LeafDraft = {
-        kind: 'session', sessionId: session.id, signer: session.signer, source: 'svc', tool: '',
-        verdict: rotated ? 'session_rotated' : 'session_created', monitorMatch: false, ruleId: '', toolUseId: '', policyTrace: [], payloadHash: '',
+        kind: 'session',
+        sessionId: session.id,
+        signer: session.signer,
+        source: 'svc',
+        tool: '',
+        verdict: rotated ? 'session_rotated' : 'session_created',
+        monitorMatch: false,
+        ruleId: '',
+        toolUseId: '',
+        policyTrace: [],
+        payloadHash: '',
         reason: rotated ? `session rotated from ${bundle.rotates} (signer ${session.signer})` : `session created (signer ${session.signer})`,
-        at: now, certificate: admitted.certificate,
+        at: now,
+        certificate: admitted.certificate,
       }
       let entry
       try {
@@ -173,7 +201,9 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
         additionalProperties: false,
         properties: { limit: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' }, cursor: { type: 'string', pattern: '^[0-9]{1,15}\\.ses_[0-9a-f]{24}$' } },
       },
-      response: { 200: { type: 'object', required: ['sessions', 'next_cursor'], properties: { sessions: { type: 'array', items: sessionView }, next_cursor: { type: ['string', 'null'] } } } },
+      response: {
+        200: { type: 'object', required: ['sessions', 'next_cursor'], properties: { sessions: { type: 'array', items: sessionView }, next_cursor: { type: ['string', 'null'] } } },
+      },
     },
     handler: async (request) => {
       const now = Date.now()
@@ -185,9 +215,15 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
         .map((r) => ({
           at: r.bundle.issued_at_ms,
           view: {
-            session_id: r.bundle.session_id, signer: r.bundle.signer, state: 'ended' as const,
-            ...(r.bundle.user_id === undefined ? {} : { user_id: r.bundle.user_id }), groups: [...(r.bundle.groups ?? [])],
-            created_at: iso(r.bundle.issued_at_ms), expires_at: iso(r.bundle.expires_at_ms), ledger_seq: r.ledgerSeq, current: false,
+            session_id: r.bundle.session_id,
+            signer: r.bundle.signer,
+            state: 'ended' as const,
+            ...(r.bundle.user_id === undefined ? {} : { user_id: r.bundle.user_id }),
+            groups: [...(r.bundle.groups ?? [])],
+            created_at: iso(r.bundle.issued_at_ms),
+            expires_at: iso(r.bundle.expires_at_ms),
+            ledger_seq: r.ledgerSeq,
+            current: false,
           },
         }))
       // Newest first by (creation time, id); a page token is the key of the last session of its page.
@@ -204,14 +240,24 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
   app.get<{ Querystring: { session_id?: string; top?: number } }>('/v1/sessions/insights', {
     schema: {
       summary: 'Per-session activity counts, top rules and top tools',
-      querystring: { type: 'object', additionalProperties: false, properties: { session_id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, top: { type: 'string', pattern: '^[1-9][0-9]?$' } } },
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { session_id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, top: { type: 'string', pattern: '^[1-9][0-9]?$' } },
+      },
       response: { 200: { type: 'object', properties: { sessions: { type: 'array', items: insightView } } } },
     },
-    handler: async (request) => ({ sessions: sessionInsights(ledger.store, { sessionId: request.query.session_id, top: request.query.top === undefined ? 5 : Number(request.query.top) }) }),
+    handler: async (request) => ({
+      sessions: sessionInsights(ledger.store, { sessionId: request.query.session_id, top: request.query.top === undefined ? 5 : Number(request.query.top) }),
+    }),
   })
 
   app.get<{ Params: { id: string } }>('/v1/sessions/:id', {
-    schema: { summary: 'Session metadata', params: { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } } }, response: { 200: sessionView, 404: { $ref: 'Problem#' } } },
+    schema: {
+      summary: 'Session metadata',
+      params: { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } } },
+      response: { 200: sessionView, 404: { $ref: 'Problem#' } },
+    },
     handler: async (request) => {
       const s = sessions.get(request.params.id)
       if (s) return view(s, Date.now())
@@ -219,9 +265,17 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
       if (!past) throw new ApiProblem(404, 'not_found', `no session ${request.params.id}`)
       const b = past.bundle
       return {
-        session_id: b.session_id, signer: b.signer, state: 'ended', ...(b.user_id === undefined ? {} : { user_id: b.user_id }), groups: [...(b.groups ?? [])],
-        created_at: iso(b.issued_at_ms), expires_at: iso(b.expires_at_ms), ledger_seq: past.ledgerSeq, current: false,
-        ...(b.session_public_key ? { session_public_key: b.session_public_key } : {}), ...(b.host_public_key ? { host_public_key: b.host_public_key } : {}),
+        session_id: b.session_id,
+        signer: b.signer,
+        state: 'ended',
+        ...(b.user_id === undefined ? {} : { user_id: b.user_id }),
+        groups: [...(b.groups ?? [])],
+        created_at: iso(b.issued_at_ms),
+        expires_at: iso(b.expires_at_ms),
+        ledger_seq: past.ledgerSeq,
+        current: false,
+        ...(b.session_public_key ? { session_public_key: b.session_public_key } : {}),
+        ...(b.host_public_key ? { host_public_key: b.host_public_key } : {}),
       }
     },
   })

@@ -105,15 +105,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   installJsonParser(app)
   app.addSchema(problemSchema)
   app.addHook('onRoute', withErrorContract)
-  if (opts.openapi !== false) await app.register((await import('@fastify/swagger')).default, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'svc — agent policy control plane', version: opts.version, description: 'Local daemon API. Errors are RFC 9457 problem+json.' },
-      servers: [{ url: 'http://127.0.0.1:7878' }],
-      components: { securitySchemes: { operator: { type: 'http', scheme: 'bearer', description: 'Token from POST /v1/auth/login' } } },
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-  })
+  if (opts.openapi !== false)
+    await app.register((await import('@fastify/swagger')).default, {
+      openapi: {
+        openapi: '3.1.0',
+        info: { title: 'svc — agent policy control plane', version: opts.version, description: 'Local daemon API. Errors are RFC 9457 problem+json.' },
+        servers: [{ url: 'http://127.0.0.1:7878' }],
+        components: { securitySchemes: { operator: { type: 'http', scheme: 'bearer', description: 'Token from POST /v1/auth/login' } } },
+      },
+      refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    })
   await app.register(decorations, opts)
   for (const route of routes) await app.register(route)
   // Feature plugins' routes (daemon/surfaces.ts): encapsulated children of the root, so they inherit the

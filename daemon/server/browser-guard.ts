@@ -14,7 +14,12 @@ const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'] as const
 
 /** Host entries `SVC_ALLOWED_HOSTS` adds (comma-separated `name:port`), lower-cased. */
 export function extraAllowedHosts(env: Readonly<Record<string, string | undefined>>): ReadonlySet<string> {
-  return new Set((env.SVC_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean))
+  return new Set(
+    (env.SVC_ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  )
 }
 
 /** True when `host` names this daemon: a loopback name with the port the connection came in on, or an allowed extra. */

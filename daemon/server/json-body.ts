@@ -56,7 +56,8 @@ export function installJsonParser(app: FastifyInstance): void {
       return done(new ApiProblem(400, 'invalid_request', `request body is not valid JSON: ${(err as Error).message}`), undefined)
     }
     const twice = duplicateKey(text)
-    if (twice !== undefined) return done(new ApiProblem(400, 'invalid_request', `request body is ambiguous JSON: key "${twice.toWellFormed()}" appears twice in one object`), undefined)
+    if (twice !== undefined)
+      return done(new ApiProblem(400, 'invalid_request', `request body is ambiguous JSON: key "${twice.toWellFormed()}" appears twice in one object`), undefined)
     done(null, value)
   })
 }

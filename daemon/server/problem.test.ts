@@ -36,6 +36,9 @@ describe('engine and storage errors as problems', () => {
     } catch (err) {
       errors.push(err)
     }
-    expect(errors.map((e) => toProblem(e as never)).map((p) => [p.status, p.code])).toEqual([[503, 'unavailable'], [503, 'unavailable']])
+    expect(errors.map((e) => toProblem(e as never)).map((p) => [p.status, p.code])).toEqual([
+      [503, 'unavailable'],
+      [503, 'unavailable'],
+    ])
   })
 })

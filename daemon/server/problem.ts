@@ -60,7 +60,8 @@ export function engineProblem(err: EngineError): ApiProblem {
 /** node:sqlite failures (busy, closed, I/O) outside the ledger's own EngineErrors: storage is unavailable. */
 function storageProblem(err: Error & { code?: unknown; errstr?: unknown }): ApiProblem | undefined {
   if (err.code === 'ERR_SQLITE_ERROR') return new ApiProblem(503, 'unavailable', `daemon storage unavailable: ${typeof err.errstr === 'string' ? err.errstr : err.message}`)
-  if (err.code === 'ERR_INVALID_STATE' && /database is not open|statement has been finalized/i.test(err.message)) return new ApiProblem(503, 'unavailable', 'daemon storage unavailable: the database is closed (is the daemon shutting down?)')
+  if (err.code === 'ERR_INVALID_STATE' && /database is not open|statement has been finalized/i.test(err.message))
+    return new ApiProblem(503, 'unavailable', 'daemon storage unavailable: the database is closed (is the daemon shutting down?)')
   return undefined
 }
 
@@ -78,13 +79,14 @@ export function toProblem(err: FastifyError, bodyLimit?: number): ApiProblem {
     let detail: string
     if (first?.keyword === 'additionalProperties') detail = `unknown field "${field ? `${field}.` : ''}${String(params?.additionalProperty)}"`
     else if (first?.keyword === 'required') detail = `missing required field "${field ? `${field}.` : ''}${String(params?.missingProperty)}"`
-    else detail = `${field ? `field "${field}"` : err.validationContext ?? 'request'} ${first?.message ?? 'is invalid'}`
+    else detail = `${field ? `field "${field}"` : (err.validationContext ?? 'request')} ${first?.message ?? 'is invalid'}`
     return new ApiProblem(400, 'invalid_request', `${err.validationContext ?? 'body'}: ${detail}`)
   }
   const code = err.code as string | undefined
   if (code === 'FST_ERR_BAD_URL') return new ApiProblem(400, 'invalid_request', 'the request path is not a valid URL (bad percent-encoding)')
   if (code === 'FST_ERR_MAX_PARAM_LENGTH') return new ApiProblem(414, 'invalid_request', `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`)
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiProblem(413, 'payload_too_large', bodyLimit ? `request body is larger than the ${bodyLimit} byte limit` : 'request body is larger than the limit')
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new ApiProblem(413, 'payload_too_large', bodyLimit ? `request body is larger than the ${bodyLimit} byte limit` : 'request body is larger than the limit')
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiProblem(415, 'invalid_request', 'request body must be application/json')
   if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new ApiProblem(400, 'invalid_request', 'request body is empty; a JSON object is required')
   if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.name === 'SyntaxError' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {

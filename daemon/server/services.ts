@@ -4,7 +4,10 @@ import type { Logger } from 'pino'
 import type { Engine } from '../../core/index.ts'
 import { backgroundServices, type RunningService } from '../surfaces.ts'
 
-export async function startServices(app: FastifyInstance, opts: { readonly engine: Engine; readonly env: Readonly<Record<string, string | undefined>>; readonly version: string; readonly logger?: Logger }): Promise<void> {
+export async function startServices(
+  app: FastifyInstance,
+  opts: { readonly engine: Engine; readonly env: Readonly<Record<string, string | undefined>>; readonly version: string; readonly logger?: Logger },
+): Promise<void> {
   const running: RunningService[] = []
   app.addHook('onClose', async () => {
     for (const service of running.reverse()) await service.stop()

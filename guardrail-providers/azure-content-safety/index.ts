@@ -29,9 +29,21 @@ export default defineGuardrailProvider({
   needsKey: true,
   authHeaders: (key) => ({ 'ocp-apim-subscription-key': key }),
   models: [
-    { model: 'text-analyze', kind: 'classifier_model', title: 'Text analysis, four severity levels', categories: Object.values(NAMES), options: { outputType: 'FourSeverityLevels' } },
-    { model: 'text-analyze-8', kind: 'classifier_model', title: 'Text analysis, eight severity levels', categories: Object.values(NAMES), options: { outputType: 'EightSeverityLevels' } },
-    { model: 'blocklists', kind: 'account_policy', title: "Text blocklists configured on the Azure resource (listed only)", categories: [] },
+    {
+      model: 'text-analyze',
+      kind: 'classifier_model',
+      title: 'Text analysis, four severity levels',
+      categories: Object.values(NAMES),
+      options: { outputType: 'FourSeverityLevels' },
+    },
+    {
+      model: 'text-analyze-8',
+      kind: 'classifier_model',
+      title: 'Text analysis, eight severity levels',
+      categories: Object.values(NAMES),
+      options: { outputType: 'EightSeverityLevels' },
+    },
+    { model: 'blocklists', kind: 'account_policy', title: 'Text blocklists configured on the Azure resource (listed only)', categories: [] },
   ],
   async classify(input, connection) {
     const text = composeText(input)

@@ -150,8 +150,12 @@ function judge(result: ClassifierResult, thresholds: GateEvaluator['evaluator'][
 /** Refuses an adapter result that is not on our scale (a bug or a vendor surprise is an abstention). */
 function checkResult(result: ClassifierResult): ClassifierResult {
   const ok =
-    result !== null && typeof result === 'object' && typeof result.safe === 'boolean' && typeof result.rationale === 'string' &&
-    result.categories !== null && typeof result.categories === 'object' &&
+    result !== null &&
+    typeof result === 'object' &&
+    typeof result.safe === 'boolean' &&
+    typeof result.rationale === 'string' &&
+    result.categories !== null &&
+    typeof result.categories === 'object' &&
     Object.values(result.categories).every((c) => c !== null && typeof c === 'object' && isSeverity(c.severity) && typeof c.raw === 'boolean')
   if (!ok) throw new GuardrailFailure('malformed_answer', 'adapter produced a result off the severity scale')
   return result

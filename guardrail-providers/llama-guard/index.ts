@@ -14,9 +14,20 @@ import { composeText, defineGuardrailProvider, postJson } from '../kit/index.ts'
 
 /** S1–S14 of the Llama Guard 3 model card, as category names. */
 export const HAZARDS: Readonly<Record<string, string>> = {
-  S1: 'violent_crimes', S2: 'non_violent_crimes', S3: 'sex_related_crimes', S4: 'child_sexual_exploitation', S5: 'defamation',
-  S6: 'specialized_advice', S7: 'privacy', S8: 'intellectual_property', S9: 'indiscriminate_weapons', S10: 'hate',
-  S11: 'suicide_self_harm', S12: 'sexual_content', S13: 'elections', S14: 'code_interpreter_abuse',
+  S1: 'violent_crimes',
+  S2: 'non_violent_crimes',
+  S3: 'sex_related_crimes',
+  S4: 'child_sexual_exploitation',
+  S5: 'defamation',
+  S6: 'specialized_advice',
+  S7: 'privacy',
+  S8: 'intellectual_property',
+  S9: 'indiscriminate_weapons',
+  S10: 'hate',
+  S11: 'suicide_self_harm',
+  S12: 'sexual_content',
+  S13: 'elections',
+  S14: 'code_interpreter_abuse',
 }
 const CATEGORIES = Object.values(HAZARDS)
 
@@ -45,7 +56,10 @@ export default defineGuardrailProvider({
     })) as { choices?: { message?: { content?: unknown } }[] }
     const content = answer?.choices?.[0]?.message?.content
     if (typeof content !== 'string') malformed('choices[0].message.content is not a string')
-    const [verdict, codes, ...rest] = content.trim().split(/\r?\n/).map((l) => l.trim())
+    const [verdict, codes, ...rest] = content
+      .trim()
+      .split(/\r?\n/)
+      .map((l) => l.trim())
     const categories: Record<string, CategoryResult> = Object.fromEntries(CATEGORIES.map((c) => [c, { severity: 'none', raw: false }]))
     if (verdict === 'safe' && codes === undefined) return { safe: true, categories, rationale: 'safe' }
     if (verdict !== 'unsafe' || !codes || rest.length > 0) malformed(`expected "safe" or "unsafe\\n<codes>", got ${JSON.stringify(content.slice(0, 60))}`)

@@ -3,8 +3,19 @@ import { runProviderCases } from '../../testing/guardrail-provider-tester.ts'
 import openai from './index.ts'
 
 const OMNI = [
-  'harassment', 'harassment/threatening', 'hate', 'hate/threatening', 'illicit', 'illicit/violent', 'self-harm', 'self-harm/intent',
-  'self-harm/instructions', 'sexual', 'sexual/minors', 'violence', 'violence/graphic',
+  'harassment',
+  'harassment/threatening',
+  'hate',
+  'hate/threatening',
+  'illicit',
+  'illicit/violent',
+  'self-harm',
+  'self-harm/intent',
+  'self-harm/instructions',
+  'sexual',
+  'sexual/minors',
+  'violence',
+  'violence/graphic',
 ]
 
 /** A recorded-shape moderation answer (OpenAI API reference, "The moderation object"). */
@@ -45,7 +56,11 @@ runProviderCases(
       {
         name: 'the legacy text model has no overrides: the same flags are high',
         model: 'text-moderation-latest',
-        answer: answer('text-moderation-007', ['sexual/minors', 'harassment'], OMNI.filter((c) => !c.startsWith('illicit'))),
+        answer: answer(
+          'text-moderation-007',
+          ['sexual/minors', 'harassment'],
+          OMNI.filter((c) => !c.startsWith('illicit')),
+        ),
         expect: { safe: false, categories: { 'sexual/minors': 'high', harassment: 'high' } },
       },
     ],

@@ -11,8 +11,19 @@ import { flagSeverity, malformed, type CategoryResult } from '../../core/index.t
 import { composeText, defineGuardrailProvider, postJson } from '../kit/index.ts'
 
 const OMNI_CATEGORIES = [
-  'harassment', 'harassment/threatening', 'hate', 'hate/threatening', 'illicit', 'illicit/violent', 'self-harm', 'self-harm/intent',
-  'self-harm/instructions', 'sexual', 'sexual/minors', 'violence', 'violence/graphic',
+  'harassment',
+  'harassment/threatening',
+  'hate',
+  'hate/threatening',
+  'illicit',
+  'illicit/violent',
+  'self-harm',
+  'self-harm/intent',
+  'self-harm/instructions',
+  'sexual',
+  'sexual/minors',
+  'violence',
+  'violence/graphic',
 ]
 const TEXT_CATEGORIES = OMNI_CATEGORIES.filter((c) => !c.startsWith('illicit'))
 

@@ -47,7 +47,11 @@ function assertStrictJson(file: string, text: string | undefined): void {
   try {
     JSON.parse(text)
   } catch {
-    throw new RefusalError(422, 'unprocessable', `${file} is not strict JSON (comments or trailing commas): Claude Code ignores the whole file, so hooks written there would never run. Make it plain JSON, then re-run svc install`)
+    throw new RefusalError(
+      422,
+      'unprocessable',
+      `${file} is not strict JSON (comments or trailing commas): Claude Code ignores the whole file, so hooks written there would never run. Make it plain JSON, then re-run svc install`,
+    )
   }
 }
 
@@ -148,9 +152,16 @@ export default defineHarness({
   mcpServers,
   protects: {
     files: [
-      '**/.claude/settings.json', '**/.claude/settings.local.json', '**/.claude/hooks/**', '~/.claude.json', '**/.mcp.json', '**/managed-mcp.json',
+      '**/.claude/settings.json',
+      '**/.claude/settings.local.json',
+      '**/.claude/hooks/**',
+      '~/.claude.json',
+      '**/.mcp.json',
+      '**/managed-mcp.json',
       // sandbox-runtime's own settings, and the managed (root-owned) settings on Linux and macOS.
-      '**/.srt-settings.json', '/etc/claude-code/**', '/Library/Application Support/ClaudeCode/**',
+      '**/.srt-settings.json',
+      '/etc/claude-code/**',
+      '/Library/Application Support/ClaudeCode/**',
     ],
     dirs: ['**/.claude', '**/.claude/hooks'],
     programs: ['claude'],

@@ -36,7 +36,12 @@ describe('claude-code install', () => {
   it('offers the Claude HTTP hook as an opt-in and says it fails open', () => {
     const plan = planInstall(world.request({ transport: 'http' }))
     const value = JSON.parse(plan.changes[0]!.after!)
-    expect(value.hooks.PreToolUse[1].hooks[0]).toEqual({ type: 'http', url: 'http://127.0.0.1:7878/v1/hooks/claude-code/PreToolUse', headers: { 'X-Svc-Install': plan.installId }, timeout: 10 })
+    expect(value.hooks.PreToolUse[1].hooks[0]).toEqual({
+      type: 'http',
+      url: 'http://127.0.0.1:7878/v1/hooks/claude-code/PreToolUse',
+      headers: { 'X-Svc-Install': plan.installId },
+      timeout: 10,
+    })
     expect(plan.notes.join('\n')).toMatch(/FAILS OPEN/)
   })
 })

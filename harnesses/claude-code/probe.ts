@@ -65,7 +65,13 @@ export function runInSrt(settings: SrtSettings, command: string, opts: { cwd: st
   try {
     const file = join(dir, 'srt-settings.json')
     writeFileSync(file, JSON.stringify(settings), { mode: 0o644 })
-    const res = spawnSync(process.execPath, [cli, '--settings', file, '-c', command], { cwd: opts.cwd, env: opts.env, encoding: 'utf8', timeout: opts.timeoutMs ?? 30_000, ...(opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.gid }) })
+    const res = spawnSync(process.execPath, [cli, '--settings', file, '-c', command], {
+      cwd: opts.cwd,
+      env: opts.env,
+      encoding: 'utf8',
+      timeout: opts.timeoutMs ?? 30_000,
+      ...(opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.gid }),
+    })
     return { status: res.status, output: `${res.stdout ?? ''}${res.stderr ?? ''}`.trim(), error: res.error }
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -47,13 +47,18 @@ export function claudeSandboxPlan(ctx: InstallContext & { readonly sandbox: Sand
     ...appendEach(file, ['sandbox', 'filesystem', 'denyWrite'], [...svcHome, ...files], schema),
     ...appendEach(file, ['sandbox', 'network', 'deniedDomains'], LOOPBACK_HOSTS, schema),
     // Claude's own file tools run outside the sandbox; its deny rules refuse them even with the hook gone.
-    ...appendEach(file, ['permissions', 'deny'], [
-      `Read(${svcHome[0]}/**)`,
-      `Edit(${svcHome[0]}/**)`,
-      ...ctx.sandbox.protectedFiles.map((f) => `Edit(${claudePathSpellings(f, home)[0]}${isDirectory(f) ? '/**' : ''})`),
-      'WebFetch(domain:localhost)',
-      'WebFetch(domain:127.0.0.1)',
-    ], schema),
+    ...appendEach(
+      file,
+      ['permissions', 'deny'],
+      [
+        `Read(${svcHome[0]}/**)`,
+        `Edit(${svcHome[0]}/**)`,
+        ...ctx.sandbox.protectedFiles.map((f) => `Edit(${claudePathSpellings(f, home)[0]}${isDirectory(f) ? '/**' : ''})`),
+        'WebFetch(domain:localhost)',
+        'WebFetch(domain:127.0.0.1)',
+      ],
+      schema,
+    ),
   ]
   const notes = [
     `sandboxed Bash cannot read or write ${ctx.sandbox.svcHome}, write the harness configs, or reach loopback (ports ${ctx.sandbox.ports.join(', ')}); Linux needs bubblewrap and socat (Debian: apt-get install bubblewrap socat), or Claude Code refuses to start (failIfUnavailable)`,

@@ -32,7 +32,12 @@ export interface CodexAppServer {
 
 /** The `codex` executable on `PATH` (or `$SVC_CODEX_BIN`), or undefined. */
 export function findCodex(env: Readonly<Record<string, string | undefined>>): string | undefined {
-  const candidates = env.SVC_CODEX_BIN ? [env.SVC_CODEX_BIN] : (env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'codex'))
+  const candidates = env.SVC_CODEX_BIN
+    ? [env.SVC_CODEX_BIN]
+    : (env.PATH ?? '')
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, 'codex'))
   for (const file of candidates) {
     try {
       accessSync(file, constants.X_OK)
@@ -45,7 +50,13 @@ export function findCodex(env: Readonly<Record<string, string | undefined>>): st
 }
 
 /** Runs `work` against a fresh app server started from `bin` with `env`; always stops the server. */
-export async function withCodexAppServer<T>(bin: string, env: Readonly<Record<string, string | undefined>>, cwd: string, work: (server: CodexAppServer) => Promise<T>, timeoutMs = 20_000): Promise<T> {
+export async function withCodexAppServer<T>(
+  bin: string,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  work: (server: CodexAppServer) => Promise<T>,
+  timeoutMs = 20_000,
+): Promise<T> {
   // Codex needs its own variables (HOME, CODEX_HOME, PATH), never svc's secrets (operator password, token).
   const codexEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('SVC_')))
   const child = spawn(bin, ['app-server'], { cwd, env: codexEnv, stdio: ['pipe', 'pipe', 'pipe'] })

@@ -67,7 +67,9 @@ function installPlan(ctx: InstallContext) {
       }))
   const features = asRecord(asRecord(parseTomlQuietly(tomlText))?.features)
   const notes = [
-    ...(features?.hooks === false || features?.codex_hooks === false ? [`WARNING: [features] turns hooks off in ${configToml}: Codex runs no hooks, so svc cannot gate anything until you enable them.`] : []),
+    ...(features?.hooks === false || features?.codex_hooks === false
+      ? [`WARNING: [features] turns hooks off in ${configToml}: Codex runs no hooks, so svc cannot gate anything until you enable them.`]
+      : []),
     "Codex runs a hook only after its exact definition is trusted: `svc install` trusts svc's entries through Codex's app server (after an install through the API, run `svc doctor --fix` or trust them in Codex's `/hooks`).",
     ...(ctx.scope === 'repo' ? ['Project hooks load only when the project .codex/ layer is trusted.'] : []),
   ]
@@ -145,4 +147,3 @@ export default defineHarness({
   trust: codexTrust,
   samples: { '.codex/hooks.json': here('./fixtures/install/hooks.json'), '.codex/config.toml': here('./fixtures/install/config.toml') },
 })
-

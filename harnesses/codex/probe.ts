@@ -8,7 +8,15 @@ export function probeCodex(t: ProbeTargets, env: Readonly<Record<string, string 
   if (!codex) return [{ harness: 'codex', probe: 'all', outcome: 'not-probed', detail: 'the codex binary is not on PATH, so `codex sandbox` cannot run the probes' }]
   const run = (command: string) => spawnSync(codex, ['sandbox', '--', 'bash', '-c', command], { cwd: t.cwd, env, encoding: 'utf8', timeout: 30_000 })
   const control = run('true')
-  if (control.status !== 0) return [{ harness: 'codex', probe: 'all', outcome: 'not-probed', detail: `\`codex sandbox\` could not run a harmless command: ${`${control.stdout ?? ''}${control.stderr ?? ''}`.trim().split('\n').slice(-1)[0]}` }]
+  if (control.status !== 0)
+    return [
+      {
+        harness: 'codex',
+        probe: 'all',
+        outcome: 'not-probed',
+        detail: `\`codex sandbox\` could not run a harmless command: ${`${control.stdout ?? ''}${control.stderr ?? ''}`.trim().split('\n').slice(-1)[0]}`,
+      },
+    ]
   return probeCommands(t).map(({ probe, command, reads }) => {
     const res = run(command)
     const detail = `${res.stdout ?? ''}${res.stderr ?? ''}`.trim().split('\n').slice(-1)[0] ?? ''

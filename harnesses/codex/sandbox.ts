@@ -37,7 +37,10 @@ export function codexSandboxPlan(ctx: InstallContext & { readonly sandbox: Sandb
     // svc never overrides a sandbox choice already made in the file: it says which key to settle by hand.
     const keys = ctx.sandbox.system ? ['allowed_sandbox_modes'] : ['sandbox_mode', 'sandbox_workspace_write', 'default_permissions']
     const found = collisions(text, keys, file)
-    if (found.length > 0) throw new Error(`${file} already sets ${found.join(', ')}; remove ${found.length === 1 ? 'it' : 'them'} (svc writes its own sandbox settings) and run \`svc install --sandbox\` again`)
+    if (found.length > 0)
+      throw new Error(
+        `${file} already sets ${found.join(', ')}; remove ${found.length === 1 ? 'it' : 'them'} (svc writes its own sandbox settings) and run \`svc install --sandbox\` again`,
+      )
   }
   const notes = [
     `commands run in workspace-write with no network (the daemon's ports ${ctx.sandbox.ports.join(', ')} included); Codex's sandbox does not hide ${ctx.sandbox.svcHome} from reads`,

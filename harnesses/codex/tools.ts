@@ -11,7 +11,16 @@ function quoteWord(word: string): string {
 
 export function mapCodexTool(tool: string, input: Record<string, unknown>, cwd: string | undefined): { tool: string; input: Record<string, unknown> } {
   if (tool === 'apply_patch') {
-    const patch = typeof input.command === 'string' ? input.command : typeof input.patch === 'string' ? input.patch : typeof input.input === 'string' ? input.input : Array.isArray(input.command) ? input.command.filter((a): a is string => typeof a === 'string').join('\n') : ''
+    const patch =
+      typeof input.command === 'string'
+        ? input.command
+        : typeof input.patch === 'string'
+          ? input.patch
+          : typeof input.input === 'string'
+            ? input.input
+            : Array.isArray(input.command)
+              ? input.command.filter((a): a is string => typeof a === 'string').join('\n')
+              : ''
     const targets = patchTargets(patch)
     const paths = targets.map((t) => absolutePath(t.path, cwd))
     const onlyAdds = targets.length > 0 && targets.every((t) => t.kind === 'Add')

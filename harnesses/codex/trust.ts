@@ -10,7 +10,7 @@ import { readFileSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse as parseToml } from 'smol-toml'
 import { writePrivateFile } from '../../core/index.ts'
-import { type HookTrust, type TrustRequest } from '../../harness-contract/index.ts'
+import type { HookTrust, TrustRequest } from '../../harness-contract/index.ts'
 import { findCodex, withCodexAppServer, type CodexHookMetadata } from './app-server.ts'
 
 /** What svc wrote for Codex: the file and the exact command of each hook entry. */
@@ -83,7 +83,13 @@ export async function trustCodexHooks(opts: TrustRequest & { write: boolean }): 
   const expected = svcCodexHooks(opts.entries)
   if (expected.length === 0) return { ours: [], expected: 0, changed: [] }
   const bin = findCodex(opts.env)
-  if (!bin) return { ours: [], expected: expected.length, changed: [], problem: `codex is not on PATH, so svc could not ask Codex to trust its ${expected.length} hook entries (Codex runs none of them until they are trusted)` }
+  if (!bin)
+    return {
+      ours: [],
+      expected: expected.length,
+      changed: [],
+      problem: `codex is not on PATH, so svc could not ask Codex to trust its ${expected.length} hook entries (Codex runs none of them until they are trusted)`,
+    }
   try {
     return await withCodexAppServer(bin, opts.env, opts.cwd, async (server) => {
       const listed = await server.listHooks(opts.cwd)
@@ -98,14 +104,20 @@ export async function trustCodexHooks(opts: TrustRequest & { write: boolean }): 
       }
       if (opts.write && ours.length > 0) {
         configFile ??= join(opts.env.CODEX_HOME || join(opts.env.HOME ?? '', '.codex'), 'config.toml')
-        writePrivateFile(RECORD(opts.svcHome), `${JSON.stringify({ configFile, hooks: Object.fromEntries(ours.map((h) => [h.key, h.currentHash])) } satisfies CodexTrustRecord, null, 2)}\n`)
+        writePrivateFile(
+          RECORD(opts.svcHome),
+          `${JSON.stringify({ configFile, hooks: Object.fromEntries(ours.map((h) => [h.key, h.currentHash])) } satisfies CodexTrustRecord, null, 2)}\n`,
+        )
       }
       const notes = [...listed.errors, ...listed.warnings]
       const problem =
         ours.length < expected.length
           ? `Codex lists ${ours.length} of svc's ${expected.length} hook entries${notes.length ? ` (${notes.join('; ')})` : ''}; a repo-scope install also needs the project trusted in Codex`
           : ours.some((h) => !settled(h))
-            ? `Codex has svc hook entries it will not run: ${ours.filter((h) => !settled(h)).map((h) => `${h.key} (${h.enabled ? h.trustStatus : 'disabled'})`).join(', ')}`
+            ? `Codex has svc hook entries it will not run: ${ours
+                .filter((h) => !settled(h))
+                .map((h) => `${h.key} (${h.enabled ? h.trustStatus : 'disabled'})`)
+                .join(', ')}`
             : undefined
       return { ours, expected: expected.length, changed, ...(problem ? { problem } : {}) }
     })
@@ -175,7 +187,7 @@ export const codexTrust: HookTrust = {
   check: (req) =>
     codexTrustDrift(req).map((line) => ({
       what: `codex: ${line}; Codex runs only hooks the user trusted and enabled`,
-      hint: 're-run `svc install --harness codex` (trusts exactly svc\'s entries through Codex), or open `/hooks` in Codex and trust and enable them',
+      hint: "re-run `svc install --harness codex` (trusts exactly svc's entries through Codex), or open `/hooks` in Codex and trust and enable them",
     })),
   async ask(req) {
     const { problem } = await trustCodexHooks({ ...req, write: false })
@@ -184,13 +196,19 @@ export const codexTrust: HookTrust = {
   async grant(req, by) {
     const result = await trustCodexHooks({ ...req, write: true })
     if (by === 'fix') {
-      return { ok: !result.problem, line: result.problem ? `could not trust svc's Codex entries: ${result.problem}` : `trusted svc's ${result.changed.length} Codex hook ${entries(result.changed.length)} through Codex's app server` }
+      return {
+        ok: !result.problem,
+        line: result.problem
+          ? `could not trust svc's Codex entries: ${result.problem}`
+          : `trusted svc's ${result.changed.length} Codex hook ${entries(result.changed.length)} through Codex's app server`,
+      }
     }
     if (result.problem) {
       const line = `codex: svc's hook entries are written, but Codex will not run them: ${result.problem}.\nTo finish: ${TRUST_BY_HAND} (or put codex on PATH and re-run \`svc install --harness codex\`); \`svc status\` shows when they are trusted`
       return { ok: false, line }
     }
-    if (result.changed.length > 0) return { ok: true, line: `codex: trusted svc's ${result.changed.length} hook ${entries(result.changed.length)} through Codex's app server (only svc's own)` }
+    if (result.changed.length > 0)
+      return { ok: true, line: `codex: trusted svc's ${result.changed.length} hook ${entries(result.changed.length)} through Codex's app server (only svc's own)` }
     return { ok: true, line: `codex: svc's ${result.ours.length} hook entries are trusted` }
   },
   async revoke(req) {

@@ -46,7 +46,9 @@ function installPlan(ctx: InstallContext) {
 }
 
 function derivedId(payload: Readonly<Record<string, unknown>>, parts: unknown[]): string {
-  const digest = createHash('sha256').update(JSON.stringify([payload.conversation_id ?? '', payload.generation_id ?? '', ...parts])).digest('hex')
+  const digest = createHash('sha256')
+    .update(JSON.stringify([payload.conversation_id ?? '', payload.generation_id ?? '', ...parts]))
+    .digest('hex')
   return `cursor-${digest.slice(0, 24)}`
 }
 
@@ -74,7 +76,13 @@ function parse(event: string, payload: Readonly<Record<string, unknown>>): HookI
     const identity = compact({ tool_name: tool, url: optionalString(payload, 'url'), command: optionalString(payload, 'command') })
     return {
       kind: 'call',
-      call: { ...base, tool: mcpToolName(UNRESOLVED_MCP_SERVER, tool), input, toolUseId: optionalString(payload, 'tool_use_id') ?? derivedId(payload, [event, tool, input]), meta: { ...meta, mcp_context: identity } },
+      call: {
+        ...base,
+        tool: mcpToolName(UNRESOLVED_MCP_SERVER, tool),
+        input,
+        toolUseId: optionalString(payload, 'tool_use_id') ?? derivedId(payload, [event, tool, input]),
+        meta: { ...meta, mcp_context: identity },
+      },
       derivedId: optionalString(payload, 'tool_use_id') === undefined,
     }
   }

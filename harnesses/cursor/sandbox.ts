@@ -16,6 +16,8 @@ export function cursorSandboxPlan(ctx: InstallContext & { readonly sandbox: Sand
   const file = join(ctx.home, '.cursor', 'sandbox.json')
   return {
     entries: [setting(file, ['type'], 'workspace_readwrite'), setting(file, ['networkPolicy', 'default'], 'deny')],
-    notes: [`terminal commands run sandboxed with no network (the daemon's ports ${ctx.sandbox.ports.join(', ')} included); Cursor's sandbox does not hide ${ctx.sandbox.svcHome} from reads`],
+    notes: [
+      `terminal commands run sandboxed with no network (the daemon's ports ${ctx.sandbox.ports.join(', ')} included); Cursor's sandbox does not hide ${ctx.sandbox.svcHome} from reads`,
+    ],
   }
 }

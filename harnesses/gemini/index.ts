@@ -98,7 +98,9 @@ function hooksSwitchedOff(text: string): string[] {
   for (const key of ['hooksConfig', 'hooks'] as const) {
     const section = asRecord(settings?.[key])
     if (section?.enabled === false) out.push(`${key}.enabled: false`)
-    const disabled = Array.isArray(section?.disabled) ? section.disabled.filter((n): n is string => typeof n === 'string' && (n.startsWith(NAME_PREFIX) || n.includes('svc-hook'))) : []
+    const disabled = Array.isArray(section?.disabled)
+      ? section.disabled.filter((n): n is string => typeof n === 'string' && (n.startsWith(NAME_PREFIX) || n.includes('svc-hook')))
+      : []
     if (disabled.length) out.push(`${key}.disabled lists ${disabled.join(', ')}`)
   }
   return out
@@ -131,9 +133,13 @@ export default defineHarness({
   mcpServers,
   protects: {
     files: [
-      '**/.gemini/settings.json', '**/.gemini/trusted_hooks.json', '/etc/gemini-cli/**', '/Library/Application Support/GeminiCli/**',
+      '**/.gemini/settings.json',
+      '**/.gemini/trusted_hooks.json',
+      '/etc/gemini-cli/**',
+      '/Library/Application Support/GeminiCli/**',
       // A seatbelt profile or sandbox image picked up from the project loosens its sandbox.
-      '**/.gemini/sandbox-macos-*.sb', '**/.gemini/sandbox.Dockerfile',
+      '**/.gemini/sandbox-macos-*.sb',
+      '**/.gemini/sandbox.Dockerfile',
     ],
     dirs: ['**/.gemini', '/etc/gemini-cli'],
     programs: ['gemini'],

@@ -17,7 +17,9 @@ export function geminiSandboxPlan(ctx: InstallContext & { readonly sandbox: Sand
   const whole = asRecord(ctx.readConfig(file))?.tools
   const notes = [
     `tools run sandboxed: no network (the daemon's ports ${ctx.sandbox.ports.join(', ')} included), writes only in the workspace; Gemini's tool sandbox does not hide ${ctx.sandbox.svcHome} from reads`,
-    asRecord(whole)?.sandbox ? `WARNING: tools.sandbox is set in ${file}: the whole-process sandbox runs svc's hook inside it, where the daemon is unreachable (every call is denied); remove it` : '',
+    asRecord(whole)?.sandbox
+      ? `WARNING: tools.sandbox is set in ${file}: the whole-process sandbox runs svc's hook inside it, where the daemon is unreachable (every call is denied); remove it`
+      : '',
   ].filter(Boolean)
   return {
     entries: [setting(file, ['security', 'toolSandboxing'], true, schema), setting(file, ['security', 'disableYoloMode'], true, schema)],

@@ -6,7 +6,7 @@
 import { parse as parseJsonc } from 'jsonc-parser'
 import { parse as parseToml } from 'smol-toml'
 import { unwrapArgs } from '../../core/index.ts'
-import { type McpServerEntry } from '../../harness-contract/index.ts'
+import type { McpServerEntry } from '../../harness-contract/index.ts'
 import { asRecord } from './payload.ts'
 
 function strings(value: unknown): string[] | undefined {

@@ -14,7 +14,17 @@ import type { InstallEntry } from '../../harness-contract/index.ts'
 export const LOOPBACK_HOSTS: readonly string[] = [
   // Only patterns sandbox-runtime's settings validator accepts (a domain, `*.domain`, a bracketed IPv6 literal):
   // one invalid entry makes srt refuse the whole configuration. Bare `::1`, `*.localhost` or `2130706433` are refused.
-  'localhost', '127.0.0.1', '127.1', '127.0.1', '0x7f.0.0.1', '0177.0.0.1', '0.0.0.0', '[::1]', '[::]', '[::ffff:127.0.0.1]', 'host.docker.internal',
+  'localhost',
+  '127.0.0.1',
+  '127.1',
+  '127.0.1',
+  '0x7f.0.0.1',
+  '0177.0.0.1',
+  '0.0.0.0',
+  '[::1]',
+  '[::]',
+  '[::ffff:127.0.0.1]',
+  'host.docker.internal',
 ]
 
 /**

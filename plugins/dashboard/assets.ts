@@ -14,7 +14,12 @@ export interface Asset {
   readonly body: Buffer
 }
 
-const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' }
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+}
 const WEB_DIR = join(import.meta.dirname, 'web')
 
 const IMPORT_MAP = JSON.stringify({ imports: { preact: '/vendor/preact.mjs', 'preact/hooks': '/vendor/hooks.mjs', htm: '/vendor/htm.mjs' } })

@@ -7,11 +7,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import { ApiProblem } from '../../core/index.ts'
 import type { DashboardSessions } from './sessions.ts'
 
-const READABLE = /^\/v1\/(ledger\/(root|entries|consistency|calls|calls\/[0-9]+\/trace|checkpoints|proof\/[0-9]+)|mode|gates(\/stats)?|policy\/view|sessions(\/insights)?|mcp\/(pins|servers)|false-positives\/cases\/[0-9]+(\/draft)?|guardrails\/(providers|enabled|traces\/[0-9]+)|health|auth\/mode)$/
+const READABLE =
+  /^\/v1\/(ledger\/(root|entries|consistency|calls|calls\/[0-9]+\/trace|checkpoints|proof\/[0-9]+)|mode|gates(\/stats)?|policy\/view|sessions(\/insights)?|mcp\/(pins|servers)|false-positives\/cases\/[0-9]+(\/draft)?|guardrails\/(providers|enabled|traces\/[0-9]+)|health|auth\/mode)$/
 const CHANGEABLE = /^\/v1\/(mode|mcp\/pin\/(accept|reject)|false-positives\/(validate|apply|revert|cases\/[0-9]+\/replay))$/
 
 /** Answers one API call for a logged-in operator; `path` is the `/v1/...` path with its query string. */
-export async function forward(api: FastifyInstance, token: string, method: string, path: string, body: unknown): Promise<{ status: number; type: string; body: string; headers: Record<string, string> }> {
+export async function forward(
+  api: FastifyInstance,
+  token: string,
+  method: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; type: string; body: string; headers: Record<string, string> }> {
   const res = await api.inject({
     method: method as HTTPMethods,
     url: path,
@@ -19,7 +26,12 @@ export async function forward(api: FastifyInstance, token: string, method: strin
     ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
   })
   const retryAfter = res.headers['retry-after']
-  return { status: res.statusCode, type: String(res.headers['content-type'] ?? 'application/json'), body: res.body, headers: retryAfter ? { 'retry-after': String(retryAfter) } : {} }
+  return {
+    status: res.statusCode,
+    type: String(res.headers['content-type'] ?? 'application/json'),
+    body: res.body,
+    headers: retryAfter ? { 'retry-after': String(retryAfter) } : {},
+  }
 }
 
 export function installForwarding(app: FastifyInstance, api: FastifyInstance, sessions: DashboardSessions): void {

@@ -98,7 +98,10 @@ export class LiveFeed {
         client.live = true
         break
       }
-      this.#send(client, entries.map((e) => ({ seq: e.seq, text: frame(e) })))
+      this.#send(
+        client,
+        entries.map((e) => ({ seq: e.seq, text: frame(e) })),
+      )
     }
     this.#heartbeat ??= setInterval(() => {
       for (const c of this.#clients) c.res.write(': ping\n\n')

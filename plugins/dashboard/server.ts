@@ -41,9 +41,17 @@ export async function buildDashboard(opts: DashboardOptions): Promise<FastifyIns
     const status = err instanceof ApiProblem ? err.status : (err.statusCode ?? 500)
     const code = err instanceof ApiProblem ? err.code : status >= 500 ? 'internal' : 'invalid_request'
     if (status >= 500) request.log.error({ err }, 'dashboard request failed')
-    return reply.code(status).type('application/problem+json').send(problem(status, code, status >= 500 ? 'internal error' : err.message))
+    return reply
+      .code(status)
+      .type('application/problem+json')
+      .send(problem(status, code, status >= 500 ? 'internal error' : err.message))
   })
-  app.setNotFoundHandler((request, reply) => reply.code(404).type('application/problem+json').send(problem(404, 'not_found', `no ${request.method} ${request.url.slice(0, 200)} on the dashboard`)))
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .type('application/problem+json')
+      .send(problem(404, 'not_found', `no ${request.method} ${request.url.slice(0, 200)} on the dashboard`)),
+  )
   installGuard(app, opts.env, IMPORT_MAP_HASH)
 
   for (const [url, asset] of assets) {
@@ -81,7 +89,13 @@ export async function buildDashboard(opts: DashboardOptions): Promise<FastifyIns
     const resume = typeof lastId === 'string' && lastId !== '' ? lastId : request.query.after
     if (resume !== undefined && !SEQ.test(resume)) throw new ApiProblem(400, 'invalid_request', 'Last-Event-ID and after must be a ledger seq')
     reply.hijack()
-    reply.raw.writeHead(200, { 'x-content-type-options': 'nosniff', 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' })
+    reply.raw.writeHead(200, {
+      'x-content-type-options': 'nosniff',
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    })
     await feed.stream(reply.raw, resume === undefined ? undefined : Number(resume))
   })
 

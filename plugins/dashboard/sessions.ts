@@ -72,7 +72,8 @@ export class DashboardSessions {
     if (!found) throw new ApiProblem(401, 'unauthorized', 'log in to the dashboard first (POST /login)')
     if (CHANGE_METHODS.has(request.method)) {
       const sent = request.headers['x-csrf-token']
-      if (typeof sent !== 'string' || !sameSecret(sent, found.session.csrf)) throw new ApiProblem(403, 'forbidden', 'this change needs the X-CSRF-Token header of the current dashboard login')
+      if (typeof sent !== 'string' || !sameSecret(sent, found.session.csrf))
+        throw new ApiProblem(403, 'forbidden', 'this change needs the X-CSRF-Token header of the current dashboard login')
     }
     return found.session
   }

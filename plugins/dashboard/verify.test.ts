@@ -17,12 +17,31 @@ interface VerifyModule {
 
 const v = (await import('./web/verify.js' as string)) as VerifyModule
 
-interface Inclusion { leaf_index: number; tree_size: number; leaf_hash: string; root: string; proof: string[]; want_valid?: boolean; desc?: string }
-interface Consistency { size1: number; size2: number; root1: string; root2: string; proof: string[]; want_valid?: boolean; desc?: string }
+interface Inclusion {
+  leaf_index: number
+  tree_size: number
+  leaf_hash: string
+  root: string
+  proof: string[]
+  want_valid?: boolean
+  desc?: string
+}
+interface Consistency {
+  size1: number
+  size2: number
+  root1: string
+  root2: string
+  proof: string[]
+  want_valid?: boolean
+  desc?: string
+}
 
 const merkle = loadVectors<{ leaves: string[]; leaf_hashes: string[]; inclusion_proofs: Inclusion[]; consistency_proofs: Consistency[] }>('rfc6962-merkle-8leaf.json')
 const probes = loadVectors<{ inclusion: Inclusion[]; consistency: Consistency[] }>('rfc6962-proof-probes.json')
-const notes = loadVectors<{ published_vectors: { vkey: string; signed_note: string; want_valid: boolean }[]; generated_checkpoints: { checkpoints: { tree_size: number; root_hex: string; signed_note: string; vkey: string }[] } }>('signed-note-checkpoint.json')
+const notes = loadVectors<{
+  published_vectors: { vkey: string; signed_note: string; want_valid: boolean }[]
+  generated_checkpoints: { checkpoints: { tree_size: number; root_hex: string; signed_note: string; vkey: string }[] }
+}>('signed-note-checkpoint.json')
 
 async function inclusionHolds(c: Inclusion): Promise<boolean> {
   const root = await v.rootFromInclusion(c.leaf_index, c.tree_size, v.fromHex(c.leaf_hash), c.proof.map(v.fromHex))

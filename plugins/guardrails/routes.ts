@@ -25,7 +25,12 @@ export default async function guardrailRoutes(app: FastifyInstance): Promise<voi
     handler: async () => ({
       enabled: engine.guardrailsEnabled(),
       providers: [...providers.values()].map((p) => ({
-        id: p.id, title: p.title, configured: p.configured, credential_env: p.credentialEnv, ...(p.baseUrl ? { base_url: p.baseUrl } : {}), models: p.models.map((m) => m.id),
+        id: p.id,
+        title: p.title,
+        configured: p.configured,
+        credential_env: p.credentialEnv,
+        ...(p.baseUrl ? { base_url: p.baseUrl } : {}),
+        models: p.models.map((m) => m.id),
       })),
     }),
   })
@@ -44,7 +49,8 @@ export default async function guardrailRoutes(app: FastifyInstance): Promise<voi
       if (!provider) throw new ApiProblem(404, 'not_found', `no guardrail provider "${request.params.id}" (known: ${[...providers.keys()].join(', ')})`)
       const runnable = provider.models.filter((m) => m.kind === 'classifier_model')
       const model = request.body?.model === undefined ? runnable[0] : provider.models.find((m) => m.id === request.body!.model)
-      if (!model) throw new ApiProblem(404, 'not_found', `provider ${provider.id} has no model "${request.body?.model}" (its models: ${provider.models.map((m) => m.id).join(', ')})`)
+      if (!model)
+        throw new ApiProblem(404, 'not_found', `provider ${provider.id} has no model "${request.body?.model}" (its models: ${provider.models.map((m) => m.id).join(', ')})`)
       if (model.kind !== 'classifier_model') throw new ApiProblem(422, 'unprocessable', `${model.id} is an account_policy entry: listed in the catalog only, it cannot run`)
       return provider.test(model, request.body?.text ?? PROBE_TEXT, DEFAULT_MAX_LATENCY_MS)
     },
@@ -54,14 +60,26 @@ export default async function guardrailRoutes(app: FastifyInstance): Promise<voi
     schema: { summary: 'Normalized provider catalog: classifier_model (runnable) and account_policy (listed only) entries', response: { 200: catalogView } },
     handler: async () => ({
       models: [...catalog.values()].map((m) => ({
-        id: m.id, provider: m.provider, model: m.model, kind: m.kind, title: m.title, runnable: m.kind === 'classifier_model', categories: [...m.categories], flag_severity: { ...m.flagSeverity },
+        id: m.id,
+        provider: m.provider,
+        model: m.model,
+        kind: m.kind,
+        title: m.title,
+        runnable: m.kind === 'classifier_model',
+        categories: [...m.categories],
+        flag_severity: { ...m.flagSeverity },
       })),
     }),
   })
 
   app.put<{ Body: { enabled: boolean } }>('/v1/guardrails/enabled', {
     onRequest: app.auth.requireOperator,
-    schema: { summary: 'Switch guardrail evaluators on or off (operator; recorded in the ledger)', security: [{ operator: [] }], body: enabledBody, response: { 200: enabledView } },
+    schema: {
+      summary: 'Switch guardrail evaluators on or off (operator; recorded in the ledger)',
+      security: [{ operator: [] }],
+      body: enabledBody,
+      response: { 200: enabledView },
+    },
     handler: async (request) => {
       const previous = engine.guardrailsEnabled()
       const enabled = request.body.enabled
@@ -92,7 +110,11 @@ export default async function guardrailRoutes(app: FastifyInstance): Promise<voi
   app.get('/v1/llm/models', {
     schema: { summary: 'Model registry (not yet implemented: answers 501 with a hint)', response: { 501: problem } },
     handler: async () => {
-      throw new ApiProblem(501, 'not_implemented', 'the model registry endpoint /v1/llm/models is not yet implemented; the guardrail models policies can name are listed by GET /v1/guardrails/catalog')
+      throw new ApiProblem(
+        501,
+        'not_implemented',
+        'the model registry endpoint /v1/llm/models is not yet implemented; the guardrail models policies can name are listed by GET /v1/guardrails/catalog',
+      )
     },
   })
 }

@@ -72,7 +72,12 @@ export function applyInstall(req: InstallRequest, token: string): ApplyResult {
     if (previous) {
       // Entries a re-install replaced (a changed daemon URL or shim line) are no longer in the file: forget them.
       const kept = previous.entries.filter((e) => entryPresent(change.after ?? '', e))
-      record = { ...previous, installedHash: sha256(change.after ?? ''), entries: [...kept, ...change.entries], harnesses: [...new Set([...previous.harnesses, ...change.harnesses])] }
+      record = {
+        ...previous,
+        installedHash: sha256(change.after ?? ''),
+        entries: [...kept, ...change.entries],
+        harnesses: [...new Set([...previous.harnesses, ...change.harnesses])],
+      }
     } else {
       const createdDirs = missingDirs(dirname(change.path))
       let backup: string | undefined

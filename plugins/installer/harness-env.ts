@@ -10,4 +10,3 @@ export function harnessEnvOf(vars: Readonly<Record<string, string | undefined>>,
   for (const h of harnesses) for (const name of h.configVariables ?? []) if (vars[name]) env[name] = vars[name]
   return { home, ...(repo ? { repo } : {}), env }
 }
-

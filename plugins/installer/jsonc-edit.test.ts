@@ -29,16 +29,23 @@ function appendable(value: unknown, pointer: readonly string[]): boolean {
 describe('JSONC edits', () => {
   it('append then remove gives back the exact bytes (any layout, comments, CRLF)', () => {
     fc.assert(
-      fc.property(doc, fc.array(key, { minLength: 1, maxLength: 3 }), fc.constantFrom('  ', '    ', '\t'), fc.constantFrom('\n', '\r\n'), fc.boolean(), (value, pointer, indent, eol, comment) => {
-        fc.pre(appendable(value, pointer))
-        const text = render(value, indent, eol, comment) + eol
-        const ours = { matcher: '*', hooks: [{ type: 'command', command: 'svc-hook --svc-install=x' }] }
-        const after = appendToArray(text, pointer, ours)
-        const array = valueAt(after, pointer) as unknown[]
-        expect(array.at(-1)).toEqual(ours)
-        if (comment) expect(after).toContain('// a user comment')
-        expect(removeAt(after, pointer, indexOfEqual(after, pointer, ours))).toBe(text)
-      }),
+      fc.property(
+        doc,
+        fc.array(key, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom('  ', '    ', '\t'),
+        fc.constantFrom('\n', '\r\n'),
+        fc.boolean(),
+        (value, pointer, indent, eol, comment) => {
+          fc.pre(appendable(value, pointer))
+          const text = render(value, indent, eol, comment) + eol
+          const ours = { matcher: '*', hooks: [{ type: 'command', command: 'svc-hook --svc-install=x' }] }
+          const after = appendToArray(text, pointer, ours)
+          const array = valueAt(after, pointer) as unknown[]
+          expect(array.at(-1)).toEqual(ours)
+          if (comment) expect(after).toContain('// a user comment')
+          expect(removeAt(after, pointer, indexOfEqual(after, pointer, ours))).toBe(text)
+        },
+      ),
       { numRuns: 300 },
     )
   })

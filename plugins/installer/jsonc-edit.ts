@@ -57,7 +57,9 @@ function lineIndent(text: string, offset: number): { indent: string; ownLine: bo
 }
 
 function render(value: unknown, indent: string, style: Style): string {
-  return JSON.stringify(value, null, style.unit).split('\n').join(style.eol + indent)
+  return JSON.stringify(value, null, style.unit)
+    .split('\n')
+    .join(style.eol + indent)
 }
 
 /** Offset just after a trailing comma that follows `from` inside its container, if there is one. */

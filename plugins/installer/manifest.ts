@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { sha256, writePrivateFile } from '../../core/index.ts'
-import { type HarnessScope, type TrustRequest } from '../../harness-contract/index.ts'
+import type { HarnessScope, TrustRequest } from '../../harness-contract/index.ts'
 
 /** One entry we wrote into a file. */
 export type ManifestEntry =
@@ -88,5 +88,7 @@ export function backupPath(svcHome: string, path: string): string {
 
 /** svc's entries for `harness` with their files: what its trust step works on (never the configs, which anyone can edit). */
 export function entriesOf(manifest: Pick<Manifest, 'files'> | undefined, harness: string): TrustRequest['entries'] {
-  return Object.entries(manifest?.files ?? {}).flatMap(([file, record]) => record.entries.filter((e) => e.harness === harness).map((e) => (e.format === 'toml' ? { file, text: e.text } : { file, value: e.value })))
+  return Object.entries(manifest?.files ?? {}).flatMap(([file, record]) =>
+    record.entries.filter((e) => e.harness === harness).map((e) => (e.format === 'toml' ? { file, text: e.text } : { file, value: e.value })),
+  )
 }

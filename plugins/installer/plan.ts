@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { createPatch } from 'diff'
 import { readText, RefusalError, sha256 } from '../../core/index.ts'
-import { type HarnessDefinition, type HarnessEnv, type HarnessScope, type InstallContext, type InstallEntry, type SandboxFacts } from '../../harness-contract/index.ts'
+import type { HarnessDefinition, HarnessEnv, HarnessScope, InstallContext, InstallEntry, SandboxFacts } from '../../harness-contract/index.ts'
 import { appendToArray, deleteAt, indexOfEqual, parseJsoncStrict, removeAt, setAt, valueAt } from './jsonc-edit.ts'
 import { backupPath, readManifest } from './manifest.ts'
 import type { ManifestEntry, ManifestFile } from './manifest.ts'
@@ -248,7 +248,16 @@ export function planUninstall(req: UninstallRequest): Plan {
     const before = readText(path)
     if (before === undefined) warnings.push(`${path} no longer exists; nothing to remove`)
     const after = removalFor(path, record, defs, manifest.installId, req.svcHome, warnings)
-    changes.push({ path, format: record.format, scope: record.scope, harnesses: record.harnesses, before, after, diff: before === after ? '' : diffOf(path, before, after), entries: record.entries })
+    changes.push({
+      path,
+      format: record.format,
+      scope: record.scope,
+      harnesses: record.harnesses,
+      before,
+      after,
+      diff: before === after ? '' : diffOf(path, before, after),
+      entries: record.entries,
+    })
   }
   return { kind: 'uninstall', token: tokenOf('uninstall', manifest.installId, changes), installId: manifest.installId, changes, notes: [], warnings }
 }

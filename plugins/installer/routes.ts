@@ -51,7 +51,12 @@ const planView = {
       items: {
         type: 'object',
         required: ['path', 'harnesses', 'diff', 'action'],
-        properties: { path: { type: 'string' }, harnesses: { type: 'array', items: { type: 'string' } }, diff: { type: 'string' }, action: { type: 'string', enum: ['create', 'modify', 'delete', 'none'] } },
+        properties: {
+          path: { type: 'string' },
+          harnesses: { type: 'array', items: { type: 'string' } },
+          diff: { type: 'string' },
+          action: { type: 'string', enum: ['create', 'modify', 'delete', 'none'] },
+        },
       },
     },
     notes: { type: 'array', items: { type: 'string' } },
@@ -93,7 +98,11 @@ export default async function installRoutes(app: FastifyInstance): Promise<void>
   /** Hooks decide which calls reach the gate at all: every applied change is an operator ledger entry. */
   function ledgerChange(request: FastifyRequest, verdict: 'hooks_installed' | 'hooks_uninstalled', harnesses: readonly { id: string }[], token: string) {
     const ids = harnesses.map((h) => h.id).join(',')
-    return app.engine.recordEvent(verdict, { who: app.auth.who(request), harnesses: ids, plan: token }, `${verdict === 'hooks_installed' ? 'installed' : 'uninstalled'} hooks of ${ids || 'no harness'}`)
+    return app.engine.recordEvent(
+      verdict,
+      { who: app.auth.who(request), harnesses: ids, plan: token },
+      `${verdict === 'hooks_installed' ? 'installed' : 'uninstalled'} hooks of ${ids || 'no harness'}`,
+    )
   }
 
   function installRequest(request: FastifyRequest<{ Body: InstallBody }>) {
@@ -105,13 +114,26 @@ export default async function installRoutes(app: FastifyInstance): Promise<void>
     if (selection.harnesses.length === 0) throw new ApiProblem(422, 'unprocessable', `no supported harness detected at ${scope} scope; name one with "harnesses"`)
     const host = request.headers.host ?? ''
     const daemonUrl = b.daemon_url ?? (/^(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(host) ? `http://${host}` : 'http://127.0.0.1:7878')
-    const req: InstallRequest = { harnesses: selection.harnesses, scope, env, svcHome: app.engine.home, daemonUrl, failOpen: b.fail_open ?? false, transport: b.transport ?? 'command' }
+    const req: InstallRequest = {
+      harnesses: selection.harnesses,
+      scope,
+      env,
+      svcHome: app.engine.home,
+      daemonUrl,
+      failOpen: b.fail_open ?? false,
+      transport: b.transport ?? 'command',
+    }
     return { req, skipped: selection.skipped }
   }
 
   app.post<{ Body: InstallBody }>('/v1/install/plan', {
     onRequest: app.auth.requireOperator,
-    schema: { summary: 'Plan hook installation (unified diffs; writes nothing)', security: [{ operator: [] }], body: { type: 'object', additionalProperties: false, properties: installProperties }, response: { 200: planView, ...problems } },
+    schema: {
+      summary: 'Plan hook installation (unified diffs; writes nothing)',
+      security: [{ operator: [] }],
+      body: { type: 'object', additionalProperties: false, properties: installProperties },
+      response: { 200: planView, ...problems },
+    },
     handler: async (request) => {
       try {
         const { req, skipped } = installRequest(request)
@@ -157,7 +179,9 @@ export default async function installRoutes(app: FastifyInstance): Promise<void>
       try {
         const b = request.body
         const all = registered()
-        const harnesses = b.harnesses?.length ? selectHarnesses(all, plannedHarnesses(app.engine.registry), b.harnesses, harnessEnvOf(app.env, userHome, all.values()), b.scope ?? 'user').harnesses : [...all.values()]
+        const harnesses = b.harnesses?.length
+          ? selectHarnesses(all, plannedHarnesses(app.engine.registry), b.harnesses, harnessEnvOf(app.env, userHome, all.values()), b.scope ?? 'user').harnesses
+          : [...all.values()]
         const req = { svcHome: app.engine.home, harnesses, ...(b.scope ? { scope: b.scope } : {}) }
         const { applyUninstall, planUninstall } = await editors()
         const plan = planUninstall(req)

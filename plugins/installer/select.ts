@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs'
 import { RefusalError } from '../../core/index.ts'
-import { type HarnessDefinition, type HarnessEnv, type HarnessScope } from '../../harness-contract/index.ts'
+import type { HarnessDefinition, HarnessEnv, HarnessScope } from '../../harness-contract/index.ts'
 
 /** A selection that cannot be served: 501 for planned harnesses, 400 for unknown ones. */
 export class HarnessSelectionError extends RefusalError {

@@ -108,21 +108,28 @@ describe('svc-hook shim (real child process)', () => {
     expect(await runShim(['codex', 'Pre/../x', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/bad event name/) })
   })
 
-  it('accepts only answers with a valid MAC over this call\'s nonce, from a literal loopback address, with a readable key', async () => {
+  it("accepts only answers with a valid MAC over this call's nonce, from a literal loopback address, with a readable key", async () => {
     const allow = '{}'
     handler = (_req, _body, res) => res.writeHead(200, { 'content-type': 'application/json', 'x-svc-hook': '1' }).end(allow)
     expect(await runShim(['claude-code', 'PreToolUse', `--url=${base}`], payload)).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/no valid svc MAC/) })
     handler = (_req, _body, res) => res.writeHead(200, { 'x-svc-hook': '1', 'x-svc-mac': 'ab'.repeat(32) }).end(allow)
     expect(await runShim(['claude-code', 'PreToolUse', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/no valid svc MAC/) })
     // The MAC binds the route and the body: an answer signed for another event, or a changed body, fails.
-    handler = (req, _body, res) => res.writeHead(200, { ...svc(req, allow), 'x-svc-mac': hookMac(key, String(req.headers['x-svc-nonce']), 'claude-code', 'PostToolUse', allow) }).end(allow)
+    handler = (req, _body, res) =>
+      res.writeHead(200, { ...svc(req, allow), 'x-svc-mac': hookMac(key, String(req.headers['x-svc-nonce']), 'claude-code', 'PostToolUse', allow) }).end(allow)
     expect(await runShim(['claude-code', 'PreToolUse', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/no valid svc MAC/) })
     handler = (req, _body, res) => res.writeHead(200, svc(req, '{"decision":"deny"}')).end(allow)
     expect(await runShim(['gemini', 'BeforeTool', `--url=${base}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/no valid svc MAC/) })
     handler = (req, _body, res) => res.writeHead(200, svc(req, allow)).end(allow)
     expect(await runShim(['claude-code', 'PreToolUse', `--url=${base}`], payload)).toEqual({ code: 0, stdout: allow, stderr: '' })
-    expect(await runShim(['claude-code', 'PreToolUse', `--url=${base.replace('127.0.0.1', 'localhost')}`], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/not a literal loopback address/) })
-    expect(await runShim(['claude-code', 'PreToolUse', `--url=${base}`, '--key=/nonexistent/hook.key'], payload)).toMatchObject({ code: 2, stderr: expect.stringMatching(/cannot read the hook key/) })
+    expect(await runShim(['claude-code', 'PreToolUse', `--url=${base.replace('127.0.0.1', 'localhost')}`], payload)).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/not a literal loopback address/),
+    })
+    expect(await runShim(['claude-code', 'PreToolUse', `--url=${base}`, '--key=/nonexistent/hook.key'], payload)).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/cannot read the hook key/),
+    })
   })
 
   // The agent under control can write its own home and often a directory early on PATH (~/.local/bin):

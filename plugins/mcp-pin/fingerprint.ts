@@ -7,7 +7,7 @@
  * identities give equal fingerprints whatever the key order or the harness the server was found in.
  */
 import { canonicalSha256, unwrapArgs } from '../../core/index.ts'
-import { type McpServerEntry } from '../../harness-contract/index.ts'
+import type { McpServerEntry } from '../../harness-contract/index.ts'
 
 /** What identifies a server: a config entry without where it was found. */
 export interface ServerIdentity extends Omit<McpServerEntry, 'name' | 'harness' | 'file' | 'transport'> {
@@ -69,9 +69,7 @@ export function identityOf(entry: ServerIdentity): ServerIdentity {
 
 /** `sha256:<hex>` of the canonical identity and (sorted) tool list. */
 export function fingerprint(identity: ServerIdentity, tools?: readonly McpToolInfo[]): string {
-  const toolList = tools
-    ?.map((t) => toolInfo(t as unknown as Record<string, unknown>))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  const toolList = tools?.map((t) => toolInfo(t as unknown as Record<string, unknown>)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   const doc = { identity: identityOf(identity), ...(toolList ? { tools: toolList } : {}) }
   return `sha256:${canonicalSha256(doc)}`
 }

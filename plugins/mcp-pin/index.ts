@@ -35,7 +35,7 @@ const STATES = ['queued', 'mismatch', 'stale'] as const
 const gate = defineGateKind<readonly string[] | string>({
   kind: 'mcp_pin',
   description:
-    'Matches MCP calls whose pin is in one of the given states (queued = not pinned yet, mismatch = changed since pinned, stale = the server announced a changed tool list not verified yet). Tool by tool where svc mcp-proxy has seen the server\'s tool list, else per server.',
+    "Matches MCP calls whose pin is in one of the given states (queued = not pinned yet, mismatch = changed since pinned, stale = the server announced a changed tool list not verified yet). Tool by tool where svc mcp-proxy has seen the server's tool list, else per server.",
   schema: {
     anyOf: [
       { type: 'string', enum: STATES },
@@ -49,7 +49,8 @@ const gate = defineGateKind<readonly string[] | string>({
       const facts = request.meta?.[META_KEY] as PinFacts | undefined
       if (!facts || !states.has(facts.state)) return undefined
       const accept = `\`svc mcp pin accept ${facts.server}\``
-      if (facts.rejected) return `MCP server "${facts.server}" (fingerprint ${facts.fingerprint.slice(0, 19)}…) was rejected by an operator; its calls are denied until an operator accepts it (${accept}) or it is removed from the harness config`
+      if (facts.rejected)
+        return `MCP server "${facts.server}" (fingerprint ${facts.fingerprint.slice(0, 19)}…) was rejected by an operator; its calls are denied until an operator accepts it (${accept}) or it is removed from the harness config`
       if (facts.tool !== undefined) {
         const fp = facts.fingerprint ? ` (now ${facts.fingerprint.slice(0, 19)}…)` : ''
         if (facts.state === 'stale') return `MCP server "${facts.server}": ${facts.why}; calls wait until the proxy has verified its fresh tool list`
@@ -89,7 +90,10 @@ const plugin: EnginePlugin = {
       // the pinned `github`). A harness that names the server itself (Gemini mcp_context) is believed.
       const named = typeof (meta.mcp_context as { server_name?: unknown } | undefined)?.server_name === 'string'
       if (!named) {
-        const longest = entries.map((e) => e.name).filter((n) => request.tool.startsWith(`mcp__${n}__`) && request.tool.length > n.length + 7).sort((a, b) => b.length - a.length)[0]
+        const longest = entries
+          .map((e) => e.name)
+          .filter((n) => request.tool.startsWith(`mcp__${n}__`) && request.tool.length > n.length + 7)
+          .sort((a, b) => b.length - a.length)[0]
         if (longest !== undefined && longest !== server) {
           server = longest
           tool = request.tool.slice(`mcp__${longest}__`.length)
@@ -104,8 +108,21 @@ const plugin: EnginePlugin = {
       // Methods (`resources/read`, `prompts/get`: MCP tool names never hold a `/`) are pinned per server.
       const toolPin = tool.includes('/') ? undefined : toolPinState(store.get(server), tool)
       const facts: PinFacts = toolPin
-        ? { server, state: toolPin.state, fingerprint: toolPin.fingerprint ?? '', ...(toolPin.pinnedFingerprint ? { pinned_fingerprint: toolPin.pinnedFingerprint } : {}), tool, why: toolPin.why }
-        : { server, state: check.state, fingerprint: check.fingerprint, ...(check.pinnedFingerprint ? { pinned_fingerprint: check.pinnedFingerprint } : {}), ...(check.rejected ? { rejected: true } : {}) }
+        ? {
+            server,
+            state: toolPin.state,
+            fingerprint: toolPin.fingerprint ?? '',
+            ...(toolPin.pinnedFingerprint ? { pinned_fingerprint: toolPin.pinnedFingerprint } : {}),
+            tool,
+            why: toolPin.why,
+          }
+        : {
+            server,
+            state: check.state,
+            fingerprint: check.fingerprint,
+            ...(check.pinnedFingerprint ? { pinned_fingerprint: check.pinnedFingerprint } : {}),
+            ...(check.rejected ? { rejected: true } : {}),
+          }
       return { ...request, tool: mcpToolName(server, tool), mcp: { server, tool }, meta: { ...meta, [META_KEY]: facts } }
     })
   },

@@ -189,7 +189,10 @@ export class PinStore {
     if (!record.pending) throw new PinAcceptError(409, `MCP server "${server}" is already pinned and unchanged; nothing to ${verb}`)
     const chosen = [record.pending, record.latest].find((s) => s?.fingerprint === expected)
     if (!chosen) {
-      const waiting = [record.pending, record.latest].filter((s) => s !== undefined).map((s) => s.fingerprint).join(' or ')
+      const waiting = [record.pending, record.latest]
+        .filter((s) => s !== undefined)
+        .map((s) => s.fingerprint)
+        .join(' or ')
       throw new PinAcceptError(409, `MCP server "${server}" now waits with fingerprint ${waiting}, not the ${expected} you reviewed; check it again`)
     }
     return { record, chosen }

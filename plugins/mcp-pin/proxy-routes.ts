@@ -55,7 +55,11 @@ const body = {
       type: 'object',
       additionalProperties: false,
       required: ['command', 'args', 'cwd'],
-      properties: { command: { type: 'string', minLength: 1, maxLength: 4096 }, args: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 4096 } }, cwd: { type: 'string', maxLength: 4096 } },
+      properties: {
+        command: { type: 'string', minLength: 1, maxLength: 4096 },
+        args: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 4096 } },
+        cwd: { type: 'string', maxLength: 4096 },
+      },
     },
     method: { type: 'string', maxLength: 64 },
     params: { type: 'object' },
@@ -89,7 +93,10 @@ const body = {
 function asCall(server: string, method: string, params: Record<string, unknown>): { tool: string; input: Record<string, unknown> } {
   if (method === 'tools/call') {
     const args = params.arguments
-    return { tool: mcpToolName(server, String(params.name ?? '')), input: typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {} }
+    return {
+      tool: mcpToolName(server, String(params.name ?? '')),
+      input: typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {},
+    }
   }
   const { _meta: _, ...input } = params
   return { tool: mcpToolName(server, method), input }
@@ -123,7 +130,8 @@ export default async function proxyRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Params: { event: string }; Body: ProxyBody }>('/v1/mcp/proxy/:event', {
     schema: {
       summary: 'svc mcp-proxy: decide an MCP request, record its outcome, pin a tools/list page, mark a tool list stale, log relayed messages',
-      description: 'Called by the `svc mcp-proxy` relay only. Answers carry `x-svc-hook: 1` and `x-svc-mac` (HMAC under the hook key over nonce, `mcp-proxy`, event and body). The relay denies (fail closed) on any other answer, an error status included.',
+      description:
+        'Called by the `svc mcp-proxy` relay only. Answers carry `x-svc-hook: 1` and `x-svc-mac` (HMAC under the hook key over nonce, `mcp-proxy`, event and body). The relay denies (fail closed) on any other answer, an error status included.',
       params: { type: 'object', required: ['event'], properties: { event: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } } },
       body,
       response: { 400: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' } },

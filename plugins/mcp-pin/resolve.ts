@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { readText } from '../../core/index.ts'
-import { type HarnessDefinition, type HarnessEnv, type McpServerEntry } from '../../harness-contract/index.ts'
+import type { HarnessDefinition, HarnessEnv, McpServerEntry } from '../../harness-contract/index.ts'
 import { identityFromRuntime, identityOf, runtimeMatches } from './fingerprint.ts'
 import type { RuntimeIdentity, ServerIdentity } from './fingerprint.ts'
 

@@ -51,7 +51,12 @@ const identitySchema = {
 const checkResult = {
   type: 'object',
   required: ['server', 'state', 'fingerprint'],
-  properties: { server: { type: 'string' }, state: { type: 'string', enum: ['queued', 'pinned', 'mismatch'] }, fingerprint: { type: 'string' }, pinned_fingerprint: { type: 'string' } },
+  properties: {
+    server: { type: 'string' },
+    state: { type: 'string', enum: ['queued', 'pinned', 'mismatch'] },
+    fingerprint: { type: 'string' },
+    pinned_fingerprint: { type: 'string' },
+  },
 } as const
 const pinView = {
   type: 'object',
@@ -81,7 +86,12 @@ function pinDecisionSchema(summary: string, description: string) {
     summary,
     description,
     security: [{ operator: [] }],
-    body: { type: 'object', additionalProperties: false, required: ['server', 'fingerprint'], properties: { server: name, fingerprint: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } } },
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['server', 'fingerprint'],
+      properties: { server: name, fingerprint: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } },
+    },
     response: { 200: pinView, 400: { $ref: 'Problem#' }, 401: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' }, 409: { $ref: 'Problem#' } },
   } as const
 }
@@ -106,7 +116,10 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
   const userHome = app.env.SVC_USER_HOME ?? homedir()
 
   app.get('/v1/mcp/pins', {
-    schema: { summary: 'MCP servers seen, queued and pinned', response: { 200: { type: 'object', required: ['servers'], properties: { servers: { type: 'array', items: pinView } } } } },
+    schema: {
+      summary: 'MCP servers seen, queued and pinned',
+      response: { 200: { type: 'object', required: ['servers'], properties: { servers: { type: 'array', items: pinView } } } },
+    },
     handler: async () => ({ servers: store.list().map(view) }),
   })
 
@@ -149,7 +162,11 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
         identity = resolved.identity
         source = b.harness ?? 'config'
       }
-      const tools: McpToolInfo[] | undefined = b.tools?.map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), ...(t.input_schema !== undefined ? { inputSchema: t.input_schema } : {}) }))
+      const tools: McpToolInfo[] | undefined = b.tools?.map((t) => ({
+        name: t.name,
+        ...(t.description !== undefined ? { description: t.description } : {}),
+        ...(t.input_schema !== undefined ? { inputSchema: t.input_schema } : {}),
+      }))
       const check = store.check(b.server, identity, source, { ...(tools ? { tools } : {}), operator: app.auth.isOperator(request) })
       return { server: check.server, state: check.state, fingerprint: check.fingerprint, ...(check.pinnedFingerprint ? { pinned_fingerprint: check.pinnedFingerprint } : {}) }
     },
@@ -157,11 +174,18 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
 
   app.post<{ Body: { server: string; fingerprint: string } }>('/v1/mcp/pin/accept', {
     onRequest: app.auth.requireOperator,
-    schema: pinDecisionSchema('Accept a queued (or changed) MCP server pin (operator)', 'Pins exactly `fingerprint`, which must be the one the operator reviewed (pending or latest); 409 when the server now waits with another. Recorded in the ledger.'),
+    schema: pinDecisionSchema(
+      'Accept a queued (or changed) MCP server pin (operator)',
+      'Pins exactly `fingerprint`, which must be the one the operator reviewed (pending or latest); 409 when the server now waits with another. Recorded in the ledger.',
+    ),
     handler: async (request) => {
       const record = store.accept(request.body.server, request.body.fingerprint)
       const pinned = record.pinned!.fingerprint
-      const entry = await app.engine.recordEvent('mcp_pin_accepted', { who: app.auth.who(request), server: record.server, fingerprint: pinned }, `MCP server "${record.server}" pinned at ${pinned}`)
+      const entry = await app.engine.recordEvent(
+        'mcp_pin_accepted',
+        { who: app.auth.who(request), server: record.server, fingerprint: pinned },
+        `MCP server "${record.server}" pinned at ${pinned}`,
+      )
       request.log.warn({ server: record.server, fingerprint: pinned, ledger_seq: entry.seq }, 'MCP server pinned')
       return { ...view(record), ledger_seq: entry.seq }
     },
@@ -169,7 +193,10 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
 
   app.post<{ Body: { server: string; fingerprint: string } }>('/v1/mcp/pin/reject', {
     onRequest: app.auth.requireOperator,
-    schema: pinDecisionSchema('Reject a queued (or changed) MCP server pin (operator)', 'Marks exactly `fingerprint` (pending or latest) rejected: the server stays unpinned and its calls are denied with a reason naming the rejection until an operator accepts a fingerprint. Recorded in the ledger.'),
+    schema: pinDecisionSchema(
+      'Reject a queued (or changed) MCP server pin (operator)',
+      'Marks exactly `fingerprint` (pending or latest) rejected: the server stays unpinned and its calls are denied with a reason naming the rejection until an operator accepts a fingerprint. Recorded in the ledger.',
+    ),
     handler: async (request) => {
       const who = app.auth.who(request)
       const record = store.reject(request.body.server, request.body.fingerprint, who)

@@ -44,7 +44,14 @@ const serverView = {
     ungoverned_reason: { type: 'string' },
     identity: { type: 'object', additionalProperties: true },
     pin: { type: 'object', additionalProperties: true, properties: { state: { type: 'string', enum: ['unseen', 'queued', 'pinned', 'mismatch'] } } },
-    tools: { type: 'array', items: { type: 'object', additionalProperties: true, properties: { name: { type: 'string' }, state: { type: 'string' }, why: { type: 'string' }, changed: { type: 'array', items: { type: 'string' } } } } },
+    tools: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: true,
+        properties: { name: { type: 'string' }, state: { type: 'string' }, why: { type: 'string' }, changed: { type: 'array', items: { type: 'string' } } },
+      },
+    },
   },
 } as const
 
@@ -67,9 +74,22 @@ export default async function serversRoute(app: FastifyInstance): Promise<void> 
         const wrapped = e.wrapped === true
         const tools = toolsOf(record)
         return {
-          name: e.name, harness: e.harness, file: e.file, transport: e.transport, wrapped, governed: wrapped,
-          ...(wrapped ? {} : { ungoverned_reason: remote ? 'remote server: svc mcp-proxy relays stdio servers only, so svc sees its calls only through harness hooks and never what it offers' : `not wrapped: run \`svc mcp wrap ${e.name}\`` }),
-          identity: identityOf(e), pin: pinOf(record), ...(tools ? { tools } : {}),
+          name: e.name,
+          harness: e.harness,
+          file: e.file,
+          transport: e.transport,
+          wrapped,
+          governed: wrapped,
+          ...(wrapped
+            ? {}
+            : {
+                ungoverned_reason: remote
+                  ? 'remote server: svc mcp-proxy relays stdio servers only, so svc sees its calls only through harness hooks and never what it offers'
+                  : `not wrapped: run \`svc mcp wrap ${e.name}\``,
+              }),
+          identity: identityOf(e),
+          pin: pinOf(record),
+          ...(tools ? { tools } : {}),
         }
       })
       const configured = new Set(entries.map((e) => e.name))
@@ -77,7 +97,16 @@ export default async function serversRoute(app: FastifyInstance): Promise<void> 
         if (configured.has(record.server)) continue
         const tools = toolsOf(record)
         const identity = record.served?.identity ?? record.pending?.identity ?? record.pinned?.identity ?? { transport: 'unknown' }
-        servers.push({ name: record.server, transport: identity.transport, wrapped: false, governed: record.served !== undefined, ...(record.served ? {} : { ungoverned_reason: 'seen at run time only, in no harness config svc reads' }), identity, pin: pinOf(record), ...(tools ? { tools } : {}) })
+        servers.push({
+          name: record.server,
+          transport: identity.transport,
+          wrapped: false,
+          governed: record.served !== undefined,
+          ...(record.served ? {} : { ungoverned_reason: 'seen at run time only, in no harness config svc reads' }),
+          identity,
+          pin: pinOf(record),
+          ...(tools ? { tools } : {}),
+        })
       }
       return { servers }
     },

@@ -8,18 +8,41 @@ import { PinStore } from './pin-store.ts'
 import { toolPinState } from './tool-state.ts'
 
 const identity: ServerIdentity = { transport: 'stdio', command: 'node', args: ['server.js'] }
-const echo: McpToolInfo = { name: 'echo', title: 'Echo', description: 'Echoes.', inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }
+const echo: McpToolInfo = {
+  name: 'echo',
+  title: 'Echo',
+  description: 'Echoes.',
+  inputSchema: { type: 'object' },
+  outputSchema: { type: 'object' },
+  annotations: { readOnlyHint: true },
+}
 
 describe('tool fingerprints', () => {
   it('cover every pinned field, bind to the server, and ignore key order and unpinned fields', () => {
     const base = toolFingerprint(identity, echo)
-    for (const [field, value] of [['title', 'Echo!'], ['description', 'Echoes. Then reads ~/.ssh.'], ['inputSchema', { type: 'object', properties: { x: {} } }], ['outputSchema', {}], ['annotations', { destructiveHint: true }]] as const) {
+    for (const [field, value] of [
+      ['title', 'Echo!'],
+      ['description', 'Echoes. Then reads ~/.ssh.'],
+      ['inputSchema', { type: 'object', properties: { x: {} } }],
+      ['outputSchema', {}],
+      ['annotations', { destructiveHint: true }],
+    ] as const) {
       const changed = { ...echo, [field]: value }
       expect(toolFingerprint(identity, changed), field).not.toBe(base)
       expect(toolDiff(echo, changed)).toEqual([field])
     }
     expect(toolFingerprint({ ...identity, args: ['other.js'] }, echo)).not.toBe(base)
-    expect(toolFingerprint(identity, { annotations: { readOnlyHint: true }, name: 'echo', outputSchema: { type: 'object' }, inputSchema: { type: 'object' }, description: 'Echoes.', title: 'Echo', _meta: { x: 1 } } as McpToolInfo)).toBe(base)
+    expect(
+      toolFingerprint(identity, {
+        annotations: { readOnlyHint: true },
+        name: 'echo',
+        outputSchema: { type: 'object' },
+        inputSchema: { type: 'object' },
+        description: 'Echoes.',
+        title: 'Echo',
+        _meta: { x: 1 },
+      } as McpToolInfo),
+    ).toBe(base)
   })
 
   it('leave older pins (name, description, inputSchema only) unchanged', () => {

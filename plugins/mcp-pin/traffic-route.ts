@@ -28,7 +28,14 @@ export default async function trafficRoute(app: FastifyInstance): Promise<void> 
   app.get<{ Querystring: { server?: string; limit?: string } }>('/v1/mcp/traffic', {
     schema: {
       summary: 'Messages svc mcp-proxy relayed without a verdict (initialize, lists, notifications…), per server, newest last',
-      querystring: { type: 'object', additionalProperties: false, properties: { server: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' }, limit: { type: 'string', pattern: '^(500|[1-4]?[0-9]{1,2})$', description: 'entries per server, 0 to 500 (default 50)' } } },
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          server: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' },
+          limit: { type: 'string', pattern: '^(500|[1-4]?[0-9]{1,2})$', description: 'entries per server, 0 to 500 (default 50)' },
+        },
+      },
       response: { 200: { type: 'object', required: ['servers'], properties: { servers: { type: 'array', items: serverTraffic } } } },
     },
     handler: async (request) => {

@@ -12,14 +12,26 @@
  * This is the only pass that turns tool-input strings into canonical paths (lexical, `~`, symlinks); harness
  * folders only map their fields onto the policy's vocabulary, and shell commands are analysed separately.
  */
-import { findUrls, looksLikePatch, MAX_PATCH_TARGETS, parseCallUrl, patchedPaths, pathSpellings, STAGE, type CallUrl, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
+import {
+  findUrls,
+  looksLikePatch,
+  MAX_PATCH_TARGETS,
+  parseCallUrl,
+  patchedPaths,
+  pathSpellings,
+  STAGE,
+  type CallUrl,
+  type EnginePlugin,
+  type EvalRequest,
+} from '../../core/index.ts'
 
 /** Input fields that name a file, across harnesses (Claude `file_path`, Gemini `absolute_path`, ...). */
 const PATH_FIELDS = ['file_path', 'path', 'notebook_path', 'absolute_path', 'filePath', 'target_file', 'dir_path']
 const URL_FIELDS = ['url', 'uri']
 const MCP_NAME = /^mcp__([^_][\s\S]*?)__([\s\S]+)$/
 /** Keys whose string (or string-array) values are paths, in any nesting. */
-const PATH_KEY = /^(?:.*[_-])?(?:path|paths|file|files|filename|filenames|dir|dirs|directory|destination|dest|source|src|target|to|from)$|(?:Path|Paths|File|Files|Dir|Directory|Destination|Source|Target)$/
+const PATH_KEY =
+  /^(?:.*[_-])?(?:path|paths|file|files|filename|filenames|dir|dirs|directory|destination|dest|source|src|target|to|from)$|(?:Path|Paths|File|Files|Dir|Directory|Destination|Source|Target)$/
 /** Tools whose every string may carry a URL the tool fetches. */
 const FETCH_TOOL = /fetch|browse|navigate|url|http|request|web|curl|download|scrape|crawl|open/i
 /** Keys that carry a patch to apply (not `content`: a file that merely contains a diff is data). */

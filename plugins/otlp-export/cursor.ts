@@ -39,7 +39,13 @@ export function readCursor(path: string, endpoint: string, origin: string): Expo
     throw new Error(`export cursor ${path} is malformed; remove it to re-send everything`)
   }
   if (doc.origin !== origin) return fresh
-  return { endpoint, origin, nextSeq: doc.next_seq!, checkpointSize: doc.checkpoint_size!, witnessed: typeof doc.witnessed === 'object' && doc.witnessed !== null ? doc.witnessed : {} }
+  return {
+    endpoint,
+    origin,
+    nextSeq: doc.next_seq!,
+    checkpointSize: doc.checkpoint_size!,
+    witnessed: typeof doc.witnessed === 'object' && doc.witnessed !== null ? doc.witnessed : {},
+  }
 }
 
 /** Persists the cursor durably. */

@@ -11,7 +11,6 @@ import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-proto'
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs'
 import type { SendResult } from './shipper.ts'
 
-
 export interface OtlpEndpointOptions {
   /** Collector base URL, e.g. `https://otel.example.com:4318` (`/v1/logs` is appended unless present). */
   readonly endpoint: string

@@ -5,7 +5,10 @@
 /** Parses `k=v,k2=v2` (the OTEL_EXPORTER_OTLP_HEADERS form) into headers; throws naming a bad pair. */
 export function parseHeaders(text: string): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const pair of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const pair of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const eq = pair.indexOf('=')
     if (eq <= 0) throw new Error(`header "${pair}" is not key=value`)
     out[decodeURIComponent(pair.slice(0, eq).trim())] = decodeURIComponent(pair.slice(eq + 1).trim())

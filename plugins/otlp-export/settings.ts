@@ -15,7 +15,8 @@ export function otlpSettingsFromEnv(env: Readonly<Record<string, string | undefi
   const endpoint = env.SVC_OTLP_ENDPOINT
   if (endpoint === undefined || endpoint === '') return undefined
   const timeout = env.SVC_OTLP_TIMEOUT_MS === undefined ? undefined : Number(env.SVC_OTLP_TIMEOUT_MS)
-  if (timeout !== undefined && !(Number.isSafeInteger(timeout) && timeout > 0)) throw new Error(`SVC_OTLP_TIMEOUT_MS=${env.SVC_OTLP_TIMEOUT_MS}: not a positive whole number of milliseconds`)
+  if (timeout !== undefined && !(Number.isSafeInteger(timeout) && timeout > 0))
+    throw new Error(`SVC_OTLP_TIMEOUT_MS=${env.SVC_OTLP_TIMEOUT_MS}: not a positive whole number of milliseconds`)
   return {
     endpoint,
     headers: env.SVC_OTLP_HEADERS ? parseHeaders(env.SVC_OTLP_HEADERS) : undefined,

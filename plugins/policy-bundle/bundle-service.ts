@@ -99,7 +99,8 @@ export class BundleService {
     if (broken && this.#active) {
       void this.#refused({
         reason: `the active bundle revision ${this.#active.revision} does not compile on this svc (${broken.error!.message}); every call is denied until a revision that compiles is served`,
-        revision: this.#active.revision, sha256: this.#active.sha256,
+        revision: this.#active.revision,
+        sha256: this.#active.sha256,
       })
     }
     if (this.#managed?.bundle) this.#schedule(0)
@@ -131,7 +132,11 @@ export class BundleService {
       ...(a
         ? {
             active: {
-              revision: a.revision, sha256: a.sha256, content_hash: a.contentHash, keyid: a.keyid, activated_at: new Date(a.activatedAt).toISOString(),
+              revision: a.revision,
+              sha256: a.sha256,
+              content_hash: a.contentHash,
+              keyid: a.keyid,
+              activated_at: new Date(a.activatedAt).toISOString(),
               ...(a.expiresAt !== undefined ? { expires: new Date(a.expiresAt).toISOString() } : {}),
               expired: a.expiresAt !== undefined && a.expiresAt <= now,
             },
@@ -197,8 +202,13 @@ export class BundleService {
     activate(this.#home, dir)
     await this.#engine!.policy.refreshInBackground()
     const facts = {
-      revision: String(bundle.revision), sha256: bundle.sha256, keyid: bundle.keyid, url: settings.url,
-      previous_revision: active ? String(active.revision) : '', policy_hash: this.#engine!.policy.hash, previous_policy_hash: previousHash,
+      revision: String(bundle.revision),
+      sha256: bundle.sha256,
+      keyid: bundle.keyid,
+      url: settings.url,
+      previous_revision: active ? String(active.revision) : '',
+      policy_hash: this.#engine!.policy.hash,
+      previous_policy_hash: previousHash,
     }
     this.#log.info(facts, 'policy bundle activated')
     // The status reports the new revision only once its leaf is in the ledger, so nobody reads one without the other.
@@ -213,7 +223,12 @@ export class BundleService {
     const repeat = this.#lastRefusal?.sha256 !== undefined && this.#lastRefusal.sha256 === sha256 && this.#lastRefusal.reason === check.reason
     if (!repeat) {
       this.#log.error({ revision: check.revision, sha256 }, `policy bundle refused, the active bundle stays in force: ${check.reason}`)
-      const facts = { reason: check.reason ?? '', revision: check.revision === undefined ? '' : String(check.revision), sha256: sha256 ?? '', active_revision: this.#active ? String(this.#active.revision) : '' }
+      const facts = {
+        reason: check.reason ?? '',
+        revision: check.revision === undefined ? '' : String(check.revision),
+        sha256: sha256 ?? '',
+        active_revision: this.#active ? String(this.#active.revision) : '',
+      }
       await this.#ledger('policy_bundle_refused', facts, `policy bundle refused: ${check.reason}`)
     }
     this.#lastCheck = entry

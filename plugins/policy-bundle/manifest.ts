@@ -40,11 +40,14 @@ export function parseManifest(bytes: Uint8Array | undefined): BundleManifest {
   const check = validate()
   if (!check(value)) {
     const e = check.errors?.[0]
-    throw new BundleError(`.manifest${e?.instancePath ?? ''} ${e?.message ?? 'is invalid'} (expected {"revision": <integer ≥ 1>, "roots": ["svc"], "metadata": {"expires"?, "min_svc"?}})`)
+    throw new BundleError(
+      `.manifest${e?.instancePath ?? ''} ${e?.message ?? 'is invalid'} (expected {"revision": <integer ≥ 1>, "roots": ["svc"], "metadata": {"expires"?, "min_svc"?}})`,
+    )
   }
   const manifest = value as { revision: number; roots: string[]; metadata?: BundleManifest['metadata'] }
   const expires = manifest.metadata?.expires
-  if (expires !== undefined && Number.isNaN(Date.parse(expires))) throw new BundleError(`.manifest metadata.expires "${expires}" is not a date (RFC 3339, e.g. 2026-12-31T00:00:00Z)`)
+  if (expires !== undefined && Number.isNaN(Date.parse(expires)))
+    throw new BundleError(`.manifest metadata.expires "${expires}" is not a date (RFC 3339, e.g. 2026-12-31T00:00:00Z)`)
   return { revision: manifest.revision, roots: manifest.roots, metadata: manifest.metadata ?? {} }
 }
 

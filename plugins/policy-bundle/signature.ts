@@ -85,7 +85,8 @@ export async function verifyFiles(files: ReadonlyMap<string, Uint8Array>, roots:
   let jws: string
   try {
     const parsed = JSON.parse(Buffer.from(raw).toString('utf8')) as { signatures?: unknown }
-    if (!Array.isArray(parsed.signatures) || parsed.signatures.length !== 1 || typeof parsed.signatures[0] !== 'string') throw new Error('expected {"signatures": ["<JWS>"]} with exactly one signature')
+    if (!Array.isArray(parsed.signatures) || parsed.signatures.length !== 1 || typeof parsed.signatures[0] !== 'string')
+      throw new Error('expected {"signatures": ["<JWS>"]} with exactly one signature')
     jws = parsed.signatures[0]
   } catch (err) {
     throw new BundleError(`.signatures.json: ${(err as Error).message}`)

@@ -38,7 +38,8 @@ export async function verifyBundle(bytes: Uint8Array, roots: readonly TrustRoot[
   }
   const manifest = parseManifest(files.get(MANIFEST))
   const min = manifest.metadata.min_svc
-  if (min !== undefined && compareVersions(SVC_VERSION, min) < 0) throw new BundleError(`bundle revision ${manifest.revision} needs svc ${min} or newer; this is svc ${SVC_VERSION}`)
+  if (min !== undefined && compareVersions(SVC_VERSION, min) < 0)
+    throw new BundleError(`bundle revision ${manifest.revision} needs svc ${min} or newer; this is svc ${SVC_VERSION}`)
   const expires = manifest.metadata.expires
   return {
     manifest,
@@ -56,7 +57,8 @@ export function refusalAgainst(next: VerifiedBundle, active: { revision: number;
   if (next.expiresAt !== undefined && next.expiresAt <= now) return `bundle revision ${next.revision} expired at ${new Date(next.expiresAt).toISOString()}`
   if (!active) return undefined
   if (next.revision < active.revision) return `bundle revision ${next.revision} is older than the active revision ${active.revision} (rollback refused)`
-  if (next.revision === active.revision && next.contentHash !== active.contentHash) return `bundle revision ${next.revision} has different content from the active bundle of the same revision (refused: a new policy needs a new revision)`
+  if (next.revision === active.revision && next.contentHash !== active.contentHash)
+    return `bundle revision ${next.revision} has different content from the active bundle of the same revision (refused: a new policy needs a new revision)`
   return undefined
 }
 

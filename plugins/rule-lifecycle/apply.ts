@@ -27,7 +27,8 @@ const journalPath = (home: string, seq: number) => join(home, 'false-positives',
 
 /** Writes the planned edit after a last stale check, records it, and journals it; returns the ledger entry. */
 export async function applyCase(engine: Engine, v: Validated, policyHash: string): Promise<LedgerEntry> {
-  if (policyHash !== v.policyHash) throw refusal(409, 'stale_policy', 'the policy changed since this bundle was made (policy hash differs); make a new bundle with `svc false-positive <seq>`')
+  if (policyHash !== v.policyHash)
+    throw refusal(409, 'stale_policy', 'the policy changed since this bundle was made (policy hash differs); make a new bundle with `svc false-positive <seq>`')
   const current = existsSync(v.edit.path) ? readFileSync(v.edit.path, 'utf8') : null
   if (current !== v.edit.before) throw refusal(409, 'stale_policy', `${v.edit.path} changed while the apply was prepared; try again`)
   const session = activeSession(engine)
@@ -38,14 +39,33 @@ export async function applyCase(engine: Engine, v: Validated, policyHash: string
   }
   let entry: LedgerEntry
   try {
-    entry = await record(engine, session, 'false_positive_applied', v.c.gate.id, v.c.leaf.seq, `false positive at seq ${v.c.leaf.seq}: gate ${v.c.gate.id} disabled in ${v.edit.path}, replaced by ${v.replacement.gate.id}`, {
-      path: v.edit.path, before: v.edit.before === null ? null : sha256(v.edit.before), after: sha256(v.edit.after), replacement_id: v.replacement.gate.id,
-    })
+    entry = await record(
+      engine,
+      session,
+      'false_positive_applied',
+      v.c.gate.id,
+      v.c.leaf.seq,
+      `false positive at seq ${v.c.leaf.seq}: gate ${v.c.gate.id} disabled in ${v.edit.path}, replaced by ${v.replacement.gate.id}`,
+      {
+        path: v.edit.path,
+        before: v.edit.before === null ? null : sha256(v.edit.before),
+        after: sha256(v.edit.after),
+        replacement_id: v.replacement.gate.id,
+      },
+    )
   } catch (err) {
     restore(v.edit.path, v.edit.before)
     throw err
   }
-  const journal: ApplyJournal = { apply_seq: entry.seq, event_seq: v.c.leaf.seq, gate_id: v.c.gate.id, replacement_id: v.replacement.gate.id, path: v.edit.path, before: v.edit.before, after_sha256: sha256(v.edit.after) }
+  const journal: ApplyJournal = {
+    apply_seq: entry.seq,
+    event_seq: v.c.leaf.seq,
+    gate_id: v.c.gate.id,
+    replacement_id: v.replacement.gate.id,
+    path: v.edit.path,
+    before: v.edit.before,
+    after_sha256: sha256(v.edit.after),
+  }
   writePrivateFile(journalPath(engine.home, entry.seq), JSON.stringify(journal))
   engine.policy.reloadNow(v.c.payload.cwd ?? undefined, Date.now())
   return entry
@@ -58,14 +78,25 @@ export async function revertApply(engine: Engine, applySeq: number, cwdHint?: st
   const journal = JSON.parse(readFileSync(path, 'utf8')) as ApplyJournal
   if (journal.reverted_by !== undefined) throw refusal(409, 'already_reverted', `the apply at seq ${applySeq} was already reverted (seq ${journal.reverted_by})`)
   const now = existsSync(journal.path) ? readFileSync(journal.path, 'utf8') : null
-  if (now === null || sha256(now) !== journal.after_sha256) throw refusal(409, 'changed_since_apply', `${journal.path} changed since the apply at seq ${applySeq}; revert it by hand`)
+  if (now === null || sha256(now) !== journal.after_sha256)
+    throw refusal(409, 'changed_since_apply', `${journal.path} changed since the apply at seq ${applySeq}; revert it by hand`)
   const session = activeSession(engine)
   restore(journal.path, journal.before)
   let entry: LedgerEntry
   try {
-    entry = await record(engine, session, 'false_positive_reverted', journal.gate_id, applySeq, `reverted the false-positive apply at seq ${applySeq}: gate ${journal.gate_id} active again in ${journal.path}, ${journal.replacement_id} removed`, {
-      path: journal.path, before: journal.after_sha256, after: journal.before === null ? null : sha256(journal.before),
-    })
+    entry = await record(
+      engine,
+      session,
+      'false_positive_reverted',
+      journal.gate_id,
+      applySeq,
+      `reverted the false-positive apply at seq ${applySeq}: gate ${journal.gate_id} active again in ${journal.path}, ${journal.replacement_id} removed`,
+      {
+        path: journal.path,
+        before: journal.after_sha256,
+        after: journal.before === null ? null : sha256(journal.before),
+      },
+    )
   } catch (err) {
     writePolicy(journal.path, now)
     throw err
@@ -84,10 +115,30 @@ function activeSession(engine: Engine) {
   return session
 }
 
-async function record(engine: Engine, session: NonNullable<ReturnType<Engine['sessions']['current']>>, verdict: LedgerVerdict, ruleId: string, parentSeq: number, reason: string, change: Record<string, unknown>): Promise<LedgerEntry> {
+async function record(
+  engine: Engine,
+  session: NonNullable<ReturnType<Engine['sessions']['current']>>,
+  verdict: LedgerVerdict,
+  ruleId: string,
+  parentSeq: number,
+  reason: string,
+  change: Record<string, unknown>,
+): Promise<LedgerEntry> {
   const draft: LedgerDraft = {
-    kind: 'control', sessionId: session.id, signer: session.signer, source: 'svc', tool: 'false-positive', verdict, monitorMatch: false, ruleId, toolUseId: '',
-    policyTrace: [], payloadHash: canonicalSha256(change), reason, parentSeq, at: Date.now(),
+    kind: 'control',
+    sessionId: session.id,
+    signer: session.signer,
+    source: 'svc',
+    tool: 'false-positive',
+    verdict,
+    monitorMatch: false,
+    ruleId,
+    toolUseId: '',
+    policyTrace: [],
+    payloadHash: canonicalSha256(change),
+    reason,
+    parentSeq,
+    at: Date.now(),
   }
   return engine.record(draft, session)
 }

@@ -44,8 +44,19 @@ export function callTraceRoute(app: FastifyInstance, engine: Engine, payloads: (
       if (!stored || stored.payloadHash !== leaf.payload_hash) throw new ApiProblem(410, 'gone', `the call behind seq ${seq} is no longer kept (payload retention)`)
       const call = JSON.parse(stored.body) as CallPayload
       const trace: GateTrace[] = []
-      const { decision } = await engine.decide({ sessionId: leaf.session_id, source: leaf.source, tool: call.tool, input: call.input, ...(call.cwd ? { cwd: call.cwd } : {}) }, undefined, trace)
-      return { seq, policy_hash: engine.policy.hash, recorded_policy_hash: leaf.policy_hash ?? null, verdict: decision.verdict, rule_id: decision.ruleId, gates: explainGates(trace) }
+      const { decision } = await engine.decide(
+        { sessionId: leaf.session_id, source: leaf.source, tool: call.tool, input: call.input, ...(call.cwd ? { cwd: call.cwd } : {}) },
+        undefined,
+        trace,
+      )
+      return {
+        seq,
+        policy_hash: engine.policy.hash,
+        recorded_policy_hash: leaf.policy_hash ?? null,
+        verdict: decision.verdict,
+        rule_id: decision.ruleId,
+        gates: explainGates(trace),
+      }
     },
   })
 }

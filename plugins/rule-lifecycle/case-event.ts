@@ -35,7 +35,20 @@ export interface CaseEvent {
 
 /** A refusal with a stable machine `reason` beside the problem code. */
 export function refusal(status: number, reason: string, detail: string, extra: Record<string, unknown> = {}): ApiProblem {
-  const code = status === 404 ? 'not_found' : status === 409 ? (reason === 'stale_policy' ? 'stale_policy' : 'conflict') : status === 410 ? 'gone' : status === 403 ? 'forbidden' : status === 503 ? 'no_session' : 'unprocessable'
+  const code =
+    status === 404
+      ? 'not_found'
+      : status === 409
+        ? reason === 'stale_policy'
+          ? 'stale_policy'
+          : 'conflict'
+        : status === 410
+          ? 'gone'
+          : status === 403
+            ? 'forbidden'
+            : status === 503
+              ? 'no_session'
+              : 'unprocessable'
   return new ApiProblem(status, code, detail, { reason, ...extra })
 }
 
@@ -44,9 +57,15 @@ export function eligibleLeaf(engine: Engine, seq: number): { leaf: CaseLeaf; lea
   const stored = engine.ledger.leaf(seq)
   if (!stored) throw refusal(404, 'unknown_seq', `no ledger leaf at seq ${seq} (tree size ${engine.ledger.size()})`)
   const leaf = stored.leaf as unknown as CaseLeaf
-  if (leaf.type === 'outcome') throw refusal(422, 'outcome_row', `seq ${seq} is an outcome row (${leaf.verdict}) after a tool ran, not a decision; use the seq of its decision${'parent_seq' in leaf ? ` (${String((leaf as { parent_seq?: number }).parent_seq)})` : ''}`)
+  if (leaf.type === 'outcome')
+    throw refusal(
+      422,
+      'outcome_row',
+      `seq ${seq} is an outcome row (${leaf.verdict}) after a tool ran, not a decision; use the seq of its decision${'parent_seq' in leaf ? ` (${String((leaf as { parent_seq?: number }).parent_seq)})` : ''}`,
+    )
   if (leaf.type !== 'decision') throw refusal(422, 'not_a_decision', `seq ${seq} is a ${leaf.type} entry (${leaf.verdict}), not a decision`)
-  if (leaf.verdict !== 'deny' && leaf.verdict !== 'monitor_alert') throw refusal(422, 'not_denied', `seq ${seq} was ${leaf.verdict === 'allow' ? 'allowed' : leaf.verdict}: only a deny or a monitor alert can be a false positive`)
+  if (leaf.verdict !== 'deny' && leaf.verdict !== 'monitor_alert')
+    throw refusal(422, 'not_denied', `seq ${seq} was ${leaf.verdict === 'allow' ? 'allowed' : leaf.verdict}: only a deny or a monitor alert can be a false positive`)
   if (!leaf.rule_id) throw refusal(422, 'no_rule', `seq ${seq} has no matched rule (a core refusal or a guardrail verdict); there is no gate to replace`)
   return { leaf, leafHash: stored.leafHash.toString('hex') }
 }
@@ -64,8 +83,10 @@ export function liveGate(engine: Engine, leaf: CaseLeaf, cwd: string | null, now
 /** The stored exact call of the leaf, checked against its payload_hash; 410 once retention dropped it. */
 export function storedPayload(payloads: PayloadStore, leaf: CaseLeaf): CallPayload {
   const stored = payloads.get(leaf.seq)
-  if (!stored) throw refusal(410, 'payload_expired', `the call behind seq ${leaf.seq} is no longer stored (payload retention; only its hash ${leaf.payload_hash.slice(0, 16)}… remains)`)
-  if (sha256(stored.body) !== leaf.payload_hash) throw refusal(409, 'payload_mismatch', `the stored call of seq ${leaf.seq} does not match the leaf's payload_hash; run \`svc ledger verify\``)
+  if (!stored)
+    throw refusal(410, 'payload_expired', `the call behind seq ${leaf.seq} is no longer stored (payload retention; only its hash ${leaf.payload_hash.slice(0, 16)}… remains)`)
+  if (sha256(stored.body) !== leaf.payload_hash)
+    throw refusal(409, 'payload_mismatch', `the stored call of seq ${leaf.seq} does not match the leaf's payload_hash; run \`svc ledger verify\``)
   return JSON.parse(stored.body) as CallPayload
 }
 

@@ -36,10 +36,12 @@ export function draftReplacement(bundle: BundleView): { yaml: string; exact: boo
   }
   const notes = [
     `# Replacement for ${bundle.matched_gate.id} (${bundle.matched_gate.source}), drafted from the false positive at seq ${bundle.event.seq}.`,
-    '# It keeps the gate\'s match block and excludes exactly the call that was wrongly blocked. Narrow it further',
+    "# It keeps the gate's match block and excludes exactly the call that was wrongly blocked. Narrow it further",
     '# if you like; `svc false-positive apply <this dir>` validates it (it must not match the event and must still',
     '# block every malicious fixture) before anything is written.',
-    ...(redacted ? ['# NOTE: the call was redacted in this bundle, so the exclusion below may not match it: re-run with', '# --include-raw (operator) or edit the pattern by hand.'] : []),
+    ...(redacted
+      ? ['# NOTE: the call was redacted in this bundle, so the exclusion below may not match it: re-run with', '# --include-raw (operator) or edit the pattern by hand.']
+      : []),
     ...(exclusion ? [] : ['# TODO: this tool has no command or path to exclude; narrow `when` by hand.']),
   ]
   return { yaml: `${notes.join('\n')}\n${stringify(gate, { lineWidth: 0 })}`, exact: exclusion !== undefined && !redacted }

@@ -55,5 +55,12 @@ export interface GateLine {
 
 /** Every gate the evaluator ran, in order, with whether it matched and why. */
 export function explainGates(trace: readonly GateTrace[]): GateLine[] {
-  return trace.map(({ layer, gate, matched, node }) => ({ layer, source: gate.source, id: gate.id, on_hit: gate.evaluators.length > 0 ? 'guardrail' : gate.onHit, matched: matched !== undefined, why: explainNode(node).why }))
+  return trace.map(({ layer, gate, matched, node }) => ({
+    layer,
+    source: gate.source,
+    id: gate.id,
+    on_hit: gate.evaluators.length > 0 ? 'guardrail' : gate.onHit,
+    matched: matched !== undefined,
+    why: explainNode(node).why,
+  }))
 }

@@ -49,9 +49,17 @@ const fixtureSchema = {
     expect: { enum: ['allow', 'deny', 'monitor_alert'] },
     rule: { type: 'string' },
   },
-  oneOf: [{ required: ['command'], not: { required: ['input'] } }, { required: ['input'], not: { required: ['command'] } }],
+  oneOf: [
+    { required: ['command'], not: { required: ['input'] } },
+    { required: ['input'], not: { required: ['command'] } },
+  ],
 } as const
-const fixturesValidator = lazyValidator({ type: 'object', additionalProperties: false, required: ['fixtures'], properties: { version: { const: 1 }, fixtures: { type: 'array', items: fixtureSchema } } })
+const fixturesValidator = lazyValidator({
+  type: 'object',
+  additionalProperties: false,
+  required: ['fixtures'],
+  properties: { version: { const: 1 }, fixtures: { type: 'array', items: fixtureSchema } },
+})
 
 /** Parses a fixtures document; throws naming the file and the first problem. */
 export function parseFixtures(text: string, file: string): Fixture[] {

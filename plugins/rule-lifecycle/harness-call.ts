@@ -3,7 +3,7 @@
  * `parse`, exactly as the hook route does, so `run_shell_command` from Gemini becomes the same `Bash` call
  * the daemon gates. Used by fixtures and `svc explain --harness`.
  */
-import { type Registries, type ToolCall } from '../../core/index.ts'
+import type { Registries, ToolCall } from '../../core/index.ts'
 import { harnessRegistry } from '../../harness-contract/index.ts'
 
 /** Maps a native call of `harness` to the policy's call (tool name, input, cwd, meta). */

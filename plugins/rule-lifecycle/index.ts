@@ -18,21 +18,26 @@ const plugin: EnginePlugin = {
   name: 'feature:rule-lifecycle',
   apply(host) {
     let store: PayloadStore | undefined
-    const open = (retention: Retention = DEFAULT_RETENTION) => (store ??= new PayloadStore(join(host.home, PAYLOADS_FILE), retention, { onError: (err) => host.log.error({ err }, 'payloads.db: a batch of calls could not be stored (their leaves keep the hashes)') }))
+    const open = (retention: Retention = DEFAULT_RETENTION) =>
+      (store ??= new PayloadStore(join(host.home, PAYLOADS_FILE), retention, {
+        onError: (err) => host.log.error({ err }, 'payloads.db: a batch of calls could not be stored (their leaves keep the hashes)'),
+      }))
     host.hooks.ledgerAppend.tap('feature:rule-lifecycle', (entry, _decision, payloadBytes) => {
       if (entry.kind === 'decision' && payloadBytes) open().put(entry.seq, entry.payloadHash, payloadBytes, entry.at)
     })
-    host.bring(routes(async (app) => {
-      // The route modules load only when a daemon builds its server (see lazyRoutes in daemon/surfaces.ts).
-      const { falsePositiveRoutes } = await import('./routes.ts')
-      // The daemon's environment sets retention; the store is opened here (or at the first decision), never in apply.
-      open(retentionFrom(app.env)).bindLedger(app.engine.ledger.origin)
-      app.addHook('onClose', async () => {
-        store?.close()
-        store = undefined
-      })
-      await falsePositiveRoutes(() => open())(app)
-    }))
+    host.bring(
+      routes(async (app) => {
+        // The route modules load only when a daemon builds its server (see lazyRoutes in daemon/surfaces.ts).
+        const { falsePositiveRoutes } = await import('./routes.ts')
+        // The daemon's environment sets retention; the store is opened here (or at the first decision), never in apply.
+        open(retentionFrom(app.env)).bindLedger(app.engine.ledger.origin)
+        app.addHook('onClose', async () => {
+          store?.close()
+          store = undefined
+        })
+        await falsePositiveRoutes(() => open())(app)
+      }),
+    )
   },
 }
 

@@ -29,10 +29,13 @@ describe('payload verification', () => {
     const store = new PayloadStore(join(tempDir(), 'payloads.db'))
     store.put(0, sha256(call('ls')), call('ls'), Date.now())
     store.put(1, sha256(call('ls')), call('rm -rf /'), Date.now())
-    const leaves = new Map([[0, sha256(call('ls'))], [1, sha256(call('ls'))]])
+    const leaves = new Map([
+      [0, sha256(call('ls'))],
+      [1, sha256(call('ls'))],
+    ])
     const report = verifyPayloads(store, (seq) => leaves.get(seq))
     expect(report.checked).toBe(2)
-    expect(report.problems).toEqual(['payload of seq 1: its bytes do not hash to the leaf\'s payload_hash (altered or swapped)'])
+    expect(report.problems).toEqual(["payload of seq 1: its bytes do not hash to the leaf's payload_hash (altered or swapped)"])
     store.close()
   })
 })

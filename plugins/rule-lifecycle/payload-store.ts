@@ -144,7 +144,12 @@ export class PayloadStore {
   /** The newest `limit` stored payloads, newest first (replay of a replacement). */
   recent(limit: number): StoredPayload[] {
     this.#write()
-    const rows = this.#db.prepare('SELECT seq, payload_hash, body, ts_ms FROM payloads ORDER BY seq DESC LIMIT ?').all(limit) as { seq: number; payload_hash: string; body: string; ts_ms: number }[]
+    const rows = this.#db.prepare('SELECT seq, payload_hash, body, ts_ms FROM payloads ORDER BY seq DESC LIMIT ?').all(limit) as {
+      seq: number
+      payload_hash: string
+      body: string
+      ts_ms: number
+    }[]
     return rows.map((r) => ({ seq: Number(r.seq), payloadHash: r.payload_hash, body: r.body, tsMs: Number(r.ts_ms) }))
   }
 

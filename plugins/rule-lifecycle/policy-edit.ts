@@ -23,7 +23,13 @@ export interface PolicyEdit {
 const EMPTY_POLICY = 'version: 1\ngates: []\n'
 
 /** Plans the edit (nothing is written); refuses when the resulting file would not load. */
-export function planEdit(engine: Engine, target: TargetFile, original: CompiledGate, replacement: Record<string, unknown>, facts: { eventSeq: number; at: string; note: string }): PolicyEdit {
+export function planEdit(
+  engine: Engine,
+  target: TargetFile,
+  original: CompiledGate,
+  replacement: Record<string, unknown>,
+  facts: { eventSeq: number; at: string; note: string },
+): PolicyEdit {
   const before = existsSync(target.path) ? readFileSync(target.path, 'utf8') : null
   const doc = parseDocument(before ?? EMPTY_POLICY, { uniqueKeys: true })
   if (doc.errors.length > 0 || !isMap(doc.contents)) throw refusal(422, 'target_invalid', `the target policy file ${target.path} does not parse; fix it first`)

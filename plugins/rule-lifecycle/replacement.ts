@@ -44,7 +44,10 @@ export function parseReplacement(engine: Engine, yamlText: string, original: Com
   const validateGate = gateValidator()
   if (!validateGate(value)) {
     const err = validateGate.errors?.[0]
-    const field = err?.keyword === 'additionalProperties' ? `unknown field "${(err.params as { additionalProperty: string }).additionalProperty}"` : `${err?.instancePath || 'gate'} ${err?.message ?? 'is invalid'}`
+    const field =
+      err?.keyword === 'additionalProperties'
+        ? `unknown field "${(err.params as { additionalProperty: string }).additionalProperty}"`
+        : `${err?.instancePath || 'gate'} ${err?.message ?? 'is invalid'}`
     throw bad(field)
   }
   const gate = value as unknown as Record<string, unknown>

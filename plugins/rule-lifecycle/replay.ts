@@ -44,7 +44,10 @@ export async function replayCase(engine: Engine, payloads: PayloadStore, v: Vali
       continue
     }
     const call = JSON.parse(stored.body) as CallPayload
-    const request = await engine.hooks.preEvaluate.promise({ sessionId: 'replay', source: leaf.source, tool: call.tool, input: call.input, ...(call.cwd ? { cwd: call.cwd } : {}), paths: [], urls: [] }, ctx)
+    const request = await engine.hooks.preEvaluate.promise(
+      { sessionId: 'replay', source: leaf.source, tool: call.tool, input: call.input, ...(call.cwd ? { cwd: call.cwd } : {}), paths: [], urls: [] },
+      ctx,
+    )
     // A call the analyser could not read in full is refused alike before and after: the replacement cannot change it.
     if (request.shell?.error || request.uncovered) {
       skipped++
@@ -63,14 +66,21 @@ export async function replayCase(engine: Engine, payloads: PayloadStore, v: Vali
     const candidateHits = applies ? hits.filter((h) => !(h.gateId === v.c.gate.id && h.source === v.c.gate.source)) : hits
     const replacementMatch = applies ? evaluateGate(v.replacement.gate.node, request, ctx) : undefined
     const r = v.replacement.gate
-    if (replacementMatch !== undefined) candidateHits.push({ gateId: r.id, layer: v.target.layer, source: v.target.source, onHit: r.onHit, requireStrong: r.requireStrong, reason: replacementMatch })
+    if (replacementMatch !== undefined)
+      candidateHits.push({ gateId: r.id, layer: v.target.layer, source: v.target.source, onHit: r.onHit, requireStrong: r.requireStrong, reason: replacementMatch })
     const now = combine(hits, engine.mode(), undefined)
     const candidate = combine(candidateHits, engine.mode(), undefined)
     if (now.ledgerVerdict === candidate.ledgerVerdict) continue
     const summary = redactedSummary(call, ctx.home)
     const row: ReplayedCall = {
-      seq: stored.seq, tool: call.tool, recorded: String(leaf.verdict), now: now.ledgerVerdict, candidate: candidate.ledgerVerdict,
-      ...(now.ruleId ? { rule_id: now.ruleId } : {}), input: summary.input, redacted: summary.changes.length > 0,
+      seq: stored.seq,
+      tool: call.tool,
+      recorded: String(leaf.verdict),
+      now: now.ledgerVerdict,
+      candidate: candidate.ledgerVerdict,
+      ...(now.ruleId ? { rule_id: now.ruleId } : {}),
+      input: summary.input,
+      redacted: summary.changes.length > 0,
     }
     if (candidate.ledgerVerdict === 'allow') nowAllowed.push(row)
     else if (now.ledgerVerdict === 'allow') nowDenied.push(row)

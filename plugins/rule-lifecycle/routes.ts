@@ -26,7 +26,16 @@ const fixture = {
   type: 'object',
   additionalProperties: false,
   required: ['expect'],
-  properties: { name: { type: 'string', maxLength: 500 }, tool: { type: 'string', maxLength: 256 }, input: { type: 'object' }, command: { type: 'string', maxLength: 65536 }, cwd: { type: 'string', maxLength: 4096 }, harness: { type: 'string', maxLength: 64 }, expect: { type: 'string', enum: ['deny', 'monitor_alert'] }, rule: { type: 'string', maxLength: 256 } },
+  properties: {
+    name: { type: 'string', maxLength: 500 },
+    tool: { type: 'string', maxLength: 256 },
+    input: { type: 'object' },
+    command: { type: 'string', maxLength: 65536 },
+    cwd: { type: 'string', maxLength: 4096 },
+    harness: { type: 'string', maxLength: 64 },
+    expect: { type: 'string', enum: ['deny', 'monitor_alert'] },
+    rule: { type: 'string', maxLength: 256 },
+  },
 } as const
 const caseBody = {
   type: 'object',
@@ -63,9 +72,16 @@ const validation = {
 
 function validationView(v: Validated) {
   return {
-    valid: true, seq: v.c.leaf.seq, gate_id: v.c.gate.id, replacement_id: v.replacement.gate.id,
+    valid: true,
+    seq: v.c.leaf.seq,
+    gate_id: v.c.gate.id,
+    replacement_id: v.replacement.gate.id,
     target: { choice: v.target.choice, path: v.target.path, layer: v.target.layer, source: v.target.source },
-    policy_hash: v.policyHash, examples_checked: v.examplesChecked, examples_skipped: v.examplesSkipped, still_denied_by: v.stillDeniedBy, diff: v.edit.diff,
+    policy_hash: v.policyHash,
+    examples_checked: v.examplesChecked,
+    examples_skipped: v.examplesSkipped,
+    still_denied_by: v.stillDeniedBy,
+    diff: v.edit.diff,
   }
 }
 
@@ -98,7 +114,20 @@ export function falsePositiveRoutes(payloads: () => PayloadStore) {
       schema: {
         summary: 'The replacement draft for a case (the matched gate minus exactly this call), as `svc false-positive <seq>` writes it; untrusted until validated',
         params: seqParam,
-        response: { 200: { type: 'object', required: ['replacement_yaml', 'exact'], properties: { replacement_yaml: { type: 'string' }, exact: { type: 'boolean', description: 'false when the exclusion could not be made exact (a redacted call, no command or path)' } } }, 404: problem, 409: problem, 410: problem, 422: problem },
+        response: {
+          200: {
+            type: 'object',
+            required: ['replacement_yaml', 'exact'],
+            properties: {
+              replacement_yaml: { type: 'string' },
+              exact: { type: 'boolean', description: 'false when the exclusion could not be made exact (a redacted call, no command or path)' },
+            },
+          },
+          404: problem,
+          409: problem,
+          410: problem,
+          422: problem,
+        },
       },
       handler: async (request) => {
         const c = caseEvent(engine, payloads(), Number(request.params.seq))
@@ -110,25 +139,76 @@ export function falsePositiveRoutes(payloads: () => PayloadStore) {
     })
 
     app.post<{ Body: CaseBody }>('/v1/false-positives/validate', {
-      schema: { summary: 'Validates a replacement gate against a case: parses, does not match the original event, still blocks the gate’s malicious examples', body: caseBody, response: { 200: validation, 404: problem, 409: problem, 410: problem, 422: problem } },
+      schema: {
+        summary: 'Validates a replacement gate against a case: parses, does not match the original event, still blocks the gate’s malicious examples',
+        body: caseBody,
+        response: { 200: validation, 404: problem, 409: problem, 410: problem, 422: problem },
+      },
       handler: async (request) => validationView(await validateCase(engine, payloads(), request.body)),
     })
 
-    const replayed = { type: 'array', items: { type: 'object', additionalProperties: true, properties: { seq: { type: 'integer' }, tool: { type: 'string' }, recorded: { type: 'string' }, now: { type: 'string' }, candidate: { type: 'string' }, rule_id: { type: 'string' }, redacted: { type: 'boolean' } } } } as const
+    const replayed = {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: true,
+        properties: {
+          seq: { type: 'integer' },
+          tool: { type: 'string' },
+          recorded: { type: 'string' },
+          now: { type: 'string' },
+          candidate: { type: 'string' },
+          rule_id: { type: 'string' },
+          redacted: { type: 'boolean' },
+        },
+      },
+    } as const
     app.post<{ Params: { seq: string }; Body: CaseBody; Querystring: { limit?: string } }>('/v1/false-positives/cases/:seq/replay', {
       schema: {
-        summary: 'Validates a replacement, then decides the newest stored calls again (local gates, nothing recorded) under the live policy and with the replacement applied: which past denies would now be allowed, which allows denied',
+        summary:
+          'Validates a replacement, then decides the newest stored calls again (local gates, nothing recorded) under the live policy and with the replacement applied: which past denies would now be allowed, which allows denied',
         params: seqParam,
-        querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'string', pattern: '^[1-9][0-9]{0,3}$', description: `newest recorded decisions to replay (default ${DEFAULT_REPLAY_LIMIT}, at most ${MAX_REPLAY_LIMIT})` } } },
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            limit: {
+              type: 'string',
+              pattern: '^[1-9][0-9]{0,3}$',
+              description: `newest recorded decisions to replay (default ${DEFAULT_REPLAY_LIMIT}, at most ${MAX_REPLAY_LIMIT})`,
+            },
+          },
+        },
         body: caseBody,
-        response: { 200: { type: 'object', required: ['seq', 'replayed', 'now_allowed', 'now_denied'], properties: { seq: { type: 'integer' }, replacement_id: { type: 'string' }, replayed: { type: 'integer' }, skipped: { type: 'integer' }, now_allowed: replayed, now_denied: replayed } }, 404: problem, 409: problem, 410: problem, 422: problem },
+        response: {
+          200: {
+            type: 'object',
+            required: ['seq', 'replayed', 'now_allowed', 'now_denied'],
+            properties: {
+              seq: { type: 'integer' },
+              replacement_id: { type: 'string' },
+              replayed: { type: 'integer' },
+              skipped: { type: 'integer' },
+              now_allowed: replayed,
+              now_denied: replayed,
+            },
+          },
+          404: problem,
+          409: problem,
+          410: problem,
+          422: problem,
+        },
       },
       handler: async (request) => {
         const seq = Number(request.params.seq)
         eligibleLeaf(engine, seq)
         if (request.body.bundle.event?.seq !== seq) throw refusal(422, 'invalid_bundle', `bundle.event.seq must be ${seq}, the case in the path`)
         const v = await validateCase(engine, payloads(), request.body)
-        return { seq, replacement_id: v.replacement.gate.id, ...(await replayCase(engine, payloads(), v, Math.min(Number(request.query.limit ?? DEFAULT_REPLAY_LIMIT), MAX_REPLAY_LIMIT))) }
+        return {
+          seq,
+          replacement_id: v.replacement.gate.id,
+          ...(await replayCase(engine, payloads(), v, Math.min(Number(request.query.limit ?? DEFAULT_REPLAY_LIMIT), MAX_REPLAY_LIMIT))),
+        }
       },
     })
 
@@ -153,7 +233,14 @@ export function falsePositiveRoutes(payloads: () => PayloadStore) {
         summary: 'Restores the policy file a false-positive apply changed (when unchanged since); recorded in the ledger',
         security: [{ operator: [] }],
         body: { type: 'object', additionalProperties: false, required: ['apply_seq'], properties: { apply_seq: { type: 'integer', minimum: 0 } } },
-        response: { 200: { type: 'object', properties: { reverted: { type: 'boolean' }, apply_seq: { type: 'integer' }, revert_seq: { type: 'integer' }, path: { type: 'string' }, gate_id: { type: 'string' } } }, 404: problem, 409: problem },
+        response: {
+          200: {
+            type: 'object',
+            properties: { reverted: { type: 'boolean' }, apply_seq: { type: 'integer' }, revert_seq: { type: 'integer' }, path: { type: 'string' }, gate_id: { type: 'string' } },
+          },
+          404: problem,
+          409: problem,
+        },
       },
       handler: async (request) => {
         const { entry, journal } = await revertApply(engine, request.body.apply_seq)
@@ -166,7 +253,12 @@ export function falsePositiveRoutes(payloads: () => PayloadStore) {
     app.get<{ Querystring: { seqs: string } }>('/v1/ledger/calls', {
       schema: {
         summary: 'The redacted calls behind decision leaves (command, path, URL, cwd), while payload retention keeps them',
-        querystring: { type: 'object', additionalProperties: false, required: ['seqs'], properties: { seqs: { type: 'string', pattern: '^(0|[1-9][0-9]{0,14})(,(0|[1-9][0-9]{0,14})){0,499}$' } } },
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['seqs'],
+          properties: { seqs: { type: 'string', pattern: '^(0|[1-9][0-9]{0,14})(,(0|[1-9][0-9]{0,14})){0,499}$' } },
+        },
         response: { 200: { type: 'object', properties: { calls: { type: 'array', items: { type: 'object', additionalProperties: true } } } } },
       },
       handler: async (request) => {
@@ -184,4 +276,3 @@ export function falsePositiveRoutes(payloads: () => PayloadStore) {
     })
   }
 }
-

@@ -26,7 +26,12 @@ export function resolveTarget(engine: Engine, choice: TargetChoice, cwd: string 
   const user = engine.policy.files().find((f) => f.layer === 'user')
   let target: TargetFile
   if (choice === 'repo' || (choice === 'auto' && repo)) {
-    if (!repo) throw refusal(422, 'target_not_found', `the event's cwd ${cwd ?? '(none)'} is not inside a git repository: there is no repo policy file (.svc.yaml) to write; use --target user`)
+    if (!repo)
+      throw refusal(
+        422,
+        'target_not_found',
+        `the event's cwd ${cwd ?? '(none)'} is not inside a git repository: there is no repo policy file (.svc.yaml) to write; use --target user`,
+      )
     target = { choice, layer: 'repo', source: repo.src.source, path: repo.src.path, mode: repo.good?.mode ?? 'firewall' }
   } else {
     if (!user) throw refusal(422, 'target_not_found', 'the daemon has no user policy file')

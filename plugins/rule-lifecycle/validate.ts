@@ -51,7 +51,9 @@ export async function validateCase(engine: Engine, payloads: PayloadStore, body:
   const { request } = await engine.decide({ ...c.payload, input: c.payload.input, cwd: c.payload.cwd ?? undefined, source: c.leaf.source, sessionId: 'validate' }, undefined, trace)
   const stillMatches = evaluateNode(replacement.gate.node!, request, ctx)
   if (stillMatches !== undefined) {
-    throw refusal(422, 'still_denies', `the replacement still matches the original event (${stillMatches})`, { example: redactValue({ tool: c.payload.tool, input: c.payload.input, cwd: c.payload.cwd }, 'example', ctx.home).value })
+    throw refusal(422, 'still_denies', `the replacement still matches the original event (${stillMatches})`, {
+      example: redactValue({ tool: c.payload.tool, input: c.payload.input, cwd: c.payload.cwd }, 'example', ctx.home).value,
+    })
   }
   const { checked, skipped } = await checkExamples(engine, c.gate, replacement.gate, [...maliciousFixtures(c.gate), ...(body.examples ?? [])])
   const edit = planEdit(engine, target, c.gate, replacement.value, { eventSeq: seq, at: new Date(now).toISOString(), note: body.note ?? `false positive at seq ${seq}` })
@@ -86,7 +88,11 @@ async function checkExamples(engine: Engine, original: CompiledGate, replacement
     }
   }
   if (checked === 0) {
-    throw refusal(422, 'no_examples', `"${original.id}" has no malicious example the replacement could be checked against; add one (expect: deny, rule: ${original.id}) to the case's fixtures`)
+    throw refusal(
+      422,
+      'no_examples',
+      `"${original.id}" has no malicious example the replacement could be checked against; add one (expect: deny, rule: ${original.id}) to the case's fixtures`,
+    )
   }
   return { checked, skipped }
 }

@@ -41,7 +41,7 @@ describe('how a command is reached', () => {
   })
 
   it('parses -c strings, eval, here-strings and here-docs fed to shells recursively', () => {
-    const a = run("bash -c \"sh -c 'eval rm -rf /'\"")
+    const a = run('bash -c "sh -c \'eval rm -rf /\'"')
     expect(a.commands.at(-1)).toMatchObject({ text: 'rm -rf /', via: ['bash -c', 'sh -c', 'eval'] })
     expect(run("bash <<< 'rm -rf /'").commands.at(-1)).toMatchObject({ text: 'rm -rf /', via: ['bash <'] })
     expect(run('cat <<EOF | sh\nrm -rf /\nEOF').commands.at(-1)).toMatchObject({ text: 'rm -rf /', via: ['| sh'] })
@@ -60,7 +60,7 @@ describe('how a command is reached', () => {
   })
 
   it('looks inside inline interpreter code for shell commands and file paths', () => {
-    const a = run('python3 -c "import os; os.system(\'rm -rf /\'); open(\'/etc/shadow\')"')
+    const a = run("python3 -c \"import os; os.system('rm -rf /'); open('/etc/shadow')\"")
     expect(a.signals).toContain('inline_code')
     expect(a.commands.at(-1)).toMatchObject({ text: 'rm -rf /', via: ['python3 -c'] })
     expect(a.commands[0]!.paths).toContain('/etc/shadow')

@@ -33,7 +33,11 @@ const MAX_FILE_DEPTH = 3
 export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalysis {
   const budget: Budget = { ...DEFAULT_BUDGET, ...opts.budget }
   const disk = opts.disk ?? new DiskReads()
-  const st = new AnalysisState({ home: opts.home, cwd: opts.cwd, ...(opts.svcHome ? { svcHome: opts.svcHome } : {}), ...(opts.codeParsers ? { codeParsers: opts.codeParsers } : {}) }, budget, disk)
+  const st = new AnalysisState(
+    { home: opts.home, cwd: opts.cwd, ...(opts.svcHome ? { svcHome: opts.svcHome } : {}), ...(opts.codeParsers ? { codeParsers: opts.codeParsers } : {}) },
+    budget,
+    disk,
+  )
   const trees: SyntaxTree[] = []
   // Substitutions the walk analysed, by tree and node, so a sweep can find the ones it never reached.
   const treeNumbers = new WeakMap<object, number>()
@@ -77,7 +81,14 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
     visited.add(keyOf(node))
     const mark = st.commands.length
     const label = node.type === 'process_substitution' ? (node.text.startsWith('>') ? '>()' : '<()') : '$()'
-    const scope: Scope = { vars: new Map(parent.vars), aliases: new Map(parent.aliases), functions: new Map(parent.functions), via: [...parent.via, label], depth: parent.depth, cwd: parent.cwd }
+    const scope: Scope = {
+      vars: new Map(parent.vars),
+      aliases: new Map(parent.aliases),
+      functions: new Map(parent.functions),
+      via: [...parent.via, label],
+      depth: parent.depth,
+      cwd: parent.cwd,
+    }
     // `$(< FILE)` is bash's `$(cat FILE)`: the same read, the same output.
     const statements = node.namedChildren.filter((c) => c.type !== 'comment').map((c) => (c.type === 'file_redirect' ? parse(`cat ${c.text}`) : c))
     // `>(CMD)` reads what the outer command writes into it: a pipe whose text svc does not follow
@@ -143,7 +154,12 @@ function arithmeticText(node: SyntaxNode): string | undefined {
       return node.text.startsWith('[[') && /\s-(eq|ne|lt|le|gt|ge)\s/.test(node.text) ? node.text : undefined
     case 'expansion': {
       const names = node.namedChildren.filter((c) => c?.type === 'variable_name')
-      return names.length > 1 ? names.slice(1).map((n) => n!.text).join(' ') : undefined
+      return names.length > 1
+        ? names
+            .slice(1)
+            .map((n) => n!.text)
+            .join(' ')
+        : undefined
     }
     case 'command':
       return node.childForFieldName('name')?.text === 'let' ? node.text : undefined

@@ -73,7 +73,15 @@ export function changesShellState(st: AnalysisState, inv: Invocation, program: s
 function readInto(st: AnalysisState, inv: Invocation, program: string): void {
   const text = program === 'read' ? inv.stdin?.text : undefined
   const fields = readFields(inv.argv.slice(1), text ?? '')
-  const names = program === 'read' ? [...fields.keys()] : [inv.argv.slice(1).filter((a) => /^[A-Za-z_]\w*$/.test(a)).at(-1) ?? 'MAPFILE']
+  const names =
+    program === 'read'
+      ? [...fields.keys()]
+      : [
+          inv.argv
+            .slice(1)
+            .filter((a) => /^[A-Za-z_]\w*$/.test(a))
+            .at(-1) ?? 'MAPFILE',
+        ]
   for (const name of names) {
     assignedVariable(st, inv.scope, name, { text: text === undefined ? undefined : fields.get(name), programs: inv.stdin?.programs ?? [] })
     for (const key of [...inv.scope.vars.keys()]) if (key === name || key.startsWith(`${name}[`)) inv.scope.vars.delete(key)

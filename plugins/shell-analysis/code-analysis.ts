@@ -29,14 +29,151 @@ type Value = { s: string } | { n: bigint } | { list: Value[] }
 const MAX_NODES = 20_000
 const HOME = '~'
 
-const SPAWN = new Set(['system', 'popen', 'Popen', 'check_output', 'check_call', 'getoutput', 'getstatusoutput', 'execSync', 'execFileSync', 'spawnSync', 'spawn', 'execFile', 'exec', 'execa', 'execaSync', 'execaCommand', 'execaCommandSync', 'run', 'call', 'capture2', 'capture2e', 'capture3', 'popen2', 'popen3', 'spawn_process', 'startfile', 'execv', 'execvp', 'execl', 'execlp', 'execve', 'spawnv', 'spawnvp', 'spawnl', 'spawnlp', 'Command'])
-const SPAWN_BARE = new Set(['system', 'popen', 'execSync', 'execFileSync', 'spawnSync', 'spawn', 'execFile', 'check_output', 'check_call', 'Popen', 'getoutput', 'execa', 'execaSync', 'execaCommand', 'execaCommandSync', '$'])
+const SPAWN = new Set([
+  'system',
+  'popen',
+  'Popen',
+  'check_output',
+  'check_call',
+  'getoutput',
+  'getstatusoutput',
+  'execSync',
+  'execFileSync',
+  'spawnSync',
+  'spawn',
+  'execFile',
+  'exec',
+  'execa',
+  'execaSync',
+  'execaCommand',
+  'execaCommandSync',
+  'run',
+  'call',
+  'capture2',
+  'capture2e',
+  'capture3',
+  'popen2',
+  'popen3',
+  'spawn_process',
+  'startfile',
+  'execv',
+  'execvp',
+  'execl',
+  'execlp',
+  'execve',
+  'spawnv',
+  'spawnvp',
+  'spawnl',
+  'spawnlp',
+  'Command',
+])
+const SPAWN_BARE = new Set([
+  'system',
+  'popen',
+  'execSync',
+  'execFileSync',
+  'spawnSync',
+  'spawn',
+  'execFile',
+  'check_output',
+  'check_call',
+  'Popen',
+  'getoutput',
+  'execa',
+  'execaSync',
+  'execaCommand',
+  'execaCommandSync',
+  '$',
+])
 const SPAWN_OWNERS = new Set(['os', 'subprocess', 'child_process', 'cp', 'childProcess', 'Kernel', 'IO', 'Open3', 'Bun', 'Deno', 'commands', 'pty', 'sh', 'shell', 'proc'])
-const DELETE = new Set(['rmtree', 'rmSync', 'rmdirSync', 'rm', 'rmdir', 'unlink', 'unlinkSync', 'remove', 'removedirs', 'rm_rf', 'rm_r', 'remove_dir', 'remove_entry', 'remove_entry_secure', 'rimraf', 'rimrafSync', 'removeSync', 'emptyDirSync', 'emptyDir', 'deleteSync', 'delete', 'rmdirs', 'remove_tree', 'rm_f', 'rmdir_p'])
-const DELETE_OWNERS = new Set(['shutil', 'os', 'fs', 'fsp', 'promises', 'fse', 'fsExtra', 'FileUtils', 'Dir', 'File', 'Pathname', 'Deno', 'path', 'Path', 'pathlib', 'rimraf', 'del'])
+const DELETE = new Set([
+  'rmtree',
+  'rmSync',
+  'rmdirSync',
+  'rm',
+  'rmdir',
+  'unlink',
+  'unlinkSync',
+  'remove',
+  'removedirs',
+  'rm_rf',
+  'rm_r',
+  'remove_dir',
+  'remove_entry',
+  'remove_entry_secure',
+  'rimraf',
+  'rimrafSync',
+  'removeSync',
+  'emptyDirSync',
+  'emptyDir',
+  'deleteSync',
+  'delete',
+  'rmdirs',
+  'remove_tree',
+  'rm_f',
+  'rmdir_p',
+])
+const DELETE_OWNERS = new Set([
+  'shutil',
+  'os',
+  'fs',
+  'fsp',
+  'promises',
+  'fse',
+  'fsExtra',
+  'FileUtils',
+  'Dir',
+  'File',
+  'Pathname',
+  'Deno',
+  'path',
+  'Path',
+  'pathlib',
+  'rimraf',
+  'del',
+])
 const CONNECT = new Set(['connect', 'create_connection', 'createConnection', 'urlopen', 'request', 'get', 'post', 'put', 'fetch', 'open', 'new', 'Socket', 'TCPSocket', 'start'])
-const CONNECT_OWNERS = new Set(['socket', 's', 'sock', 'net', 'http', 'https', 'requests', 'httpx', 'urllib', 'request', 'TCPSocket', 'Socket', 'Net::HTTP', 'HTTP', 'axios', 'got', 'undici', 'Deno'])
-const READ = new Set(['open', 'readFile', 'readFileSync', 'read_text', 'read_bytes', 'read', 'readlines', 'copyfile', 'copy', 'copy2', 'copyFileSync', 'copyFile', 'createReadStream', 'binread', 'readlink', 'listdir', 'readdirSync', 'glob', 'walk'])
+const CONNECT_OWNERS = new Set([
+  'socket',
+  's',
+  'sock',
+  'net',
+  'http',
+  'https',
+  'requests',
+  'httpx',
+  'urllib',
+  'request',
+  'TCPSocket',
+  'Socket',
+  'Net::HTTP',
+  'HTTP',
+  'axios',
+  'got',
+  'undici',
+  'Deno',
+])
+const READ = new Set([
+  'open',
+  'readFile',
+  'readFileSync',
+  'read_text',
+  'read_bytes',
+  'read',
+  'readlines',
+  'copyfile',
+  'copy',
+  'copy2',
+  'copyFileSync',
+  'copyFile',
+  'createReadStream',
+  'binread',
+  'readlink',
+  'listdir',
+  'readdirSync',
+  'glob',
+  'walk',
+])
 
 /** Analyses `code`; undefined when the grammar could not parse it within the step budget. */
 export function analyseCode(parsers: CodeParsers, language: CodeLanguage, code: string, steps: number): CodeFindings | undefined {
@@ -54,10 +191,20 @@ export function analyseCode(parsers: CodeParsers, language: CodeLanguage, code: 
       }
       assignment(node, vars)
       if (node.type === 'call' || node.type === 'call_expression' || node.type === 'new_expression') call(node, findings, vars)
-      else if ((node.type === 'attribute' || node.type === 'member_expression') && !isCallee(node) && !promisedAway(node) && dangerous(lastName(node.childForFieldName('object')), (node.childForFieldName('attribute') ?? node.childForFieldName('property'))?.text)) {
+      else if (
+        (node.type === 'attribute' || node.type === 'member_expression') &&
+        !isCallee(node) &&
+        !promisedAway(node) &&
+        dangerous(lastName(node.childForFieldName('object')), (node.childForFieldName('attribute') ?? node.childForFieldName('property'))?.text)
+      ) {
         // `f = os.system; f(x)`, `map(os.system, cmds)`: a spawn or delete function handed on is called where svc cannot follow.
         findings.unknown = true
-      } else if (node.type === 'identifier' && handedOn(node) && !promisedAway(node) && (HANDED_ON_EVAL[language]?.has(node.text) || dangerous(functionAliases.get(node.text)?.owner, functionAliases.get(node.text)?.name))) {
+      } else if (
+        node.type === 'identifier' &&
+        handedOn(node) &&
+        !promisedAway(node) &&
+        (HANDED_ON_EVAL[language]?.has(node.text) || dangerous(functionAliases.get(node.text)?.owner, functionAliases.get(node.text)?.name))
+      ) {
         // `.then(eval)`, `e = eval`, `promisify(exec)` (exec from child_process): an eval or spawn handed on, called on text svc never sees.
         findings.unknown = true
       }
@@ -93,7 +240,12 @@ function promisified(node: CodeNode): { owner: string; name: string } | undefine
   if (node.type !== 'call_expression' || callee(node).name !== 'promisify') return undefined
   const arg = argumentsOf(node)[0]
   if (!arg) return undefined
-  const target = arg.type === 'identifier' ? functionAliases.get(arg.text) : arg.type === 'member_expression' ? { owner: lastName(arg.childForFieldName('object')) ?? '', name: arg.childForFieldName('property')?.text ?? '' } : undefined
+  const target =
+    arg.type === 'identifier'
+      ? functionAliases.get(arg.text)
+      : arg.type === 'member_expression'
+        ? { owner: lastName(arg.childForFieldName('object')) ?? '', name: arg.childForFieldName('property')?.text ?? '' }
+        : undefined
   return target && dangerous(target.owner, target.name) ? target : undefined
 }
 
@@ -106,7 +258,9 @@ function shellLiteral(node: CodeNode, f: CodeFindings, vars: Map<string, Value |
 
 /** Eval functions of the languages (`eval`, JS `Function`, Python `exec`/`compile`) and where naming one hands it on: an argument, an assigned value. */
 const HANDED_ON_EVAL: Partial<Record<CodeLanguage, ReadonlySet<string>>> = {
-  javascript: new Set(['eval', 'Function']), typescript: new Set(['eval', 'Function']), python: new Set(['eval', 'exec', 'compile']),
+  javascript: new Set(['eval', 'Function']),
+  typescript: new Set(['eval', 'Function']),
+  python: new Set(['eval', 'exec', 'compile']),
 }
 const HANDED_ON_PARENTS: ReadonlySet<string> = new Set(['arguments', 'argument_list', 'array', 'list'])
 
@@ -123,12 +277,29 @@ function handedOn(node: CodeNode): boolean {
 const CODE_EVAL_BARE = new Set(['eval', 'exec', 'compile', 'execfile', 'Function', 'instance_eval', 'class_eval', 'module_eval', 'instance_exec'])
 const CODE_EVAL_OWNED: Readonly<Record<string, readonly string[]>> = {
   vm: ['runInNewContext', 'runInThisContext', 'runInContext', 'Script', 'compileFunction', 'SourceTextModule'],
-  Kernel: ['eval'], binding: ['eval'], builtins: ['eval', 'exec', 'compile'], __builtins__: ['eval', 'exec', 'compile'],
+  Kernel: ['eval'],
+  binding: ['eval'],
+  builtins: ['eval', 'exec', 'compile'],
+  __builtins__: ['eval', 'exec', 'compile'],
 }
 /** Calls that look an attribute up by a name computed at run time (`getattr(os, 'sys' + 'tem')`, Ruby `send`). */
 const DYNAMIC_LOOKUP = new Set(['getattr', '__getattribute__', 'send', 'public_send', '__send__', 'method'])
 /** What a name looked up at run time may reach a spawn, delete or eval through: the modules that hold them, and the program itself. */
-const LOOKUP_ROOTS = new Set([...SPAWN_OWNERS, ...DELETE_OWNERS, 'builtins', '__builtins__', 'globals', 'locals', 'vars', 'Object', 'self', 'this', 'global', 'globalThis', 'window'])
+const LOOKUP_ROOTS = new Set([
+  ...SPAWN_OWNERS,
+  ...DELETE_OWNERS,
+  'builtins',
+  '__builtins__',
+  'globals',
+  'locals',
+  'vars',
+  'Object',
+  'self',
+  'this',
+  'global',
+  'globalThis',
+  'window',
+])
 
 function dangerous(owner: string | undefined, name: string | undefined): boolean {
   if (owner === undefined || name === undefined) return false
@@ -160,7 +331,10 @@ function call(node: CodeNode, f: CodeFindings, vars: Map<string, Value | undefin
   const args = argumentsOf(node)
   const values = args.map((a) => evaluate(a, vars))
   const first = values[0]
-  const evalsCode = owner === undefined ? CODE_EVAL_BARE.has(name) : (CODE_EVAL_OWNED[owner]?.includes(name) ?? false) || ['instance_eval', 'class_eval', 'module_eval', 'instance_exec'].includes(name)
+  const evalsCode =
+    owner === undefined
+      ? CODE_EVAL_BARE.has(name)
+      : (CODE_EVAL_OWNED[owner]?.includes(name) ?? false) || ['instance_eval', 'class_eval', 'module_eval', 'instance_exec'].includes(name)
   const timerString = owner === undefined && ['setTimeout', 'setInterval', 'setImmediate'].includes(name) && args[0] !== undefined && /string/.test(args[0].type)
   if (evalsCode || timerString) {
     // Code computed at run time could do anything: unknown. A literal is analysed as code in its turn.
@@ -212,7 +386,11 @@ function connect(values: (Value | undefined)[], f: CodeFindings, name: string): 
   }
   const loopback = str !== undefined && /^(localhost|127\.|::1$|0\.0\.0\.0$|0$)/.test(str.s)
   if (num && (str === undefined || loopback || str)) f.urls.push(`tcp://${str?.s ?? 'localhost'}:${num.n}`)
-  else if ((loopback || str === undefined) && (name === 'connect' || name === 'create_connection' || name === 'createConnection' || name === 'new' || name === 'Socket' || name === 'TCPSocket')) f.unknown = flat.length > 0
+  else if (
+    (loopback || str === undefined) &&
+    (name === 'connect' || name === 'create_connection' || name === 'createConnection' || name === 'new' || name === 'Socket' || name === 'TCPSocket')
+  )
+    f.unknown = flat.length > 0
 }
 
 /** A command value: a string is a shell line; a list (or a program and an argument list) is an argv. */
@@ -325,7 +503,12 @@ function evaluate(node: CodeNode, vars: Map<string, Value | undefined>): Value |
 function known(node: CodeNode, vars: Map<string, Value | undefined>): Value | undefined {
   const t = node.text
   if (/^(os\.sep|path\.sep|File::SEPARATOR|os\.path\.sep)$/.test(t)) return { s: '/' }
-  if (/^(os\.homedir\(\)|Dir\.home|Path\.home\(\)|pathlib\.Path\.home\(\)|os\.environ\[['"]HOME['"]\]|process\.env\.HOME|process\.env\[['"]HOME['"]\]|ENV\[['"]HOME['"]\]|os\.getenv\(['"]HOME['"]\)|os\.environ\.get\(['"]HOME['"]\)|os\.path\.expanduser\(['"]~['"]\)|Deno\.env\.get\(['"]HOME['"]\))$/.test(t)) return { s: HOME }
+  if (
+    /^(os\.homedir\(\)|Dir\.home|Path\.home\(\)|pathlib\.Path\.home\(\)|os\.environ\[['"]HOME['"]\]|process\.env\.HOME|process\.env\[['"]HOME['"]\]|ENV\[['"]HOME['"]\]|os\.getenv\(['"]HOME['"]\)|os\.environ\.get\(['"]HOME['"]\)|os\.path\.expanduser\(['"]~['"]\)|Deno\.env\.get\(['"]HOME['"]\))$/.test(
+      t,
+    )
+  )
+    return { s: HOME }
   if (node.type === 'call' || node.type === 'call_expression') {
     const { owner, name } = callee(node)
     if (name === 'homedir' || (name === 'home' && (owner === 'Path' || owner === 'Dir' || owner === 'pathlib'))) return { s: HOME }

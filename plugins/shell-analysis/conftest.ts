@@ -18,7 +18,13 @@ export function conftestFiles(st: AnalysisState, inv: Invocation, program: strin
   if (!PYTEST.has(program) && !viaModule && !(program === 'tox' || program === 'nox')) return []
   const cwd = inv.scope.cwd
   if (cwd === undefined) return []
-  const roots = [...DIRS, ...inv.argv.slice(1).filter((a) => !a.startsWith('-') && !/^pytest$/.test(a)).map((a) => a.replace(/::.*$/, ''))]
+  const roots = [
+    ...DIRS,
+    ...inv.argv
+      .slice(1)
+      .filter((a) => !a.startsWith('-') && !/^pytest$/.test(a))
+      .map((a) => a.replace(/::.*$/, '')),
+  ]
   const out: { label: string; text: string }[] = []
   for (const dir of [...new Set(roots)].slice(0, 16)) {
     const text = instructionsOf(st, inv.scope, join(cwd, dir, 'conftest.py'))

@@ -43,7 +43,49 @@ export function containerAccess(program: string, argv: readonly string[]): Conta
 }
 
 /** Options of `run` that take a value (so the value is not mistaken for the image). */
-const VALUED: ReadonlySet<string> = new Set(['-e', '--env', '--env-file', '-p', '--publish', '-w', '--workdir', '--name', '-u', '--user', '--entrypoint', '--network', '--net', '-l', '--label', '--platform', '-m', '--memory', '--cpus', '--hostname', '-h', '--add-host', '--device', '--restart', '--log-driver', '--log-opt', '--tmpfs', '--volumes-from', '--security-opt', '--cap-drop', '--ulimit', '--shm-size', '--stop-signal', '--health-cmd', '--pull', '--dns', '--expose', '--group-add', '--label-file', '--cidfile', '--gpus'])
+const VALUED: ReadonlySet<string> = new Set([
+  '-e',
+  '--env',
+  '--env-file',
+  '-p',
+  '--publish',
+  '-w',
+  '--workdir',
+  '--name',
+  '-u',
+  '--user',
+  '--entrypoint',
+  '--network',
+  '--net',
+  '-l',
+  '--label',
+  '--platform',
+  '-m',
+  '--memory',
+  '--cpus',
+  '--hostname',
+  '-h',
+  '--add-host',
+  '--device',
+  '--restart',
+  '--log-driver',
+  '--log-opt',
+  '--tmpfs',
+  '--volumes-from',
+  '--security-opt',
+  '--cap-drop',
+  '--ulimit',
+  '--shm-size',
+  '--stop-signal',
+  '--health-cmd',
+  '--pull',
+  '--dns',
+  '--expose',
+  '--group-add',
+  '--label-file',
+  '--cidfile',
+  '--gpus',
+])
 
 function addVolume(spec: string | undefined, into: string[]): void {
   if (spec === undefined) return

@@ -151,7 +151,9 @@ export class DiskReads {
   glob(pattern: string): string[] {
     this.#unrepeatable = true
     try {
-      return globSync(pattern).slice(0, MAX_GLOB_MATCHES).map((m) => posix.resolve('/', m))
+      return globSync(pattern)
+        .slice(0, MAX_GLOB_MATCHES)
+        .map((m) => posix.resolve('/', m))
     } catch {
       return []
     }

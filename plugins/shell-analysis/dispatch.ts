@@ -63,7 +63,11 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   const inputPaths = [...(inv.inputPaths ?? []), ...fromListing]
   const record = (extras: RecordExtras = {}): void => {
     flagUnknowns(st, inv, program)
-    recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects, { literal, ...extras, ...(inputPaths.length > 0 ? { paths: [...(extras.paths ?? []), ...inputPaths] } : {}) })
+    recordCommand(st, inv.scope, program, inv.argv, inv.via, inv.redirects, {
+      literal,
+      ...extras,
+      ...(inputPaths.length > 0 ? { paths: [...(extras.paths ?? []), ...inputPaths] } : {}),
+    })
   }
 
   // `su`/`runuser ... -c STRING` run a string; `runuser -u USER -- CMD...` is a plain wrapper (below).
@@ -80,7 +84,14 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   const wrapper = WRAPPERS.get(program)
   // A wrapper's own options may run a command too (`strace -o '|CMD'`).
   const optionCommand = wrapper && Object.hasOwn(NESTED_COMMANDS, program) ? NESTED_COMMANDS[program]!(inv.argv) : undefined
-  if (optionCommand?.kind === 'string') execString(st, inv, optionCommand.text, optionCommand.exclude.map((i) => inv.info[i] ?? PLAIN), `${program} ${optionCommand.label}`)
+  if (optionCommand?.kind === 'string')
+    execString(
+      st,
+      inv,
+      optionCommand.text,
+      optionCommand.exclude.map((i) => inv.info[i] ?? PLAIN),
+      `${program} ${optionCommand.label}`,
+    )
   if (wrapper) return unwrap(st, inv, program)
   if (program === 'trap' && inv.argv[1] !== undefined && inv.argv.length > 2) {
     record({ exclude: [1] })
@@ -145,7 +156,13 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   const nested = Object.hasOwn(NESTED_COMMANDS, program) ? NESTED_COMMANDS[program]!(inv.argv, inv.stdin?.text) : undefined
   if (nested?.kind === 'string') {
     record({ exclude: nested.exclude })
-    execString(st, inv, nested.text, nested.exclude.map((i) => inv.info[i] ?? PLAIN), program === 'ssh' ? 'ssh' : `${program} ${nested.label}`)
+    execString(
+      st,
+      inv,
+      nested.text,
+      nested.exclude.map((i) => inv.info[i] ?? PLAIN),
+      program === 'ssh' ? 'ssh' : `${program} ${nested.label}`,
+    )
     return undefined
   }
   if (nested?.kind === 'argv') {
@@ -206,9 +223,10 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     if (script === 'unreadable') st.signals.add('unanalysable_script')
     else if (script !== undefined) {
       const shebang = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(script.text)
-      const runner = shebang ? programName(shebang[1]!) === 'env' && shebang[2] ? shebang[2] : programName(shebang[1]!) : 'sh'
+      const runner = shebang ? (programName(shebang[1]!) === 'env' && shebang[2] ? shebang[2] : programName(shebang[1]!)) : 'sh'
       // An interpreter's script runs as `python3 ./x.py` would: its code is analysed as that language.
-      if (!SHELLS.has(runner) && interpreterKey(runner) !== undefined) return dispatch(st, { ...inv, argv: [runner, argv0, ...inv.argv.slice(1)], info: [PLAIN, ...inv.info], via: [...inv.via, argv0] })
+      if (!SHELLS.has(runner) && interpreterKey(runner) !== undefined)
+        return dispatch(st, { ...inv, argv: [runner, argv0, ...inv.argv.slice(1)], info: [PLAIN, ...inv.info], via: [...inv.via, argv0] })
       if (!script.onDisk) runWrittenFile(st, inv, argv0, program, true)
       else if (SHELLS.has(runner)) st.analyzeFile(script.text, inv.scope, [...inv.via, argv0])
     }
@@ -225,7 +243,11 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   if (operand > 0) dispatch(st, { ...inv, argv: inv.argv.slice(operand), info: inv.info.slice(operand), via: [...inv.via, `${program} (operand)`] })
   if (program === 'cp') rememberCopy(st, inv.scope, inv.argv)
   const computable = !inv.info.some((i) => i.dynamic)
-  return staticOutput(program, inv.argv, inv.stdin?.text) ?? outputOfKnownFiles(st, inv, program) ?? (computable ? pathOutput(program, inv.argv, { home: st.options.home, cwd: inv.scope.cwd }) : undefined)
+  return (
+    staticOutput(program, inv.argv, inv.stdin?.text) ??
+    outputOfKnownFiles(st, inv, program) ??
+    (computable ? pathOutput(program, inv.argv, { home: st.options.home, cwd: inv.scope.cwd }) : undefined)
+  )
 }
 
 /** Options whose file holds destinations: `curl -K config`, `wget -i list`, `aria2c -i list`. */
@@ -236,7 +258,12 @@ function urlsFromFiles(st: AnalysisState, inv: Invocation, program: string): Cal
   if (!options) return []
   const out: CallUrl[] = []
   inv.argv.forEach((arg, i) => {
-    const file = options.includes(arg) ? inv.argv[i + 1] : options.filter((o) => o.startsWith('--')).map((o) => (arg.startsWith(`${o}=`) ? arg.slice(o.length + 1) : undefined)).find((v) => v !== undefined)
+    const file = options.includes(arg)
+      ? inv.argv[i + 1]
+      : options
+          .filter((o) => o.startsWith('--'))
+          .map((o) => (arg.startsWith(`${o}=`) ? arg.slice(o.length + 1) : undefined))
+          .find((v) => v !== undefined)
     const text = file === undefined ? undefined : instructionsOf(st, inv.scope, file)
     for (const raw of text === undefined ? [] : findUrls(text).slice(0, 64)) {
       const url = parseCallUrl(raw)
@@ -256,7 +283,11 @@ function outputOfKnownFiles(st: AnalysisState, inv: Invocation, program: string)
   if (files.length === 0) return undefined
   const texts = files.map((f) => writtenText(st, inv.scope, f))
   if (texts.some((t) => t === undefined)) return undefined
-  return staticOutput(program, inv.argv.filter((a, i) => i === 0 || a.startsWith('-')), texts.join(''))
+  return staticOutput(
+    program,
+    inv.argv.filter((a, i) => i === 0 || a.startsWith('-')),
+    texts.join(''),
+  )
 }
 
 /**
@@ -280,7 +311,25 @@ function withExpandedProgram(st: AnalysisState, inv: Invocation): Invocation {
   return { ...inv, argv: [...matches, ...inv.argv.slice(1)], info: [...matches.map(() => first), ...inv.info.slice(1)] }
 }
 
-const PARALLEL_VALUE_OPTIONS: ReadonlySet<string> = new Set(['-j', '--jobs', '-S', '--sshlogin', '-a', '--arg-file', '-d', '--delimiter', '-I', '--joblog', '--results', '--tmpdir', '-n', '--max-args', '--timeout', '--delay', '--retries'])
+const PARALLEL_VALUE_OPTIONS: ReadonlySet<string> = new Set([
+  '-j',
+  '--jobs',
+  '-S',
+  '--sshlogin',
+  '-a',
+  '--arg-file',
+  '-d',
+  '--delimiter',
+  '-I',
+  '--joblog',
+  '--results',
+  '--tmpdir',
+  '-n',
+  '--max-args',
+  '--timeout',
+  '--delay',
+  '--retries',
+])
 
 /** GNU `parallel CMD ::: ARGS` (or ARGS on stdin): CMD runs in a shell with `{}` (or the end) bound to each argument. */
 function parallel(st: AnalysisState, inv: Invocation, record: () => void): undefined {

@@ -73,10 +73,19 @@ export function trackDownloads(st: AnalysisState, scope: Scope, program: string,
   const fromNetwork = DOWNLOAD_PROGRAMS.has(program) || (program === 'tee' && upstream.some((p) => DOWNLOAD_PROGRAMS.has(p)))
   if (fromNetwork) for (const w of writes) addDownload(st, scope, w)
   if (program === 'tee' && upstream.some((p) => DOWNLOAD_PROGRAMS.has(p))) for (const a of argv.slice(1)) if (!a.startsWith('-')) addDownload(st, scope, a)
-  if ((program === 'git' || program === 'gh' || program === 'hg' || program === 'svn') && argv.some((a) => a === 'clone' || a === 'checkout' && program === 'svn')) {
+  if ((program === 'git' || program === 'gh' || program === 'hg' || program === 'svn') && argv.some((a) => a === 'clone' || (a === 'checkout' && program === 'svn'))) {
     const operands = argv.slice(argv.indexOf('clone') + 1).filter((a) => !a.startsWith('-'))
     const [url, dir] = operands
-    if (url !== undefined) addDownload(st, scope, dir ?? url.replace(/\.git\/?$/, '').replace(/\/+$/, '').replace(/^.*[/:]/, ''))
+    if (url !== undefined)
+      addDownload(
+        st,
+        scope,
+        dir ??
+          url
+            .replace(/\.git\/?$/, '')
+            .replace(/\/+$/, '')
+            .replace(/^.*[/:]/, ''),
+      )
   }
   // An archive that was downloaded, as a file or piped straight in (`curl … | tar xz`): what it extracts is downloaded too.
   const piped = upstream.some((p) => DOWNLOAD_PROGRAMS.has(p))

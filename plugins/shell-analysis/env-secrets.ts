@@ -32,6 +32,7 @@ export function watchEnvSecrets(st: AnalysisState, inv: Invocation, program: str
   if (!st.secretEnv) return
   const operands = args.filter((a) => !a.startsWith('-') && !/^[A-Za-z_]\w*=/.test(a))
   if (DUMPERS.has(program) && (program === 'printenv' || operands.length === 0)) st.signals.add('env_dump')
-  if ((program === 'set' || program === 'export' || program === 'declare' || program === 'typeset') && (args.length === 0 || args.every((a) => /^-[px]+$/.test(a)))) st.signals.add('env_dump')
+  if ((program === 'set' || program === 'export' || program === 'declare' || program === 'typeset') && (args.length === 0 || args.every((a) => /^-[px]+$/.test(a))))
+    st.signals.add('env_dump')
   if (inv.argv.some((a) => /^\/proc\/[^/]+\/environ$/.test(a))) st.signals.add('env_dump')
 }

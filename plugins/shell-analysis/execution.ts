@@ -135,7 +135,72 @@ export function execSubstitution(st: AnalysisState, programs: readonly string[])
  * Tools whose output is shell setup code meant to be evaluated (`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`,
  * `source <(kubectl completion bash)`): running it is what they are for. The commands themselves are analysed.
  */
-const SHELL_INIT: ReadonlySet<string> = new Set(['ssh-agent', 'atuin', 'thefuck', 'pyenv', 'rbenv', 'nodenv', 'goenv', 'jenv', 'plenv', 'direnv', 'starship', 'zoxide', 'fnm', 'mise', 'rtx', 'brew', 'conda', 'mamba', 'micromamba', 'kubectl', 'helm', 'opam', 'dircolors', 'keychain', 'gpg-agent', 'luarocks', 'rustup', 'fzf', 'oh-my-posh', 'volta', 'pipx', 'register-python-argcomplete', 'minikube', 'kind', 'k3d', 'podman-machine', 'docker-machine', 'fasd', 'hub', 'gh', 'glab', 'just', 'deno', 'bun', 'pnpm', 'uv', 'poetry', 'pdm', 'rye', 'hatch', 'nix', 'asdf', 'chezmoi', 'terraform', 'aws', 'gcloud', 'az', 'doctl', 'flyctl', 'stripe', 'op', 'vault', 'consul', 'nomad'])
+const SHELL_INIT: ReadonlySet<string> = new Set([
+  'ssh-agent',
+  'atuin',
+  'thefuck',
+  'pyenv',
+  'rbenv',
+  'nodenv',
+  'goenv',
+  'jenv',
+  'plenv',
+  'direnv',
+  'starship',
+  'zoxide',
+  'fnm',
+  'mise',
+  'rtx',
+  'brew',
+  'conda',
+  'mamba',
+  'micromamba',
+  'kubectl',
+  'helm',
+  'opam',
+  'dircolors',
+  'keychain',
+  'gpg-agent',
+  'luarocks',
+  'rustup',
+  'fzf',
+  'oh-my-posh',
+  'volta',
+  'pipx',
+  'register-python-argcomplete',
+  'minikube',
+  'kind',
+  'k3d',
+  'podman-machine',
+  'docker-machine',
+  'fasd',
+  'hub',
+  'gh',
+  'glab',
+  'just',
+  'deno',
+  'bun',
+  'pnpm',
+  'uv',
+  'poetry',
+  'pdm',
+  'rye',
+  'hatch',
+  'nix',
+  'asdf',
+  'chezmoi',
+  'terraform',
+  'aws',
+  'gcloud',
+  'az',
+  'doctl',
+  'flyctl',
+  'stripe',
+  'op',
+  'vault',
+  'consul',
+  'nomad',
+])
 
 function shellInit(programs: readonly string[]): boolean {
   return programs.length > 0 && programs.every((p) => SHELL_INIT.has(p))
@@ -228,17 +293,31 @@ function svcEntry(st: AnalysisState, inv: Invocation, program: string, scriptInd
 
 /** Options that take a separate value, per interpreter (the value is neither code nor a script). */
 const VALUE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  python: ['-W', '-X', '-Q'], python2: ['-W', '-X', '-Q'], python3: ['-W', '-X'], pypy: ['-W', '-X'], pypy3: ['-W', '-X'],
+  python: ['-W', '-X', '-Q'],
+  python2: ['-W', '-X', '-Q'],
+  python3: ['-W', '-X'],
+  pypy: ['-W', '-X'],
+  pypy3: ['-W', '-X'],
   node: ['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--env-file', '--title', '--input-type', '--inspect-port', '--disable-warning'],
-  nodejs: ['-r', '--require', '--import', '--loader', '-C', '--conditions'], bun: ['-r', '--preload', '--cwd', '--env-file', '--config'],
-  perl: ['-I', '-M', '-m', '-x', '-C', '-l', '-0'], ruby: ['-r', '-I', '-C', '-E', '-x', '-K', '-F'], php: ['-d', '-c', '-z', '-n'],
-  lua: ['-l'], luajit: ['-l', '-j'], Rscript: ['--default-packages'], tsx: ['-r', '--require', '--import', '--tsconfig'],
+  nodejs: ['-r', '--require', '--import', '--loader', '-C', '--conditions'],
+  bun: ['-r', '--preload', '--cwd', '--env-file', '--config'],
+  perl: ['-I', '-M', '-m', '-x', '-C', '-l', '-0'],
+  ruby: ['-r', '-I', '-C', '-E', '-x', '-K', '-F'],
+  php: ['-d', '-c', '-z', '-n'],
+  lua: ['-l'],
+  luajit: ['-l', '-j'],
+  Rscript: ['--default-packages'],
+  tsx: ['-r', '--require', '--import', '--tsconfig'],
 }
 
 /** Options whose value is code the interpreter runs before the program (`node -r ./x.js`, `php -d auto_prepend_file=x`). */
 const PRELOAD_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  node: ['-r', '--require', '--import', '--loader', '--experimental-loader'], nodejs: ['-r', '--require', '--import', '--loader', '--experimental-loader'],
-  bun: ['-r', '--preload'], tsx: ['-r', '--require', '--import'], ruby: ['-r'], php: ['-d'],
+  node: ['-r', '--require', '--import', '--loader', '--experimental-loader'],
+  nodejs: ['-r', '--require', '--import', '--loader', '--experimental-loader'],
+  bun: ['-r', '--preload'],
+  tsx: ['-r', '--require', '--import'],
+  ruby: ['-r'],
+  php: ['-d'],
 }
 
 /** The files an interpreter's preload options name (a package name among them reads as a missing file: nothing). */
@@ -271,7 +350,13 @@ function laterInlineCode(argv: readonly string[], options: readonly string[]): n
 function interpretInline(st: AnalysisState, inv: Invocation, program: string, key: string, text: string, info: FieldInfo, rest: readonly string[], label: string): void {
   const inlineOption = (INTERPRETERS.get(key) ?? [])[0]
   if (inlineOption === undefined || CODE_FIRST_OPERAND.has(key)) return
-  const inline: Invocation = { ...inv, argv: [inv.argv[0]!, inlineOption, text, ...rest], info: [inv.info[0] ?? PLAIN, PLAIN, info, ...rest.map(() => PLAIN)], via: [...inv.via, label], stdin: undefined }
+  const inline: Invocation = {
+    ...inv,
+    argv: [inv.argv[0]!, inlineOption, text, ...rest],
+    info: [inv.info[0] ?? PLAIN, PLAIN, info, ...rest.map(() => PLAIN)],
+    via: [...inv.via, label],
+    stdin: undefined,
+  }
   interpret(st, inline, program, key, (extras = {}) => void recordCommand(st, inline.scope, program, inline.argv, inline.via, inline.redirects, extras))
 }
 

@@ -104,9 +104,60 @@ export function rememberCopy(st: AnalysisState, scope: Scope, argv: readonly str
  * Programs that may change the files they name, beyond what their recorded writes show: in-place editors,
  * copiers and extractors, and interpreters running inline code.
  */
-const MAY_WRITE: ReadonlySet<string> = new Set(['sed', 'gsed', 'perl', 'ruby', 'awk', 'gawk', 'ed', 'ex', 'vi', 'vim', 'nvim', 'dd', 'truncate', 'install', 'rsync', 'unzip', 'tar', 'cpio', 'ln', 'cp', 'mv', 'tee', 'python', 'python3', 'node', 'deno', 'bun', 'php', 'lua', 'Rscript', 'osascript', 'sponge', 'curl', 'wget', 'xargs', 'find'])
+const MAY_WRITE: ReadonlySet<string> = new Set([
+  'sed',
+  'gsed',
+  'perl',
+  'ruby',
+  'awk',
+  'gawk',
+  'ed',
+  'ex',
+  'vi',
+  'vim',
+  'nvim',
+  'dd',
+  'truncate',
+  'install',
+  'rsync',
+  'unzip',
+  'tar',
+  'cpio',
+  'ln',
+  'cp',
+  'mv',
+  'tee',
+  'python',
+  'python3',
+  'node',
+  'deno',
+  'bun',
+  'php',
+  'lua',
+  'Rscript',
+  'osascript',
+  'sponge',
+  'curl',
+  'wget',
+  'xargs',
+  'find',
+])
 /** git subcommands that rewrite files of the work tree. */
-const GIT_REWRITES: ReadonlySet<string> = new Set(['checkout', 'restore', 'reset', 'stash', 'pull', 'merge', 'rebase', 'cherry-pick', 'revert', 'switch', 'mv', 'clone', 'worktree'])
+const GIT_REWRITES: ReadonlySet<string> = new Set([
+  'checkout',
+  'restore',
+  'reset',
+  'stash',
+  'pull',
+  'merge',
+  'rebase',
+  'cherry-pick',
+  'revert',
+  'switch',
+  'mv',
+  'clone',
+  'worktree',
+])
 
 /** Whether command `c` may have changed the file `path` (named `name`) in a way svc does not compute. */
 function mayChange(c: ShellCommand, path: string, name: string): boolean {
@@ -229,7 +280,13 @@ function isBinary(text: string): boolean {
  * process-relative path (`/proc/self/root/...`, `/dev/fd/3`) other than this command's process substitutions, a
  * FIFO or socket, a file this process may not read, or one over the read limit that is not opaque to its runner.
  */
-export function scriptToRun(st: AnalysisState, scope: Scope, raw: string | undefined, runner: ScriptRunner, self: readonly string[]): { text: string; onDisk: boolean } | 'unreadable' | undefined {
+export function scriptToRun(
+  st: AnalysisState,
+  scope: Scope,
+  raw: string | undefined,
+  runner: ScriptRunner,
+  self: readonly string[],
+): { text: string; onDisk: boolean } | 'unreadable' | undefined {
   if (raw === undefined) return undefined
   const found = read(st, scope, raw, self)
   if (found === 'changed') return 'unreadable'

@@ -54,7 +54,17 @@ describe('git aliases', () => {
   })
 
   it('reports config it cannot see as opaque, for an alias and for any config set through the environment', () => {
-    for (const raw of ['HOME=/tmp/h git p', 'XDG_CONFIG_HOME=/tmp/x git p', 'GIT_CONFIG_GLOBAL=/tmp/x git p', 'git --git-dir=/tmp/o/.git p', 'env HOME=/tmp/h git p', 'export HOME=$(mktemp -d); git p', "GIT_CONFIG_PARAMETERS=\"'core.pager=sh'\" git log", 'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=x git log', 'git -c alias.p="$X" p']) {
+    for (const raw of [
+      'HOME=/tmp/h git p',
+      'XDG_CONFIG_HOME=/tmp/x git p',
+      'GIT_CONFIG_GLOBAL=/tmp/x git p',
+      'git --git-dir=/tmp/o/.git p',
+      'env HOME=/tmp/h git p',
+      'export HOME=$(mktemp -d); git p',
+      'GIT_CONFIG_PARAMETERS="\'core.pager=sh\'" git log',
+      'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=x git log',
+      'git -c alias.p="$X" p',
+    ]) {
       expect(run(raw).signals, raw).toContain('opaque_config')
     }
     // The same moved config with one of git's own commands: no alias can stand in, nothing is opaque.
@@ -67,7 +77,7 @@ describe('git aliases', () => {
   })
 
   it('stops on alias loops as git does', () => {
-    expect(() => run("git -c alias.a=b -c alias.b=a a")).not.toThrow()
+    expect(() => run('git -c alias.a=b -c alias.b=a a')).not.toThrow()
   })
 
   it('splits an alias like git', () => {

@@ -14,7 +14,8 @@ import type { AnalysisState, Scope } from './state.ts'
 
 /** git's own commands (git --list-cmds=main,nohelpers, plus later releases): an alias of the same name is ignored. */
 export const GIT_BUILTINS: ReadonlySet<string> = new Set(
-  ('add am annotate apply archive backfill bisect blame branch bugreport bundle cat-file check-attr check-ignore check-mailmap ' +
+  (
+    'add am annotate apply archive backfill bisect blame branch bugreport bundle cat-file check-attr check-ignore check-mailmap ' +
     'check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit commit-graph commit-tree config ' +
     'count-objects credential credential-cache credential-store daemon describe diagnose diff diff-files diff-index diff-pairs diff-tree ' +
     'difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref for-each-repo format-patch fsck ' +
@@ -27,7 +28,8 @@ export const GIT_BUILTINS: ReadonlySet<string> = new Set(
     'request-pull rerere reset restore rev-list rev-parse revert rm send-email send-pack shell shortlog show show-branch show-index ' +
     'show-ref sparse-checkout stage stash status stripspace submodule subtree svn switch symbolic-ref tag unpack-file unpack-objects ' +
     'update-index update-ref update-server-info upload-archive upload-pack var verify-commit verify-pack verify-tag version ' +
-    'whatchanged worktree write-tree').split(' '),
+    'whatchanged worktree write-tree'
+  ).split(' '),
 )
 
 /** Variables that move or add the config git reads: an alias cannot be known while one of them is set. */

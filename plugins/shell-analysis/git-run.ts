@@ -17,11 +17,26 @@ import { BudgetExceeded, type AnalysisState } from './state.ts'
 
 /** Hooks each subcommand fires. */
 const HOOKS: Readonly<Record<string, readonly string[]>> = {
-  commit: ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit'], push: ['pre-push', 'reference-transaction'],
-  merge: ['pre-merge-commit', 'post-merge', 'commit-msg'], pull: ['post-merge', 'post-checkout', 'pre-merge-commit'], checkout: ['post-checkout'],
-  switch: ['post-checkout'], clone: ['post-checkout'], rebase: ['pre-rebase', 'post-rewrite', 'post-checkout'], am: ['applypatch-msg', 'pre-applypatch', 'post-applypatch'],
-  'cherry-pick': ['pre-commit', 'commit-msg', 'post-commit'], revert: ['pre-commit', 'commit-msg', 'post-commit'], gc: ['pre-auto-gc'], worktree: ['post-checkout'],
-  status: [], log: [], diff: [], add: [], fetch: ['reference-transaction'], stash: ['post-checkout'], reset: ['reference-transaction'],
+  commit: ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit'],
+  push: ['pre-push', 'reference-transaction'],
+  merge: ['pre-merge-commit', 'post-merge', 'commit-msg'],
+  pull: ['post-merge', 'post-checkout', 'pre-merge-commit'],
+  checkout: ['post-checkout'],
+  switch: ['post-checkout'],
+  clone: ['post-checkout'],
+  rebase: ['pre-rebase', 'post-rewrite', 'post-checkout'],
+  am: ['applypatch-msg', 'pre-applypatch', 'post-applypatch'],
+  'cherry-pick': ['pre-commit', 'commit-msg', 'post-commit'],
+  revert: ['pre-commit', 'commit-msg', 'post-commit'],
+  gc: ['pre-auto-gc'],
+  worktree: ['post-checkout'],
+  status: [],
+  log: [],
+  diff: [],
+  add: [],
+  fetch: ['reference-transaction'],
+  stash: ['post-checkout'],
+  reset: ['reference-transaction'],
 }
 
 /** How many aliases may stand for one another before svc stops following (git refuses loops itself). */
@@ -123,4 +138,3 @@ function rememberAliasWrite(st: AnalysisState, argv: readonly string[], at: numb
   const [key, value] = operands
   if (key !== undefined && value !== undefined && key.toLowerCase().startsWith('alias.')) st.gitAliases.set(key.slice('alias.'.length).toLowerCase(), value)
 }
-

@@ -54,7 +54,8 @@ export function expandGitOptions(argv: readonly string[]): string[] {
 }
 
 /** Config keys whose value git runs as a command (for `alias.*`, only values starting with `!`). */
-const COMMAND_KEY = /^(core\.(pager|sshcommand|editor|fsmonitor|askpass|gitproxy)|sequence\.editor|diff\.external|diff\.[^.]+\.(textconv|command)|filter\.[^.]+\.(clean|smudge|process)|merge\.[^.]+\.driver|gpg\.program|gpg\.[^.]+\.program|credential(\.[^=]*)?\.helper|pager\.[^.]+|interactive\.difffilter|uploadpack\.packobjectshook|remote\.[^.]+\.(uploadpack|receivepack)|difftool\.[^.]+\.cmd|mergetool\.[^.]+\.cmd|web\.browser|browser\.[^.]+\.cmd|man\.[^.]+\.cmd|sendemail\.[^.]+|ssh\.variant)$/i
+const COMMAND_KEY =
+  /^(core\.(pager|sshcommand|editor|fsmonitor|askpass|gitproxy)|sequence\.editor|diff\.external|diff\.[^.]+\.(textconv|command)|filter\.[^.]+\.(clean|smudge|process)|merge\.[^.]+\.driver|gpg\.program|gpg\.[^.]+\.program|credential(\.[^=]*)?\.helper|pager\.[^.]+|interactive\.difffilter|uploadpack\.packobjectshook|remote\.[^.]+\.(uploadpack|receivepack)|difftool\.[^.]+\.cmd|mergetool\.[^.]+\.cmd|web\.browser|browser\.[^.]+\.cmd|man\.[^.]+\.cmd|sendemail\.[^.]+|ssh\.variant)$/i
 /** Keys that make git run code svc cannot see (a hooks directory, another config file). */
 const OPAQUE_KEY = /^(core\.hookspath|include\.path|includeif\..+\.path|core\.worktree|protocol\.ext\.allow|safe\.directory)$/i
 
@@ -66,7 +67,6 @@ export function configCommand(key: string, value: string): { command?: string; o
   if (COMMAND_KEY.test(k)) return { command: value.replace(/^!/, '') }
   return {}
 }
-
 
 /** The shell strings a git argv runs, with the argv index each came from; `opaque` for unseen code. */
 export function gitCommandStrings(argv: readonly string[]): { strings: { text: string; index: number }[]; opaque: boolean } {
@@ -90,7 +90,10 @@ export function gitCommandStrings(argv: readonly string[]): { strings: { text: s
   }
   if (sub === 'config') {
     // `git config [--global] KEY VALUE`, `git config set KEY VALUE`, `git config --add KEY VALUE`.
-    const operands = argv.slice(at + 1).map((x, k) => [x, at + 1 + k] as const).filter(([x]) => !x.startsWith('-') && x !== 'set' && x !== 'add')
+    const operands = argv
+      .slice(at + 1)
+      .map((x, k) => [x, at + 1 + k] as const)
+      .filter(([x]) => !x.startsWith('-') && x !== 'set' && x !== 'add')
     const [key, value] = operands
     if (key && value) add(key[0], value[0], value[1])
   }

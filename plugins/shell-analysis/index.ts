@@ -33,8 +33,33 @@ export const SHELL_TOOLS: readonly string[] = ['Bash', 'shell', 'local_shell', '
  * command text is analysed too; their path and URL fields are checked all the same.
  */
 export const NON_SHELL_TOOLS: ReadonlySet<string> = new Set([
-  'Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'NotebookRead', 'Grep', 'Glob', 'LS', 'WebFetch', 'WebSearch', 'TodoWrite', 'Delete', 'Agent', 'Task',
-  'read_file', 'read_many_files', 'write_file', 'replace', 'glob', 'grep_search', 'search_file_content', 'list_directory', 'web_fetch', 'google_web_search', 'write_todos', 'StrReplace',
+  'Read',
+  'Write',
+  'Edit',
+  'MultiEdit',
+  'NotebookEdit',
+  'NotebookRead',
+  'Grep',
+  'Glob',
+  'LS',
+  'WebFetch',
+  'WebSearch',
+  'TodoWrite',
+  'Delete',
+  'Agent',
+  'Task',
+  'read_file',
+  'read_many_files',
+  'write_file',
+  'replace',
+  'glob',
+  'grep_search',
+  'search_file_content',
+  'list_directory',
+  'web_fetch',
+  'google_web_search',
+  'write_todos',
+  'StrReplace',
 ])
 
 /** The command string of a shell tool call: `command` as a string, or an argv array (Codex `shell`). */
@@ -66,19 +91,42 @@ function terminalKey(sessionId: string, input: Readonly<Record<string, unknown>>
   return `${sessionId}\u0000${typeof id === 'string' || typeof id === 'number' ? id : JSON.stringify(id)}`
 }
 
-
 /** Input fields in which shell tools name the directory the command runs in (Gemini, Cursor, Codex). */
 const WORKDIR_FIELDS = ['dir_path', 'directory', 'working_directory', 'workdir', 'cwd'] as const
 
 /** Fields of shell tools that say how, not what, to run (Claude, Codex, Gemini, Cursor): an input of only these runs nothing. */
-const SHELL_METADATA: ReadonlySet<string> = new Set([...WORKDIR_FIELDS, 'description', 'timeout', 'timeout_ms', 'run_in_background', 'dangerouslyDisableSandbox', 'sandbox', 'sandbox_permissions', 'with_escalated_permissions', 'justification', 'yield_time_ms', 'max_output_tokens', 'shell', 'login', 'session_id', 'is_background'])
+const SHELL_METADATA: ReadonlySet<string> = new Set([
+  ...WORKDIR_FIELDS,
+  'description',
+  'timeout',
+  'timeout_ms',
+  'run_in_background',
+  'dangerouslyDisableSandbox',
+  'sandbox',
+  'sandbox_permissions',
+  'with_escalated_permissions',
+  'justification',
+  'yield_time_ms',
+  'max_output_tokens',
+  'shell',
+  'login',
+  'session_id',
+  'is_background',
+])
 
 /** A shell call whose input holds something besides its metadata, but no command svc reads: it may run anything. */
 function carriesOtherInput(input: Readonly<Record<string, unknown>>): boolean {
-  return Object.entries(input).some(([key, value]) => !SHELL_METADATA.has(key) && value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0))
+  return Object.entries(input).some(
+    ([key, value]) => !SHELL_METADATA.has(key) && value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0),
+  )
 }
 
-const NO_COMMAND_FOUND: CommandAnalysis = { raw: '', commands: [], signals: ['unanalysable'], error: 'a shell call whose input carries no command field svc reads (command, cmd, action.command)' }
+const NO_COMMAND_FOUND: CommandAnalysis = {
+  raw: '',
+  commands: [],
+  signals: ['unanalysable'],
+  error: 'a shell call whose input carries no command field svc reads (command, cmd, action.command)',
+}
 
 /**
  * Where the command runs: the tool's own working-directory field (resolved against the call's cwd) wins
@@ -118,7 +166,14 @@ export function createShellAnalysisPlugin(budget: Partial<Budget> = {}, sharedMe
         if (raw === undefined) return SHELL_TOOLS.includes(request.tool) && carriesOtherInput(request.input) ? { ...request, shell: NO_COMMAND_FOUND } : request
         if (!parser) throw new EngineError(ERR.PLUGIN_FAILED, 'the bash parser is not loaded (initialize hook did not run)', { plugin: NAME })
         // A repeated command is answered from memory while every disk read it made still holds (memo.ts).
-        const analysed = memo.analyze(raw, { parser, home: ctx.home, cwd: shellCwd(request.input, request.cwd, ctx.home), budget, ...(ctx.svcHome ? { svcHome: ctx.svcHome } : {}), ...(codeParsers ? { codeParsers } : {}) })
+        const analysed = memo.analyze(raw, {
+          parser,
+          home: ctx.home,
+          cwd: shellCwd(request.input, request.cwd, ctx.home),
+          budget,
+          ...(ctx.svcHome ? { svcHome: ctx.svcHome } : {}),
+          ...(codeParsers ? { codeParsers } : {}),
+        })
         const shell = typed?.unknownKeys ? { ...analysed, signals: [...new Set([...analysed.signals, 'unknown_keys'])].sort() } : analysed
         const paths = new Set(request.paths)
         const urls: CallUrl[] = [...request.urls]

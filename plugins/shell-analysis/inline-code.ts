@@ -4,12 +4,14 @@
  * never hides anything the plain argv already shows.
  */
 
-const EXEC_CALL = /(?:\bos\.system|\bos\.popen|\bsubprocess\.\w+|\bcommands\.getoutput|\bsystem|\bexecSync|\bexecFileSync|\bspawnSync|\bspawn|\bexec|\bpopen|\bshell_exec|\bpassthru|\bproc_open|\bPopen|\bcheck_output|\bcheck_call|\bIO\.popen|\bOpen3\.\w+|\bRuntime\.getRuntime\(\)\.exec|\bdo shell script|\bos\.execute|\bio\.popen)\s*\(?\s*(?:\[\s*)?/g
+const EXEC_CALL =
+  /(?:\bos\.system|\bos\.popen|\bsubprocess\.\w+|\bcommands\.getoutput|\bsystem|\bexecSync|\bexecFileSync|\bspawnSync|\bspawn|\bexec|\bpopen|\bshell_exec|\bpassthru|\bproc_open|\bPopen|\bcheck_output|\bcheck_call|\bIO\.popen|\bOpen3\.\w+|\bRuntime\.getRuntime\(\)\.exec|\bdo shell script|\bos\.execute|\bio\.popen)\s*\(?\s*(?:\[\s*)?/g
 const STRING = /'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|`((?:[^`\\]|\\.)*)`/y
 const SEPARATOR = /\s*[,+]\s*/y
 const MAX_STRINGS = 16
 /** Home directory APIs: `os.environ["HOME"]`, `os.getenv('HOME')`, `$ENV{HOME}`, `process.env.HOME`, `os.homedir()`, `Dir.home`, `Path.home()`. */
-const HOME_API = /\benviron(?:\.get)?\s*[[(]\s*['"]HOME['"]|\bgetenv\s*\(\s*['"]HOME['"]|\$ENV\s*\{\s*['"]?HOME['"]?\s*\}|\benv\.HOME\b|\bENV\s*\[\s*['"]HOME['"]|\bhomedir\s*\(|\bDir\.home\b|\bPath\.home\s*\(|\$_SERVER\s*\[\s*['"]HOME['"]|\bexpanduser\s*\(\s*['"]~['"]|\bDeno\.env\.get\s*\(\s*['"]HOME['"]/
+const HOME_API =
+  /\benviron(?:\.get)?\s*[[(]\s*['"]HOME['"]|\bgetenv\s*\(\s*['"]HOME['"]|\$ENV\s*\{\s*['"]?HOME['"]?\s*\}|\benv\.HOME\b|\bENV\s*\[\s*['"]HOME['"]|\bhomedir\s*\(|\bDir\.home\b|\bPath\.home\s*\(|\$_SERVER\s*\[\s*['"]HOME['"]|\bexpanduser\s*\(\s*['"]~['"]|\bDeno\.env\.get\s*\(\s*['"]HOME['"]/
 
 /** Shell command strings the code passes to system/exec-like calls, backticks, `qx()` and `%x()`. */
 export function shellStringsInCode(code: string): string[] {
@@ -89,9 +91,11 @@ function unescapeLiteral(s: string): string {
 }
 
 /** Decoding calls: base64, hex, rot13, zlib, marshal, pack/unpack, atob, Buffer.from(..., 'base64'|'hex'). */
-const DECODE_CALL = /\bb(?:64|32|16|85)decode\b|\bbase64\.\w*decode|\bfromhex\b|\bunhexlify\b|\bcodecs\.decode\b|\bzlib\.decompress\b|\bgzip\.decompress\b|\bmarshal\.loads\b|\bpickle\.loads\b|\batob\s*\(|\bBuffer\.from\s*\([^)]*['"](?:base64|hex|base64url)['"]|\b(?:un)?pack\s*\(?\s*['"](?:H\*|h\*|m|u)['"]|\bdecode64\b|\bunpack1?\s*\(\s*['"]m|\bBase64\.\w*decode|\bgzinflate\b|\bstr_rot13\b|\bhex2bin\b|\bString\.fromCharCode\s*\(/
+const DECODE_CALL =
+  /\bb(?:64|32|16|85)decode\b|\bbase64\.\w*decode|\bfromhex\b|\bunhexlify\b|\bcodecs\.decode\b|\bzlib\.decompress\b|\bgzip\.decompress\b|\bmarshal\.loads\b|\bpickle\.loads\b|\batob\s*\(|\bBuffer\.from\s*\([^)]*['"](?:base64|hex|base64url)['"]|\b(?:un)?pack\s*\(?\s*['"](?:H\*|h\*|m|u)['"]|\bdecode64\b|\bunpack1?\s*\(\s*['"]m|\bBase64\.\w*decode|\bgzinflate\b|\bstr_rot13\b|\bhex2bin\b|\bString\.fromCharCode\s*\(/
 /** Calls that run code or commands: eval/exec/system/popen/subprocess/child_process/Function(. */
-const RUN_CALL = /\b(?:eval|exec|execfile|compile|system|popen|spawn|spawnSync|execSync|execFileSync|Function|passthru|shell_exec|proc_open|assert)\s*\(|\bsubprocess\.|\bchild_process\b|\bos\.system\b|\beval\s+|`|\bqx\b|\bIO\.popen\b|\bKernel\.\w+/
+const RUN_CALL =
+  /\b(?:eval|exec|execfile|compile|system|popen|spawn|spawnSync|execSync|execFileSync|Function|passthru|shell_exec|proc_open|assert)\s*\(|\bsubprocess\.|\bchild_process\b|\bos\.system\b|\beval\s+|`|\bqx\b|\bIO\.popen\b|\bKernel\.\w+/
 
 /** Inline code that decodes data and runs code in the same program: decode-then-execute by another name. */
 export function decodesThenRuns(code: string): boolean {

@@ -53,7 +53,12 @@ function commandsOf(text: string): string {
   const recipes = joined
     .split('\n')
     .filter((l) => l.startsWith('\t'))
-    .map((l) => l.slice(1).replace(/^[@+-]+/, '').replace(/\$\$/g, '$'))
+    .map((l) =>
+      l
+        .slice(1)
+        .replace(/^[@+-]+/, '')
+        .replace(/\$\$/g, '$'),
+    )
   const shells = [...shellCalls(joined), ...[...joined.matchAll(/^[^\t#\n][^\n]*?!=(.*)$/gm)].map((m) => m[1]!.trim())]
   return [...recipes, ...shells].join('\n')
 }

@@ -96,7 +96,8 @@ function sed(argv: readonly string[]): Nested | undefined {
     for (const part of script.split(/\n|;/)) {
       const m = /^\s*(?:\d+|\$|\/[^/]*\/)?\s*e\s+(.+)$/s.exec(part)
       if (m) found.push({ kind: 'string', text: m[1]!, exclude: [i], label: 'sed e' })
-      else if (/^\s*(?:\d+|\$|\/[^/]*\/)?\s*(?:e\s*$|s(.).*\1.*\1[gpiImM0-9]*e)/.test(part)) found.push({ kind: 'string', text: 'eval "$SED_PATTERN_SPACE"', exclude: [i], label: 'sed e' })
+      else if (/^\s*(?:\d+|\$|\/[^/]*\/)?\s*(?:e\s*$|s(.).*\1.*\1[gpiImM0-9]*e)/.test(part))
+        found.push({ kind: 'string', text: 'eval "$SED_PATTERN_SPACE"', exclude: [i], label: 'sed e' })
     }
   }
   return allOf(found)
@@ -108,7 +109,12 @@ function sed(argv: readonly string[]): Nested | undefined {
  * Long options match as GNU getopt does, by an unambiguous prefix (`--use-comp=CMD`), so at least `minimum`
  * characters of the name. `value` picks the command out of the option's value (`exec=CMD` of tar's checkpoint action).
  */
-function commandOptions(options: { short?: string; long: readonly string[]; minimum?: number; value?: (v: string) => string | undefined }): (argv: readonly string[]) => Nested | undefined {
+function commandOptions(options: {
+  short?: string
+  long: readonly string[]
+  minimum?: number
+  value?: (v: string) => string | undefined
+}): (argv: readonly string[]) => Nested | undefined {
   const pick = options.value ?? ((v: string) => v)
   const longName = (arg: string): string | undefined => {
     const name = arg.slice(2).split('=')[0]!

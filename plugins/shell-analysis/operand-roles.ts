@@ -17,7 +17,32 @@ const COPIERS: ReadonlySet<string> = new Set(['cp', 'gcp', 'mv', 'gmv', 'install
 /** Options whose value is an output file, for every program that is not listed as using them otherwise. */
 const OUTPUT_OPTIONS: ReadonlySet<string> = new Set(['-o', '-out', '--out', '--output', '-keyout', '--keyout', '--keyfile', '--output-file', '-O'])
 /** Programs where `-o`/`-O` means something else (an option string, a remote name). */
-const OTHER_O: ReadonlySet<string> = new Set(['ssh', 'scp', 'sftp', 'sshfs', 'mount', 'bash', 'sh', 'zsh', 'set', 'curl', 'wget', 'ps', 'git', 'xargs', 'grep', 'rg', 'cut', 'tar', 'unzip', 'zip', 'python', 'python3', 'node', 'mkfs'])
+const OTHER_O: ReadonlySet<string> = new Set([
+  'ssh',
+  'scp',
+  'sftp',
+  'sshfs',
+  'mount',
+  'bash',
+  'sh',
+  'zsh',
+  'set',
+  'curl',
+  'wget',
+  'ps',
+  'git',
+  'xargs',
+  'grep',
+  'rg',
+  'cut',
+  'tar',
+  'unzip',
+  'zip',
+  'python',
+  'python3',
+  'node',
+  'mkfs',
+])
 /** openssl subcommands that print the key they read (those are reads). */
 const OPENSSL_KEY_PRINTERS: ReadonlySet<string> = new Set(['rsa', 'pkey', 'ec', 'dsa', 'pkcs8', 'pkcs12', 'enc', 'base64', 'asn1parse', 'rsautl', 'pkeyutl'])
 const OPENSSL_USED_KEYS: ReadonlySet<string> = new Set(['-key', '-signkey', '-CAkey', '-inkey', '-CA'])

@@ -65,11 +65,39 @@ export function pathOperands(program: string, argv: readonly string[]): string[]
   return out.filter((p) => p !== '' && !p.startsWith('/dev/fd/') && !p.includes('\n') && p.length <= 4096)
 }
 
-const NETWORK_PROGRAMS: ReadonlySet<string> = new Set(['curl', 'wget', 'http', 'https', 'xh', 'xhs', 'httpie', 'curlie', 'aria2c', 'nc', 'ncat', 'netcat', 'telnet', 'socat', 'ssh', 'ping', 'dig', 'nslookup', 'host', 'nmap', 'websocat', 'grpcurl'])
+const NETWORK_PROGRAMS: ReadonlySet<string> = new Set([
+  'curl',
+  'wget',
+  'http',
+  'https',
+  'xh',
+  'xhs',
+  'httpie',
+  'curlie',
+  'aria2c',
+  'nc',
+  'ncat',
+  'netcat',
+  'telnet',
+  'socat',
+  'ssh',
+  'ping',
+  'dig',
+  'nslookup',
+  'host',
+  'nmap',
+  'websocat',
+  'grpcurl',
+])
 
 /** Options of network clients whose value is a local file (`curl -o out`, `curl -T file`). */
 function isOutputValue(prev: string | undefined): boolean {
-  return prev !== undefined && ['-o', '--output', '-O', '--output-document', '-T', '--upload-file', '-K', '--config', '-i', '-F', '--form', '-P', '--directory-prefix', '--post-file', '--body-file'].includes(prev)
+  return (
+    prev !== undefined &&
+    ['-o', '--output', '-O', '--output-document', '-T', '--upload-file', '-K', '--config', '-i', '-F', '--form', '-P', '--directory-prefix', '--post-file', '--body-file'].includes(
+      prev,
+    )
+  )
 }
 
 function looksLikePath(value: string): boolean {

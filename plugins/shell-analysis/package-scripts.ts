@@ -12,7 +12,88 @@ const RUNNERS: ReadonlySet<string> = new Set(['npm', 'pnpm', 'yarn', 'bun'])
 const RUN_WORDS: ReadonlySet<string> = new Set(['run', 'run-script', 'rum', 'urn'])
 const LIFECYCLE: ReadonlySet<string> = new Set(['test', 't', 'tst', 'start', 'stop', 'restart', 'install', 'i', 'ci', 'pack', 'publish', 'version', 'rebuild', 'add'])
 /** Subcommands of yarn/pnpm that are not script names. */
-const BUILTIN: ReadonlySet<string> = new Set(['add', 'remove', 'install', 'i', 'ci', 'exec', 'dlx', 'x', 'create', 'init', 'config', 'cache', 'info', 'list', 'ls', 'outdated', 'upgrade', 'update', 'up', 'why', 'link', 'unlink', 'publish', 'login', 'logout', 'version', 'help', 'audit', 'import', 'rebuild', 'store', 'patch', 'workspace', 'workspaces', 'set', 'plugin', 'node', 'dedupe', 'prune', 'root', 'bin', 'global', 'fetch', 'env', 'setup', 'self-update', 'licenses', 'owner', 'tag', 'team', 'whoami', 'search', 'view', 'pkg', 'doctor', 'explain', 'fund', 'query', 'org', 'access', 'token', 'profile', 'hook', 'ping', 'edit', 'docs', 'bugs', 'repo', 'star', 'stars', 'unstar', 'completion', 'shrinkwrap', 'sbom', 'diff', 'deprecate', 'dist-tag', 'uninstall', 'rm', 'r'])
+const BUILTIN: ReadonlySet<string> = new Set([
+  'add',
+  'remove',
+  'install',
+  'i',
+  'ci',
+  'exec',
+  'dlx',
+  'x',
+  'create',
+  'init',
+  'config',
+  'cache',
+  'info',
+  'list',
+  'ls',
+  'outdated',
+  'upgrade',
+  'update',
+  'up',
+  'why',
+  'link',
+  'unlink',
+  'publish',
+  'login',
+  'logout',
+  'version',
+  'help',
+  'audit',
+  'import',
+  'rebuild',
+  'store',
+  'patch',
+  'workspace',
+  'workspaces',
+  'set',
+  'plugin',
+  'node',
+  'dedupe',
+  'prune',
+  'root',
+  'bin',
+  'global',
+  'fetch',
+  'env',
+  'setup',
+  'self-update',
+  'licenses',
+  'owner',
+  'tag',
+  'team',
+  'whoami',
+  'search',
+  'view',
+  'pkg',
+  'doctor',
+  'explain',
+  'fund',
+  'query',
+  'org',
+  'access',
+  'token',
+  'profile',
+  'hook',
+  'ping',
+  'edit',
+  'docs',
+  'bugs',
+  'repo',
+  'star',
+  'stars',
+  'unstar',
+  'completion',
+  'shrinkwrap',
+  'sbom',
+  'diff',
+  'deprecate',
+  'dist-tag',
+  'uninstall',
+  'rm',
+  'r',
+])
 
 /** The shell lines a package-manager invocation runs from package.json, with their labels. */
 export function packageScripts(st: AnalysisState, inv: Invocation, program: string): { label: string; text: string }[] {
@@ -35,9 +116,13 @@ export function packageScripts(st: AnalysisState, inv: Invocation, program: stri
 /** Scripts npm runs around a command (`npm version` runs preversion, version, postversion; publish runs prepack...). */
 const LIFECYCLE_SCRIPTS: Readonly<Record<string, readonly string[]>> = {
   install: ['preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'prepare', 'postprepare'],
-  i: ['preinstall', 'install', 'postinstall', 'prepare'], ci: ['preinstall', 'install', 'postinstall', 'prepare'], add: ['preinstall', 'install', 'postinstall', 'prepare'],
-  rebuild: ['preinstall', 'install', 'postinstall', 'prepare'], version: ['preversion', 'version', 'postversion'],
-  publish: ['prepublishOnly', 'prepack', 'prepare', 'postpack', 'publish', 'postpublish'], pack: ['prepack', 'prepare', 'postpack'],
+  i: ['preinstall', 'install', 'postinstall', 'prepare'],
+  ci: ['preinstall', 'install', 'postinstall', 'prepare'],
+  add: ['preinstall', 'install', 'postinstall', 'prepare'],
+  rebuild: ['preinstall', 'install', 'postinstall', 'prepare'],
+  version: ['preversion', 'version', 'postversion'],
+  publish: ['prepublishOnly', 'prepack', 'prepare', 'postpack', 'publish', 'postpublish'],
+  pack: ['prepack', 'prepare', 'postpack'],
 }
 
 function lifecycleScripts(st: AnalysisState, inv: Invocation, program: string, name: string): { label: string; text: string }[] {
@@ -45,7 +130,9 @@ function lifecycleScripts(st: AnalysisState, inv: Invocation, program: string, n
   if (!scripts) return []
   // `.npmrc` `script-shell=PROGRAM` runs every script through PROGRAM (a file an earlier call may have planted).
   // So does `--script-shell PROGRAM` (npm_config_script_shell is judged where it is assigned: command-variables.ts).
-  const option = inv.argv.flatMap((a, i) => (a === '--script-shell' && inv.argv[i + 1] !== undefined ? [inv.argv[i + 1]!] : a.startsWith('--script-shell=') ? [a.slice(15)] : []))[0]
+  const option = inv.argv.flatMap((a, i) =>
+    a === '--script-shell' && inv.argv[i + 1] !== undefined ? [inv.argv[i + 1]!] : a.startsWith('--script-shell=') ? [a.slice(15)] : [],
+  )[0]
   const shell = option ?? npmrcScriptShell(st, inv)
   const viaShell = shell === undefined ? [] : [{ label: option === undefined ? '.npmrc script-shell' : '--script-shell', text: shell }]
   const names = LIFECYCLE_SCRIPTS[name] ?? [`pre${name}`, name, `post${name}`]

@@ -22,10 +22,14 @@ export function arrayKey(subscript: SyntaxNode): string | undefined {
 /** The value of `${X<op>...}` for a known X, or undefined when the operator or its operand is not static. */
 export function transform(value: string, op: string, ops: SyntaxNode[], operand: SyntaxNode[], operandText: () => string | undefined): string | undefined {
   switch (op) {
-    case '^^': return value.toUpperCase()
-    case ',,': return value.toLowerCase()
-    case '^': return value.slice(0, 1).toUpperCase() + value.slice(1)
-    case ',': return value.slice(0, 1).toLowerCase() + value.slice(1)
+    case '^^':
+      return value.toUpperCase()
+    case ',,':
+      return value.toLowerCase()
+    case '^':
+      return value.slice(0, 1).toUpperCase() + value.slice(1)
+    case ',':
+      return value.slice(0, 1).toLowerCase() + value.slice(1)
     case ':': {
       const nums = operand.filter((n) => n.type === 'number').map((n) => Number.parseInt(n.text, 10))
       if (nums.length === 0 || nums.some(Number.isNaN)) return undefined
@@ -33,14 +37,29 @@ export function transform(value: string, op: string, ops: SyntaxNode[], operand:
       const start = offset < 0 ? Math.max(0, value.length + offset) : offset
       return length !== undefined ? value.slice(start, start + length) : value.slice(start)
     }
-    case '#': case '##': case '%': case '%%': {
+    case '#':
+    case '##':
+    case '%':
+    case '%%': {
       const pattern = operandText()
       if (pattern === undefined || value.length > MAX_AFFIX_VALUE || pattern.length > 256) return undefined
       return removeAffix(value, pattern, op)
     }
-    case '/': case '//': {
-      const pattern = operand.length > 0 && ops[1] ? operand.filter((n) => n.endIndex <= (ops[1]?.startIndex ?? 0)).map((n) => n.text).join('') : operandText()
-      const replacement = ops[1] ? operand.filter((n) => n.startIndex >= (ops[1]?.endIndex ?? 0)).map((n) => n.text).join('') : ''
+    case '/':
+    case '//': {
+      const pattern =
+        operand.length > 0 && ops[1]
+          ? operand
+              .filter((n) => n.endIndex <= (ops[1]?.startIndex ?? 0))
+              .map((n) => n.text)
+              .join('')
+          : operandText()
+      const replacement = ops[1]
+        ? operand
+            .filter((n) => n.startIndex >= (ops[1]?.endIndex ?? 0))
+            .map((n) => n.text)
+            .join('')
+        : ''
       if (pattern === undefined || /[*?[]/.test(pattern)) return undefined
       return op === '//' ? value.split(pattern).join(replacement) : value.replace(pattern, replacement)
     }
@@ -61,5 +80,8 @@ function removeAffix(value: string, pattern: string, op: string): string {
 }
 
 function globToRegExpSource(glob: string): string {
-  return glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
+  return glob
+    .replace(/[.+^${}()|\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.')
 }

@@ -49,7 +49,10 @@ export function patchedByCommand(st: AnalysisState, inv: Invocation, program: st
 /** The files a patch changes have text svc does not compute from here on (`--check` and the listings change nothing). */
 export function forgetPatched(st: AnalysisState, inv: Invocation, patched: readonly string[]): void {
   if (inv.argv.some((a) => ['--check', '--stat', '--numstat', '--summary', '--dry-run'].includes(a))) return
-  forgetFiles(st, patched.flatMap((p) => lexicalPath(p, { home: st.options.home, cwd: inv.scope.cwd }) ?? []))
+  forgetFiles(
+    st,
+    patched.flatMap((p) => lexicalPath(p, { home: st.options.home, cwd: inv.scope.cwd }) ?? []),
+  )
 }
 
 function optionValues(args: readonly string[], names: readonly string[]): string[] {

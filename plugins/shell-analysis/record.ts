@@ -28,10 +28,25 @@ export interface RecordExtras {
 }
 
 /** Records one simple command and returns it. */
-export function recordCommand(st: AnalysisState, scope: Scope, program: string, argv: readonly string[], via: readonly string[], redirects: Redirects, extras: RecordExtras = {}): ShellCommand {
+export function recordCommand(
+  st: AnalysisState,
+  scope: Scope,
+  program: string,
+  argv: readonly string[],
+  via: readonly string[],
+  redirects: Redirects,
+  extras: RecordExtras = {},
+): ShellCommand {
   const canon = canonicaliser(st, scope, extras.literal)
   const roles = operandRoles(program, argv)
-  const all = [...new Set(pathOperands(program, argv.map((a, i) => (extras.exclude?.includes(i) || roles.used.has(i) ? '' : a))))]
+  const all = [
+    ...new Set(
+      pathOperands(
+        program,
+        argv.map((a, i) => (extras.exclude?.includes(i) || roles.used.has(i) ? '' : a)),
+      ),
+    ),
+  ]
   // Symlinks and wildcards cost disk lookups: past MAX_OPERANDS, operands get the lexical spelling only
   // (never dropped, so padding a command with junk operands cannot hide `~` at its end).
   const operands = [...all.slice(0, MAX_OPERANDS), ...intoDirectory(program, argv, all.slice(0, MAX_OPERANDS), { home: st.options.home, cwd: scope.cwd, disk: st.disk })]
@@ -42,9 +57,27 @@ export function recordCommand(st: AnalysisState, scope: Scope, program: string, 
   const ctx = { home: st.options.home, cwd: scope.cwd, disk: st.disk }
   const container = containerAccess(program, argv)
   const trees = [...treeWriteRoots(program, argv, ctx), ...(container?.sources ?? [])]
-  if (readsHomeTree([...treeReadRoots(program, argv.map((a, i) => (extras.exclude?.includes(i) ? '' : a))), ...(container?.sources ?? [])], ctx)) st.signals.add('home_tree_read')
+  if (
+    readsHomeTree(
+      [
+        ...treeReadRoots(
+          program,
+          argv.map((a, i) => (extras.exclude?.includes(i) ? '' : a)),
+        ),
+        ...(container?.sources ?? []),
+      ],
+      ctx,
+    )
+  )
+    st.signals.add('home_tree_read')
   if (container?.escape) st.signals.add('container_escape')
-  const writes = canon([...(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes), ...written, ...inPlace, ...trees, ...(extras.writes ?? [])])
+  const writes = canon([
+    ...(program === 'tee' ? [...redirects.writes, ...operands.filter((o) => !o.startsWith('-'))] : redirects.writes),
+    ...written,
+    ...inPlace,
+    ...trees,
+    ...(extras.writes ?? []),
+  ])
   const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...overflow, ...writes])
   const urls = [...urlOperands(program, argv, [...redirects.reads, ...redirects.writes]), ...(extras.urls ?? []), ...proxyUrls(scope)]
   const readsToo = canon([...(container?.sources ?? []), ...inPlace])

@@ -12,16 +12,16 @@ import { TerminalLines } from './terminal.ts'
 describe('here-docs read as bash reads them', () => {
   it('turns each here-doc into a redirection with the same content, whatever follows on its line', () => {
     expect(inlineHeredocs("cat > x.sh <<'EOF' && ./x.sh\nrm -rf ~\nEOF")).toBe("cat > x.sh < <(printf '%s\\n' 'rm -rf ~') && ./x.sh\n")
-    expect(inlineHeredocs('cat > a <<A; cat > b <<B\n1\nA\n2\nB\necho done')).toBe("cat > a < <(printf '%s\\n' \"1\"); cat > b < <(printf '%s\\n' \"2\")\necho done")
+    expect(inlineHeredocs('cat > a <<A; cat > b <<B\n1\nA\n2\nB\necho done')).toBe('cat > a < <(printf \'%s\\n\' "1"); cat > b < <(printf \'%s\\n\' "2")\necho done')
   })
 
   it('keeps quoting semantics: a quoted delimiter is literal, an unquoted one expands', () => {
     expect(inlineHeredocs("sh <<'E'\necho \"$HOME\" 'x'\nE")).toBe("sh < <(printf '%s\\n' 'echo \"$HOME\" '\\''x'\\''')\n")
-    expect(inlineHeredocs('sh <<E\necho "$HOME" \\"q\\"\nE')).toBe("sh < <(printf '%s\\n' \"echo \\\"$HOME\\\" \\\\\\\"q\\\\\\\"\")\n")
+    expect(inlineHeredocs('sh <<E\necho "$HOME" \\"q\\"\nE')).toBe('sh < <(printf \'%s\\n\' "echo \\"$HOME\\" \\\\\\"q\\\\\\"")\n')
   })
 
   it('strips leading tabs for <<- and leaves arithmetic shifts alone', () => {
-    expect(inlineHeredocs('cat <<-E\n\tx\n\tE')).toBe("cat < <(printf '%s\\n' \"x\")\n")
+    expect(inlineHeredocs('cat <<-E\n\tx\n\tE')).toBe('cat < <(printf \'%s\\n\' "x")\n')
     expect(inlineHeredocs('echo $((1 << 3))')).toBe('echo $((1 << 3))')
   })
 

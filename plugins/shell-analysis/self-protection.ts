@@ -27,10 +27,39 @@ export function noteConfigVariable(scope: Scope, name: string | undefined): void
  * (Fixed samples, not this process's own argv: the verdict must not depend on which process analyses.)
  */
 const DAEMON_NAMES = ['node', 'svc']
-const DAEMON_COMMAND_LINES = ['svc daemon', 'node cli/main.ts daemon --port 7878', '/usr/local/lib/node_modules/svc/node_modules/node/bin/node /usr/local/lib/node_modules/svc/cli/main.ts daemon', 'sh cli/svc.sh daemon']
+const DAEMON_COMMAND_LINES = [
+  'svc daemon',
+  'node cli/main.ts daemon --port 7878',
+  '/usr/local/lib/node_modules/svc/node_modules/node/bin/node /usr/local/lib/node_modules/svc/cli/main.ts daemon',
+  'sh cli/svc.sh daemon',
+]
 
 /** Options of pkill/pgrep/killall that take a value (so it is not taken for the pattern). */
-const VALUED = new Set(['-u', '-U', '-g', '-G', '-P', '-s', '-t', '-F', '--signal', '--euid', '--uid', '--group', '--parent', '--session', '--terminal', '--pidfile', '--ns', '--nslist', '-o', '--older-than', '-y', '--younger-than', '-n'])
+const VALUED = new Set([
+  '-u',
+  '-U',
+  '-g',
+  '-G',
+  '-P',
+  '-s',
+  '-t',
+  '-F',
+  '--signal',
+  '--euid',
+  '--uid',
+  '--group',
+  '--parent',
+  '--session',
+  '--terminal',
+  '--pidfile',
+  '--ns',
+  '--nslist',
+  '-o',
+  '--older-than',
+  '-y',
+  '--younger-than',
+  '-n',
+])
 
 /** Flags nested harness runs with a moved config and kills that reach the daemon without naming it. */
 export function watchSelfProtection(st: AnalysisState, inv: Invocation, program: string): void {
@@ -39,12 +68,26 @@ export function watchSelfProtection(st: AnalysisState, inv: Invocation, program:
   if (program === 'kill' && killsEveryProcess(args)) st.signals.add('daemon_pattern')
   if (program !== 'pkill' && program !== 'pgrep' && program !== 'killall' && program !== 'pidof') return
   // Every process of a user (`pkill -u "$USER"`, `killall -u me`) includes the daemon.
-  if (program !== 'pidof' && args.some((a) => a === '-u' || a === '-U' || a.startsWith('--uid') || a.startsWith('--euid') || /^--user(=|$)/.test(a)) && patternsOf(args).length === 0) st.signals.add('daemon_pattern')
+  if (
+    program !== 'pidof' &&
+    args.some((a) => a === '-u' || a === '-U' || a.startsWith('--uid') || a.startsWith('--euid') || /^--user(=|$)/.test(a)) &&
+    patternsOf(args).length === 0
+  )
+    st.signals.add('daemon_pattern')
   const full = args.some((a) => /^-[a-zA-Z]*f/.test(a) || a === '--full')
   const regex = program === 'pkill' || program === 'pgrep' || args.some((a) => a === '-r' || a === '--regexp')
   for (const pattern of patternsOf(args)) {
     const targets = full ? DAEMON_COMMAND_LINES : DAEMON_NAMES
-    if (regex ? matchesAny(pattern, targets, args.some((a) => a === '-x' || a === '--exact')) : targets.includes(pattern)) st.signals.add('daemon_pattern')
+    if (
+      regex
+        ? matchesAny(
+            pattern,
+            targets,
+            args.some((a) => a === '-x' || a === '--exact'),
+          )
+        : targets.includes(pattern)
+    )
+      st.signals.add('daemon_pattern')
   }
 }
 

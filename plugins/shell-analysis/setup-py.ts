@@ -12,7 +12,47 @@ import type { AnalysisState } from './state.ts'
 
 const PIP_SUBCOMMANDS: ReadonlySet<string> = new Set(['install', 'wheel', 'download'])
 /** pip options whose value is in the next argument (so it is not taken for a project). */
-const PIP_VALUES: ReadonlySet<string> = new Set(['-r', '--requirement', '-c', '--constraint', '-t', '--target', '--prefix', '--root', '-i', '--index-url', '--extra-index-url', '-f', '--find-links', '--python', '-w', '--wheel-dir', '-d', '--dest', '--platform', '--python-version', '--implementation', '--abi', '--src', '--upgrade-strategy', '--progress-bar', '--log', '--cache-dir', '--proxy', '--cert', '--client-cert', '--trusted-host', '--config-settings', '-C', '--global-option', '--build-option', '--no-binary', '--only-binary', '--report', '--root-user-action'])
+const PIP_VALUES: ReadonlySet<string> = new Set([
+  '-r',
+  '--requirement',
+  '-c',
+  '--constraint',
+  '-t',
+  '--target',
+  '--prefix',
+  '--root',
+  '-i',
+  '--index-url',
+  '--extra-index-url',
+  '-f',
+  '--find-links',
+  '--python',
+  '-w',
+  '--wheel-dir',
+  '-d',
+  '--dest',
+  '--platform',
+  '--python-version',
+  '--implementation',
+  '--abi',
+  '--src',
+  '--upgrade-strategy',
+  '--progress-bar',
+  '--log',
+  '--cache-dir',
+  '--proxy',
+  '--cert',
+  '--client-cert',
+  '--trusted-host',
+  '--config-settings',
+  '-C',
+  '--global-option',
+  '--build-option',
+  '--no-binary',
+  '--only-binary',
+  '--report',
+  '--root-user-action',
+])
 
 /** The argv after the word that makes this a pip run (`pip`, `python -m pip`, `uv pip`), or undefined. */
 function pipArgs(program: string, argv: readonly string[]): readonly string[] | undefined {

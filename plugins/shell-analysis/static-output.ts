@@ -28,7 +28,12 @@ function compute(program: string, args: readonly string[], stdin: string | undef
     case 'xxd':
       return stdin !== undefined && args.includes('-r') && args.some((a) => a === '-p' || a === '-ps' || a === '-plain') ? hexDecode(stdin) : undefined
     case 'rev':
-      return stdin === undefined ? undefined : stdin.split('\n').map((l) => [...l].reverse().join('')).join('\n')
+      return stdin === undefined
+        ? undefined
+        : stdin
+            .split('\n')
+            .map((l) => [...l].reverse().join(''))
+            .join('\n')
     case 'tr':
       return stdin === undefined ? undefined : translate(args, stdin)
     default:
@@ -68,22 +73,30 @@ function hexDecode(text: string): string | undefined {
 
 /** `tr SET1 SET2` and `tr -d SET` with ranges and the escapes tr understands. */
 function translate(args: readonly string[], stdin: string): string | undefined {
-  const flags = args.filter((a) => /^-[a-zA-Z]+$/.test(a)).map((a) => a.slice(1)).join('')
+  const flags = args
+    .filter((a) => /^-[a-zA-Z]+$/.test(a))
+    .map((a) => a.slice(1))
+    .join('')
   const sets = args.filter((a) => !/^-[a-zA-Z]+$/.test(a)).map(expandSet)
   if (sets.some((s) => s === undefined) || flags.replace(/[ds]/g, '') !== '') return undefined
   const [from, to] = sets as string[][]
   if (!from) return undefined
   if (flags.includes('d')) return [...stdin].filter((c) => !from.includes(c)).join('')
   if (!to || to.length === 0) return undefined
-  return [...stdin].map((c) => {
-    const idx = from.lastIndexOf(c)
-    return idx === -1 ? c : to[Math.min(idx, to.length - 1)]
-  }).join('')
+  return [...stdin]
+    .map((c) => {
+      const idx = from.lastIndexOf(c)
+      return idx === -1 ? c : to[Math.min(idx, to.length - 1)]
+    })
+    .join('')
 }
 
 function expandSet(set: string): string[] | undefined {
   const named: Record<string, string> = { '[:lower:]': 'a-z', '[:upper:]': 'A-Z', '[:digit:]': '0-9', '[:alpha:]': 'a-zA-Z', '[:alnum:]': 'a-zA-Z0-9', '[:space:]': ' \t\n' }
-  const src = decodeEscapes(set.replace(/\[:\w+:\]/g, (m) => named[m] ?? m), 'printf')
+  const src = decodeEscapes(
+    set.replace(/\[:\w+:\]/g, (m) => named[m] ?? m),
+    'printf',
+  )
   if (/\[:\w+:\]|\[.\*/.test(src)) return undefined
   const chars = [...src]
   const out: string[] = []

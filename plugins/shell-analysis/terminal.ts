@@ -87,7 +87,8 @@ function applyKeys(s: LineState, chars: string): Keystrokes {
       else if (seq === 'd') kill(s.cursor, wordEnd(s.text, s.cursor))
       else unknownKeys = true
       i += m ? m[0].length - 1 : 0
-    } else if (code < 0x20) unknownKeys = true // Tab completion, history (C-p/C-n/C-r), transpose: effect unknown
+    } else if (code < 0x20)
+      unknownKeys = true // Tab completion, history (C-p/C-n/C-r), transpose: effect unknown
     else insert(ch)
   }
   return { lines, unknownKeys }

@@ -8,7 +8,27 @@
 import { lexicalPath } from './paths.ts'
 
 /** Programs `find -exec` may run on what it finds without reading their content. */
-const NAME_ONLY: ReadonlySet<string> = new Set(['ls', 'stat', 'du', 'file', 'echo', 'printf', 'basename', 'dirname', 'realpath', 'readlink', 'test', '[', 'touch', 'chmod', 'chown', 'rm', 'rmdir', 'mkdir', 'true'])
+const NAME_ONLY: ReadonlySet<string> = new Set([
+  'ls',
+  'stat',
+  'du',
+  'file',
+  'echo',
+  'printf',
+  'basename',
+  'dirname',
+  'realpath',
+  'readlink',
+  'test',
+  '[',
+  'touch',
+  'chmod',
+  'chown',
+  'rm',
+  'rmdir',
+  'mkdir',
+  'true',
+])
 
 const recursiveFlag = (args: readonly string[], letters: string, long: readonly string[]): boolean =>
   args.some((a) => (/^-[a-zA-Z]+$/.test(a) && [...letters].some((l) => a.includes(l))) || long.includes(a.split('=')[0]!))
@@ -50,7 +70,8 @@ export function treeReadRoots(program: string, argv: readonly string[]): string[
     case 'tar':
     case 'gtar':
     case 'bsdtar': {
-      const create = args.some((a) => /^-?[a-zA-Z]*c/.test(a) && !a.startsWith('--')) || args.includes('--create') || args.some((a) => /^-?[a-zA-Z]*r/.test(a) && !a.startsWith('--'))
+      const create =
+        args.some((a) => /^-?[a-zA-Z]*c/.test(a) && !a.startsWith('--')) || args.includes('--create') || args.some((a) => /^-?[a-zA-Z]*r/.test(a) && !a.startsWith('--'))
       if (!create) return []
       // `tar czf OUT.tgz DIR...`: the archive name follows the `f` in the first (bundled) argument.
       const bundled = args[0] !== undefined && !args[0].startsWith('--') && /f/.test(args[0])

@@ -18,13 +18,15 @@ export function treeWriteRoots(program: string, argv: readonly string[], ctx: Di
     if (program === 'ditto' || args.some((a) => a === '-T' || a === '--no-target-directory' || /^-[a-zA-Z]*T/.test(a))) return [target]
     const lexical = lexicalPath(target, ctx)
     const exists = lexical !== undefined && ctx.disk.isDirectory(lexical)
-    return sources.map((s) => (/\/\.?$/.test(s) && /\/\.$/.test(s) ? target : exists || target.endsWith('/') ? `${target.replace(/\/+$/, '')}/${posix.basename(s.replace(/\/+\.?$/, ''))}` : target))
+    return sources.map((s) =>
+      /\/\.?$/.test(s) && /\/\.$/.test(s) ? target : exists || target.endsWith('/') ? `${target.replace(/\/+$/, '')}/${posix.basename(s.replace(/\/+\.?$/, ''))}` : target,
+    )
   }
   if (program === 'rsync' && recursive && operands.length >= 2) {
     const target = operands[operands.length - 1]!
     return operands.slice(0, -1).map((s) => (s.endsWith('/') ? target : `${target.replace(/\/+$/, '')}/${posix.basename(s)}`))
   }
-  if (program === 'unzip' || program === 'bsdtar' && args.some((a) => /^-?x/.test(a))) {
+  if (program === 'unzip' || (program === 'bsdtar' && args.some((a) => /^-?x/.test(a)))) {
     const at = args.indexOf('-d')
     return [at !== -1 && args[at + 1] !== undefined ? args[at + 1]! : '.']
   }
@@ -55,6 +57,7 @@ export function treeWriteRoots(program: string, argv: readonly string[], ctx: Di
   return []
 }
 
-const CLONE_VALUE = /^(-b|--branch|-o|--origin|-c|--config|--depth|--reference|--reference-if-able|--separate-git-dir|--template|-u|--upload-pack|-j|--jobs|--filter|--shallow-since|--shallow-exclude|--server-option|--bundle-uri)$/
+const CLONE_VALUE =
+  /^(-b|--branch|-o|--origin|-c|--config|--depth|--reference|--reference-if-able|--separate-git-dir|--template|-u|--upload-pack|-j|--jobs|--filter|--shallow-since|--shallow-exclude|--server-option|--bundle-uri)$/
 
 const VALUE_BEFORE = /^(-t|--target-directory|-C|--directory|-d|-e|--rsh|--exclude|-f|--file|-S|--suffix)$/

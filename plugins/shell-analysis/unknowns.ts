@@ -11,7 +11,24 @@ import type { AnalysisState } from './state.ts'
 const RECURSIVE_DELETERS: ReadonlySet<string> = new Set(['rm', 'grm', 'srm'])
 const DELETERS: ReadonlySet<string> = new Set(['rimraf', 'del', 'del-cli', 'trash', 'trash-put', 'shred', 'wipe'])
 const RECURSIVE_MODE: ReadonlySet<string> = new Set(['chmod', 'chown', 'chgrp'])
-const NETWORK_CLIENTS: ReadonlySet<string> = new Set(['curl', 'wget', 'http', 'https', 'xh', 'xhs', 'httpie', 'curlie', 'aria2c', 'websocat', 'grpcurl', 'nc', 'ncat', 'netcat', 'telnet', 'socat'])
+const NETWORK_CLIENTS: ReadonlySet<string> = new Set([
+  'curl',
+  'wget',
+  'http',
+  'https',
+  'xh',
+  'xhs',
+  'httpie',
+  'curlie',
+  'aria2c',
+  'websocat',
+  'grpcurl',
+  'nc',
+  'ncat',
+  'netcat',
+  'telnet',
+  'socat',
+])
 const LOOPBACK = /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:[^@/\s]*@)?(?:localhost|127(?:\.\d+){0,3}|\[::1?\]|::1|0\.0\.0\.0|0|\[::ffff:127\.0\.0\.1\])(?=$|[:/])(:\d*)?/i
 
 /** Adds `unknown_target` / `unknown_port` for one invocation about to be recorded. */
@@ -68,7 +85,37 @@ function programOf(argv: readonly string[]): string {
 }
 
 /** Names that are protected wherever an unknown prefix puts them (`$X/.ssh` may be `~/.ssh`). */
-const SENSITIVE: ReadonlySet<string> = new Set(['.ssh', '.gnupg', '.config', '.local', '.claude', '.codex', '.gemini', '.cursor', '.svc', '.aws', '.kube', 'Documents', 'Desktop', 'Library', 'etc', 'usr', 'bin', 'var', 'home', 'Users', 'root', 'boot', 'lib', 'opt', 'srv', 'System', 'Applications', 'private', '.git'])
+const SENSITIVE: ReadonlySet<string> = new Set([
+  '.ssh',
+  '.gnupg',
+  '.config',
+  '.local',
+  '.claude',
+  '.codex',
+  '.gemini',
+  '.cursor',
+  '.svc',
+  '.aws',
+  '.kube',
+  'Documents',
+  'Desktop',
+  'Library',
+  'etc',
+  'usr',
+  'bin',
+  'var',
+  'home',
+  'Users',
+  'root',
+  'boot',
+  'lib',
+  'opt',
+  'srv',
+  'System',
+  'Applications',
+  'private',
+  '.git',
+])
 
 /**
  * An unknown prefix followed by a literal, ordinary subpath (`"$TMPDIR"/build-cache`, `${OUT:?}/dist`)
@@ -96,7 +143,10 @@ function aimsAtUnknownLoopbackPort(inv: Invocation): boolean {
     // `http://127.0.0.1:` with the port left out of the known text, or a bare host whose port argument is unknown.
     if (m && (m[1] === ':' || argv[i] === m[0])) return true
   }
-  const operands = argv.slice(1).map((a, i) => [a, i + 1] as const).filter(([a]) => !a.startsWith('-'))
+  const operands = argv
+    .slice(1)
+    .map((a, i) => [a, i + 1] as const)
+    .filter(([a]) => !a.startsWith('-'))
   const host = operands.findIndex(([a]) => LOOPBACK.exec(a)?.[0] === a)
   const port = host === -1 ? undefined : operands[host + 1]
   return port !== undefined && info[port[1]]?.dynamic === true

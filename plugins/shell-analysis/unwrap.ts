@@ -27,7 +27,10 @@ export function unwrap(st: AnalysisState, inv: Invocation, program: string): str
       i++
       break
     }
-    if ((program === 'env' && (arg === '-C' || arg === '--chdir' || arg.startsWith('--chdir='))) || (program === 'sudo' && (arg === '-D' || arg === '--chdir' || arg.startsWith('--chdir=')))) {
+    if (
+      (program === 'env' && (arg === '-C' || arg === '--chdir' || arg.startsWith('--chdir='))) ||
+      (program === 'sudo' && (arg === '-D' || arg === '--chdir' || arg.startsWith('--chdir=')))
+    ) {
       // `env -C DIR`, `sudo -D DIR`: the wrapped command runs in DIR (unknown when DIR is).
       const inline = arg.startsWith('--chdir=')
       const dir = inline ? arg.slice(8) : argv[i + 1]
@@ -118,4 +121,3 @@ function xargsReplaceString(options: readonly string[]): string | undefined {
   }
   return undefined
 }
-

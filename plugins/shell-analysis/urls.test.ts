@@ -8,7 +8,16 @@ import { canonicalPaths, lexicalPath } from './paths.ts'
 import { bareHttpTarget, devTcpTarget, parseCallUrl } from './urls.ts'
 
 describe('URL host canonicalisation', () => {
-  it.each(['http://127.1:7878', 'http://0x7f.0.0.1:7878', 'http://2130706433:7878', 'http://0177.0.0.1:7878', 'http://[::ffff:127.0.0.1]:7878', 'http://github.com@127.0.0.1:7878/', 'tcp://127.1:7878', 'http://１２７.０.０.１:7878'])('%s is 127.0.0.1:7878', (raw) => {
+  it.each([
+    'http://127.1:7878',
+    'http://0x7f.0.0.1:7878',
+    'http://2130706433:7878',
+    'http://0177.0.0.1:7878',
+    'http://[::ffff:127.0.0.1]:7878',
+    'http://github.com@127.0.0.1:7878/',
+    'tcp://127.1:7878',
+    'http://１２７.０.０.１:7878',
+  ])('%s is 127.0.0.1:7878', (raw) => {
     expect(parseCallUrl(raw)).toMatchObject({ host: '127.0.0.1', port: 7878 })
   })
   it('drops brackets and trailing dots', () => {

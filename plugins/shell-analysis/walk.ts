@@ -134,7 +134,11 @@ function prefixAssignment(st: AnalysisState, node: SyntaxNode, commandScope: Sco
   const value = evaluateString(valueNode ? [valueNode] : [node], wordContext(st, commandScope))
   if (!name) return
   if (STARTUP_VARIABLES.has(name) && !value.dynamic) commandScope.vars.set(name, value.fields[0] ?? '')
-  assignedVariable(st, commandScope, name, { text: value.dynamic ? undefined : (value.fields[0] ?? ''), programs: value.programs, numeric: valueNode?.type === 'arithmetic_expansion' })
+  assignedVariable(st, commandScope, name, {
+    text: value.dynamic ? undefined : (value.fields[0] ?? ''),
+    programs: value.programs,
+    numeric: valueNode?.type === 'arithmetic_expansion',
+  })
 }
 
 function namerefAssign(node: SyntaxNode, scope: Scope): void {
@@ -152,7 +156,11 @@ function assign(st: AnalysisState, node: SyntaxNode, scope: Scope): void {
   const value = valueNode ? evaluateString([valueNode], wordContext(st, scope)) : undefined
   if (!name) return
   // An array in a command variable is not what a program reading it gets: judged unknown.
-  assignedVariable(st, scope, name, { text: value?.dynamic || valueNode?.type === 'array' ? undefined : (value?.fields[0] ?? ''), programs: value?.programs ?? [], numeric: valueNode?.type === 'arithmetic_expansion' })
+  assignedVariable(st, scope, name, {
+    text: value?.dynamic || valueNode?.type === 'array' ? undefined : (value?.fields[0] ?? ''),
+    programs: value?.programs ?? [],
+    numeric: valueNode?.type === 'arithmetic_expansion',
+  })
   if (valueNode?.type === 'array') return assignArray(st, name, valueNode, scope)
   // A dynamic value keeps its source spelling (`$(cat f)`), so `$X` as a program is still flagged dynamic.
   if (value?.dynamic) scope.vars.delete(name)

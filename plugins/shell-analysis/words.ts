@@ -73,7 +73,11 @@ export function evaluateWord(nodes: readonly SyntaxNode[], ctx: WordContext): Wo
       const name = /^[A-Za-z_]\w*/.exec(next.text)?.[0] ?? ''
       const value = ctx.lookup(name)
       if (value === undefined) state.dynamic = true
-      segments.push(value === undefined ? { text: `$${name}`, quoted: false, split: false, unknown: true, literal: false } : { text: value, quoted: false, split: true, unknown: false, literal: false })
+      segments.push(
+        value === undefined
+          ? { text: `$${name}`, quoted: false, split: false, unknown: true, literal: false }
+          : { text: value, quoted: false, split: true, unknown: false, literal: false },
+      )
       segments.push(literal(unescapeUnquoted(next.text.slice(name.length)), false))
       i++
       continue

@@ -19,7 +19,10 @@ export interface WitnessKey {
 }
 
 export function cosignatureKeyId(name: string, publicKey: Uint8Array): Buffer {
-  return createHash('sha256').update(Buffer.concat([Buffer.from(`${name}\n`, 'utf8'), Buffer.from([COSIGNATURE_V1]), publicKey])).digest().subarray(0, 4)
+  return createHash('sha256')
+    .update(Buffer.concat([Buffer.from(`${name}\n`, 'utf8'), Buffer.from([COSIGNATURE_V1]), publicKey]))
+    .digest()
+    .subarray(0, 4)
 }
 
 /** The vkey of an Ed25519 cosigner. */

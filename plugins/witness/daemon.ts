@@ -45,10 +45,17 @@ export function startWitnessing(home: string, env: Readonly<Record<string, strin
       if (known && known.tree_size >= latest.treeSize && !known.error) continue
       let record: WitnessRecord
       try {
-        const reply = await addCheckpoint({ ...w, url: w.url! }, { body, note, size: latest.treeSize, proof: (old) => ledger.consistencyProof(old, latest.treeSize) }, known?.tree_size ?? 0)
+        const reply = await addCheckpoint(
+          { ...w, url: w.url! },
+          { body, note, size: latest.treeSize, proof: (old) => ledger.consistencyProof(old, latest.treeSize) },
+          known?.tree_size ?? 0,
+        )
         if (reply.kind === 'cosigned') record = { tree_size: latest.treeSize, root: latest.root.toString('base64'), cosignature: reply.line, timestamp: reply.timestamp }
         else {
-          const error = reply.kind === 'rolled_back' ? `ledger_rolled_back: witness cosigned ${reply.witnessSize} leaves, this ledger has ${latest.treeSize}` : `${reply.status}: ${reply.reason}`
+          const error =
+            reply.kind === 'rolled_back'
+              ? `ledger_rolled_back: witness cosigned ${reply.witnessSize} leaves, this ledger has ${latest.treeSize}`
+              : `${reply.status}: ${reply.reason}`
           record = { ...(known ?? { tree_size: 0, root: '', cosignature: '', timestamp: 0 }), error }
           log.warn({ witness: w.id, error }, 'witness did not cosign')
         }

@@ -25,13 +25,33 @@ describe.each(loadChains())('chains: $file', ({ chains }) => {
     for (const [i, call] of chain.calls.entries()) {
       const { decision } = await world.decide(call, { cwd, sessionId: `chain-${n}` })
       expect(decision.verdict, `call ${i + 1} (${call.cmd ?? call.tool}): ${decision.reason}`).toBe(call.expect)
-      if (call.expect === 'deny' && call.rule) expect(decision.hits.map((h) => h.gateId), decision.reason).toContain(call.rule)
+      if (call.expect === 'deny' && call.rule)
+        expect(
+          decision.hits.map((h) => h.gateId),
+          decision.reason,
+        ).toContain(call.rule)
       if (decision.verdict === 'allow') materialise({ ...toolWrites(call, cwd, world.home), ...(call.writes ?? {}) }, cwd, world.home)
     }
   })
 })
 
 it('has chains for every plant-then-trigger kind', () => {
-  const names = loadChains().flatMap((f) => f.chains.map((c) => c.name)).join('\n')
-  for (const kind of ['Makefile', 'package.json', 'git hook', 'git config', '.npmrc', 'ssh config', 'rc file', 'node_modules/.bin', 'usercustomize', 'conftest', 'download', 'terminal']) expect(names).toContain(kind)
+  const names = loadChains()
+    .flatMap((f) => f.chains.map((c) => c.name))
+    .join('\n')
+  for (const kind of [
+    'Makefile',
+    'package.json',
+    'git hook',
+    'git config',
+    '.npmrc',
+    'ssh config',
+    'rc file',
+    'node_modules/.bin',
+    'usercustomize',
+    'conftest',
+    'download',
+    'terminal',
+  ])
+    expect(names).toContain(kind)
 })

@@ -35,7 +35,10 @@ async function decide(c: CorpusCase) {
   expect([indexed.decision.verdict, indexed.decision.ruleId], `${what}: indexed verdict`).toEqual([everyGate.decision.verdict, everyGate.decision.ruleId])
   // An analysis refusal (no gate runs) names which of its time or size budgets ran out, which can differ between two runs.
   if (!everyGate.request.shell?.error) expect(indexed.decision.reason, `${what}: indexed reason`).toBe(everyGate.decision.reason)
-  expect(full.filter((t) => t.matched !== undefined).map((t) => t.gate.id), `${what}: traced gates`).toEqual(everyGate.decision.hits.map((h) => h.gateId))
+  expect(
+    full.filter((t) => t.matched !== undefined).map((t) => t.gate.id),
+    `${what}: traced gates`,
+  ).toEqual(everyGate.decision.hits.map((h) => h.gateId))
   skippedByCase.set(c, full.length - candidateCount(indexed.request))
   return indexed
 }
@@ -49,7 +52,11 @@ describe.each(DENY)('must deny: $file', ({ cases }) => {
     const { decision } = await decide(c)
     expect(decision.verdict, decision.reason).toBe('deny')
     if (c.rule === 'analysis') expect(decision.reason).toMatch(/could not be analysed|analysis\.parse-error/)
-    else if (c.rule) expect(decision.hits.map((h) => h.gateId), decision.reason).toContain(c.rule)
+    else if (c.rule)
+      expect(
+        decision.hits.map((h) => h.gateId),
+        decision.reason,
+      ).toContain(c.rule)
   })
 })
 

@@ -40,7 +40,11 @@ it('denies exactly the listed everyday commands, each by its listed gate, and at
   const actual = new Map<string, string[]>()
   for (const c of corpus) {
     const { decision } = await world.decide({ cmd: c.cmd }, { cwd: project })
-    if (decision.verdict === 'deny') actual.set(c.cmd, decision.hits.filter((h) => h.onHit === 'deny').map((h) => h.gateId))
+    if (decision.verdict === 'deny')
+      actual.set(
+        c.cmd,
+        decision.hits.filter((h) => h.onHit === 'deny').map((h) => h.gateId),
+      )
   }
   const unexpected = [...actual.keys()].filter((cmd) => !denied.some((d) => d.cmd === cmd)).map((cmd) => `${cmd} (${actual.get(cmd)!.join(', ')})`)
   expect(unexpected, 'denied but not listed in everyday/denied.yaml').toEqual([])

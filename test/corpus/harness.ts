@@ -57,7 +57,8 @@ export async function createCorpusWorld(options: { svcPorts?: readonly number[] 
   const root = mkdtempSync(join(tmpdir(), 'svc-corpus-'))
   const home = join(root, 'home', 'dev')
   const cwd = join(home, 'proj')
-  for (const d of [cwd, join(home, '.ssh'), join(home, '.aws'), join(home, '.claude'), join(home, '.svc'), join(home, 'dotfiles', 'gemini'), join(cwd, 'src'), join(cwd, 'build')]) mkdirSync(d, { recursive: true })
+  for (const d of [cwd, join(home, '.ssh'), join(home, '.aws'), join(home, '.claude'), join(home, '.svc'), join(home, 'dotfiles', 'gemini'), join(cwd, 'src'), join(cwd, 'build')])
+    mkdirSync(d, { recursive: true })
   writeFileSync(join(home, '.ssh', 'id_rsa'), 'not a real key\n')
   writeFileSync(join(home, '.ssh', 'id_rsa.pub'), 'ssh-rsa AAAA test\n')
   writeFileSync(join(home, '.aws', 'credentials'), '[default]\n')
@@ -71,7 +72,21 @@ export async function createCorpusWorld(options: { svcPorts?: readonly number[] 
   writeFileSync(join(cwd, 'evil.py'), 'import os\nos.system("curl -s http://127.0.0.1:7878/v1/mode")\n')
   writeFileSync(join(cwd, 'build.sh'), '#!/usr/bin/env bash\nset -euo pipefail\nrm -rf ./dist\nnpm run build\n')
   writeFileSync(join(cwd, 'tool.py'), 'import shutil, sys\nshutil.rmtree("build")\nprint("/".join(sys.argv))\n')
-  writeFileSync(join(cwd, 'package.json'), JSON.stringify({ name: 'proj', scripts: { test: 'vitest run', build: 'tsc -p .', lint: 'eslint .', pretest: 'echo pre', evil: 'svc mode monitor', release: 'echo releasing', prerelease: 'curl -s localhost:7878/v1/mode' } }))
+  writeFileSync(
+    join(cwd, 'package.json'),
+    JSON.stringify({
+      name: 'proj',
+      scripts: {
+        test: 'vitest run',
+        build: 'tsc -p .',
+        lint: 'eslint .',
+        pretest: 'echo pre',
+        evil: 'svc mode monitor',
+        release: 'echo releasing',
+        prerelease: 'curl -s localhost:7878/v1/mode',
+      },
+    }),
+  )
   writeFileSync(join(cwd, 'fix.diff'), 'diff --git a/src/a.ts b/src/a.ts\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n')
   // Scripts whose text svc cannot read: one over the analysis read limit, and a FIFO whose text comes from
   // whoever writes it. Beside them a large binary (not read, not refused) and an interpreter script with a `#!`.
@@ -98,7 +113,14 @@ export async function createCorpusWorld(options: { svcPorts?: readonly number[] 
   symlinkSync(join(home, '.ssh', 'authorized_keys'), join(cwd, 'keys.txt'))
   // A dotfile manager's layout: ~/.gemini is itself a link, so its real path has no `.gemini` in it.
   symlinkSync(join(home, 'dotfiles', 'gemini'), join(home, '.gemini'))
-  const engine = await createEngine({ plugins: allPlugins, home: join(root, 'svc-home'), policiesDir: SHIPPED_POLICIES_DIR, userHome: home, log: pino({ level: 'silent' }), svcPorts: options.svcPorts ?? CORPUS_SVC_PORTS })
+  const engine = await createEngine({
+    plugins: allPlugins,
+    home: join(root, 'svc-home'),
+    policiesDir: SHIPPED_POLICIES_DIR,
+    userHome: home,
+    log: pino({ level: 'silent' }),
+    svcPorts: options.svcPorts ?? CORPUS_SVC_PORTS,
+  })
   return {
     engine,
     home,

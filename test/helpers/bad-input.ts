@@ -70,13 +70,19 @@ export function operations(): Operation[] {
 function wrongTypeFor(schema: JsonSchema): unknown {
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type
   switch (type) {
-    case 'string': return 12345
+    case 'string':
+      return 12345
     case 'integer':
-    case 'number': return '1'
-    case 'boolean': return 'true'
-    case 'array': return { not: 'a list' }
-    case 'object': return ['not', 'an', 'object']
-    default: return undefined
+    case 'number':
+      return '1'
+    case 'boolean':
+      return 'true'
+    case 'array':
+      return { not: 'a list' }
+    case 'object':
+      return ['not', 'an', 'object']
+    default:
+      return undefined
   }
 }
 
@@ -92,7 +98,13 @@ export interface Limits {
  */
 export function casesFor(
   op: Operation,
-  ctx: { fill: Record<string, string>; unknown: Record<string, { value: string; status: number }>; valid: Record<string, unknown>; validQuery: Record<string, string>; readsIllFormedText: ReadonlySet<string> } & Limits,
+  ctx: {
+    fill: Record<string, string>
+    unknown: Record<string, { value: string; status: number }>
+    valid: Record<string, unknown>
+    validQuery: Record<string, string>
+    readsIllFormedText: ReadonlySet<string>
+  } & Limits,
 ): BadCase[] {
   const key = `${op.method} ${op.path}`
   const path = (over: Record<string, string> = {}) => op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(over[name] ?? ctx.fill[name] ?? 'x'))
@@ -113,10 +125,16 @@ export function casesFor(
 
   add('an unknown query parameter', { url: `${path()}${query({ __svc_unknown: '1' })}`, ...withBody, status: 400, detail: /querystring: unknown field "__svc_unknown"/ })
   for (const [name, schema] of Object.entries(op.query?.properties ?? {})) {
-    add(`query ${name} of the wrong shape`, { url: `${path()}${query({ [name]: '!bad value!' })}`, ...withBody, status: 400, detail: new RegExp(`querystring: field "${name}" must`) })
+    add(`query ${name} of the wrong shape`, {
+      url: `${path()}${query({ [name]: '!bad value!' })}`,
+      ...withBody,
+      status: 400,
+      detail: new RegExp(`querystring: field "${name}" must`),
+    })
     if (schema.type !== 'string') throw new Error(`${key}: query ${name} must be a string schema (no coercion)`)
   }
-  for (const name of op.query?.required ?? []) add(`query ${name} missing`, { url: `${path()}${query({ [name]: undefined })}`, ...withBody, status: 400, detail: new RegExp(`missing required field "${name}"`) })
+  for (const name of op.query?.required ?? [])
+    add(`query ${name} missing`, { url: `${path()}${query({ [name]: undefined })}`, ...withBody, status: 400, detail: new RegExp(`missing required field "${name}"`) })
 
   for (const name of Object.keys(op.params)) {
     add(`path ${name} malformed`, { url: url({ [name]: '!'.repeat(65) }), ...withBody, status: 400, detail: new RegExp(`params: field "${name}" must`) })
@@ -140,7 +158,8 @@ export function casesFor(
   const big = { padding: 'a'.repeat(2 * 1024 * 1024) }
   if (limit < 2 * 1024 * 1024) add('a 2 MB body', { url: url(), body: big, status: 413, detail: new RegExp(`larger than the ${limit} byte limit`) })
   else add('a 2 MB body of the wrong shape', { url: url(), body: big, status: 400, detail: /payload|field/ })
-  if (limit >= 2 * 1024 * 1024) add('a body over the route limit', { url: url(), body: { padding: 'a'.repeat(limit + 1) }, status: 413, detail: new RegExp(`larger than the ${limit} byte limit`) })
+  if (limit >= 2 * 1024 * 1024)
+    add('a body over the route limit', { url: url(), body: { padding: 'a'.repeat(limit + 1) }, status: 413, detail: new RegExp(`larger than the ${limit} byte limit`) })
 
   const schema = op.body
   if (schema.additionalProperties === false) {
@@ -153,10 +172,21 @@ export function casesFor(
     }
     for (const [name, value] of Object.entries(validBody as Record<string, unknown>)) {
       if (typeof value !== 'string' || ctx.readsIllFormedText.has(key)) continue
-      add(`field ${name} with a lone UTF-16 surrogate`, { url: url(), body: { ...(validBody as object), [name]: `${value}\ud800` }, status: 400, detail: new RegExp(`body.${name}: not valid Unicode text`) })
+      add(`field ${name} with a lone UTF-16 surrogate`, {
+        url: url(),
+        body: { ...(validBody as object), [name]: `${value}\ud800` },
+        status: 400,
+        detail: new RegExp(`body.${name}: not valid Unicode text`),
+      })
     }
     const [first] = Object.keys(validBody as object)
-    if (first) add('a key twice in one object', { url: url(), body: `{${JSON.stringify(first)}:null,${JSON.stringify(validBody).slice(1)}`, status: 400, detail: new RegExp(`key "${first}" appears twice`) })
+    if (first)
+      add('a key twice in one object', {
+        url: url(),
+        body: `{${JSON.stringify(first)}:null,${JSON.stringify(validBody).slice(1)}`,
+        status: 400,
+        detail: new RegExp(`key "${first}" appears twice`),
+      })
     for (const name of schema.required ?? []) {
       const { [name]: _, ...rest } = validBody as Record<string, unknown>
       add(`field ${name} missing`, { url: url(), body: rest, status: 400, detail: new RegExp(`missing required field "${name}"`) })

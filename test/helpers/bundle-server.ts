@@ -47,10 +47,11 @@ export async function startBundleServer(initial?: Buffer): Promise<BundleServer>
   let server: Server = createServer(handler)
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   const port = (server.address() as AddressInfo).port
-  const stop = () => new Promise<void>((r) => {
-    server.closeAllConnections()
-    server.close(() => r())
-  })
+  const stop = () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections()
+      server.close(() => r())
+    })
   return {
     url: `http://127.0.0.1:${port}/bundles/svc.tar.gz`,
     serve(b) {

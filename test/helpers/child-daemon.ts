@@ -24,10 +24,14 @@ export async function spawnDaemon(home: string, env: NodeJS.ProcessEnv = {}): Pr
   child.stdout!.on('data', (b: Buffer) => (logs += b.toString()))
   child.stderr!.on('data', (b: Buffer) => (logs += b.toString()))
   child.on('exit', () => (exited = true))
-  const url = await waitFor(() => {
-    if (exited) throw new Error(`the daemon exited before listening:\n${logs}`)
-    return /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(logs)?.[1]
-  }, 'the daemon to listen', 30_000)
+  const url = await waitFor(
+    () => {
+      if (exited) throw new Error(`the daemon exited before listening:\n${logs}`)
+      return /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(logs)?.[1]
+    },
+    'the daemon to listen',
+    30_000,
+  )
   return {
     child,
     url,

@@ -28,11 +28,21 @@ export interface TestDaemon extends RunningDaemon {
  * hashing of SVC_ADMIN_PASSWORD to the daemon's first start.
  * `plugins` replaces the composition root's list (a test registers a fixture harness that way).
  */
-export async function startTestDaemon(opts: { env?: NodeJS.ProcessEnv; home?: string; policiesDir?: string; log?: Logger; dashboard?: boolean; hashPassword?: boolean; plugins?: readonly EnginePlugin[] } = {}): Promise<TestDaemon> {
+export async function startTestDaemon(
+  opts: { env?: NodeJS.ProcessEnv; home?: string; policiesDir?: string; log?: Logger; dashboard?: boolean; hashPassword?: boolean; plugins?: readonly EnginePlugin[] } = {},
+): Promise<TestDaemon> {
   const home = opts.home ?? tempDir()
   const env = { SVC_ALLOW_UNATTESTED: '1', SVC_ADMIN_PASSWORD: 'correct horse battery', ...opts.env }
   if (!opts.hashPassword) seedOperatorPassword(home, env)
-  const daemon = await startSvcDaemon({ home, port: 0, env, log: opts.log ?? pino({ level: 'silent' }), policiesDir: opts.policiesDir, ...(opts.plugins ? { plugins: opts.plugins } : {}), ...(opts.dashboard ? { dashboardPort: 0 } : {}) })
+  const daemon = await startSvcDaemon({
+    home,
+    port: 0,
+    env,
+    log: opts.log ?? pino({ level: 'silent' }),
+    policiesDir: opts.policiesDir,
+    ...(opts.plugins ? { plugins: opts.plugins } : {}),
+    ...(opts.dashboard ? { dashboardPort: 0 } : {}),
+  })
   const request: TestDaemon['request'] = async (method, path, body, headers = {}) => {
     const res = await fetch(`${daemon.url}${path}`, {
       method,

@@ -39,7 +39,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   const toolResults: string[] = []
   let n = 0
   const server = await startScriptedServer((req, raw, res) => {
-    if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"type":"error","error":{"type":"not_found_error","message":"not here"}}')
+    if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages'))
+      return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"type":"error","error":{"type":"not_found_error","message":"not here"}}')
     if (req.url.startsWith('/v1/messages/count_tokens')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":10}')
     const body = (raw ? JSON.parse(raw) : {}) as { model?: string; stream?: boolean; messages?: { role: string; content: string | Block[] }[] }
     const model = body.model ?? 'claude-test'
@@ -47,14 +48,36 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     const last = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user')
     const blocks: Block[] = typeof last?.content === 'string' ? [{ type: 'text', text: last.content }] : (last?.content ?? [])
     const result = blocks.find((b) => b.type === 'tool_result')
-    const command = /RUN: (.+)/.exec(blocks.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n'))?.[1]?.trim()
+    const command = /RUN: (.+)/
+      .exec(
+        blocks
+          .filter((b) => b.type === 'text')
+          .map((b) => b.text ?? '')
+          .join('\n'),
+      )?.[1]
+      ?.trim()
     if (result) toolResults.push(textOf(result.content))
     if (!body.stream) {
-      const message = { id: `msg_${++n}`, type: 'message', role: 'assistant', model, content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } }
+      const message = {
+        id: `msg_${++n}`,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [{ type: 'text', text: 'ok' }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 1 },
+      }
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(message))
     }
     if (command && !result) {
-      return stream(res, model, { type: 'tool_use', id: `toolu_${++n}`, name: 'Bash', input: {} }, { type: 'input_json_delta', partial_json: JSON.stringify({ command, description: 'scripted' }) }, 'tool_use')
+      return stream(
+        res,
+        model,
+        { type: 'tool_use', id: `toolu_${++n}`, name: 'Bash', input: {} },
+        { type: 'input_json_delta', partial_json: JSON.stringify({ command, description: 'scripted' }) },
+        'tool_use',
+      )
     }
     stream(res, model, { type: 'text', text: '' }, { type: 'text_delta', text: 'Done.' }, 'end_turn')
   })

@@ -50,7 +50,12 @@ export async function startFakeGemini(): Promise<FakeGemini> {
       // `MCP: <function name> <json args>` asks for an MCP tool the CLI declared.
       const mcp = /MCP: (\S+) (.+)/.exec(prompt)
       // Side calls (routing, next-speaker checks) get a plain JSON text answer.
-      parts = mcp && stream ? [{ functionCall: { name: mcp[1], args: JSON.parse(mcp[2]!) } }] : command && stream ? [{ functionCall: { name: 'run_shell_command', args: { command } } }] : [{ text: '{"reasoning":"scripted","model_choice":"flash","complexity_reasoning":"scripted","complexity_score":1,"next_speaker":"user"}' }]
+      parts =
+        mcp && stream
+          ? [{ functionCall: { name: mcp[1], args: JSON.parse(mcp[2]!) } }]
+          : command && stream
+            ? [{ functionCall: { name: 'run_shell_command', args: { command } } }]
+            : [{ text: '{"reasoning":"scripted","model_choice":"flash","complexity_reasoning":"scripted","complexity_score":1,"next_speaker":"user"}' }]
     }
     const chunk = { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata: usage, modelVersion: 'gemini-2.5-flash' }
     if (stream) return sse(res, chunk)

@@ -26,7 +26,6 @@ interface InputItem {
   call_id?: string
 }
 
-
 const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 }
 
 export async function startFakeResponses(opts: { toolName?: string } = {}): Promise<FakeResponses> {
@@ -47,7 +46,10 @@ export async function startFakeResponses(opts: { toolName?: string } = {}): Prom
       const message = { type: 'message', role: 'assistant', id: `msg_${n}`, content: [{ type: 'output_text', text: 'Done.', annotations: [] }] }
       return sendEvents(res, [created, { type: 'response.output_item.done', output_index: 0, item: message }, completed])
     }
-    const prompt = input.filter((i) => i.role === 'user').map((i) => textOf(i.content)).join('\n')
+    const prompt = input
+      .filter((i) => i.role === 'user')
+      .map((i) => textOf(i.content))
+      .join('\n')
     const command = /RUN: (.+)/.exec(prompt)?.[1]?.trim()
     if (!command) {
       const message = { type: 'message', role: 'assistant', id: `msg_${n}`, content: [{ type: 'output_text', text: 'Nothing to run.', annotations: [] }] }

@@ -24,8 +24,15 @@ export function openaiServer(): Promise<VendorServer> {
     const text = String((req.body as { input?: unknown })?.input ?? '')
     const flags = { violence: text.includes('VIOLENT'), 'sexual/minors': text.includes('MINOR'), harassment: text.includes('HARASS') } as Record<string, boolean>
     const ok = {
-      id: 'modr-1', model: 'omni-moderation-latest',
-      results: [{ flagged: Object.values(flags).some(Boolean), categories: Object.fromEntries(OMNI.map((c) => [c, flags[c] ?? false])), category_scores: Object.fromEntries(OMNI.map((c) => [c, flags[c] ? 0.93 : 0.001])) }],
+      id: 'modr-1',
+      model: 'omni-moderation-latest',
+      results: [
+        {
+          flagged: Object.values(flags).some(Boolean),
+          categories: Object.fromEntries(OMNI.map((c) => [c, flags[c] ?? false])),
+          category_scores: Object.fromEntries(OMNI.map((c) => [c, flags[c] ? 0.93 : 0.001])),
+        },
+      ],
     }
     return failure(text, ok) ?? { json: ok }
   })
@@ -46,7 +53,15 @@ export function azureServer(): Promise<VendorServer> {
   return startVendorServer((req) => {
     const text = String((req.body as { text?: unknown })?.text ?? '')
     const violence = text.includes('GORE') ? 7 : text.includes('MILD') ? 3 : 0
-    const ok = { blocklistsMatch: [], categoriesAnalysis: [{ category: 'Hate', severity: 0 }, { category: 'SelfHarm', severity: 0 }, { category: 'Sexual', severity: 0 }, { category: 'Violence', severity: violence }] }
+    const ok = {
+      blocklistsMatch: [],
+      categoriesAnalysis: [
+        { category: 'Hate', severity: 0 },
+        { category: 'SelfHarm', severity: 0 },
+        { category: 'Sexual', severity: 0 },
+        { category: 'Violence', severity: violence },
+      ],
+    }
     return failure(text, ok) ?? { json: ok }
   })
 }

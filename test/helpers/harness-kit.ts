@@ -18,7 +18,11 @@ import { applyInstall, applyUninstall } from '../../plugins/installer/apply.ts'
 import { planInstall, planUninstall, type InstallRequest } from '../../plugins/installer/plan.ts'
 
 const HARNESSES_DIR = fileURLToPath(new URL('../../harnesses/', import.meta.url))
-const kebab = (event: string) => event.replace(/([a-z0-9])([A-Z])/g, '$1-$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2').toLowerCase()
+const kebab = (event: string) =>
+  event
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2')
+    .toLowerCase()
 
 /** The event a fixture belongs to: the longest event whose kebab-case name starts its file name. */
 export function fixtureEvent(h: HarnessDefinition, file: string): string | undefined {
@@ -36,7 +40,11 @@ export function harnessKit(plugin: HarnessPlugin): void {
   const h = plugin.harness
   describe(`harness kit: ${h.id}`, () => {
     const dir = join(HARNESSES_DIR, h.id, 'fixtures')
-    const fixtures = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : []
+    const fixtures = existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => f.endsWith('.json'))
+          .sort()
+      : []
 
     it('names every fixture after its event, and has one parsing to a call for every event it installs first', () => {
       for (const file of fixtures) expect(fixtureEvent(h, file), `${file}: name it <event>[.<variant>].json`).toBeDefined()
@@ -82,7 +90,7 @@ export function harnessKit(plugin: HarnessPlugin): void {
       }
 
       it('round-trips from no config at all', () => roundTrip(h, world(), scope, false))
-      it("round-trips a config the user already wrote, byte for byte", () => roundTrip(h, world(), scope, true))
+      it('round-trips a config the user already wrote, byte for byte', () => roundTrip(h, world(), scope, true))
     })
   })
 }

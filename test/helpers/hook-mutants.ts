@@ -94,7 +94,8 @@ export function mutants(body: Record<string, unknown>): Mutant[] {
   for (const path of fields) for (const value of WRONG) out.push({ name: `${path.join('.')} = ${json(value)}`, text: json(setAt(body, path, value)), deny: 'no' })
   // A key twice: JSON.parse keeps the last one; other readers keep the first or fail.
   for (const key of Object.keys(body)) out.push({ name: `"${key}" twice`, text: `{${json(key)}:"decoy",${json(body).slice(1)}`, deny: 'always' })
-  for (const key of Object.keys(input)) out.push({ name: `"tool_input.${key}" twice`, text: json(body).replace('"tool_input":{', `"tool_input":{${json(key)}:"ls",`), deny: 'always' })
+  for (const key of Object.keys(input))
+    out.push({ name: `"tool_input.${key}" twice`, text: json(body).replace('"tool_input":{', `"tool_input":{${json(key)}:"ls",`), deny: 'always' })
   const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`
   out.push({ name: '100,000-deep nesting in tool_input', text: json({ ...body, tool_input: { ...input, x: 0 } }).replace('"x":0', `"x":${deep}`), deny: 'unless-dropped' })
   out.push({ name: 'malformed JSON', text: json(body).slice(0, -3), deny: 'always' })

@@ -28,8 +28,18 @@ function env(target: ProxyTarget, extra: Record<string, string>): Record<string,
 }
 
 /** An SDK client connected through the relay to the fixture server; `stderr` collects the relay's warnings. */
-export async function connectThroughProxy(target: ProxyTarget, server = 'fx', extra: Record<string, string> = {}): Promise<{ client: Client; stderr: () => string; close(): Promise<void> }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: proxyArgv(server, [process.execPath, FIXTURE]), env: env(target, extra), cwd: target.cwd, stderr: 'pipe' })
+export async function connectThroughProxy(
+  target: ProxyTarget,
+  server = 'fx',
+  extra: Record<string, string> = {},
+): Promise<{ client: Client; stderr: () => string; close(): Promise<void> }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: proxyArgv(server, [process.execPath, FIXTURE]),
+    env: env(target, extra),
+    cwd: target.cwd,
+    stderr: 'pipe',
+  })
   let err = ''
   transport.stderr?.on('data', (c) => (err += c))
   const client = new Client({ name: 'svc-test', version: '1.0.0' })
@@ -38,7 +48,11 @@ export async function connectThroughProxy(target: ProxyTarget, server = 'fx', ex
 }
 
 /** The relay as a raw process: send lines, read lines back by id. */
-export function rawProxy(target: ProxyTarget, command: readonly string[], server = 'fx'): { child: ChildProcessWithoutNullStreams; send(msg: unknown): void; next(id: unknown): Promise<any>; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+export function rawProxy(
+  target: ProxyTarget,
+  command: readonly string[],
+  server = 'fx',
+): { child: ChildProcessWithoutNullStreams; send(msg: unknown): void; next(id: unknown): Promise<any>; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
   const child = spawn(process.execPath, proxyArgv(server, command), { cwd: target.cwd, env: env(target, {}) })
   const waiting = new Map<string, (msg: unknown) => void>()
   const seen = new Map<string, unknown>()

@@ -79,9 +79,17 @@ export async function startOtlpReceiver(archive?: string, port = 0, tls?: { key:
     records: [],
     requests: 0,
     unavailable: false,
-    down: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
+    down: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
     up: () => listen(Number(new URL(receiver.url).port)).then(() => undefined),
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
   const handle = (body: Buffer, type: string | undefined): { status: number; reply?: Buffer } => {
     receiver.requests++
@@ -97,7 +105,15 @@ export async function startOtlpReceiver(archive?: string, port = 0, tls?: { key:
       const resource = flat(rl.resource?.attributes)
       for (const sl of rl.scopeLogs ?? []) {
         for (const r of sl.logRecords ?? []) {
-          receiver.records.push({ resource, scope: sl.scope?.name ?? '', eventName: r.eventName ?? '', severityNumber: r.severityNumber ?? 0, timeUnixNano: r.timeUnixNano ?? '0', body: r.body?.stringValue ?? '', attributes: flat(r.attributes) })
+          receiver.records.push({
+            resource,
+            scope: sl.scope?.name ?? '',
+            eventName: r.eventName ?? '',
+            severityNumber: r.severityNumber ?? 0,
+            timeUnixNano: r.timeUnixNano ?? '0',
+            body: r.body?.stringValue ?? '',
+            attributes: flat(r.attributes),
+          })
         }
       }
     }

@@ -29,7 +29,10 @@ export async function tamper(bundle: Buffer, name: string, text: string): Promis
 /** Writes a managed file the way an administrator would (root-owned, 0644) and returns its path. */
 export function writeManaged(dir: string, url: string, keys: readonly SigningKey[], extra: Record<string, unknown> = {}): string {
   const path = join(dir, 'managed.json')
-  writeFileSync(path, JSON.stringify({ bundle: { url, keys: keys.map((k) => k.publicPem), polling: { min_delay_seconds: 0.05, max_delay_seconds: 0.1 }, timeout_seconds: 2 }, ...extra }))
+  writeFileSync(
+    path,
+    JSON.stringify({ bundle: { url, keys: keys.map((k) => k.publicPem), polling: { min_delay_seconds: 0.05, max_delay_seconds: 0.1 }, timeout_seconds: 2 }, ...extra }),
+  )
   chmodSync(path, 0o644)
   return path
 }

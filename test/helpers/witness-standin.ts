@@ -32,7 +32,10 @@ export async function startWitnessStandIn(name: string): Promise<WitnessStandIn>
     const head = /^old (0|[1-9][0-9]*)\n((?:[A-Za-z0-9+/]+=*\n){0,63})\n/.exec(body)
     if (!head) return { status: 400, text: 'malformed request\n' }
     const old = Number(head[1])
-    const proof = head[2]!.split('\n').filter((l) => l !== '').map((l) => Buffer.from(l, 'base64'))
+    const proof = head[2]!
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => Buffer.from(l, 'base64'))
     const note = body.slice(head[0].length)
     const cp = parseCheckpoint(note)
     if (!cp) return { status: 400, text: 'malformed checkpoint\n' }
@@ -72,6 +75,10 @@ export async function startWitnessStandIn(name: string): Promise<WitnessStandIn>
     state,
     statuses,
     addLog: (vkey) => void logs.set(vkey.slice(0, vkey.indexOf('+')), vkey),
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

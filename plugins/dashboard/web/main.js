@@ -54,7 +54,11 @@ function Login({ onIn }) {
 /** Mode and policy hash, refreshed when a control entry (mode change, policy apply) goes by. */
 export function useDaemonState() {
   const [state, setState] = useState({})
-  const refresh = () => get('/v1/policy/view').then((v) => setState({ mode: v.mode, policy_hash: v.policy_hash, status: v.status }), () => {})
+  const refresh = () =>
+    get('/v1/policy/view').then(
+      (v) => setState({ mode: v.mode, policy_hash: v.policy_hash, status: v.status }),
+      () => {},
+    )
   // biome-ignore lint/correctness/useExhaustiveDependencies: subscribes once, on mount; refresh reads no render state
   useEffect(() => {
     refresh()

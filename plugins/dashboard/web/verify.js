@@ -176,42 +176,54 @@ export async function verifyDecision(proof, root) {
   const steps = []
   let leafBytes
   let leafHash
-  steps.push(await attempt('leaf hash = SHA-256(0x00 || leaf bytes)', async () => {
-    leafBytes = fromBase64(proof.leaf)
-    leafHash = await hashLeaf(leafBytes)
-    return equalBytes(leafHash, fromBase64(proof.leaf_hash)) || `computed ${toBase64(leafHash)}, the daemon says ${proof.leaf_hash}`
-  }))
-  steps.push(await attempt('leaf names its seq', async () => {
-    const seq = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(leafBytes)).seq
-    return seq === proof.seq || `leaf says seq ${seq}, proof says ${proof.seq}`
-  }))
+  steps.push(
+    await attempt('leaf hash = SHA-256(0x00 || leaf bytes)', async () => {
+      leafBytes = fromBase64(proof.leaf)
+      leafHash = await hashLeaf(leafBytes)
+      return equalBytes(leafHash, fromBase64(proof.leaf_hash)) || `computed ${toBase64(leafHash)}, the daemon says ${proof.leaf_hash}`
+    }),
+  )
+  steps.push(
+    await attempt('leaf names its seq', async () => {
+      const seq = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(leafBytes)).seq
+      return seq === proof.seq || `leaf says seq ${seq}, proof says ${proof.seq}`
+    }),
+  )
   let computedRoot
-  steps.push(await attempt(`audit path (${proof.proof?.length ?? 0} hashes) leads to the root`, async () => {
-    const r = await rootFromInclusion(proof.seq, proof.tree_size, leafHash, proof.proof.map(fromBase64))
-    if (typeof r === 'string') return r
-    computedRoot = r
-    return equalBytes(r, fromBase64(proof.root)) || `computed root ${toBase64(r)} differs from ${proof.root}`
-  }))
+  steps.push(
+    await attempt(`audit path (${proof.proof?.length ?? 0} hashes) leads to the root`, async () => {
+      const r = await rootFromInclusion(proof.seq, proof.tree_size, leafHash, proof.proof.map(fromBase64))
+      if (typeof r === 'string') return r
+      computedRoot = r
+      return equalBytes(r, fromBase64(proof.root)) || `computed root ${toBase64(r)} differs from ${proof.root}`
+    }),
+  )
   let checkpoint
-  steps.push(await attempt('checkpoint names this tree size and root', async () => {
-    if (!root.checkpoint) return 'no signed checkpoint (no session with a signing key is active)'
-    checkpoint = parseCheckpoint(root.checkpoint)
-    if (!checkpoint) return 'malformed checkpoint'
-    if (checkpoint.size !== proof.tree_size) return `checkpoint covers ${checkpoint.size} leaves, the proof ${proof.tree_size}`
-    return (computedRoot !== undefined && equalBytes(checkpoint.root, computedRoot)) || 'checkpoint root differs from the computed root'
-  }))
-  steps.push(await attempt('checkpoint Ed25519 signature (WebCrypto)', async () => {
-    if (!root.checkpoint || !root.vkey) return 'no signed checkpoint'
-    const r = await verifyNote(root.checkpoint, root.vkey)
-    if (!r.ok) return r.reason
-    // The note key must be the session's own (from its certificate), not any key the daemon names.
-    return !root.session_public_key || equalBytes(r.publicKey, fromBase64(root.session_public_key)) || 'checkpoint key is not the session key'
-  }))
+  steps.push(
+    await attempt('checkpoint names this tree size and root', async () => {
+      if (!root.checkpoint) return 'no signed checkpoint (no session with a signing key is active)'
+      checkpoint = parseCheckpoint(root.checkpoint)
+      if (!checkpoint) return 'malformed checkpoint'
+      if (checkpoint.size !== proof.tree_size) return `checkpoint covers ${checkpoint.size} leaves, the proof ${proof.tree_size}`
+      return (computedRoot !== undefined && equalBytes(checkpoint.root, computedRoot)) || 'checkpoint root differs from the computed root'
+    }),
+  )
+  steps.push(
+    await attempt('checkpoint Ed25519 signature (WebCrypto)', async () => {
+      if (!root.checkpoint || !root.vkey) return 'no signed checkpoint'
+      const r = await verifyNote(root.checkpoint, root.vkey)
+      if (!r.ok) return r.reason
+      // The note key must be the session's own (from its certificate), not any key the daemon names.
+      return !root.session_public_key || equalBytes(r.publicKey, fromBase64(root.session_public_key)) || 'checkpoint key is not the session key'
+    }),
+  )
   if (proof.leaf_sig && proof.session_public_key) {
-    steps.push(await attempt('leaf Ed25519 signature by its session key', async () => {
-      if (!leafHash) return 'no leaf hash'
-      return (await verifyEd25519(fromBase64(proof.session_public_key), fromBase64(proof.leaf_sig), concat(LEAF_SIG_PREFIX, leafHash))) || 'signature does not verify'
-    }))
+    steps.push(
+      await attempt('leaf Ed25519 signature by its session key', async () => {
+        if (!leafHash) return 'no leaf hash'
+        return (await verifyEd25519(fromBase64(proof.session_public_key), fromBase64(proof.leaf_sig), concat(LEAF_SIG_PREFIX, leafHash))) || 'signature does not verify'
+      }),
+    )
   }
   return steps
 }

@@ -40,9 +40,15 @@ describe('command predicate', () => {
     expect(test({ program: 'git', args_none: ['-n'] }, request({ argv: ['git', 'clean', '-f'] }))).toBe('command `git clean -f`')
     expect(test({ program_not: ['cat'], paths_any: ['**/.env'] }, request({ argv: ['cat', '.env'], paths: ['/p/.env'] }))).toBeUndefined()
     expect(test({ program_not: ['cat'], paths_any: ['**/.env'] }, request({ argv: ['less', '.env'], paths: ['/p/.env'] }))).toBe('command `less .env`: path /p/.env')
-    expect(test({ program_not: ['ls'], paths_any: ['~/.ssh/id_*'], paths_except: ['**/*.pub'] }, request({ argv: ['cat', 'k.pub'], paths: ['/home/dev/.ssh/id_rsa.pub'] }))).toBeUndefined()
-    expect(test({ program_not: ['ls'], paths_any: ['~/.ssh/id_*'], paths_except: ['**/*.pub'] }, request({ argv: ['cat', 'k'], paths: ['/home/dev/.ssh/id_rsa'] }))).toBe('command `cat k`: path /home/dev/.ssh/id_rsa')
-    expect(test({ writes_any: ['~/.claude/*.json'] }, request({ argv: ['echo', '{}'], writes: ['/home/dev/.claude/settings.json'] }))).toContain('writes /home/dev/.claude/settings.json')
+    expect(
+      test({ program_not: ['ls'], paths_any: ['~/.ssh/id_*'], paths_except: ['**/*.pub'] }, request({ argv: ['cat', 'k.pub'], paths: ['/home/dev/.ssh/id_rsa.pub'] })),
+    ).toBeUndefined()
+    expect(test({ program_not: ['ls'], paths_any: ['~/.ssh/id_*'], paths_except: ['**/*.pub'] }, request({ argv: ['cat', 'k'], paths: ['/home/dev/.ssh/id_rsa'] }))).toBe(
+      'command `cat k`: path /home/dev/.ssh/id_rsa',
+    )
+    expect(test({ writes_any: ['~/.claude/*.json'] }, request({ argv: ['echo', '{}'], writes: ['/home/dev/.claude/settings.json'] }))).toContain(
+      'writes /home/dev/.claude/settings.json',
+    )
     expect(test({ reads_any: ['**/.env'] }, request({ argv: ['echo', 'X=1'], paths: ['/p/.env'], writes: ['/p/.env'] }))).toBeUndefined()
     expect(test({ reads_any: ['**/.env'] }, request({ argv: ['cp', '.env', '/tmp/e'], paths: ['/p/.env', '/tmp/e'] }))).toContain('reads /p/.env')
     expect(test({ program: 'rm', via_any: ['bash -c'] }, request({ argv: ['rm', 'x'], via: ['bash -c'] }))).toContain('via bash -c')
@@ -58,7 +64,16 @@ describe('command predicate', () => {
 
   it('a field that needs arguments, paths, writes or wrappers does not hold for a command without them', () => {
     const bare = request({ argv: ['git'] })
-    for (const v of [{ program: 'git', subcommand: 'push' }, { args_none: ['-n'], args_all: ['*'] }, { flags_any: ['f'] }, { args_any: ['*'] }, { paths_any: ['**'] }, { reads_any: ['**'] }, { writes_any: ['**'] }, { via_any: ['*'] }] as CommandValue[]) {
+    for (const v of [
+      { program: 'git', subcommand: 'push' },
+      { args_none: ['-n'], args_all: ['*'] },
+      { flags_any: ['f'] },
+      { args_any: ['*'] },
+      { paths_any: ['**'] },
+      { reads_any: ['**'] },
+      { writes_any: ['**'] },
+      { via_any: ['*'] },
+    ] as CommandValue[]) {
       expect(test(v, bare), JSON.stringify(v)).toBeUndefined()
     }
     expect(test({ program: 'git', args_none: ['-n'] }, bare)).toBe('command `git`')
@@ -75,7 +90,14 @@ describe('command predicate', () => {
 
 const analysed = (...commands: { argv: string[]; paths?: string[]; writes?: string[]; via?: string[] }[]) => ({
   raw: commands.map((c) => c.argv.join(' ')).join('; '),
-  commands: commands.map((c) => ({ program: c.argv[0]!.split('/').pop()!, argv: c.argv, text: c.argv.join(' '), via: c.via ?? [], ...(c.paths ? { paths: c.paths } : {}), ...(c.writes ? { writes: c.writes } : {}) })),
+  commands: commands.map((c) => ({
+    program: c.argv[0]!.split('/').pop()!,
+    argv: c.argv,
+    text: c.argv.join(' '),
+    via: c.via ?? [],
+    ...(c.paths ? { paths: c.paths } : {}),
+    ...(c.writes ? { writes: c.writes } : {}),
+  })),
   signals: [],
 })
 

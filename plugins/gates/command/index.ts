@@ -40,8 +40,26 @@ export interface CommandValue {
   via_any?: List
 }
 
-const list = { oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }] }
-const FIELDS = ['program', 'program_not', 'subcommand', 'args_any', 'args_all', 'args_none', 'flags_any', 'paths_any', 'paths_except', 'reads_any', 'writes_any', 'via_any'] as const
+const list = {
+  oneOf: [
+    { type: 'string', minLength: 1 },
+    { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+  ],
+}
+const FIELDS = [
+  'program',
+  'program_not',
+  'subcommand',
+  'args_any',
+  'args_all',
+  'args_none',
+  'flags_any',
+  'paths_any',
+  'paths_except',
+  'reads_any',
+  'writes_any',
+  'via_any',
+] as const
 
 const toList = (v: List | undefined): string[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v : [v])
 const globs = (v: List | undefined): Glob[] | undefined => toList(v)?.map((p) => compileGlob(p, { pathMode: false }))
@@ -86,7 +104,8 @@ function pathGlobs(v: List | undefined): ((roots: GlobRoots) => Glob[]) | undefi
 
 export default defineGateKind<CommandValue>({
   kind: 'command',
-  description: 'Matches an analysed simple command by program, subcommand, arguments, flags, paths, writes and wrappers; all fields must hold for the same command. `$SVC_PORTS` in an argument glob stands for the control plane\'s ports.',
+  description:
+    "Matches an analysed simple command by program, subcommand, arguments, flags, paths, writes and wrappers; all fields must hold for the same command. `$SVC_PORTS` in an argument glob stands for the control plane's ports.",
   schema: {
     type: 'object',
     additionalProperties: false,

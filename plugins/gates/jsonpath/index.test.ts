@@ -13,7 +13,10 @@ runGateCases(
     ],
     flag: [
       { value: { path: '$.run_in_background', equals: true }, request: { tool: 'Bash', input: { run_in_background: true } } },
-      { value: { path: '$.edits[*].new_string', matches: 'AKIA[0-9A-Z]{16}' }, request: { tool: 'MultiEdit', input: { edits: [{ new_string: 'x' }, { new_string: 'key=AKIAABCDEFGHIJKLMNOP' }] } } },
+      {
+        value: { path: '$.edits[*].new_string', matches: 'AKIA[0-9A-Z]{16}' },
+        request: { tool: 'MultiEdit', input: { edits: [{ new_string: 'x' }, { new_string: 'key=AKIAABCDEFGHIJKLMNOP' }] } },
+      },
       { value: { path: '$.timeout', exists: false }, request: { tool: 'Bash', input: { command: 'ls' } } },
     ],
     badConfig: [
@@ -28,7 +31,16 @@ runGateCases(
 describe('jsonpath member selector', () => {
   it('selects `$.name` as jsonpath-plus does (own members only, null and false kept, nothing from the prototype)', () => {
     const inputs: Record<string, unknown>[] = [
-      {}, { a: 1 }, { a: null }, { a: false }, { a: [1, 2] }, { a: { b: 1 } }, { b: 'x' }, { a_1: 'y' }, JSON.parse('{"__proto__": {"a": 1}}'), Object.create({ a: 'inherited' }),
+      {},
+      { a: 1 },
+      { a: null },
+      { a: false },
+      { a: [1, 2] },
+      { a: { b: 1 } },
+      { b: 'x' },
+      { a_1: 'y' },
+      JSON.parse('{"__proto__": {"a": 1}}'),
+      Object.create({ a: 'inherited' }),
     ]
     for (const path of ['$.a', '$.a_1', '$.constructor', '$.toString', '$.__proto__', '$.b']) {
       for (const input of inputs) expect(selector(path)(input), `${path} of ${JSON.stringify(input)}`).toEqual(JSONPath({ path, json: input, eval: false, wrap: true }))

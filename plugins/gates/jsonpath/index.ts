@@ -32,7 +32,7 @@ export default defineGateKind<Value>({
     const select = selector(value.path)
     return function jsonpathMatches(request) {
       const found = select(request.input)
-      if (value.exists !== undefined) return (found.length > 0) === value.exists ? `${value.path} ${value.exists ? 'present' : 'absent'}` : undefined
+      if (value.exists !== undefined) return found.length > 0 === value.exists ? `${value.path} ${value.exists ? 'present' : 'absent'}` : undefined
       const hit = found.find((v) => (regex ? typeof v === 'string' && regex.test(v) : isDeepStrictEqual(v, value.equals)))
       return hit === undefined ? undefined : `${value.path} = ${JSON.stringify(hit)}`
     }

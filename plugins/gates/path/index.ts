@@ -9,7 +9,12 @@ type Value = string | string[]
 export default defineGateKind<Value>({
   kind: 'path',
   description: 'Globs (`*` within a segment, `**` across segments, `~` for home) matched against canonical paths the call touches.',
-  schema: { oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }] },
+  schema: {
+    oneOf: [
+      { type: 'string', minLength: 1 },
+      { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+    ],
+  },
   compile(value) {
     // `~` depends on the governed user's home, which the request context carries.
     const globsFor = homeGlobsFor(Array.isArray(value) ? value : [value])

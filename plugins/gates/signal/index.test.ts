@@ -9,7 +9,15 @@ import { builtinPlugins } from '../../index.ts'
 import signal from './index.ts'
 
 const where = { gateId: 't', loc: { file: 'test.yaml' } }
-const req = (signals: string[]): EvalRequest => ({ sessionId: 's', source: 't', tool: 'Bash', input: {}, paths: [], urls: [], shell: { raw: 'curl x | sh', commands: [], signals } })
+const req = (signals: string[]): EvalRequest => ({
+  sessionId: 's',
+  source: 't',
+  tool: 'Bash',
+  input: {},
+  paths: [],
+  urls: [],
+  shell: { raw: 'curl x | sh', commands: [], signals },
+})
 
 describe('signal predicate', () => {
   it('matches any of the listed signals and names the one found', () => {

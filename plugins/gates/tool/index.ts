@@ -8,7 +8,12 @@ type Value = string | string[]
 export default defineGateKind<Value>({
   kind: 'tool',
   description: 'Matches the tool name: exact, glob (`*`, `?`, `{a,b}`), `*` for every tool, or a list.',
-  schema: { oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }] },
+  schema: {
+    oneOf: [
+      { type: 'string', minLength: 1 },
+      { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+    ],
+  },
   compile(value) {
     const globs = (Array.isArray(value) ? value : [value]).map((p) => compileGlob(p, { pathMode: false }))
     return function toolMatches(request) {

@@ -13,7 +13,12 @@ interface Value {
   port?: Port | Port[]
 }
 
-const stringOrList = { oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }] }
+const stringOrList = {
+  oneOf: [
+    { type: 'string', minLength: 1 },
+    { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+  ],
+}
 // A port is a number or the binding itself: any other string (`$SVC_PORT`, `"7878"`) is a load error that says so.
 const portBounds = { minimum: 0, maximum: 65535, pattern: `^\\${SVC_PORTS}$` }
 const port = { type: ['integer', 'string'], ...portBounds }
@@ -21,7 +26,7 @@ const list = <T>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? 
 
 export default defineGateKind<Value>({
   kind: 'url',
-  description: 'Matches URLs the call reaches by host glob, scheme and port (all given fields must hold); `port: $SVC_PORTS` means the control plane\'s ports.',
+  description: "Matches URLs the call reaches by host glob, scheme and port (all given fields must hold); `port: $SVC_PORTS` means the control plane's ports.",
   schema: {
     type: 'object',
     additionalProperties: false,

@@ -32,7 +32,10 @@ export function substitute(example: string): string {
 
 function tldr(): { header: string; cases: { cmd: string; source: string }[] } {
   const commit = git('tldr-pages+tldr', 'rev-parse', 'HEAD').trim()
-  const files = git('tldr-pages+tldr', 'ls-tree', '--name-only', 'HEAD', 'pages/common/').split('\n').filter((f) => f.endsWith('.md')).sort()
+  const files = git('tldr-pages+tldr', 'ls-tree', '--name-only', 'HEAD', 'pages/common/')
+    .split('\n')
+    .filter((f) => f.endsWith('.md'))
+    .sort()
   const cases: { cmd: string; source: string }[] = []
   const seen = new Set<string>()
   for (const file of files) {
@@ -80,7 +83,13 @@ function ci(): { header: string; cases: { cmd: string; source: string }[] } {
   return { header: `CI workflow run: steps and package.json scripts of ${heads.join(', ')}.`, cases }
 }
 
-for (const [name, set] of [['tldr', tldr()], ['ci', ci()]] as const) {
-  writeFileSync(join(out, `${name}.yaml`), `# ${set.header}\n# ${set.cases.length} commands. Regenerate with test/corpus/everyday/extract.ts.\n${stringify(set.cases, { lineWidth: 0 })}`)
+for (const [name, set] of [
+  ['tldr', tldr()],
+  ['ci', ci()],
+] as const) {
+  writeFileSync(
+    join(out, `${name}.yaml`),
+    `# ${set.header}\n# ${set.cases.length} commands. Regenerate with test/corpus/everyday/extract.ts.\n${stringify(set.cases, { lineWidth: 0 })}`,
+  )
   console.log(name, set.cases.length)
 }

@@ -5,7 +5,11 @@ import { html } from '../html.js'
 /** Runs `load` when `deps` change; answers { data, error, reload }. */
 export function useLoad(load, deps) {
   const [state, setState] = useState({})
-  const run = () => load().then((data) => setState({ data }), (error) => setState({ error }))
+  const run = () =>
+    load().then(
+      (data) => setState({ data }),
+      (error) => setState({ error }),
+    )
   // A new subject (another seq) drops the old answer at once: no stale page, no stale link, while it loads.
   // biome-ignore-start lint/correctness/useExhaustiveDependencies: the caller's deps name the subject; load is a new closure on every render
   useEffect(() => {

@@ -48,9 +48,13 @@ export function DecisionPage({ route }) {
     ${data.call ? html`<pre class="call" data-testid="call">${JSON.stringify(data.call.input, null, 2)}</pre>` : html`<p>The call is not kept (payload retention) or this is not a decision.</p>`}
     <h2>Policy trace (recorded, per layer)</h2>
     <${Table} testid="trace" columns=${[['layer', (t) => t.layer], ['source', (t) => t.source], ['verdict', (t) => t.verdict], ['decided by', (t) => t.rule_id ?? '']]} rows=${l.policy_trace ?? []} />
-    ${data.gates ? html`<h2>Every gate, as the policy decides this call now</h2>
+    ${
+      data.gates
+        ? html`<h2>Every gate, as the policy decides this call now</h2>
       <p class=${data.gates.policy_hash === l.policy_hash ? 'note' : 'warn'} data-testid="gates-policy">${data.gates.policy_hash === l.policy_hash ? 'Same policy as when it was decided' : `The policy changed since (then ${l.policy_hash ?? 'unknown'}, now ${data.gates.policy_hash})`}: ${data.gates.verdict}${data.gates.rule_id ? ` by ${data.gates.rule_id}` : ''}.</p>
-      <${Table} testid="gate-trace" columns=${[['layer', (g) => g.layer], ['gate', (g) => g.id], ['source', (g) => g.source], ['on hit', (g) => g.on_hit], ['matched', (g) => (g.matched ? 'MATCHED' : 'no')], ['why', (g) => g.why]]} rows=${data.gates.gates} />` : null}
+      <${Table} testid="gate-trace" columns=${[['layer', (g) => g.layer], ['gate', (g) => g.id], ['source', (g) => g.source], ['on hit', (g) => g.on_hit], ['matched', (g) => (g.matched ? 'MATCHED' : 'no')], ['why', (g) => g.why]]} rows=${data.gates.gates} />`
+        : null
+    }
     ${data.guardrail ? html`<h2>Guardrail stages</h2><pre>${JSON.stringify(data.guardrail, null, 2)}</pre>` : null}
     <h2>Verify in this browser</h2>
     <p>Recomputes the leaf hash from the exact leaf bytes, walks the RFC 6962 audit path to the root, and checks the checkpoint's Ed25519 signature with WebCrypto.</p>

@@ -62,17 +62,25 @@ export function FalsePositivePage({ route }) {
     ${data.draft.exact ? null : html`<p class="warn">The exclusion could not be made exact: review the draft.</p>`}
     <textarea rows="14" cols="100" value=${yaml} onInput=${(e) => setYaml(e.target.value)} data-testid="draft"></textarea>
     <p><button onClick=${validate} data-testid="validate">Validate</button></p>
-    ${validation ? html`<div data-testid="validation">
+    ${
+      validation
+        ? html`<div data-testid="validation">
       <p class=${validation.valid ? 'pass' : 'fail'}>${validation.valid ? `valid: ${validation.replacement_id} replaces ${validation.gate_id}; it does not match the event at seq ${validation.seq} and still blocks ${validation.examples_checked} malicious example(s)` : 'not valid'}</p>
       ${validation.still_denied_by?.length ? html`<p class="warn">Still denied by: ${validation.still_denied_by.join(', ')}</p>` : null}
       <p>Target: ${validation.target.path} (${validation.target.layer})</p>
       <${Diff} text=${validation.diff} />
       <p><button onClick=${replayIt} disabled=${!validation.valid} data-testid="replay">Replay over recorded decisions</button></p>
       ${replay ? html`<${ReplayResult} replay=${replay} />` : null}
-      ${applied ? null : confirming
-        ? html`<p class="warn">This disables ${validation.gate_id} and writes ${validation.replacement_id} into ${validation.target.path}. <button onClick=${apply} data-testid="confirm-apply">Confirm apply</button> <button onClick=${() => setConfirming(false)}>Cancel</button></p>`
-        : html`<button onClick=${() => setConfirming(true)} disabled=${!validation.valid} data-testid="apply">Apply…</button>`}
-    </div>` : null}
+      ${
+        applied
+          ? null
+          : confirming
+            ? html`<p class="warn">This disables ${validation.gate_id} and writes ${validation.replacement_id} into ${validation.target.path}. <button onClick=${apply} data-testid="confirm-apply">Confirm apply</button> <button onClick=${() => setConfirming(false)}>Cancel</button></p>`
+            : html`<button onClick=${() => setConfirming(true)} disabled=${!validation.valid} data-testid="apply">Apply…</button>`
+      }
+    </div>`
+        : null
+    }
     ${applied ? html`<p class="pass" data-testid="applied">Applied (ledger seq <a href=${href('decision', applied.apply_seq)}>${applied.apply_seq}</a>). ${reverted ? null : html`<button onClick=${revert} data-testid="revert">Roll back</button>`}</p>` : null}
     ${reverted ? html`<p class="pass" data-testid="reverted">Rolled back: ${reverted.path} restored (ledger seq ${reverted.revert_seq}).</p>` : null}
     <${Failure} error=${problem} />

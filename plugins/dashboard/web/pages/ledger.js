@@ -28,7 +28,11 @@ export async function verifyGrowth(c, root) {
   const note = root.checkpoint ? await verifyNote(root.checkpoint, root.vkey) : { ok: false, reason: 'no signed checkpoint' }
   step('checkpoint Ed25519 signature (WebCrypto)', note.ok, note.reason)
   const cp = root.checkpoint ? parseCheckpoint(root.checkpoint) : undefined
-  step(`checkpoint covers ${c.to} leaves with the proof's new root`, !!cp && cp.size === c.to && equalBytes(cp.root, fromBase64(c.root_to)), cp ? `checkpoint: ${cp.size} leaves` : 'no checkpoint')
+  step(
+    `checkpoint covers ${c.to} leaves with the proof's new root`,
+    !!cp && cp.size === c.to && equalBytes(cp.root, fromBase64(c.root_to)),
+    cp ? `checkpoint: ${cp.size} leaves` : 'no checkpoint',
+  )
   const r = await verifyConsistency(c.from, c.to, c.proof.map(fromBase64), fromBase64(c.root_from), fromBase64(c.root_to))
   step(`consistency proof ${c.from} → ${c.to} (${c.proof.length} hashes)`, r.ok, r.reason)
   const seen = remembered()[c.from]

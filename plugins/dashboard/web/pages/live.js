@@ -26,7 +26,14 @@ export function matches(leaf, f) {
   if (f.since && leaf.ts_ms < Date.parse(f.since)) return false
   if (f.q) {
     const q = f.q.toLowerCase()
-    if (![leaf.tool, leaf.reason, leaf.rule_id, leaf.source, leaf.session_id].some((s) => String(s ?? '').toLowerCase().includes(q))) return false
+    if (
+      ![leaf.tool, leaf.reason, leaf.rule_id, leaf.source, leaf.session_id].some((s) =>
+        String(s ?? '')
+          .toLowerCase()
+          .includes(q),
+      )
+    )
+      return false
   }
   return true
 }
@@ -59,25 +66,29 @@ export function LivePage({ route }) {
   useEffect(() => {
     let es
     let closed = false
-    const add = (batch) => setEntries((old) => {
-      const seen = new Set(old.map((e) => e.seq))
-      return [...batch.filter((e) => !seen.has(e.seq)).reverse(), ...old].sort((a, b) => b.seq - a.seq).slice(0, KEEP)
-    })
-    get('/v1/ledger/entries?order=desc&limit=500').then((r) => {
-      if (closed) return
-      add([...r.entries].reverse())
-      es = new EventSource(`/events?after=${r.tree_size - 1}`)
-      es.onopen = () => setConn('live')
-      es.onerror = () => setConn(es.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting')
-      es.addEventListener('entry', (m) => {
-        const e = JSON.parse(m.data)
-        if (e.leaf.type === 'control') dispatchEvent(new Event('svc:control'))
-        if (pausedRef.current) {
-          held.current.push(e)
-          setHeldCount(held.current.length)
-        } else add([e])
+    const add = (batch) =>
+      setEntries((old) => {
+        const seen = new Set(old.map((e) => e.seq))
+        return [...batch.filter((e) => !seen.has(e.seq)).reverse(), ...old].sort((a, b) => b.seq - a.seq).slice(0, KEEP)
       })
-    }, () => setConn('error'))
+    get('/v1/ledger/entries?order=desc&limit=500').then(
+      (r) => {
+        if (closed) return
+        add([...r.entries].reverse())
+        es = new EventSource(`/events?after=${r.tree_size - 1}`)
+        es.onopen = () => setConn('live')
+        es.onerror = () => setConn(es.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting')
+        es.addEventListener('entry', (m) => {
+          const e = JSON.parse(m.data)
+          if (e.leaf.type === 'control') dispatchEvent(new Event('svc:control'))
+          if (pausedRef.current) {
+            held.current.push(e)
+            setHeldCount(held.current.length)
+          } else add([e])
+        })
+      },
+      () => setConn('error'),
+    )
     return () => {
       closed = true
       es?.close()

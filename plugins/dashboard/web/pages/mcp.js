@@ -26,7 +26,11 @@ export function McpPage() {
     setProblem(null)
     try {
       const r = await send('POST', `/v1/mcp/pin/${verb}`, { server: s.name, fingerprint: waiting(s) })
-      setDone(verb === 'accept' ? `${r.server} pinned at ${r.pinned_fingerprint} (ledger seq ${r.ledger_seq})` : `${r.server} rejected at ${r.rejected_fingerprint}: its calls are denied until accepted (ledger seq ${r.ledger_seq})`)
+      setDone(
+        verb === 'accept'
+          ? `${r.server} pinned at ${r.pinned_fingerprint} (ledger seq ${r.ledger_seq})`
+          : `${r.server} rejected at ${r.rejected_fingerprint}: its calls are denied until accepted (ledger seq ${r.ledger_seq})`,
+      )
       reload()
     } catch (err) {
       setProblem(err)
@@ -42,7 +46,13 @@ export function McpPage() {
     ['waiting', (s) => (waiting(s) ? `${waiting(s)} (${s.record.latest_source ?? s.record.pending_source ?? ''})` : '')],
     ['tools', (s) => html`<${Tools} tools=${s.tools} />`],
     ['identity', (s) => html`<code>${JSON.stringify(s.identity)}</code>`],
-    ['', (s) => (waiting(s) ? html`<button onClick=${() => decide(s, 'accept')} data-testid=${`accept-${s.name}`}>Accept</button> ${s.record?.rejected_fingerprint === waiting(s) ? html`<span class="warn">rejected</span>` : html`<button onClick=${() => decide(s, 'reject')} data-testid=${`reject-${s.name}`}>Reject</button>`}` : '')],
+    [
+      '',
+      (s) =>
+        waiting(s)
+          ? html`<button onClick=${() => decide(s, 'accept')} data-testid=${`accept-${s.name}`}>Accept</button> ${s.record?.rejected_fingerprint === waiting(s) ? html`<span class="warn">rejected</span>` : html`<button onClick=${() => decide(s, 'reject')} data-testid=${`reject-${s.name}`}>Reject</button>`}`
+          : '',
+    ],
   ]
   return html`<section>
     <${Table} testid="pins" columns=${columns} rows=${data} />
