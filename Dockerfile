@@ -25,6 +25,7 @@ COPY daemon ./daemon
 COPY ledger-verify ./ledger-verify
 COPY redaction ./redaction
 COPY harness-contract ./harness-contract
+COPY hook-key ./hook-key
 COPY plugins ./plugins
 COPY harnesses ./harnesses
 COPY guardrail-providers ./guardrail-providers

@@ -12,7 +12,20 @@
 export type Tier = 'unit' | 'api' | 'e2e'
 
 /** The folders that hold test files. */
-export const TEST_ROOTS = ['core', 'daemon', 'ledger-verify', 'redaction', 'harness-contract', 'testing', 'plugins', 'harnesses', 'guardrail-providers', 'cli', 'test'] as const
+export const TEST_ROOTS = [
+  'core',
+  'daemon',
+  'ledger-verify',
+  'redaction',
+  'harness-contract',
+  'hook-key',
+  'testing',
+  'plugins',
+  'harnesses',
+  'guardrail-providers',
+  'cli',
+  'test',
+] as const
 
 const roots = `{${TEST_ROOTS.join(',')}}`
 

@@ -1,14 +1,14 @@
 /**
  * The relay's one way to the daemon: POST /v1/mcp/proxy/{event} on a literal loopback address, with a fresh
  * nonce, and an answer believed only with `x-svc-hook: 1` and a valid `x-svc-mac` under `$SVC_HOME/hook.key`
- * (the hook shim's scheme, daemon/hook-key.ts). Anything else (daemon down, slower than the timeout, a stand-in
+ * (the hook shim's scheme, hook-key/). Anything else (daemon down, slower than the timeout, a stand-in
  * on the port, a replayed answer) throws: the relay turns that into a deny (fail closed).
  */
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { join } from 'node:path'
-import { hookMac } from '../../daemon/hook-key.ts'
+import { hookMac } from '../../hook-key/index.ts'
 
 export const PROXY_MAC_SCOPE = 'mcp-proxy'
 const LOOPBACK = /^http:\/\/(127\.0\.0\.1|\[::1\]):\d{1,5}$/

@@ -16,7 +16,7 @@ import type { HarnessDefinition, HookAnswer } from '../../harness-contract/index
 import { HookProtocol } from '../hook-protocol/protocol.ts'
 import { sendProblem, toProblem } from '../server/problem.ts'
 import { illFormedAt } from '../../core/well-formed.ts'
-import { ensureHookKey, HOOK_NONCE, hookMac } from '../hook-key.ts'
+import { ensureHookKey, HOOK_NONCE, hookMac } from '../../hook-key/index.ts'
 
 /** Hook payloads can carry file content (file-read events): a larger limit than other routes. */
 export const HOOK_BODY_LIMIT = 8 * 1024 * 1024
@@ -28,7 +28,7 @@ interface HookParams {
 
 /**
  * Sends a native answer with `x-svc-hook: 1` and, when the shim sent a nonce, `x-svc-mac` over nonce, route
- * and body under the hook key (daemon/hook-key.ts): the shim trusts nothing else.
+ * and body under the hook key (hook-key/): the shim trusts nothing else.
  */
 function nativeSender(key: string) {
   return (reply: FastifyReply, body: string): FastifyReply => {

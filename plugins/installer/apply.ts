@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } f
 import { dirname } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import { readText, sha256 } from '../../core/index.ts'
-import { ensureHookKey } from '../../daemon/index.ts'
+import { ensureHookKey } from '../../hook-key/index.ts'
 import { backupPath, readManifest, writeManifest } from './manifest.ts'
 import type { Manifest, ManifestFile } from './manifest.ts'
 import { entryPresent } from './entry-present.ts'

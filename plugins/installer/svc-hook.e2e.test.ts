@@ -7,7 +7,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ensureHookKey, hookMac } from '../../daemon/index.ts'
+import { ensureHookKey, hookMac } from '../../hook-key/index.ts'
 
 const SHIM = new URL('./svc-hook.sh', import.meta.url).pathname
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void
