@@ -3,6 +3,7 @@
  * rule_id, tool_use_id, policy_trace, payload hash, previous leaf hash) plus the session id, and for session
  * events the session certificate. The session key signs `"svc/leaf-sig/v1\n" ‖ leaf_hash`.
  */
+import { signNative, type SigningKey } from './ed25519.ts'
 import type { LayerTrace, LedgerDraft, LedgerEntry, LedgerVerdict, Mode, SessionCertificate, SignerKind } from '../types.ts'
 
 /** Domain separation for leaf signatures: a session key's leaf signature can never pass as another message. */
@@ -139,4 +140,15 @@ export function entryFromLeaf(leaf: LeafObject, leafHash: Buffer, sig: Buffer | 
     prevLeafHash: leaf.prev_leaf_hash,
     ...(sig ? { signature: sig.toString('base64') } : {}),
   }
+}
+
+/**
+ * Signs a leaf for its session: returns the Ed25519 signature over `"svc/leaf-sig/v1\n" ‖ leafHash`
+ * (see `leafSigMessage`). Throws (EngineError SESSION_INVALID) when the session can no longer sign.
+ */
+export type LeafSigner = (leafHash: Buffer) => Buffer
+
+/** Builds the leaf signer of an in-memory session key (native Ed25519, the hot path). */
+export function leafSignerFor(key: SigningKey): LeafSigner {
+  return (leafHash) => signNative(key, leafSigMessage(leafHash))
 }

@@ -13,9 +13,11 @@ import type { LedgerEntry, SignerKind } from '../types.ts'
 import { checkpointLogBeside, type CheckpointLogEntry } from './checkpoint-log.ts'
 import type { CosignatureView } from './cosignature-view.ts'
 import { CompactRange } from './compact-range.ts'
-import { signNative, type SigningKey } from './ed25519.ts'
+import type { SigningKey } from './ed25519.ts'
 import { leafBytes } from './jcs.ts'
-import { entryFromLeaf, GENESIS_PREV, leafObject, leafSigMessage, ledgerEventLeaf, type LeafDraft, type LeafObject } from './leaf.ts'
+import { entryFromLeaf, GENESIS_PREV, leafObject, ledgerEventLeaf, type LeafDraft, type LeafObject, type LeafSigner } from './leaf.ts'
+
+export { leafSignerFor, type LeafSigner } from './leaf.ts'
 import { checkLedgerEvidence, writeLedgerMarker, type LedgerGuardOptions } from './ledger-guard.ts'
 import { EMPTY_ROOT, hashLeaf } from './merkle.ts'
 import { consistencyPath, inclusionPath, rootOfSize } from './proof-build.ts'
@@ -23,17 +25,6 @@ import { checkpointText, noteVerifierKey, signNote } from './signed-note.ts'
 import { LedgerStore, type CheckpointRow, type LeafRow, type LeafWrite } from './store.ts'
 import { InlineWriter, ThreadWriter, type LedgerWriter } from './writer.ts'
 import { fileIdentity, type WriterReply } from './writer-worker.ts'
-
-/**
- * Signs a leaf for its session: returns the Ed25519 signature over `"svc/leaf-sig/v1\n" ‖ leafHash`
- * (see `leafSigMessage`). Throws (EngineError SESSION_INVALID) when the session can no longer sign.
- */
-export type LeafSigner = (leafHash: Buffer) => Buffer
-
-/** Builds the leaf signer of an in-memory session key (native Ed25519, the hot path). */
-export function leafSignerFor(key: SigningKey): LeafSigner {
-  return (leafHash) => signNative(key, leafSigMessage(leafHash))
-}
 
 /** A stored leaf as the API shows it. */
 export interface StoredLeaf {

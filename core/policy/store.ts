@@ -9,7 +9,7 @@ import { basename, dirname, join } from 'node:path'
 import type { Logger } from 'pino'
 import { EngineError, ERR } from '../errors.ts'
 import { canonicalSha256 } from '../hash.ts'
-import type { EvalContext, EvalRequest, LayerName, Mode } from '../types.ts'
+import type { EvalContext, EvalRequest, LayerName } from '../types.ts'
 import type { CompiledGate, GateCompiler } from './compile.ts'
 import type { DisableSealer } from './disable-seal.ts'
 import { PolicyFile, type FileProblem, type LoadedPolicy } from './policy-file.ts'
@@ -18,36 +18,14 @@ import { unusableBundleGate } from './unusable-bundle.ts'
 import { drain, runYielding, type Steps } from './steps.ts'
 import type { ParseCache } from './parse-cache.ts'
 import { isBundleSource, repoSource, staticSources, type PolicySource } from './sources.ts'
+import type { LayerGates, PolicyFileStatus, PolicyWarning } from './views.ts'
 
-/** The gates one layer contributes to a call. */
-export interface LayerGates {
-  readonly layer: LayerName
-  /** A stable list (rebuilt on reload, never per call), so its index is built once (see gate-index.ts). */
-  readonly gates: readonly CompiledGate[]
-  /** Ids disabled for this call by a repo layer's sealed false-positive replacement. */
-  readonly exclude?: ReadonlySet<string>
-}
+export type { LayerGates, PolicyFileStatus, PolicyWarning } from './views.ts'
 
 /** A repo file's active gates and the ids its valid seals disable, computed once per loaded version. */
 interface RepoGates {
   readonly active: readonly CompiledGate[]
   readonly disabled: ReadonlySet<string>
-}
-
-export interface PolicyWarning {
-  readonly file: string
-  readonly gateId: string
-  readonly message: string
-}
-
-export interface PolicyFileStatus {
-  readonly path: string
-  readonly layer: LayerName
-  readonly source: string
-  readonly status: 'ok' | 'error' | 'absent'
-  readonly mode?: Mode
-  readonly gates: number
-  readonly error?: FileProblem
 }
 
 const POLL_MS = 1000
