@@ -6,7 +6,7 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify'
-import type { AppOptions } from './server/app.ts'
+import type { AppOptions } from './app.ts'
 import type { DaemonOptions, RunningDaemon } from './start.ts'
 
 /** Starts a daemon (see daemon/start.ts). */
@@ -14,9 +14,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   return (await import('./start.ts')).startDaemon(opts)
 }
 
-/** The daemon's Fastify app with every route registered, ready for `listen` or `inject` (see daemon/server/app.ts). */
+/** The daemon's Fastify app with every route registered, ready for `listen` or `inject` (see daemon/app.ts). */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
-  return (await import('./server/app.ts')).buildApp(opts)
+  return (await import('./app.ts')).buildApp(opts)
 }
 
 export {
@@ -33,7 +33,7 @@ export {
   type ServiceContext,
 } from './surfaces.ts'
 export type { DaemonOptions, RunningDaemon } from './start.ts'
-export type { AppOptions } from './server/app.ts'
+export type { AppOptions } from './app.ts'
 export { browserRefusal, extraAllowedHosts } from './server/browser-guard.ts'
 export { createAuthService, type AuthService } from './auth/operator-auth.ts'
 export { setPassword } from './auth/password.ts'

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BODY_LIMIT_BYTES } from '../daemon/server/app.ts'
+import { BODY_LIMIT_BYTES } from '../daemon/app.ts'
 import { HOOK_BODY_LIMIT } from '../daemon/routes/hooks.ts'
 import { gateKey } from '../core/state/state-db.ts'
 import { casesFor, OPEN_OBJECTS, openObjects, operations, type BadCase } from './helpers/bad-input.ts'

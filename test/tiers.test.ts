@@ -40,7 +40,7 @@ const MODULE_EFFECTS: Readonly<Record<string, Effect | 'none'>> = {
   'cli/start-daemon.ts': 'daemon',
   'cli/main.ts': 'daemon',
   'daemon/start.ts': 'daemon',
-  'daemon/server/app.ts': 'daemon',
+  'daemon/app.ts': 'daemon',
   'test/helpers/run-cli.ts': 'daemon',
   'test/helpers/fake-bin.ts': 'process',
   'test/corpus/harness.ts': 'none',
