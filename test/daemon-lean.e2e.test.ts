@@ -142,7 +142,12 @@ describe('what a daemon keeps in memory', () => {
     }
     const modules = (JSON.parse(readFileSync(out, 'utf8')) as string[]).map((u) => u.replace(pathToFileURL(PROJECT_ROOT).href + '/', ''))
     expect(modules).toContain('core/ledger/ledger.ts') // the probe saw the daemon's modules
-    expect(modules.filter((m) => m.startsWith('cli/commands/')).sort()).toEqual(['cli/commands/daemon.ts', 'cli/commands/index.ts', 'cli/commands/mcp-proxy.ts'])
+    expect(modules.filter((m) => m.startsWith('cli/commands/')).sort()).toEqual([
+      'cli/commands/daemon.ts',
+      'cli/commands/index.ts',
+      'cli/commands/mcp-proxy.ts',
+      'cli/commands/table.ts',
+    ])
     const packages = ['@fastify/swagger', 'yaml', 'jose', 'tar', 'otplib', 'diff']
     expect(packages.filter((p) => modules.some((m) => m.includes(`/node_modules/${p}/`)))).toEqual([])
   })

@@ -36,7 +36,9 @@ const WRONG: readonly unknown[] = [123, null, [], {}, true]
 function fixtures(id: string): { file: string; body: Record<string, unknown> }[] {
   const dir = join(ROOT, id, 'fixtures')
   if (!existsSync(dir)) return []
-  return readdirSync(dir).map((file) => ({ file, body: JSON.parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown> }))
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.json'))
+    .map((file) => ({ file, body: JSON.parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown> }))
 }
 
 /** Every (harness, event) the daemon serves, each with every fixture of that event (at least one). */
