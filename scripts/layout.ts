@@ -52,7 +52,8 @@ export const FOLDERS: Readonly<Record<string, string>> = {
   'core/match/': 'globs, canonical paths, URLs, patches, `$SVC_PORTS`, canonical MCP tool names',
   'core/guardrail/': 'the guardrail seam: `llm_guardrail` parsing, the provider contract and registry, the round, the severity scale',
   'core/state/': 'state.db: gate counters, the sealed mode row, the managed mode floor',
-  'daemon/': 'the HTTP host of the engine and of the surfaces plugins bring: buildApp (never listens), start-up (the plugin list passed in), session renewal; `index.ts` is its public face',
+  'daemon/':
+    'the HTTP host of the engine and of the surfaces plugins bring: buildApp (never listens), start-up (the plugin list passed in), session renewal; `index.ts` is its public face',
   'daemon/server/': 'problem+json, JSON bodies, the browser guard, lazy schemas, background services',
   'daemon/routes/': "the daemon's own routes: health, mode, auth, gates/check, gates, sessions, ledger, hooks",
   'daemon/hook-protocol/': 'replay window, duplicate deliveries, outcome links, the serving session, hook coverage',
@@ -228,4 +229,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   } else {
     process.stdout.write(block)
   }
+}
+
+/** The project's Markdown documents, README.md first: what the docs tests read (links, policy examples). */
+export function markdownDocuments(root = PROJECT_ROOT): string[] {
+  const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md'))
+  return ['README.md', ...docs.sort().map((f) => `docs/${f}`)]
 }

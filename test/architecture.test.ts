@@ -11,6 +11,10 @@ import { describe, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../cli/paths.ts'
 import { parse as parseYaml } from 'yaml'
 import { harnessPlugins, PLANNED_HARNESSES, PLANNED_PROTECTED } from '../harnesses/index.ts'
+import { TEST_ROOTS } from './tiers.ts'
+
+/** Library folders: not plugins, they register nothing; any family imports them through their index.ts. */
+const LIBRARIES = ['ledger-verify', 'redaction', 'harness-contract', 'hook-key']
 
 function sources(dir: string): string[] {
   const out: string[] = []
@@ -67,7 +71,7 @@ describe('architecture', () => {
             expect(['core/index.ts', 'core/types.ts'], `${relative(PROJECT_ROOT, file)} imports ${rel}`).toContain(rel)
           } else if (top(target) === 'daemon') {
             expect(rel, `${relative(PROJECT_ROOT, file)} imports ${rel}`).toBe('daemon/index.ts')
-          } else if (['redaction', 'harness-contract', 'hook-key'].includes(top(target))) {
+          } else if (LIBRARIES.includes(top(target))) {
             expect(rel, `${relative(PROJECT_ROOT, file)} imports ${rel}`).toBe(`${top(target)}/index.ts`)
           } else {
             expect(top(target), `${relative(PROJECT_ROOT, file)} imports ${rel}`).toBe(family)
@@ -92,7 +96,7 @@ describe('architecture', () => {
         if (from.endsWith('.test.ts') || from === `${family}/index.ts` || from === `${family}/commands.ts`) continue
         for (const spec of imports(file)) {
           const rel = relative(PROJECT_ROOT, resolve(dirname(file), spec))
-          if (['core', 'daemon', 'redaction', 'harness-contract', 'hook-key'].includes(top(resolve(dirname(file), spec))) || shared.has(folder(rel))) continue
+          if (['core', 'daemon', ...LIBRARIES].includes(top(resolve(dirname(file), spec))) || shared.has(folder(rel))) continue
           expect(folder(rel), `${from} imports ${rel}`).toBe(folder(from))
         }
       }
@@ -163,21 +167,8 @@ describe('architecture', () => {
   })
 
   it('keeps files under 400 lines', () => {
-    for (const dir of [
-      'core',
-      'daemon',
-      'ledger-verify',
-      'redaction',
-      'harness-contract',
-      'hook-key',
-      'testing',
-      'plugins',
-      'harnesses',
-      'guardrail-providers',
-      'cli',
-      'scripts',
-      'bench',
-    ]) {
+    // Every source folder (the test roots but test/ itself, whose test files may be long), and the scripts and benches.
+    for (const dir of [...TEST_ROOTS.filter((d) => d !== 'test'), 'scripts', 'bench']) {
       const files = sources(join(PROJECT_ROOT, dir))
       expect(files.length, `no sources found under ${dir}/`).toBeGreaterThan(0)
       for (const file of files) {
@@ -293,7 +284,7 @@ function facesOf(rel: string): string[] {
   const unit = unitOf(rel)
   if (unit === 'core') return ['core/index.ts', 'core/types.ts']
   if (['plugins', 'harnesses', 'guardrail-providers'].includes(unit)) return [`${unit}/index.ts`, `${unit}/commands.ts`]
-  if (['daemon', 'ledger-verify', 'redaction', 'harness-contract', 'hook-key'].includes(unit) || unit.endsWith('/kit')) return [`${unit}/index.ts`]
+  if (['daemon', ...LIBRARIES].includes(unit) || unit.endsWith('/kit')) return [`${unit}/index.ts`]
   // A plugin folder: its index.ts, and the static manifest of the CLI commands it brings (read by plugins/commands.ts).
   if (unit.includes('/')) return [`${unit}/index.ts`, `${unit}/commands.ts`]
   return []

@@ -3,18 +3,12 @@
  * docs/architecture.md is what scripts/layout.ts computes now, the README stays a front door (at most 300
  * lines), and every relative link of the README and docs/*.md reaches a file, and a heading when it names one.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { currentBlock, layoutBlock, PROJECT_ROOT } from '../scripts/layout.ts'
+import { currentBlock, layoutBlock, markdownDocuments, PROJECT_ROOT } from '../scripts/layout.ts'
 
-const documents = [
-  'README.md',
-  ...readdirSync(join(PROJECT_ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .sort()
-    .map((f) => `docs/${f}`),
-]
+const documents = markdownDocuments()
 const read = (doc: string) => readFileSync(join(PROJECT_ROOT, doc), 'utf8')
 
 /** The text outside fenced code blocks and inline code spans: links and headings there are examples, not links. */

@@ -1,20 +1,15 @@
 /** Every policy example in the README and docs/*.md must load: documentation that does not compile is a bug. */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pino from 'pino'
 import { describe, expect, it } from 'vitest'
 import { PROJECT_ROOT, SHIPPED_POLICIES_DIR } from '../cli/paths.ts'
 import { allPlugins } from '../cli/plugins.ts'
 import { createEngine } from '../core/index.ts'
+import { markdownDocuments } from '../scripts/layout.ts'
 import { tempDir } from './helpers/temp.ts'
 
-const documents = [
-  'README.md',
-  ...readdirSync(join(PROJECT_ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .sort()
-    .map((f) => `docs/${f}`),
-]
+const documents = markdownDocuments()
 const blocks = documents.flatMap((doc) =>
   [...readFileSync(join(PROJECT_ROOT, doc), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)]
     .map((m) => m[1]!)
