@@ -6,7 +6,8 @@
 export type * from './types.ts'
 export { STAGE, createHooks, type EngineHooks, type CompiledLeaf, type PredicateTest } from './hooks.ts'
 export { guardrailCatalog } from './guardrail/catalog.ts'
-export { DEFAULT_MAX_LATENCY_MS, llmGuardrailEvaluator, type CompiledEvaluator } from './guardrail/evaluator.ts'
+export { DEFAULT_MAX_LATENCY_MS, llmGuardrailEvaluator } from './guardrail/evaluator.ts'
+export type { CompiledEvaluator } from './types.ts'
 export {
   envPrefix,
   guardrailProviders,
@@ -17,7 +18,8 @@ export {
   type ProviderRuntime,
   type ProviderTestResult,
 } from './guardrail/provider.ts'
-export { categoriesMeeting, flagSeverity, isSeverity, type CategoryResult, type ClassifierResult, type Severity, type Threshold } from './guardrail/severity.ts'
+export { categoriesMeeting, flagSeverity, isSeverity } from './guardrail/severity.ts'
+export type { CategoryResult, ClassifierResult, Severity, Threshold } from './types.ts'
 export { GuardrailFailure, malformed, type ProviderConnection } from './guardrail/failure.ts'
 export {
   addToPolicyList,
@@ -36,12 +38,12 @@ export {
   type GateKind,
   type GateKindPlugin,
   type GateWhere,
-  type IndexKeys,
   type JsonSchema,
   type PluginHost,
   type Registries,
   type Surface,
 } from './plugin.ts'
+export type { IndexKeys } from './types.ts'
 export { ApiProblem, EngineError, ERR, formatEngineError, RefusalError, type ProblemCode } from './errors.ts'
 export { callPayloadBytes, canonicalSha256, payloadDigest, payloadHash, sha256, type PayloadDigest, type PayloadFields } from './hash.ts'
 export { lazyValidator } from './lazy-ajv.ts'
@@ -60,7 +62,8 @@ export { lexicalPath, pathSpellings } from './match/paths.ts'
 export { findUrls, parseCallUrl } from './match/urls.ts'
 export { mcpToolName, UNRESOLVED_MCP_SERVER } from './match/mcp-names.ts'
 export { unwrapArgs, wrapArgs, type WrappedCommand } from './mcp-wrap.ts'
-export { GateCompiler, type CompiledGate, type CompiledNode, type DisabledBy } from './policy/compile.ts'
+export { GateCompiler } from './policy/compile.ts'
+export type { CompiledGate, CompiledNode, DisabledBy } from './policy/compiled.ts'
 export { evaluateNode, type GateTrace, type NodeTrace } from './policy/evaluate.ts'
 export { parsePolicy, type ParsedPolicy, type RawGate } from './policy/parse.ts'
 export { gateSchema, policyFileSchema } from './policy/schema.ts'

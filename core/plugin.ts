@@ -8,8 +8,6 @@ import { EngineError, ERR } from './errors.ts'
 import { STAGE, type EngineHooks, type PredicateTest } from './hooks.ts'
 import type { CompiledEvaluator, IndexKeys, SourceLoc } from './types.ts'
 
-export type { IndexKeys } from './types.ts'
-
 /** A unit of engine behaviour: registered once by name, its `apply` taps hooks and fills registries. */
 export interface EnginePlugin {
   /** Namespaced, e.g. `gate:command_regex`, `normalise:tool-input`, `harness:<id>`. */

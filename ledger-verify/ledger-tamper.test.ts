@@ -9,9 +9,11 @@ import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { certifiedSession, decisionDraft, sessionDraft, tempDir } from '../testing/ledger-fixtures.ts'
 import { verifyNative } from '../core/ledger/ed25519.ts'
-import { leafSignerFor, SqliteLedger as Ledger } from '../core/ledger/ledger.ts'
+import { SqliteLedger as Ledger } from '../core/ledger/ledger.ts'
+import { leafSignerFor } from '../core/ledger/leaf.ts'
 import { LedgerStore } from '../core/ledger/store.ts'
-import { verifyLedger, type TrustedHostKey } from './verify-ledger.ts'
+import { verifyLedger } from './verify-ledger.ts'
+import type { TrustedHostKey } from './verify-sessions.ts'
 import { verifyLedgerDatabase } from './verify-parallel.ts'
 
 const s = certifiedSession()

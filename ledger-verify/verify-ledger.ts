@@ -14,8 +14,6 @@ import { verifyCheckpoints, type CheckpointLogInput, type CheckpointRecord } fro
 import { MAX_REPORTED, verifyRange, type LeafRecord } from './verify-range.ts'
 import { buildSessionTable, idleProblem, type IdleCheck, type SessionTable, type TrustedHostKey } from './verify-sessions.ts'
 
-export type { TrustedHostKey } from './verify-sessions.ts'
-
 export type { CheckpointRecord } from './verify-checkpoints.ts'
 export type { LeafRecord } from './verify-range.ts'
 

@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict'
 import { Ajv } from 'ajv'
-import type { GateKind, GateKindPlugin, IndexKeys } from '../core/plugin.ts'
+import type { GateKind, GateKindPlugin } from '../core/plugin.ts'
+import type { IndexKeys } from '../core/types.ts'
 import type { EvalContext, EvalRequest, ToolCall } from '../core/types.ts'
 
 export interface GateCase {

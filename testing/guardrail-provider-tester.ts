@@ -10,7 +10,7 @@ import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { envPrefix, type GuardrailProviderPlugin, type ProviderTestResult } from '../core/index.ts'
 import { createProviderRuntime } from '../guardrail-providers/kit/index.ts'
-import type { Severity } from '../core/guardrail/severity.ts'
+import type { Severity } from '../core/types.ts'
 import { startVendorServer, type VendorReply } from './vendor-server.ts'
 
 export interface ProviderAnswerCase {

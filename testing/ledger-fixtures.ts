@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { newSeed, signingKeyFromSeed, type SigningKey } from '../core/ledger/ed25519.ts'
 import type { LeafDraft } from '../core/ledger/leaf.ts'
-import { sessionIdFor, signSessionBundle, type SessionCertificate } from '../core/trust/session-cert.ts'
+import { sessionIdFor, signSessionBundle } from '../core/trust/session-cert.ts'
+import type { SessionCertificate } from '../core/types.ts'
 import type { SignerKind } from '../core/types.ts'
 
 /** A fresh temp directory and its cleanup. */

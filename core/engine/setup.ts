@@ -23,7 +23,6 @@ import { StateDb } from '../state/state-db.ts'
 import type { Mode } from '../types.ts'
 import type { EngineState } from './state.ts'
 
-export type { EngineState } from './state.ts'
 import { recordEvent } from './record.ts'
 
 /** Opens everything an engine needs; a failure closes what was opened and throws. */

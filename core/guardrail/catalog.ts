@@ -6,8 +6,6 @@
 import { extensionRegistry, type Registries } from '../plugin.ts'
 import type { CatalogEntry } from '../types.ts'
 
-export type { CatalogEntry } from '../types.ts'
-
 /** The catalog of one engine (filled by provider plugins in `apply`). */
 export function guardrailCatalog(registry: Registries): Map<string, CatalogEntry> {
   return extensionRegistry<CatalogEntry>(registry, 'guardrail-model')

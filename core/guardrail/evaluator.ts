@@ -9,8 +9,8 @@ import { registerOnce, type EnginePlugin, type EvaluatorKind, type EvaluatorWher
 import { guardrailCatalog } from './catalog.ts'
 import type { CatalogEntry, CompiledEvaluator } from '../types.ts'
 
-export type { CompiledEvaluator } from '../types.ts'
-import { parseComparison, type Threshold } from './severity.ts'
+import { parseComparison } from './severity.ts'
+import type { Threshold } from '../types.ts'
 
 /** Used when an entry names no `max_latency`: a guardrail may add at most this to a hook call. */
 export const DEFAULT_MAX_LATENCY_MS = 2000

@@ -4,8 +4,6 @@
  */
 import { SEVERITIES, type ClassifierResult, type Severity, type Threshold, type ThresholdOp } from '../types.ts'
 
-export type { CategoryResult, ClassifierResult, Severity, Threshold, ThresholdOp } from '../types.ts'
-
 export function isSeverity(value: unknown): value is Severity {
   return typeof value === 'string' && (SEVERITIES as readonly string[]).includes(value)
 }

@@ -17,7 +17,6 @@ import type { SigningKey } from './ed25519.ts'
 import { leafBytes } from './jcs.ts'
 import { entryFromLeaf, GENESIS_PREV, leafObject, ledgerEventLeaf, type LeafDraft, type LeafObject, type LeafSigner } from './leaf.ts'
 
-export { leafSignerFor, type LeafSigner } from './leaf.ts'
 import { checkLedgerEvidence, writeLedgerMarker, type LedgerGuardOptions } from './ledger-guard.ts'
 import { EMPTY_ROOT, hashLeaf } from './merkle.ts'
 import { consistencyPath, inclusionPath, rootOfSize } from './proof-build.ts'

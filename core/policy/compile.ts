@@ -15,8 +15,6 @@ import { drain, type Steps } from './steps.ts'
 import type { CompiledEvaluator, OnHit, SourceLoc } from '../types.ts'
 import type { RawGate } from './parse.ts'
 
-export type { CompiledGate, CompiledNode, DisabledBy, GateOrigin } from './compiled.ts'
-
 /** Compiles gates of one file; ids must be unique within it. */
 export class GateCompiler {
   readonly #registry: Registries

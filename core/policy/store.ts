@@ -10,7 +10,8 @@ import type { Logger } from 'pino'
 import { EngineError, ERR } from '../errors.ts'
 import { canonicalSha256 } from '../hash.ts'
 import type { EvalContext, EvalRequest, LayerName } from '../types.ts'
-import type { CompiledGate, GateCompiler } from './compile.ts'
+import type { GateCompiler } from './compile.ts'
+import type { CompiledGate } from './compiled.ts'
 import type { DisableSealer } from './disable-seal.ts'
 import { PolicyFile, type FileProblem, type LoadedPolicy } from './policy-file.ts'
 import { RepoRootFinder } from './repo-root.ts'
@@ -19,8 +20,6 @@ import { drain, runYielding, type Steps } from './steps.ts'
 import type { ParseCache } from './parse-cache.ts'
 import { isBundleSource, repoSource, staticSources, type PolicySource } from './sources.ts'
 import type { LayerGates, PolicyFileStatus, PolicyWarning } from './views.ts'
-
-export type { LayerGates, PolicyFileStatus, PolicyWarning } from './views.ts'
 
 /** A repo file's active gates and the ids its valid seals disable, computed once per loaded version. */
 interface RepoGates {

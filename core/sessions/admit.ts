@@ -6,7 +6,8 @@
 import { ApiProblem } from '../errors.ts'
 import { signingKeyFromSeed, verifyNative } from '../ledger/ed25519.ts'
 import { findActiveHostKey, trustFilePath } from '../trust/host-keys.ts'
-import { checkSessionCertificate, type SessionBundle, type SessionCertificate } from '../trust/session-cert.ts'
+import { checkSessionCertificate } from '../trust/session-cert.ts'
+import type { SessionBundle, SessionCertificate } from '../types.ts'
 import { DEFAULT_LIFETIME_MS, type NewSession } from './store.ts'
 
 /** Largest clock difference accepted between the CLI's issue time and the daemon's clock. */

@@ -4,7 +4,7 @@
  */
 import type { SqliteLedger } from '../ledger/ledger.ts'
 import type { LeafObject } from '../ledger/leaf.ts'
-import type { SessionBundle } from '../trust/session-cert.ts'
+import type { SessionBundle } from '../types.ts'
 
 export interface RecordedSession {
   readonly bundle: SessionBundle

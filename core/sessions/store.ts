@@ -7,8 +7,9 @@
 import { randomBytes } from 'node:crypto'
 import { EngineError, ERR } from '../errors.ts'
 import { signingKeyFromSeed } from '../ledger/ed25519.ts'
-import { leafSignerFor, type LeafSigner, type SqliteLedger } from '../ledger/ledger.ts'
-import type { SessionCertificate } from '../trust/session-cert.ts'
+import type { SqliteLedger } from '../ledger/ledger.ts'
+import { leafSignerFor, type LeafSigner } from '../ledger/leaf.ts'
+import type { SessionCertificate } from '../types.ts'
 import type { SessionFacts, SignerKind } from '../types.ts'
 
 /** A session's lifetime from issue (docs/architecture.md). */

@@ -9,8 +9,6 @@ import { canonicalJson } from '../ledger/jcs.ts'
 import { signNative, type SignatureVerifier, type SigningKey } from '../ledger/ed25519.ts'
 import type { SessionBundle, SessionCertificate } from '../types.ts'
 
-export type { SessionBundle, SessionCertificate } from '../types.ts'
-
 /** Domain separation for session certificates signed by a host key. */
 export const SESSION_CERT_PREFIX = 'svc/session-cert/v1\n'
 

@@ -1,6 +1,6 @@
 /** GET /v1/gates and GET /v1/policy/view: the live gates with their source, state and counters. */
 import type { FastifyInstance } from 'fastify'
-import type { CompiledGate } from '../../core/policy/compile.ts'
+import type { CompiledGate } from '../../core/policy/compiled.ts'
 import { gateStats } from '../read-models/gate-stats.ts'
 import { gateKey } from '../../core/state/state-db.ts'
 import { ABSOLUTE_PATH } from './schemas.ts'
