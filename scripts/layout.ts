@@ -165,9 +165,8 @@ export function undescribed(rows: readonly FolderLines[]): string[] {
   return rows.filter((r) => FOLDERS[r.path] === undefined).map((r) => r.path)
 }
 
-/** The table's precision: to 50, or to 10 under 100 (exact with --exact on the command line). */
+/** The table's precision: to 50, or to 10 under 100. */
 function rounded(lines: number): number {
-  if (process.argv.includes('--exact')) return lines
   const step = lines < 100 ? 10 : 50
   return Math.round(lines / step) * step
 }
@@ -193,7 +192,7 @@ export function layoutBlock(root: string = PROJECT_ROOT): string {
     '',
     'Lines per folder: `.ts`, `.js` and `.sh` files without `*.test.ts` (so `test/` counts its helpers, fixtures and',
     'corpus tools only); `policies/` counts its YAML and `skills/` its Markdown. Subfolders are indented under their folder.',
-    'Counts are rounded to the nearest 50 (under 100: to 10), so an everyday edit does not change the table; `npm run docs:layout -- --exact` prints exact ones.',
+    'Counts are rounded to the nearest 50 (under 100: to 10), so an everyday edit does not change the table.',
     '',
     '| folder | lines | what it holds |',
     '|---|--:|---|',
