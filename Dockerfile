@@ -32,7 +32,7 @@ COPY guardrail-providers ./guardrail-providers
 COPY cli ./cli
 COPY policies ./policies
 COPY openapi.yaml README.md LICENSE ./
-# `svc --version` and /v1/health name the commit: pass it at build time (no .git in the image), else "unknown".
+# `svc --version` names the commit: pass it at build time (no .git in the image), else "unknown".
 ARG SVC_COMMIT=""
 RUN if [ -n "$SVC_COMMIT" ]; then printf '{"commit":"%s"}\n' "$SVC_COMMIT" > cli/build-info.json; fi
 
