@@ -29,8 +29,11 @@ interface SystemOptions {
 /** `--system`: the daemon as its own user, for the developer `--for` names (default: the one who ran sudo). */
 function installAsSystem(io: CliIo, opts: ServiceOptions & SystemOptions): void {
   const name = opts.for ?? io.env.SUDO_USER
-  if (!name) throw new CliError('--system gates one developer\'s agents: name them with --for <login> (sudo sets SUDO_USER when you run it through sudo)')
-  if (opts.agent) throw new CliError('--system runs the daemon only: the renewer stays with the developer (as them: `svc service install --agent <tier>` is not for --system; run `svc agent` in their session)')
+  if (!name) throw new CliError("--system gates one developer's agents: name them with --for <login> (sudo sets SUDO_USER when you run it through sudo)")
+  if (opts.agent)
+    throw new CliError(
+      '--system runs the daemon only: the renewer stays with the developer (as them: `svc service install --agent <tier>` is not for --system; run `svc agent` in their session)',
+    )
   const developer = lookupUser(name)
   const platform = process.platform === 'darwin' ? 'darwin' : 'linux'
   const { wrote, notes } = installSystem({
@@ -112,7 +115,7 @@ export function makeServiceCommand(io: CliIo): Command {
     .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
     .addOption(new Option('--agent <tier>', 'also run `svc agent --tier <tier>` so sessions renew themselves').choices(['software', 'os-keychain', 'totp']))
     .option('--system', "root: run the daemon as its own system user (systemd system unit / LaunchDaemon), out of the developer's reach")
-    .option('--user <name>', 'with --system: the daemon\'s account (created when missing)', 'svc')
+    .option('--user <name>', "with --system: the daemon's account (created when missing)", 'svc')
     .option('--for <login>', 'with --system: the developer whose agents it gates (default: $SUDO_USER)')
     .action((opts: ServiceOptions & SystemOptions) => {
       if (opts.system) return installAsSystem(io, opts)
@@ -144,7 +147,9 @@ export function makeServiceCommand(io: CliIo): Command {
       if (opts.system) {
         const removed = uninstallSystem(process.platform === 'darwin' ? 'darwin' : 'linux', io.env)
         io.out(removed.length > 0 ? `removed ${removed.join(', ')}` : 'no svc system service is installed; nothing to remove')
-        io.out(`kept: the user ${opts.user} and its state ${daemonHomeOf(opts.user)} (the ledger is evidence); remove them with \`userdel ${opts.user} && rm -rf /var/lib/${opts.user}\``)
+        io.out(
+          `kept: the user ${opts.user} and its state ${daemonHomeOf(opts.user)} (the ledger is evidence); remove them with \`userdel ${opts.user} && rm -rf /var/lib/${opts.user}\``,
+        )
         return
       }
       const platform = platformOf()

@@ -53,7 +53,9 @@ export function runAs(name: string, home: string, env: NodeJS.ProcessEnv): NodeJ
   if (user.uid === 0) throw new Error(`--user ${name} is root: the daemon's own user must not be`)
   // The ledger's evidence outside $SVC_HOME (core/ledger/ledger-guard.ts) goes under the user's own home.
   if (!existsSync(user.home) || statSync(user.home).uid !== user.uid)
-    throw new Error(`--user ${name}: its home ${user.home} is missing or not its own, and the daemon keeps evidence of its ledger there (give it one: \`usermod --home /var/lib/${name} --move-home ${name}\`, or re-run \`svc service install --system\`)`)
+    throw new Error(
+      `--user ${name}: its home ${user.home} is missing or not its own, and the daemon keeps evidence of its ledger there (give it one: \`usermod --home /var/lib/${name} --move-home ${name}\`, or re-run \`svc service install --system\`)`,
+    )
   // Parents the daemon's user can pass through (/var/lib), the home itself its own and closed to everyone else.
   mkdirSync(dirname(home), { recursive: true, mode: 0o755 })
   mkdirSync(home, { recursive: true, mode: 0o700 })

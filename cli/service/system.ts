@@ -103,7 +103,11 @@ const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 export function launchDaemon(spec: SystemSpec, trusted: string, account: SystemUser): string {
   const home = homeOf(spec)
   const argv = [spec.svcBin, 'daemon', '--user', spec.user, '--home', home, '--port', String(spec.port)]
-  const env: Record<string, string> = { SVC_HOME: home, PATH: '/usr/local/bin:/opt/homebrew/bin:/usr/bin:/bin:/usr/sbin:/sbin', ...(trusted ? { SVC_TRUSTED_HOST_KEYS: trusted } : {}) }
+  const env: Record<string, string> = {
+    SVC_HOME: home,
+    PATH: '/usr/local/bin:/opt/homebrew/bin:/usr/bin:/bin:/usr/sbin:/sbin',
+    ...(trusted ? { SVC_TRUSTED_HOST_KEYS: trusted } : {}),
+  }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">',
