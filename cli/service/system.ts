@@ -205,9 +205,11 @@ export function installSystem(spec: SystemSpec): SystemInstallResult {
   if (spec.platform === 'linux') {
     if (!systemdRuns()) notes.push(`systemd does not run here (PID 1 is not systemd): start the daemon as root with \`${direct}\`; it drops to ${spec.user} by itself`)
     else {
-      const started = run('systemctl', ['daemon-reload']).ok && run('systemctl', ['enable', '--now', 'svc-daemon.service'])
-      if (!started || !started.ok) notes.push(`systemctl enable --now svc-daemon.service failed${started ? `: ${started.out}` : ''}; start it with \`${direct}\``)
-      else run('systemctl', ['restart', 'svc-daemon.service'])
+      run('systemctl', ['daemon-reload'])
+      const started = run('systemctl', ['enable', '--now', 'svc-daemon.service'])
+      // A re-install must pick up a changed unit: restart what was already running.
+      if (started.ok) run('systemctl', ['restart', 'svc-daemon.service'])
+      else notes.push(`systemctl enable --now svc-daemon.service failed: ${started.out}; start it with \`${direct}\``)
     }
   } else {
     run('launchctl', ['bootout', 'system/dev.svc.daemon'])
