@@ -5,7 +5,8 @@
  * harness sandbox, and the OS refuses each one; the developer's CLI, session minting, hooks and operator actions
  * keep working. Needs root to create the accounts and to start the daemon (CI runs as root); skips otherwise.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { chmodSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -32,6 +33,7 @@ const port = 20_000 + Math.floor(Math.random() * 20_000)
 const url = `http://127.0.0.1:${port}`
 let developer: { uid: number; gid: number }
 let daemonPid = 0
+let daemon: ChildProcess | undefined
 let daemonLog = ''
 
 interface Run {
@@ -89,24 +91,29 @@ beforeAll(async () => {
   expect(unit).toContain('NoNewPrivileges=yes')
   const trusted = /SVC_TRUSTED_HOST_KEYS=([^"]+)"/.exec(unit)?.[1]
   expect(trusted, 'the developer’s public key is trusted by the unit').toMatch(/^software:/)
+  expect(unit, '`~` in the agent’s commands is the developer’s home').toContain(`"SVC_USER_HOME=${developerHome}"`)
 
   // No service manager runs here: root starts the daemon, which drops to its account by itself.
-  const daemon = spawn(SVC, ['daemon', '--user', DAEMON_USER, '--home', daemonHome, '--port', String(port), '--dashboard-port', '0'], {
-    env: { PATH: process.env.PATH, HOME: work, SVC_TRUSTED_HOST_KEYS: trusted!, SVC_ALLOW_SOFTWARE_SIGNER: '1' },
+  daemon = spawn(SVC, ['daemon', '--user', DAEMON_USER, '--home', daemonHome, '--port', String(port), '--dashboard-port', '0'], {
+    env: { PATH: process.env.PATH, HOME: work, SVC_TRUSTED_HOST_KEYS: trusted!, SVC_USER_HOME: developerHome, SVC_ALLOW_SOFTWARE_SIGNER: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  daemon.stdout.on('data', (c) => (daemonLog += c))
-  daemon.stderr.on('data', (c) => (daemonLog += c))
+  daemon.stdout!.on('data', (c) => (daemonLog += c))
+  daemon.stderr!.on('data', (c) => (daemonLog += c))
   daemonPid = daemon.pid!
   await waitFor(async () => (await fetch(`${url}/v1/health`).catch(() => undefined))?.ok, `the daemon as ${DAEMON_USER}`, 30_000)
 }, 120_000)
 
-afterAll(() => {
+afterAll(async () => {
   if (skip) return
-  if (daemonPid) process.kill(daemonPid, 'SIGKILL')
-  for (const name of [DEVELOPER, DAEMON_USER]) execFileSync('userdel', [name], { stdio: 'ignore' })
+  if (daemon && daemon.exitCode === null) {
+    daemon.kill('SIGKILL')
+    await once(daemon, 'exit')
+  }
+  // --force: an account whose process has not been reaped yet is still removed (the test made both).
+  for (const name of [DEVELOPER, DAEMON_USER]) execFileSync('userdel', ['--force', name], { stdio: 'ignore' })
   rmSync(work, { recursive: true, force: true })
-})
+}, 60_000)
 
 describe.skipIf(skip)('the daemon as its own account, against code running as the developer', () => {
   it('runs as its account, with its home closed to everyone else', () => {
@@ -170,8 +177,10 @@ describe.skipIf(skip)('the daemon as its own account, against code running as th
         }),
       )
     expect(await hook('ls')).toMatchObject({ code: 0, stdout: '{}' })
-    const denied = await hook('cat ~/.ssh/id_ed25519')
-    expect(JSON.parse(denied.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' })
+    for (const read of ['cat ~/.ssh/id_ed25519', `cat ${developerHome}/.ssh/id_ed25519`]) {
+      const denied = await hook(read)
+      expect(JSON.parse(denied.stdout).hookSpecificOutput, read).toMatchObject({ permissionDecision: 'deny' })
+    }
 
     const mode = await svc(['mode', 'monitor', '--password-stdin', '--url', url, '--reason', 'system-user test'], 'operator-password-1\n')
     expect(mode.code, mode.stderr).toBe(0)
@@ -179,5 +188,23 @@ describe.skipIf(skip)('the daemon as its own account, against code running as th
 
     const status = await svc(['status', '--url', url])
     expect(status.stdout).toContain(`separation: the daemon runs as ${DAEMON_USER}`)
+  }, 120_000)
+
+  it('fails closed, naming the file, on a project the daemon may not read; works once it may', async () => {
+    const project = join(developerHome, 'closed-project')
+    const made = await sh(`mkdir -m 700 ${project} && printf '{"scripts":{"test":"echo ok"}}' > ${project}/package.json`)
+    expect(made.code, made.stderr).toBe(0)
+    const check = async () => {
+      const session = (await (await fetch(`${url}/v1/ledger/root`)).json()) as { session_id?: string }
+      const res = await fetch(`${url}/v1/gates/check`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ session_id: session.session_id, source: 'test', tool: 'Bash', input: { command: 'npm test' }, cwd: project }),
+      })
+      return (await res.json()) as { verdict: string; reason: string }
+    }
+    expect(await check()).toMatchObject({ verdict: 'deny', reason: expect.stringContaining(`svc may not read ${project}/package.json (permission denied)`) })
+    expect((await sh(`chmod 755 ${project}`)).code).toBe(0)
+    expect(await check()).toMatchObject({ verdict: 'allow' })
   })
 })

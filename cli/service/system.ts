@@ -9,7 +9,7 @@
  * user by itself (cli/daemon/run-as.ts).
  */
 import { execFileSync } from 'node:child_process'
-import { chownSync, copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { chownSync, copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import { ensureHookKey, HOOK_KEY_FILE } from '../../hook-key/index.ts'
@@ -62,6 +62,8 @@ export function systemUnit(spec: SystemSpec, trusted: string, account: SystemUse
     `Group=${spec.user}`,
     `ExecStart=${argv.map(systemdArg).join(' ')}`,
     `Environment=${systemdArg(`SVC_HOME=${home}`)}`,
+    // `~` in the agent's commands is the developer's home, not the daemon's account's.
+    `Environment=${systemdArg(`SVC_USER_HOME=${spec.developer.home}`)}`,
     ...(trusted ? [`Environment=${systemdArg(`SVC_TRUSTED_HOST_KEYS=${trusted}`)}`] : []),
     'Restart=on-failure',
     'RestartSec=2s',
@@ -192,6 +194,12 @@ export function installSystem(spec: SystemSpec): SystemInstallResult {
   chownSync(copy, spec.developer.uid, spec.developer.gid)
   wrote.push(copy)
   for (const file of ['', HOOK_KEY_FILE]) chownSync(join(home, file), account.uid, account.gid)
+  // The analysis reads the developer's scripts, manifests and git config as the daemon's account: say so when their
+  // home is closed to it (a 0750/0700 home); svc never loosens it itself. Until then it denies, naming the file.
+  if ((statSync(spec.developer.home).mode & 0o001) === 0)
+    notes.push(
+      `${spec.developer.home} is closed to other accounts, so the daemon (as ${spec.user}) cannot read the projects in it and denies what it cannot analyse, naming the file: grant it read access, e.g. \`setfacl -m u:${spec.user}:rX ${spec.developer.home}\` (package acl) for the home and \`setfacl -R -m u:${spec.user}:rX <project>\` for each project`,
+    )
   const trusted = trustLine(spec.developerHome)
   if (!trusted)
     notes.push(`${spec.developer.name} has no signer key yet: as ${spec.developer.name}, run \`svc signer enroll --tier <tier>\`, then re-run this command so the daemon trusts it`)
@@ -201,7 +209,7 @@ export function installSystem(spec: SystemSpec): SystemInstallResult {
   mkdirSync(dirname(unitPath), { recursive: true })
   writeFileAtomic.sync(unitPath, spec.platform === 'linux' ? systemUnit(spec, trusted, account) : launchDaemon(spec, trusted, account), { mode: 0o644 })
   wrote.push(unitPath)
-  const direct = `${trusted ? `SVC_TRUSTED_HOST_KEYS="${trusted}" ` : ''}svc daemon --user ${spec.user} --home ${home} --port ${spec.port}`
+  const direct = `SVC_USER_HOME=${spec.developer.home} ${trusted ? `SVC_TRUSTED_HOST_KEYS="${trusted}" ` : ''}svc daemon --user ${spec.user} --home ${home} --port ${spec.port}`
   if (spec.platform === 'linux') {
     if (!systemdRuns()) notes.push(`systemd does not run here (PID 1 is not systemd): start the daemon as root with \`${direct}\`; it drops to ${spec.user} by itself`)
     else {

@@ -132,6 +132,10 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
   } finally {
     for (const tree of trees) tree.delete()
   }
+  // A file it needed and may not read (a daemon under its own account, a project closed to it) is unknown: fail closed, naming it.
+  const refused = (opts.fileDepth ?? 0) === 0 ? disk.refused : []
+  if (error === undefined && refused.length > 0)
+    error = `svc may not read ${refused.slice(0, 3).join(', ')}${refused.length > 3 ? ` and ${refused.length - 3} more` : ''} (permission denied), so it cannot tell what runs; give the daemon's account read access to the project`
   const result: CommandAnalysis = { raw, commands: st.commands, signals: [...st.signals].sort() }
   return error === undefined ? result : { ...result, error }
 }
