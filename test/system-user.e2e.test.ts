@@ -177,6 +177,8 @@ describe.skipIf(skip)('the daemon as its own account, against code running as th
         }),
       )
     expect(await hook('ls')).toMatchObject({ code: 0, stdout: '{}' })
+    // The daemon is out of a kill by name's reach: stopping one's own node processes is ordinary work again.
+    expect(await hook('pkill node')).toMatchObject({ code: 0, stdout: '{}' })
     for (const read of ['cat ~/.ssh/id_ed25519', `cat ${developerHome}/.ssh/id_ed25519`]) {
       const denied = await hook(read)
       expect(JSON.parse(denied.stdout).hookSpecificOutput, read).toMatchObject({ permissionDecision: 'deny' })

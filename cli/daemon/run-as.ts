@@ -48,7 +48,7 @@ function chownTree(dir: string, uid: number, gid: number): void {
 export function runAs(name: string, home: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const user = lookupUser(name)
   const current = process.getuid?.()
-  if (current === user.uid) return { ...env, HOME: user.home, USER: user.name, LOGNAME: user.name }
+  if (current === user.uid) return { ...env, HOME: user.home, USER: user.name, LOGNAME: user.name, SVC_DAEMON_ACCOUNT: user.name }
   if (current !== 0) throw new Error(`--user ${name} needs root to switch to it (this process is uid ${current}); or start the daemon as ${name}`)
   if (user.uid === 0) throw new Error(`--user ${name} is root: the daemon's own user must not be`)
   // The ledger's evidence outside $SVC_HOME (core/ledger/ledger-guard.ts) goes under the user's own home.
@@ -68,7 +68,7 @@ export function runAs(name: string, home: string, env: NodeJS.ProcessEnv): NodeJ
     process.setuid!(0)
   } catch {
     accessSync(home, constants.R_OK | constants.W_OK | constants.X_OK)
-    return { ...env, HOME: user.home, USER: user.name, LOGNAME: user.name }
+    return { ...env, HOME: user.home, USER: user.name, LOGNAME: user.name, SVC_DAEMON_ACCOUNT: user.name }
   }
   throw new Error(`dropping to ${name} did not hold: the process could become root again`)
 }
