@@ -1,7 +1,8 @@
 # svc daemon image: official Node 24 slim base, non-root, state in the /data volume.
 #   docker build --build-arg SVC_COMMIT="$(git rev-parse HEAD)" -t svc .
 #   docker run -d --name svc -p 127.0.0.1:7878:7878 -p 127.0.0.1:7879:7879 -v svc-data:/data \
-#     -e SVC_TRUSTED_HOST_KEYS="$(svc signer export-trust)" svc
+#     -v "$HOME:$HOME:ro" -e SVC_USER_HOME="$HOME" -e SVC_TRUSTED_HOST_KEYS="$(svc signer export-trust)" svc
+# The home mount lets the analysis read the scripts the agents' commands run (docs/operations.md "Container").
 # SVC_TRUSTED_HOST_KEYS hands the daemon the host's public keys, so the host's `svc session create --tier …` or
 # `svc agent --tier …` mints sessions on it at once (the long-lived keys themselves never enter the image).
 FROM node:24-slim
@@ -32,7 +33,7 @@ COPY guardrail-providers ./guardrail-providers
 COPY cli ./cli
 COPY policies ./policies
 COPY openapi.yaml README.md LICENSE ./
-# `svc --version` and /v1/health name the commit: pass it at build time (no .git in the image), else "unknown".
+# `svc --version` names the commit: pass it at build time (no .git in the image), else "unknown".
 ARG SVC_COMMIT=""
 RUN if [ -n "$SVC_COMMIT" ]; then printf '{"commit":"%s"}\n' "$SVC_COMMIT" > cli/build-info.json; fi
 

@@ -3,7 +3,7 @@
 import module from 'node:module'
 import { existsSync, mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 // An installed svc (under node_modules) needs a hook to strip its own TypeScript: see that module.
 import '../core/strip-types-hook.js'
 
@@ -18,7 +18,10 @@ import '../core/strip-types-hook.js'
 const home = resolve(homeFlag(process.argv.slice(2)) || process.env.SVC_HOME || join(homedir(), '.svc'))
 if (!existsSync(home) && startsDaemon(process.argv.slice(2))) {
   try {
-    mkdirSync(home, { recursive: true, mode: 0o700 })
+    // Only the home is closed (0700); parents it creates keep the usual mode, so a daemon that drops to its own
+    // user (`--user`) can still pass through them.
+    mkdirSync(dirname(home), { recursive: true })
+    mkdirSync(home, { mode: 0o700 })
   } catch {
     // The daemon reports a home it cannot create; this only loses the cache.
   }

@@ -3,7 +3,7 @@
  * `node cli/bin.js daemon --host 0.0.0.0` with SVC_IN_CONTAINER=1 and SVC_HOME=/data; here the same daemon
  * runs in a child process with a separate "container" home, and a host `svc` with its own home mints a session
  * on it after handing over its public keys the way docs/operations.md's `docker run -e SVC_TRUSTED_HOST_KEYS=…` does.
- * What is not run here: the image build, the port publishing, and the non-root user.
+ * The image itself, its published ports and its non-root user are run by a real engine in test/container-engine.e2e.test.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'

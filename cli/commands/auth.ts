@@ -1,4 +1,6 @@
 /** `svc auth set-password`: stores the operator password as a scrypt hash in $SVC_HOME (read from stdin). */
+import { chownSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { Command } from 'commander'
 import { setPassword } from '../../daemon/index.ts'
 import { askNewSecret, CliError, type CliIo } from '../io.ts'
@@ -15,8 +17,14 @@ export function makeAuthCommand(io: CliIo): Command {
         const env = io.env.SVC_ADMIN_PASSWORD || undefined
         const password = (io.interactive && env) || (await askNewSecret(io, 'operator password')) || env
         if (!password) throw new CliError('no password given: type it at the prompt, pipe it on stdin (e.g. `printf %s "$PW" | svc auth set-password`) or set SVC_ADMIN_PASSWORD')
+        const home = svcHome(io.env, opts.home)
         try {
-          setPassword(svcHome(io.env, opts.home), password)
+          setPassword(home, password)
+          // Root setting the password of a daemon that runs as its own user (`--system`): the file is that user's.
+          if (process.getuid?.() === 0) {
+            const owner = statSync(home)
+            if (owner.uid !== 0) chownSync(join(home, 'auth.json'), owner.uid, owner.gid)
+          }
         } catch (err) {
           throw new CliError((err as Error).message)
         }

@@ -4,6 +4,7 @@ import { collectWhenIdle } from '../daemon/idle-gc.ts'
 import type { CliIo } from '../io.ts'
 import { DEFAULT_DASHBOARD_PORT, DEFAULT_PORT, svcHome } from '../paths.ts'
 import { startSvcDaemon } from '../start-daemon.ts'
+import { runAs } from '../daemon/run-as.ts'
 
 function parsePort(value: string): number {
   const port = Number(value)
@@ -44,44 +45,61 @@ export function makeDaemonCommand(io: CliIo): Command {
       '--new-ledger',
       "start a new ledger although $SVC_HOME/checkpoints.log or the ledger marker says one existed here (only over an absent or empty ledger.db; the new ledger's first leaf names the one it replaces)",
     )
+    .option(
+      '--user <name>',
+      "run as this system user, out of the developer's reach (started as root, the daemon makes --home that user's and drops to it; `svc service install --system` sets this up)",
+    )
     .option('--dev-session', 'after start, mint a development session with the software signer (needs SVC_ALLOW_SOFTWARE_SIGNER=1; `npm start` sets it)')
-    .action(async (opts: { port: number; dashboardPort?: number; home?: string; host?: string; allowNonLoopback?: boolean; devSession?: boolean; newLedger?: boolean }) => {
-      const home = svcHome(io.env, opts.home)
-      // Handlers go in before the daemon announces itself: a SIGTERM right after "listening" still shuts down gracefully.
-      let signalled: string | undefined
-      let onSignal: (signal: string) => void = (signal) => void (signalled = signal)
-      process.once('SIGTERM', () => onSignal('SIGTERM'))
-      process.once('SIGINT', () => onSignal('SIGINT'))
-      const daemon = await startSvcDaemon({
-        home,
-        port: opts.port,
-        host: opts.host,
-        allowNonLoopback: opts.allowNonLoopback,
-        env: io.env,
-        newLedger: opts.newLedger,
-        dashboardPort: dashboardPort(opts.dashboardPort, io.env, opts.port),
-      })
-      if (opts.devSession) {
-        try {
-          // The signers load only for --dev-session (`npm start`), not at every daemon start.
-          const { mintOnDaemon } = await import('../signer/mint-flow.ts')
-          const minted = await mintOnDaemon(io, { tier: 'software', home, baseUrl: daemon.url })
-          io.err(`development session ${minted.session_id} (signer software, expires ${minted.expires_at}); the ledger is signed with a key kept on disk`)
-        } catch (err) {
-          await daemon.close()
-          throw err
+    .action(
+      async (opts: {
+        port: number
+        dashboardPort?: number
+        home?: string
+        host?: string
+        allowNonLoopback?: boolean
+        devSession?: boolean
+        newLedger?: boolean
+        user?: string
+      }) => {
+        const home = svcHome(io.env, opts.home)
+        // Before anything is opened: every file, port and thread of the daemon belongs to its own user.
+        const env = opts.user ? runAs(opts.user, home, io.env) : io.env
+        // Handlers go in before the daemon announces itself: a SIGTERM right after "listening" still shuts down gracefully.
+        let signalled: string | undefined
+        let onSignal: (signal: string) => void = (signal) => void (signalled = signal)
+        process.once('SIGTERM', () => onSignal('SIGTERM'))
+        process.once('SIGINT', () => onSignal('SIGINT'))
+        const daemon = await startSvcDaemon({
+          home,
+          port: opts.port,
+          host: opts.host,
+          allowNonLoopback: opts.allowNonLoopback,
+          env,
+          newLedger: opts.newLedger,
+          dashboardPort: dashboardPort(opts.dashboardPort, env, opts.port),
+        })
+        if (opts.devSession) {
+          try {
+            // The signers load only for --dev-session (`npm start`), not at every daemon start.
+            const { mintOnDaemon } = await import('../signer/mint-flow.ts')
+            const minted = await mintOnDaemon({ ...io, env }, { tier: 'software', home, baseUrl: daemon.url })
+            io.err(`development session ${minted.session_id} (signer software, expires ${minted.expires_at}); the ledger is signed with a key kept on disk`)
+          } catch (err) {
+            await daemon.close()
+            throw err
+          }
         }
-      }
-      // A long-lived process gives back what starting it (and each busy spell) left behind, once it is quiet.
-      const idleGc = collectWhenIdle(daemon.app.log)
-      await new Promise<void>((resolve) => {
-        const stop = (signal: string) => {
-          idleGc.stop()
-          daemon.app.log.info({ signal }, 'shutting down')
-          daemon.close().then(resolve, resolve)
-        }
-        if (signalled) stop(signalled)
-        else onSignal = stop
-      })
-    })
+        // A long-lived process gives back what starting it (and each busy spell) left behind, once it is quiet.
+        const idleGc = collectWhenIdle(daemon.app.log)
+        await new Promise<void>((resolve) => {
+          const stop = (signal: string) => {
+            idleGc.stop()
+            daemon.app.log.info({ signal }, 'shutting down')
+            daemon.close().then(resolve, resolve)
+          }
+          if (signalled) stop(signalled)
+          else onSignal = stop
+        })
+      },
+    )
 }

@@ -11,11 +11,46 @@ import { CliError, type CliIo } from '../io.ts'
 import { DEFAULT_PORT, PROJECT_ROOT, svcHome } from '../paths.ts'
 import { installServices, serviceStates, uninstallServices } from '../service/manager.ts'
 import { serviceFiles, type ServicePlatform, type ServiceSpec } from '../service/units.ts'
+import { daemonHomeOf, installSystem, uninstallSystem } from '../service/system.ts'
+import { lookupUser } from '../daemon/run-as.ts'
 
 interface ServiceOptions {
   port: number
   home?: string
   agent?: string
+}
+
+interface SystemOptions {
+  system?: boolean
+  user: string
+  for?: string
+}
+
+/** `--system`: the daemon as its own user, for the developer `--for` names (default: the one who ran sudo). */
+function installAsSystem(io: CliIo, opts: ServiceOptions & SystemOptions): void {
+  const name = opts.for ?? io.env.SUDO_USER
+  if (!name) throw new CliError("--system gates one developer's agents: name them with --for <login> (sudo sets SUDO_USER when you run it through sudo)")
+  if (opts.agent)
+    throw new CliError(
+      '--system runs the daemon only: the renewer stays with the developer (as them: `svc service install --agent <tier>` is not for --system; run `svc agent` in their session)',
+    )
+  const developer = lookupUser(name)
+  const platform = process.platform === 'darwin' ? 'darwin' : 'linux'
+  const { wrote, notes } = installSystem({
+    svcBin: realpathSync(join(PROJECT_ROOT, 'cli', 'svc.sh')),
+    user: opts.user,
+    port: opts.port,
+    developer,
+    developerHome: join(developer.home, '.svc'),
+    platform,
+    ...(opts.home ? { home: opts.home } : {}),
+    env: io.env,
+  })
+  for (const path of wrote) io.out(`wrote ${path}`)
+  const home = opts.home ?? daemonHomeOf(opts.user)
+  io.out(`the daemon runs as ${opts.user} with its state in ${home}; ${developer.name}'s agents cannot read, rewrite or signal it`)
+  io.out(`operator password: \`sudo svc auth set-password --home ${home}\``)
+  for (const note of notes) io.err(`note: ${note}`)
 }
 
 function platformOf(): ServicePlatform {
@@ -79,7 +114,11 @@ export function makeServiceCommand(io: CliIo): Command {
     .addOption(new Option('--port <port>', 'daemon API port').default(DEFAULT_PORT).argParser(parsePort))
     .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
     .addOption(new Option('--agent <tier>', 'also run `svc agent --tier <tier>` so sessions renew themselves').choices(['software', 'os-keychain', 'totp']))
-    .action((opts: ServiceOptions) => {
+    .option('--system', "root: run the daemon as its own system user (systemd system unit / LaunchDaemon), out of the developer's reach")
+    .option('--user <name>', "with --system: the daemon's account (created when missing)", 'svc')
+    .option('--for <login>', 'with --system: the developer whose agents it gates (default: $SUDO_USER)')
+    .action((opts: ServiceOptions & SystemOptions) => {
+      if (opts.system) return installAsSystem(io, opts)
       const platform = platformOf()
       const spec = specFor(io, opts)
       const files = serviceFiles(platform, spec, io.env)
@@ -102,7 +141,17 @@ export function makeServiceCommand(io: CliIo): Command {
   const uninstall = new Command('uninstall')
     .description('stop and remove the service files')
     .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
-    .action((opts: { home?: string }) => {
+    .option('--system', 'root: remove the system service `--system` installed (its user and state stay)')
+    .option('--user <name>', "with --system: the daemon's account", 'svc')
+    .action((opts: { home?: string; system?: boolean; user: string }) => {
+      if (opts.system) {
+        const removed = uninstallSystem(process.platform === 'darwin' ? 'darwin' : 'linux', io.env)
+        io.out(removed.length > 0 ? `removed ${removed.join(', ')}` : 'no svc system service is installed; nothing to remove')
+        io.out(
+          `kept: the user ${opts.user} and its state ${daemonHomeOf(opts.user)} (the ledger is evidence); remove them with \`userdel ${opts.user} && rm -rf /var/lib/${opts.user}\``,
+        )
+        return
+      }
       const platform = platformOf()
       const installed = installedServiceOptions(io, opts.home)
       const removed = uninstallServices(platform, serviceFiles(platform, specFor(io, { ...installed, agent: 'software' }), io.env), io.env)

@@ -8,6 +8,7 @@ import { CliError, type CliIo } from '../io.ts'
 import { daemonUrl, svcHome, userHomeOf } from '../paths.ts'
 import { collectStatus, type StatusReport } from '../status/collect.ts'
 import { versionLine } from '../version.ts'
+import { separationLine } from '../status/separation.ts'
 
 const ago = (iso: string, now = Date.now()) => `${Math.max(0, Math.round((now - Date.parse(iso)) / 1000))}s ago`
 
@@ -15,6 +16,7 @@ const ago = (iso: string, now = Date.now()) => `${Math.max(0, Math.round((now - 
 export function renderStatus(r: StatusReport): string {
   const out = [versionLine()]
   out.push(r.daemon.reachable ? `daemon:   reachable at ${r.url} (version ${r.daemon.version}), mode ${r.mode ?? '?'}` : `daemon:   NOT reachable at ${r.url} (${r.daemon.error})`)
+  if (r.separation) out.push(separationLine(r.separation))
   const s = r.session
   if (s) {
     if (s.state === 'none') out.push('session:  none')

@@ -5,6 +5,7 @@
  * leaves protection off is a Problem; doctor offers fixes for the ones it can repair. Light imports only:
  * status must answer in well under a second.
  */
+import { daemonSeparation, type Separation } from './separation.ts'
 import { readFileSync, statSync } from 'node:fs'
 import { Agent, get as httpGet } from 'node:http'
 import { join } from 'node:path'
@@ -60,6 +61,8 @@ export interface StatusReport {
   readonly url: string
   readonly home: string
   readonly daemon: { readonly reachable: boolean; readonly version?: string; readonly error?: string }
+  /** Whether the daemon runs as another account than the caller (the OS keeps the agent's code away from it). */
+  readonly separation?: Separation
   readonly mode?: string
   readonly session?: {
     readonly state: 'active' | 'expired' | 'none'
@@ -348,7 +351,8 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
       hint: 'look for a project setting that switches hooks off, then `svc log` to see what ran',
     })
   }
-  return { url, home, daemon, mode, session, hooks, sandbox, shim, bundle, policy, ledger, switchedOff, ungated, problems }
+  const separation = daemon.reachable ? daemonSeparation(url) : undefined
+  return { url, home, daemon, ...(separation ? { separation } : {}), mode, session, hooks, sandbox, shim, bundle, policy, ledger, switchedOff, ungated, problems }
 }
 
 /** Settings that switch hooks off: the user's configs, and the project layers of this directory and of every directory sessions ran in. */

@@ -24,6 +24,8 @@ export interface AnalyzeOptions {
   readonly codeParsers?: CodeParsers
   /** Where file-system reads are made and recorded (shared with the scripts it follows); a fresh one when absent. */
   readonly disk?: DiskReads
+  /** The daemon's own account when it runs as one (`svc daemon --user`): a kill by name cannot reach it. */
+  readonly daemonAccount?: string
 }
 
 /** Script files on disk are followed this many levels (`bash a.sh` whose a.sh runs `bash b.sh`). */
@@ -34,7 +36,13 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
   const budget: Budget = { ...DEFAULT_BUDGET, ...opts.budget }
   const disk = opts.disk ?? new DiskReads()
   const st = new AnalysisState(
-    { home: opts.home, cwd: opts.cwd, ...(opts.svcHome ? { svcHome: opts.svcHome } : {}), ...(opts.codeParsers ? { codeParsers: opts.codeParsers } : {}) },
+    {
+      home: opts.home,
+      cwd: opts.cwd,
+      ...(opts.svcHome ? { svcHome: opts.svcHome } : {}),
+      ...(opts.codeParsers ? { codeParsers: opts.codeParsers } : {}),
+      ...(opts.daemonAccount ? { daemonAccount: opts.daemonAccount } : {}),
+    },
     budget,
     disk,
   )
@@ -132,6 +140,10 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
   } finally {
     for (const tree of trees) tree.delete()
   }
+  // A file it needed and may not read (a daemon under its own account, a project closed to it) is unknown: fail closed, naming it.
+  const refused = (opts.fileDepth ?? 0) === 0 ? disk.refused : []
+  if (error === undefined && refused.length > 0)
+    error = `svc may not read ${refused.slice(0, 3).join(', ')}${refused.length > 3 ? ` and ${refused.length - 3} more` : ''} (permission denied), so it cannot tell what runs; give the daemon's account read access to the project`
   const result: CommandAnalysis = { raw, commands: st.commands, signals: [...st.signals].sort() }
   return error === undefined ? result : { ...result, error }
 }

@@ -7,7 +7,7 @@
  * answers mean an equal analysis. A read that cannot be asked again cheaply (wildcard expansion over a
  * directory) marks the analysis unrepeatable: it is never remembered.
  */
-import { closeSync, existsSync, globSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs'
+import { accessSync, closeSync, constants, existsSync, globSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs'
 import { join, posix } from 'node:path'
 import { pathSpellings, sha256 } from '../../core/index.ts'
 
@@ -100,6 +100,7 @@ export interface Observation {
 /** The reads of one analysis (and of the scripts it follows), answered from disk and remembered. */
 export class DiskReads {
   readonly #seen = new Map<string, Observation>()
+  readonly #refused = new Set<string>()
   #unrepeatable = false
 
   #read<K extends Kind>(kind: K, path: string): ReturnType<(typeof PROBES)[K]> {
@@ -118,7 +119,28 @@ export class DiskReads {
 
   /** A regular file's text (at most MAX_READ bytes), or undefined. */
   text(path: string): string | undefined {
-    return this.#read('text', path)
+    const text = this.#read('text', path)
+    if (text === undefined) this.#noteRefused(path)
+    return text
+  }
+
+  /**
+   * A file that is there but this process may not read: a daemon under its own account (`svc daemon --user`)
+   * reading a project the developer did not open to it. Its text is unknown, not absent: the analysis fails closed
+   * naming it (analyze.ts), never as if the file (a package.json's scripts, a git config's aliases) were not there.
+   */
+  #noteRefused(path: string): void {
+    try {
+      accessSync(path, constants.R_OK)
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      if (code === 'EACCES' || code === 'EPERM') this.#refused.add(path)
+    }
+  }
+
+  /** Files the analysis needed and was refused (see #noteRefused). */
+  get refused(): readonly string[] {
+    return [...this.#refused]
   }
 
   /** What git's discovery finds at `dir` (see PROBES.gitEntry). */
@@ -143,6 +165,7 @@ export class DiskReads {
   /** What running `path` as a script reads (see PROBES.script): its text, the head of a large file, or why none. */
   script(path: string): { text: string } | { head: string } | 'none' | 'unreadable' {
     const answer = this.#read('script', path)
+    if (answer === 'unreadable') this.#noteRefused(path)
     if (answer === 'none' || answer === 'unreadable') return answer
     return answer.startsWith('large:') ? { head: answer.slice('large:'.length) } : { text: answer.slice(1) }
   }

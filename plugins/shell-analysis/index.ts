@@ -148,7 +148,9 @@ export function shellCwd(input: Readonly<Record<string, unknown>>, cwd: string |
 export function createShellAnalysisPlugin(budget: Partial<Budget> = {}, sharedMemo?: AnalysisMemo): EnginePlugin {
   return {
     name: NAME,
-    apply({ hooks }) {
+    apply({ hooks, env }) {
+      // Set by `svc daemon --user` (cli/daemon/run-as.ts): the daemon is another account's process.
+      const daemonAccount = env.SVC_DAEMON_ACCOUNT || undefined
       let parser: BashParser | undefined
       let codeParsers: CodeParsers | undefined
       const terminals = new TerminalLines()
@@ -173,6 +175,7 @@ export function createShellAnalysisPlugin(budget: Partial<Budget> = {}, sharedMe
           budget,
           ...(ctx.svcHome ? { svcHome: ctx.svcHome } : {}),
           ...(codeParsers ? { codeParsers } : {}),
+          ...(daemonAccount ? { daemonAccount } : {}),
         })
         const shell = typed?.unknownKeys ? { ...analysed, signals: [...new Set([...analysed.signals, 'unknown_keys'])].sort() } : analysed
         const paths = new Set(request.paths)

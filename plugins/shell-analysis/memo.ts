@@ -59,7 +59,16 @@ export class AnalysisMemo {
 
 /** Everything an analysis depends on besides the disk: the text and every option that is data (the parsers are the plugin's own). */
 function keyOf(raw: string, opts: AnalyzeOptions): string {
-  return JSON.stringify([raw, opts.cwd ?? null, opts.home, opts.svcHome ?? null, opts.fileDepth ?? 0, opts.budget ?? null, opts.codeParsers !== undefined])
+  return JSON.stringify([
+    raw,
+    opts.cwd ?? null,
+    opts.home,
+    opts.svcHome ?? null,
+    opts.fileDepth ?? 0,
+    opts.budget ?? null,
+    opts.codeParsers !== undefined,
+    opts.daemonAccount ?? null,
+  ])
 }
 
 /** A remembered analysis is shared by every call that repeats it: nothing may change it afterwards. */

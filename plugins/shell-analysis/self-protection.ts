@@ -5,7 +5,8 @@
  *   so it runs ungated (`harness_config_moved`);
  * - stopping the daemon without naming it: every process (`kill -9 -1`, `pkill -u "$USER"`), or a pattern that
  *   matches the daemon's process (`pkill -f 'node.*daemon'`, `pkill '^no'`, `kill $(pgrep -f daemon)`)
- *   (`daemon_pattern`; the policy refuses it where something kills).
+ *   (`daemon_pattern`; the policy refuses it where something kills). Not a daemon pattern when the daemon runs as
+ *   its own account: the OS keeps a kill by name from reaching it.
  */
 import type { Invocation } from './invocation.ts'
 import type { AnalysisState, Scope } from './state.ts'
@@ -26,7 +27,7 @@ export function noteConfigVariable(scope: Scope, name: string | undefined): void
  * The daemon's process as `ps` shows it: its name, and its command line in the spellings it is started with.
  * (Fixed samples, not this process's own argv: the verdict must not depend on which process analyses.)
  */
-const DAEMON_NAMES = ['node', 'svc']
+const DAEMON_NAMES = ['node', 'nodejs', 'svc']
 const DAEMON_COMMAND_LINES = [
   'svc daemon',
   'node cli/main.ts daemon --port 7878',
@@ -67,6 +68,9 @@ export function watchSelfProtection(st: AnalysisState, inv: Invocation, program:
   const args = inv.argv.slice(1)
   if (program === 'kill' && killsEveryProcess(args)) st.signals.add('daemon_pattern')
   if (program !== 'pkill' && program !== 'pgrep' && program !== 'killall' && program !== 'pidof') return
+  // A daemon under its own account (`svc daemon --user`) is out of reach of a kill by name or pattern: the OS refuses
+  // it, so `pkill node` only stops the developer's own processes. Every-process kills (above, and `-u` below) stay flagged.
+  const byName = st.options.daemonAccount === undefined
   // Every process of a user (`pkill -u "$USER"`, `killall -u me`) includes the daemon.
   if (
     program !== 'pidof' &&
@@ -76,7 +80,7 @@ export function watchSelfProtection(st: AnalysisState, inv: Invocation, program:
     st.signals.add('daemon_pattern')
   const full = args.some((a) => /^-[a-zA-Z]*f/.test(a) || a === '--full')
   const regex = program === 'pkill' || program === 'pgrep' || args.some((a) => a === '-r' || a === '--regexp')
-  for (const pattern of patternsOf(args)) {
+  for (const pattern of byName ? patternsOf(args) : []) {
     const targets = full ? DAEMON_COMMAND_LINES : DAEMON_NAMES
     if (
       regex

@@ -85,6 +85,8 @@ export interface AnalysisOptions {
   readonly svcHome?: string
   /** Grammars for inline Python, JavaScript/TypeScript and Ruby (heuristics only when absent). */
   readonly codeParsers?: CodeParsers
+  /** The daemon's own account (`svc daemon --user`), when it runs as one. */
+  readonly daemonAccount?: string
 }
 
 /** Collects commands and signals and enforces the budget while one command string is analysed. */
