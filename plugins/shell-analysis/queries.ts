@@ -39,6 +39,7 @@ const CLIENTS: Readonly<Record<string, Client>> = {
   sqlcmd: { language: 'sql', code: ['-Q', '-q'], files: ['-i'], values: ['-S', '-U', '-P', '-d', '-o', '-s', '-W'] },
   snowsql: { language: 'sql', code: ['-q', '--query'], files: ['-f', '--filename'], values: ['-a', '--accountname', '-u', '--username', '-d', '--dbname', '-s', '--schemaname', '-w', '--warehouse', '-r', '--rolename', '-c', '--connection'] },
   cockroach: { language: 'sql', subcommand: 'sql', code: ['-e', '--execute'], files: ['-f', '--file'], values: ['--url', '--host', '--user', '-u', '--database', '-d', '--certs-dir'] },
+  cqlsh: { language: 'sql', code: ['-e', '--execute'], files: ['-f', '--file'], values: ['-u', '--username', '-p', '--password', '-k', '--keyspace', '--cqlshrc'] },
   bq: { language: 'sql', subcommand: 'query', code: [], values: ['--project_id', '--location', '--format', '--max_rows', '--parameter'], operands: 'all' },
   'redis-cli': { language: 'redis', code: [], values: ['-h', '-p', '-s', '-a', '-u', '-r', '-i', '-n', '-d', '-D', '--user', '--pass', '--cacert', '--cert', '--key', '--sni', '--pattern', '--count', '--eval'], operands: 'all' },
   mongosh: { language: 'mongodb', code: ['--eval'], files: ['--file', '-f'], values: ['--host', '--port', '-u', '--username', '-p', '--password', '--authenticationDatabase', '--tlsCAFile'], operands: 'all' },
