@@ -38,7 +38,9 @@ describe('svc policy test', () => {
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^(\d+) of \1 fixtures passed/m)
-    const packs = readdirSync(SHIPPED_POLICIES_DIR).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''))
+    const packs = readdirSync(SHIPPED_POLICIES_DIR)
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => f.replace(/\.yaml$/, ''))
     expect(packs.length).toBeGreaterThanOrEqual(19)
     for (const pack of packs) {
       const ids = (parse(readFileSync(join(SHIPPED_POLICIES_DIR, `${pack}.yaml`), 'utf8')) as { gates: { id: string }[] }).gates.map((g) => g.id)

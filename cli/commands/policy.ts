@@ -102,7 +102,7 @@ export function makePolicyCommand(io: CliIo): Command {
 function makePacksCommand(io: CliIo): Command {
   const home = (opts: { home?: string }) => svcHome(io.env, opts.home)
   const packs = new Command('packs')
-    .description('list the shipped packs with what each covers and its state; enable, disable or set a pack\'s severity')
+    .description("list the shipped packs with what each covers and its state; enable, disable or set a pack's severity")
     .option('--home <dir>', '$SVC_HOME whose choices to show')
     .option('--json', 'print the packs as JSON')
     .action((opts: { home?: string; json?: boolean }) => {
@@ -118,7 +118,11 @@ function makePacksCommand(io: CliIo): Command {
         // `--home` may be given before the verb (read by `packs`) or after it.
         const where = home({ home: (rest[args.length - 1] as { home?: string }).home ?? (packs.opts() as { home?: string }).home })
         choosePack(SHIPPED_POLICIES_DIR, where, pack, choice(severity))
-        io.out(renderPacks(listPacks(SHIPPED_POLICIES_DIR, where)).split('\n').find((l) => l.startsWith(`${pack} `)) ?? pack)
+        io.out(
+          renderPacks(listPacks(SHIPPED_POLICIES_DIR, where))
+            .split('\n')
+            .find((l) => l.startsWith(`${pack} `)) ?? pack,
+        )
       }),
     )
   }

@@ -24,7 +24,9 @@ describe('svc policy packs', () => {
   it('lists every shipped pack with what it covers, its gates by severity and its state', () => {
     const home = mkdtempSync(join(tmpdir(), 'svc-packs-'))
     const packs = listPacks(SHIPPED_POLICIES_DIR, home)
-    expect(packs.map((p) => p.name)).toEqual(expect.arrayContaining(['databases', 'cloud', 'kubernetes', 'iac', 'containers', 'code-hosting', 'secret-managers', 'backups', 'hosts', 'publishing', 'platforms', 'git']))
+    expect(packs.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['databases', 'cloud', 'kubernetes', 'iac', 'containers', 'code-hosting', 'secret-managers', 'backups', 'hosts', 'publishing', 'platforms', 'git']),
+    )
     for (const p of packs) {
       expect(p.description, p.name).not.toBe('')
       expect(p.state, p.name).toBe('on')

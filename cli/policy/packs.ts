@@ -25,7 +25,11 @@ export interface PackView {
 /** Every shipped pack, in name order, with the choices of `home`. */
 export function listPacks(policiesDir: string, home: string): PackView[] {
   const choices = packChoices(home)
-  const locked = new Set(bundleSources(home).filter((s) => s.layer === 'daemon' && s.source === 'bundle').map((s) => basename(s.path, '.yaml')))
+  const locked = new Set(
+    bundleSources(home)
+      .filter((s) => s.layer === 'daemon' && s.source === 'bundle')
+      .map((s) => basename(s.path, '.yaml')),
+  )
   return readdirSync(policiesDir)
     .filter((f) => f.endsWith('.yaml'))
     .sort()
@@ -59,7 +63,9 @@ export function choosePack(policiesDir: string, home: string, pack: string, choi
 export function renderPacks(packs: readonly PackView[]): string {
   const width = Math.max(...packs.map((p) => p.name.length))
   const state = (p: PackView) => (p.state === 'locked' ? 'locked on (bundle)' : p.state === 'off' ? 'off' : p.severity ? `on, all ${p.severity}` : 'on')
-  const lines = packs.map((p) => `${p.name.padEnd(width)}  ${state(p).padEnd(18)}  ${String(p.gates.deny).padStart(2)} deny ${String(p.gates.monitor).padStart(2)} monitor  ${p.description}`)
+  const lines = packs.map(
+    (p) => `${p.name.padEnd(width)}  ${state(p).padEnd(18)}  ${String(p.gates.deny).padStart(2)} deny ${String(p.gates.monitor).padStart(2)} monitor  ${p.description}`,
+  )
   const on = packs.filter((p) => p.state !== 'off').length
   return [...lines, `${on} of ${packs.length} packs on`].join('\n')
 }

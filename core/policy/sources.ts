@@ -26,7 +26,15 @@ export function staticSources(policiesDir: string, home: string): PolicySource[]
   const shipped = listDir(policiesDir)
     .filter((f) => (f.endsWith('.yaml') || f.endsWith('.yml')) && choices.get(f.replace(/\.ya?ml$/, '')) !== 'off')
     .sort()
-    .map((f): PolicySource => ({ path: join(policiesDir, f), layer: 'daemon', source: 'daemon', kind: 'policy', severity: choices.get(f.replace(/\.ya?ml$/, '')) as 'deny' | 'monitor' | undefined }))
+    .map(
+      (f): PolicySource => ({
+        path: join(policiesDir, f),
+        layer: 'daemon',
+        source: 'daemon',
+        kind: 'policy',
+        severity: choices.get(f.replace(/\.ya?ml$/, '')) as 'deny' | 'monitor' | undefined,
+      }),
+    )
   const registry = listDir(join(home, 'registry'))
     .sort()
     .map((id): PolicySource => ({ path: join(home, 'registry', id, 'rule.yaml'), layer: 'registry', source: `registry:${id}`, kind: 'policy' }))

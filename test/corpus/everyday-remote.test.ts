@@ -34,6 +34,8 @@ it('allows every everyday command of the covered tools (monitor alerts are allow
     if (decision.verdict === 'deny') denied.push(`${c.cmd} (${decision.ruleId})`)
     else if (decision.ledgerVerdict === 'monitor_alert') alerts++
   }
-  console.log(`remote-tools everyday corpus: ${corpus.length} commands, ${denied.length} denied (${((100 * denied.length) / corpus.length).toFixed(2)} %), ${alerts} monitor alerts`)
+  console.log(
+    `remote-tools everyday corpus: ${corpus.length} commands, ${denied.length} denied (${((100 * denied.length) / corpus.length).toFixed(2)} %), ${alerts} monitor alerts`,
+  )
   expect(denied).toEqual([])
 }, 120_000)
