@@ -24,17 +24,12 @@ export const REPO_POLICY_FILE = '.svc.yaml'
 export function staticSources(policiesDir: string, home: string): PolicySource[] {
   const choices = packChoices(home)
   const shipped = listDir(policiesDir)
-    .filter((f) => (f.endsWith('.yaml') || f.endsWith('.yml')) && choices.get(f.replace(/\.ya?ml$/, '')) !== 'off')
+    .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
     .sort()
-    .map(
-      (f): PolicySource => ({
-        path: join(policiesDir, f),
-        layer: 'daemon',
-        source: 'daemon',
-        kind: 'policy',
-        severity: choices.get(f.replace(/\.ya?ml$/, '')) as 'deny' | 'monitor' | undefined,
-      }),
-    )
+    .flatMap((f): PolicySource[] => {
+      const choice = choices.get(f.replace(/\.ya?ml$/, ''))
+      return choice === 'off' ? [] : [{ path: join(policiesDir, f), layer: 'daemon', source: 'daemon', kind: 'policy', severity: choice }]
+    })
   const registry = listDir(join(home, 'registry'))
     .sort()
     .map((id): PolicySource => ({ path: join(home, 'registry', id, 'rule.yaml'), layer: 'registry', source: `registry:${id}`, kind: 'policy' }))

@@ -114,8 +114,7 @@ export class PolicyStore {
 
   *#refreshSteps(now: number): Steps<boolean> {
     const known = new Map(this.#files.map((f) => [f.src.path, f]))
-    // A pack whose severity changed (packs.json) is compiled afresh.
-    const reuse = (src: PolicySource, prior = known.get(src.path)) => (prior?.src.severity === src.severity ? prior : undefined)
+    const reuse = (src: PolicySource, prior = known.get(src.path)) => (prior?.src.severity === src.severity ? prior : undefined) // a pack's new severity compiles afresh
     const files = staticSources(this.#opts.policiesDir, this.#opts.home).map((src) => reuse(src) ?? new PolicyFile(src, this.#opts.parseCache))
     let changed = files.length !== this.#files.length
     for (const file of files) {
