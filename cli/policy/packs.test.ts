@@ -1,9 +1,10 @@
 /** Packs as a unit: listing, the operator's choices in packs.json, and the engine honouring them on reload. */
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
 import { createEngine, type Engine } from '../../core/index.ts'
 import { SHIPPED_POLICIES_DIR } from '../paths.ts'
 import { allPlugins } from '../plugins.ts'
@@ -33,6 +34,16 @@ describe('svc policy packs', () => {
     }
     expect(packs.find((p) => p.name === 'iac')?.gates).toEqual({ deny: 1, monitor: 1 })
     expect(renderPacks(packs)).toMatch(/^(\d+) of \1 packs on$/m)
+  })
+
+  it('every gate of a shipped pack is tagged with its pack, and every deny says what to do instead', () => {
+    for (const f of readdirSync(SHIPPED_POLICIES_DIR).filter((n) => n.endsWith('.yaml'))) {
+      const doc = parse(readFileSync(join(SHIPPED_POLICIES_DIR, f), 'utf8')) as { gates: { id: string; tags?: string[]; on_hit?: string; nudge?: string }[] }
+      for (const g of doc.gates) {
+        expect(g.tags, g.id).toContain(`pack:${f.replace(/\.yaml$/, '')}`)
+        if ((g.on_hit ?? 'deny') === 'deny') expect(g.nudge?.length ?? 0, `${g.id} has a nudge`).toBeGreaterThan(20)
+      }
+    }
   })
 
   it('records choices atomically, refuses unknown packs, and a pack the signed bundle carries is locked on', () => {
