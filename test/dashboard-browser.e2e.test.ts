@@ -271,6 +271,8 @@ describe.skipIf(!hasBrowser)('web dashboard in headless Chromium', { timeout: 12
 
   it('changes the mode only with a reason, and the banner follows', async () => {
     await page.goto(`${base}/#/policy`)
+    // The packs in force (issue 28): the shipped packs, each a daemon-layer file.
+    await page.getByTestId('packs').filter({ hasText: 'databases' }).waitFor()
     await page.getByTestId('mode-toggle').click()
     await page.getByRole('alert').filter({ hasText: 'a reason is required' }).waitFor()
     expect(d.engine.mode()).toBe('firewall')

@@ -18,8 +18,8 @@ describe('svc explain', () => {
     expect(r.stdout).toContain(`rm -rf ${userHome}`)
     expect(r.stdout).toContain('via=sudo → bash -c')
     expect(r.stdout).toMatch(/MATCH daemon\s+fs\.rm-root-or-home/)
-    expect(r.stdout).toMatch(/ - +daemon\s+git\.reset-hard\s+\[deny\]\s+command: no match/)
-    expect(r.stdout).toContain('verdict: DENY (deny) rule fs.rm-root-or-home')
+    expect(r.stdout).toMatch(/ - +daemon\s+git\.reset-hard\s+\[deny · git\]\s+command: no match/)
+    expect(r.stdout).toContain('verdict: DENY (deny) rule fs.rm-root-or-home (pack filesystem, severity deny)')
     expect(r.stdout).toMatch(/nudge: Delete the specific directory/)
   })
 

@@ -4,7 +4,7 @@
  * `--exit-code`, the one redaction function, and `svc ledger verify` checking every stored call.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import { join } from 'node:path'
 import { parse } from 'yaml'
@@ -38,7 +38,11 @@ describe('svc policy test', () => {
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^(\d+) of \1 fixtures passed/m)
-    for (const pack of ['analysis', 'filesystem', 'git', 'mcp-pin', 'persistence', 'remote-exec', 'secrets', 'self-protection']) {
+    const packs = readdirSync(SHIPPED_POLICIES_DIR)
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => f.replace(/\.yaml$/, ''))
+    expect(packs.length).toBeGreaterThanOrEqual(19)
+    for (const pack of packs) {
       const ids = (parse(readFileSync(join(SHIPPED_POLICIES_DIR, `${pack}.yaml`), 'utf8')) as { gates: { id: string }[] }).gates.map((g) => g.id)
       const fixtures = (parse(readFileSync(join(SHIPPED_POLICIES_DIR, 'fixtures', `${pack}.yaml`), 'utf8')) as { fixtures: { expect: string; rule?: string }[] }).fixtures
       // Fires only on a script already on disk (a fixture call has no files): covered by the shell-analysis tests.

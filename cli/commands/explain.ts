@@ -127,8 +127,10 @@ export function render(mode: string, request: EvalRequest, gates: readonly GateL
   if (request.urls.length > 0) out.push(`urls: ${request.urls.map((u) => `${u.scheme}://${u.host}${u.port ? `:${u.port}` : ''}`).join(', ')}`)
   out.push(`gates evaluated (${gates.length}, ${gates.filter((g) => g.matched).length} matched):`)
   const width = Math.max(0, ...gates.map((g) => g.id.length))
-  for (const g of gates) out.push(`  ${g.matched ? 'MATCH' : '  -  '} ${g.layer.padEnd(8)} ${g.id.padEnd(width)}  [${g.on_hit}]  ${g.why}`)
-  out.push(`verdict: ${decision.verdict.toUpperCase()} (${decision.ledgerVerdict})${decision.ruleId ? ` rule ${decision.ruleId}` : ''}`)
+  for (const g of gates) out.push(`  ${g.matched ? 'MATCH' : '  -  '} ${g.layer.padEnd(8)} ${g.id.padEnd(width)}  [${g.on_hit}${g.pack ? ` · ${g.pack}` : ''}]  ${g.why}`)
+  const decided = gates.find((g) => g.matched && g.id === decision.ruleId)
+  const pack = decided ? ` (${decided.pack ? `pack ${decided.pack}, ` : ''}severity ${decided.on_hit})` : ''
+  out.push(`verdict: ${decision.verdict.toUpperCase()} (${decision.ledgerVerdict})${decision.ruleId ? ` rule ${decision.ruleId}${pack}` : ''}`)
   out.push(`reason: ${decision.reason}`)
   if (decision.verdict === 'deny' && decision.nudge) out.push(`nudge: ${decision.nudge}`)
   return out.join('\n')

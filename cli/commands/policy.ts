@@ -13,6 +13,7 @@ import { CliError, type CliIo } from '../io.ts'
 import { SHIPPED_POLICIES_DIR, svcHome } from '../paths.ts'
 import { makeBundleCommand } from '../policy/bundle.ts'
 import { lintPolicies } from '../policy/lint.ts'
+import { choosePack, listPacks, renderPacks } from '../policy/packs.ts'
 import { fixtureWorld, policyFilesAt } from '../policy/world.ts'
 
 /** The shipped packs plus the policy files of `$SVC_HOME` (its registry rules, daemon and user files). */
@@ -93,5 +94,49 @@ export function makePolicyCommand(io: CliIo): Command {
       }),
   )
   policy.addCommand(makeBundleCommand(io))
+  policy.addCommand(makePacksCommand(io))
   return policy
+}
+
+/** `svc policy packs [enable|disable|severity]`: the shipped packs, what each covers, its state; the operator's choices. */
+function makePacksCommand(io: CliIo): Command {
+  const home = (opts: { home?: string }) => svcHome(io.env, opts.home)
+  const packs = new Command('packs')
+    .description("list the shipped packs with what each covers and its state; enable, disable or set a pack's severity")
+    .option('--home <dir>', '$SVC_HOME whose choices to show')
+    .option('--json', 'print the packs as JSON')
+    .action((opts: { home?: string; json?: boolean }) => {
+      const list = listPacks(SHIPPED_POLICIES_DIR, home(opts))
+      io.out(opts.json ? JSON.stringify(list, null, 2) : renderPacks(list))
+    })
+  const choose = (name: string, description: string, choice: (severity?: string) => 'off' | 'deny' | 'monitor' | undefined, args: string[] = ['<pack>']) => {
+    const c = new Command(name).description(description).option('--home <dir>', '$SVC_HOME to record the choice in')
+    for (const a of args) c.argument(a)
+    packs.addCommand(
+      c.action((pack: string, ...rest: unknown[]) => {
+        const severity = args.length > 1 ? (rest[0] as string) : undefined
+        // `--home` may be given before the verb (read by `packs`) or after it.
+        const where = home({ home: (rest[args.length - 1] as { home?: string }).home ?? (packs.opts() as { home?: string }).home })
+        choosePack(SHIPPED_POLICIES_DIR, where, pack, choice(severity))
+        io.out(
+          renderPacks(listPacks(SHIPPED_POLICIES_DIR, where))
+            .split('\n')
+            .find((l) => l.startsWith(`${pack} `)) ?? pack,
+        )
+      }),
+    )
+  }
+  choose('enable', 'turn a pack back on, as shipped', () => undefined)
+  choose('disable', 'turn a shipped pack off (a pack the signed bundle carries stays in force)', () => 'off')
+  choose(
+    'severity',
+    'set every gate of a pack to deny or monitor (`default`: as shipped)',
+    (severity) => {
+      if (severity === 'default') return undefined
+      if (severity === 'deny' || severity === 'monitor') return severity
+      throw new CliError(`severity must be deny, monitor or default, not "${severity}"`, 2)
+    },
+    ['<pack>', '<severity>'],
+  )
+  return packs
 }

@@ -53,6 +53,11 @@ export function renderStatus(r: StatusReport): string {
     for (const f of r.policy.files)
       out.push(`          ${f.layer.padEnd(8)} ${f.status.padEnd(6)} ${f.path}${f.gates === undefined ? '' : ` (${f.gates} gates)`}${f.error ? `: ${f.error}` : ''}`)
   }
+  const off = r.packs.filter((p) => p.state === 'off').map((p) => p.name)
+  const chosen = r.packs.filter((p) => p.state === 'on' && p.severity).map((p) => `${p.name} all ${p.severity}`)
+  out.push(
+    `packs:    ${r.packs.length - off.length} of ${r.packs.length} on${off.length ? `; off: ${off.join(', ')}` : ''}${chosen.length ? `; ${chosen.join(', ')}` : ''} (svc policy packs)`,
+  )
   if (r.ledger) {
     const disk = r.ledger.bytesOnDisk === undefined ? '' : `, ${Math.ceil(r.ledger.bytesOnDisk / 1024)} KiB on disk`
     out.push(

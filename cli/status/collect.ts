@@ -12,6 +12,8 @@ import { join } from 'node:path'
 import type { HarnessDefinition } from '../../harness-contract/index.ts'
 import { harnessPlugins } from '../../harnesses/index.ts'
 import { entriesOf, loadInstallChecks, shimPath, shimState, type Manifest } from '../../plugins/installer/index.ts'
+import { SHIPPED_POLICIES_DIR } from '../paths.ts'
+import { listPacks, type PackView } from '../policy/packs.ts'
 import { projectHookSwitches, userHookSwitches, type HookSwitch } from './hook-switches.ts'
 
 // A JSONC parser: this module loads only for `svc status` and `svc doctor`, which read harness configs.
@@ -81,6 +83,8 @@ export interface StatusReport {
   readonly bundle?: BundleView
   readonly policy?: { readonly status: string; readonly hash: string; readonly files: readonly { path: string; layer: string; status: string; gates?: number; error?: string }[] }
   readonly ledger?: { readonly treeSize: number; readonly checkpointSize?: number; readonly signer: string; readonly bytesOnDisk?: number }
+  /** The shipped packs and their state (`svc policy packs`). */
+  readonly packs: readonly PackView[]
   /** Settings that switch svc's hooks off (user configs, and the project layers of known project directories). */
   readonly switchedOff: readonly (HookSwitch & { readonly project?: string })[]
   /** Harness sessions whose tool calls ran without reaching svc's pre-tool hook (from the daemon). */
@@ -352,7 +356,8 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
     })
   }
   const separation = daemon.reachable ? daemonSeparation(url) : undefined
-  return { url, home, daemon, ...(separation ? { separation } : {}), mode, session, hooks, sandbox, shim, bundle, policy, ledger, switchedOff, ungated, problems }
+  const packs = listPacks(SHIPPED_POLICIES_DIR, home)
+  return { url, home, daemon, ...(separation ? { separation } : {}), mode, session, hooks, sandbox, shim, bundle, policy, ledger, packs, switchedOff, ungated, problems }
 }
 
 /** Settings that switch hooks off: the user's configs, and the project layers of this directory and of every directory sessions ran in. */

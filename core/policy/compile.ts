@@ -89,7 +89,7 @@ export class GateCompiler {
       description: g.description as string | undefined,
       ...origin,
       loc: raw.loc,
-      onHit: (g.on_hit as OnHit | undefined) ?? 'deny',
+      onHit: origin.severity && g.on_hit !== 'allow' ? origin.severity : ((g.on_hit as OnHit | undefined) ?? 'deny'),
       requireStrong: g.require_strong === true,
       nudge: g.nudge as string | undefined,
       disabled,

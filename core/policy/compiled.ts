@@ -49,4 +49,5 @@ export interface GateOrigin {
   readonly layer: LayerName
   readonly source: string
   readonly policyMode: Mode
+  readonly severity?: OnHit
 }

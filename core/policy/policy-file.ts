@@ -117,7 +117,7 @@ export class PolicyFile {
       return loaded
     }
     const [parsed, cached] = yield* this.#parse('policy', text, contentHash)
-    const gates = yield* compiler.compileSteps(parsed.gates, { layer, source, policyMode: parsed.mode })
+    const gates = yield* compiler.compileSteps(parsed.gates, { layer, source, policyMode: parsed.mode, ...(this.src.severity ? { severity: this.src.severity } : {}) })
     if (!cached) this.#cache?.put('policy', path, contentHash, parsed)
     return { mode: parsed.mode, contentHash, gates, groups: new Map(), users: new Map(), loadedAt: now }
   }

@@ -4,6 +4,7 @@
  */
 import { readdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
+import { readRegularFile } from '../regular-file.ts'
 import type { LayerName } from '../types.ts'
 
 export interface PolicySource {
@@ -12,6 +13,8 @@ export interface PolicySource {
   /** The gate view's `source`: `daemon`, `registry:<id>`, `group`, `user`, `per-repo:<path>`; `bundle…` from a signed policy bundle. */
   readonly source: string
   readonly kind: 'policy' | 'group'
+  /** A shipped pack's severity chosen in `packs.json`: every deny or monitor gate of the file hits with it. */
+  readonly severity?: 'deny' | 'monitor' | undefined
 }
 
 /** The repo-layer policy file, looked up at each repository root of a call's cwd. */
@@ -19,10 +22,14 @@ export const REPO_POLICY_FILE = '.svc.yaml'
 
 /** Lists the static (non-repo) policy files, in layer order, that exist or may appear. */
 export function staticSources(policiesDir: string, home: string): PolicySource[] {
+  const choices = packChoices(home)
   const shipped = listDir(policiesDir)
     .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
     .sort()
-    .map((f): PolicySource => ({ path: join(policiesDir, f), layer: 'daemon', source: 'daemon', kind: 'policy' }))
+    .flatMap((f): PolicySource[] => {
+      const choice = choices.get(f.replace(/\.ya?ml$/, ''))
+      return choice === 'off' ? [] : [{ path: join(policiesDir, f), layer: 'daemon', source: 'daemon', kind: 'policy', severity: choice }]
+    })
   const registry = listDir(join(home, 'registry'))
     .sort()
     .map((id): PolicySource => ({ path: join(home, 'registry', id, 'rule.yaml'), layer: 'registry', source: `registry:${id}`, kind: 'policy' }))
@@ -37,6 +44,16 @@ export function staticSources(policiesDir: string, home: string): PolicySource[]
     { path: join(home, 'group-policy.yaml'), layer: 'group', source: 'group', kind: 'group' },
     { path: join(home, 'user-policy.yaml'), layer: 'user', source: 'user', kind: 'policy' },
   ]
+}
+
+/** `$SVC_HOME/packs.json` (`svc policy packs`): a shipped pack off, or its severity; unreadable, every pack stays as shipped. */
+export function packChoices(home: string): Map<string, 'off' | 'deny' | 'monitor'> {
+  try {
+    const packs = (JSON.parse(readRegularFile(join(home, 'packs.json'))) as { packs?: Record<string, unknown> }).packs ?? {}
+    return new Map(Object.entries(packs).filter((e): e is [string, 'off' | 'deny' | 'monitor'] => ['off', 'deny', 'monitor'].includes(e[1] as string)))
+  } catch {
+    return new Map()
+  }
 }
 
 /** Where the active signed policy bundle's files are: `$SVC_HOME/bundles/active` links to one immutable revision directory. */

@@ -114,7 +114,8 @@ export class PolicyStore {
 
   *#refreshSteps(now: number): Steps<boolean> {
     const known = new Map(this.#files.map((f) => [f.src.path, f]))
-    const files = staticSources(this.#opts.policiesDir, this.#opts.home).map((src) => known.get(src.path) ?? new PolicyFile(src, this.#opts.parseCache))
+    const reuse = (src: PolicySource, prior = known.get(src.path)) => (prior?.src.severity === src.severity ? prior : undefined) // a pack's new severity compiles afresh
+    const files = staticSources(this.#opts.policiesDir, this.#opts.home).map((src) => reuse(src) ?? new PolicyFile(src, this.#opts.parseCache))
     let changed = files.length !== this.#files.length
     for (const file of files) {
       const hadProblem = file.problem?.message

@@ -49,6 +49,8 @@ export interface GateLine {
   readonly source: string
   readonly id: string
   readonly on_hit: string
+  /** The pack a daemon-layer gate ships in (its file's name: `databases` for policies/databases.yaml). */
+  readonly pack?: string
   readonly matched: boolean
   readonly why: string
 }
@@ -60,7 +62,14 @@ export function explainGates(trace: readonly GateTrace[]): GateLine[] {
     source: gate.source,
     id: gate.id,
     on_hit: gate.evaluators.length > 0 ? 'guardrail' : gate.onHit,
+    ...packOf(gate),
     matched: matched !== undefined,
     why: explainNode(node).why,
   }))
+}
+
+/** A daemon-layer pack file's gates belong to the pack of its name; the operator's own policy.yaml is no pack. */
+function packOf(gate: GateTrace['gate']): { pack?: string } {
+  const file = gate.loc.file.split(/[\\/]/).pop() ?? ''
+  return gate.layer === 'daemon' && /\.ya?ml$/.test(file) && file !== 'policy.yaml' ? { pack: file.replace(/\.ya?ml$/, '') } : {}
 }

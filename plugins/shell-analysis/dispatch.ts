@@ -21,6 +21,7 @@ import { PLAIN, type Invocation } from './invocation.ts'
 import { unwrap } from './unwrap.ts'
 import { NESTED_COMMANDS } from './nested-commands.ts'
 import { packageScripts } from './package-scripts.ts'
+import { recordQueries } from './queries.ts'
 import { operandProgram, runnerOf, runnerString } from './runners.ts'
 import { forgetPatched, patchedByCommand } from './patches.ts'
 import { expandProgramWord, lexicalPath } from './paths.ts'
@@ -153,6 +154,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
     return gitRun(st, inv, { literal, ...(applied ? { paths: applied } : {}) })
   }
   if (program === 'ssh' || program === 'scp' || program === 'sftp') sshLocalCommands(st, inv, program)
+  recordQueries(st, inv)
   const nested = Object.hasOwn(NESTED_COMMANDS, program) ? NESTED_COMMANDS[program]!(inv.argv, inv.stdin?.text) : undefined
   if (nested?.kind === 'string') {
     record({ exclude: nested.exclude })

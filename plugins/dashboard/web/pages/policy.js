@@ -34,8 +34,28 @@ export function PolicyPage() {
     </form>
     ${changed ? html`<p class="pass">${changed}</p>` : null}
     <${Failure} error=${problem} />
+    <h2>Packs on</h2>
+    <${Table} testid="packs" columns=${[
+      [
+        'pack',
+        (f) =>
+          f.path
+            .split('/')
+            .pop()
+            .replace(/\.ya?ml$/, ''),
+      ],
+      ['locked by', (f) => (f.source === 'bundle' ? 'signed bundle' : '')],
+      ['gates', (f) => f.gates],
+      ['status', (f) => f.status],
+    ]} rows=${packFiles(data.files)} />
+    <p>A pack that is off is not listed; <code>svc policy packs</code> shows every pack and its severity.</p>
     <h2>Files</h2>
     <${Table} testid="files" columns=${[['layer', (f) => f.layer], ['source', (f) => f.source], ['path', (f) => f.path], ['status', (f) => f.status], ['gates', (f) => f.gates], ['error', (f) => (f.error ? `${f.error.code}: ${f.error.message}` : '')]]} rows=${data.files} />
     ${data.warnings?.length ? html`<h2>Warnings</h2><ul>${data.warnings.map((w) => html`<li>${typeof w === 'string' ? w : JSON.stringify(w)}</li>`)}</ul>` : null}
   </section>`
+}
+
+// The shipped packs (and a bundle's copies) are the daemon layer's files, apart from the operator's own policy.yaml.
+function packFiles(files) {
+  return files.filter((f) => f.layer === 'daemon' && (f.source === 'daemon' || f.source === 'bundle') && !f.path.endsWith('/policy.yaml') && f.status !== 'absent')
 }
