@@ -55,7 +55,8 @@ export async function startFakeChat(opts: { shellTool?: string } = {}): Promise<
     }
     const messages = body.messages ?? []
     const last = messages[messages.length - 1]
-    const prompt = textOf([...messages].reverse().find((m) => m.role === 'user')?.content ?? '')
+    // `opencode run` sends the prompt in double quotes.
+    const prompt = textOf([...messages].reverse().find((m) => m.role === 'user')?.content ?? '').replace(/^"([^]*)"$/, '$1')
     const text = (t: string) =>
       body.stream === false
         ? void res.writeHead(200, { 'content-type': 'application/json' }).end(
