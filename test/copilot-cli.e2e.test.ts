@@ -123,6 +123,9 @@ describe.skipIf(!existsSync(COPILOT))('GitHub Copilot CLI with svc installed (re
       const accepted = await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'fx', fingerprint: served }, { authorization: `Bearer ${await daemon.operatorToken()}` })
       expect(accepted.status).toBe(200)
       const before = daemon.engine.ledger.size()
+      // Copilot caches each server's tool list (~/.cache/copilot/mcp-tools) and a prompt-mode run uses that snapshot
+      // while the live connection is still starting: the list from before the pin (none) would be served again.
+      rmSync(join(home, '.cache/copilot/mcp-tools'), { recursive: true, force: true })
       const res = await copilot('MCP: fx-echo {"text":"via proxy"}')
       expect(res.code, res.out).toBe(0)
       expect(model.toolResults.at(-1)).toContain('echo: via proxy')
