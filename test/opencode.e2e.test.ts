@@ -49,7 +49,14 @@ describe.skipIf(!existsSync(OPENCODE))('OpenCode with svc installed (real binary
     model = await startFakeChat()
     mkdirSync(join(home, '.config/opencode'), { recursive: true })
     config = join(home, '.config/opencode/opencode.jsonc')
-    const provider = { fake: { npm: '@ai-sdk/openai-compatible', name: 'Scripted', options: { baseURL: model.url, apiKey: 'test-key' }, models: { 'test-model': { name: 'Test', tool_call: true } } } }
+    const provider = {
+      fake: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Scripted',
+        options: { baseURL: model.url, apiKey: 'test-key' },
+        models: { 'test-model': { name: 'Test', tool_call: true } },
+      },
+    }
     original = `// my OpenCode config\n{\n  "$schema": "https://opencode.ai/config.json",\n  "model": "fake/test-model", // the scripted model\n  "provider": ${JSON.stringify(provider)},\n  "autoupdate": false\n}\n`
     writeFileSync(config, original)
     daemon = await startTestDaemon({ home: join(home, '.svc'), env: { SVC_USER_HOME: home } })

@@ -32,12 +32,16 @@ describe('copilot-cli parse', () => {
   })
   parses(
     {
-      'names the captured MCP call <server>-<tool> as mcp__<server>__<tool>': [['preToolUse', fixture('pre-tool-use.mcp.captured'), { kind: 'call', call: { tool: 'mcp__fx__echo', input: { text: 'hi' } } }]],
+      'names the captured MCP call <server>-<tool> as mcp__<server>__<tool>': [
+        ['preToolUse', fixture('pre-tool-use.mcp.captured'), { kind: 'call', call: { tool: 'mcp__fx__echo', input: { text: 'hi' } } }],
+      ],
       'maps view/edit onto Read/Edit with an absolute file_path': [
         ['preToolUse', fixture('pre-tool-use.view'), { kind: 'call', call: { tool: 'Read', input: { file_path: '/home/u/.ssh/id_ed25519' } } }],
         ['preToolUse', fixture('pre-tool-use.edit'), { kind: 'call', call: { tool: 'Edit', input: { file_path: '/home/u/work/a.ts', old_string: 'a', new_string: 'b' } } }],
       ],
-      'takes toolArgs as a JSON string too (the documented older form)': [['preToolUse', fixture('pre-tool-use.string-args'), { kind: 'call', call: { tool: 'Bash', input: { command: 'rm -rf dist' } } }]],
+      'takes toolArgs as a JSON string too (the documented older form)': [
+        ['preToolUse', fixture('pre-tool-use.string-args'), { kind: 'call', call: { tool: 'Bash', input: { command: 'rm -rf dist' } } }],
+      ],
       'ignores events it does not gate': [['sessionStart', { sessionId: 's', cwd: '/' }, { kind: 'ignore' }]],
     },
     { partial: true },

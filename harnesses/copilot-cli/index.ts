@@ -45,7 +45,8 @@ function installPlan(ctx: InstallContext) {
   }))
   const notes = ctx.scope === 'repo' ? ['Copilot CLI loads repository hooks only in a folder you trusted.'] : []
   for (const settings of hookSwitches.userFiles(ctx)) {
-    for (const found of hooksSwitchedOff(ctx.readText(settings) ?? '')) notes.push(`WARNING: ${found} in ${settings}: Copilot CLI runs no hooks, so svc cannot gate anything until you remove it.`)
+    for (const found of hooksSwitchedOff(ctx.readText(settings) ?? ''))
+      notes.push(`WARNING: ${found} in ${settings}: Copilot CLI runs no hooks, so svc cannot gate anything until you remove it.`)
   }
   return { entries, notes }
 }
@@ -108,10 +109,17 @@ export default defineHarness({
   events: EVENTS,
   detect(env, scope, exists) {
     if (scope === 'user') return exists(copilotHome(env))
-    return !!env.repo && (exists(join(env.repo, '.github', 'hooks')) || exists(join(env.repo, '.github', 'copilot')) || exists(join(env.repo, '.github', 'copilot-instructions.md')))
+    return (
+      !!env.repo && (exists(join(env.repo, '.github', 'hooks')) || exists(join(env.repo, '.github', 'copilot')) || exists(join(env.repo, '.github', 'copilot-instructions.md')))
+    )
   },
   configLocations(env): ConfigLocation[] {
-    const hooks: ConfigLocation[] = (env.repo ? (['user', 'repo'] as const) : (['user'] as const)).map((scope) => ({ scope, path: hooksFile(env, scope), format: 'jsonc', purpose: 'hooks' }))
+    const hooks: ConfigLocation[] = (env.repo ? (['user', 'repo'] as const) : (['user'] as const)).map((scope) => ({
+      scope,
+      path: hooksFile(env, scope),
+      format: 'jsonc',
+      purpose: 'hooks',
+    }))
     const mcp = mcpFiles(env).map((path, i): ConfigLocation => ({ scope: i === 0 ? 'user' : 'repo', path, format: 'jsonc', purpose: 'mcp' }))
     return [...hooks, ...mcp]
   },

@@ -20,13 +20,25 @@ describe('opencode parse', () => {
   })
   parses(
     {
-      'links tool_execute_after by the same call id': [['tool_execute_after', fixture('tool-execute-after.bash'), { kind: 'outcome', outcome: 'ran', call: { toolUseId: 'call_7' } }]],
-      'maps edit onto Edit with an absolute file_path and Claude’s field names': [
-        ['tool_execute_before', fixture('tool-execute-before.edit'), { kind: 'call', call: { tool: 'Edit', input: { file_path: '/home/u/app/src/a.ts', old_string: 'a', new_string: 'b' } } }],
+      'links tool_execute_after by the same call id': [
+        ['tool_execute_after', fixture('tool-execute-after.bash'), { kind: 'outcome', outcome: 'ran', call: { toolUseId: 'call_7' } }],
       ],
-      'names MCP tools by the server the plugin resolved': [['tool_execute_before', fixture('tool-execute-before.mcp'), { kind: 'call', call: { tool: 'mcp__fx__echo', input: { text: 'hi' } } }]],
+      'maps edit onto Edit with an absolute file_path and Claude’s field names': [
+        [
+          'tool_execute_before',
+          fixture('tool-execute-before.edit'),
+          { kind: 'call', call: { tool: 'Edit', input: { file_path: '/home/u/app/src/a.ts', old_string: 'a', new_string: 'b' } } },
+        ],
+      ],
+      'names MCP tools by the server the plugin resolved': [
+        ['tool_execute_before', fixture('tool-execute-before.mcp'), { kind: 'call', call: { tool: 'mcp__fx__echo', input: { text: 'hi' } } }],
+      ],
       'runs a command relative to its workdir': [
-        ['tool_execute_before', { tool: 'bash', callID: 'c', args: { command: 'cat .env', workdir: '/srv/app' }, cwd: '/home/u' }, { kind: 'call', call: { tool: 'Bash', cwd: '/srv/app' } }],
+        [
+          'tool_execute_before',
+          { tool: 'bash', callID: 'c', args: { command: 'cat .env', workdir: '/srv/app' }, cwd: '/home/u' },
+          { kind: 'call', call: { tool: 'Bash', cwd: '/srv/app' } },
+        ],
       ],
       'ignores events it does not serve': [['tool.execute.before', { tool: 'bash' }, { kind: 'ignore' }]],
     },
@@ -40,7 +52,11 @@ describe('opencode parse', () => {
 describe('opencode render', () => {
   renders({
     'denies with decision/reason for the plugin to throw': [
-      ['tool_execute_before', { verdict: 'deny', ruleId: 'secrets.ssh-private-key', reason: 'keys stay put' }, '{"decision":"deny","reason":"keys stay put [svc rule secrets.ssh-private-key]"}'],
+      [
+        'tool_execute_before',
+        { verdict: 'deny', ruleId: 'secrets.ssh-private-key', reason: 'keys stay put' },
+        '{"decision":"deny","reason":"keys stay put [svc rule secrets.ssh-private-key]"}',
+      ],
     ],
     'says nothing on allow and on outcomes': [
       ['tool_execute_before', { verdict: 'allow', ruleId: '', reason: '' }, '{}'],
@@ -72,7 +88,8 @@ describe('opencode config', () => {
     expect(h.isOurs(['opencode-wakatime', {}], 'abc')).toBe(false)
   })
   it('reads local (argv) and remote MCP servers, names only', () => {
-    const text = '{ "mcp": { "fx": { "type": "local", "command": ["node", "s.js"], "environment": { "T": "secret" } }, "docs": { "type": "remote", "url": "https://x.example/mcp", "headers": { "Authorization": "Bearer x" } } } }'
+    const text =
+      '{ "mcp": { "fx": { "type": "local", "command": ["node", "s.js"], "environment": { "T": "secret" } }, "docs": { "type": "remote", "url": "https://x.example/mcp", "headers": { "Authorization": "Bearer x" } } } }'
     const servers = h.mcpServers({ home: '/h', env: { XDG_CONFIG_HOME: '/cfg' } }, (p) => (p === '/cfg/opencode/opencode.json' ? text : undefined))
     expect(servers).toEqual([
       { name: 'fx', harness: 'opencode', file: '/cfg/opencode/opencode.json', transport: 'stdio', command: 'node', args: ['s.js'], envNames: ['T'] },

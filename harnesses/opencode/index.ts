@@ -117,7 +117,17 @@ export default defineHarness({
   mcpServers,
   // No OpenCode setting turns a configured plugin off from a project; `--pure` / OPENCODE_PURE do, on a run.
   protects: {
-    files: ['**/opencode/opencode.json', '**/opencode/opencode.jsonc', '**/opencode/config.json', '**/opencode.json', '**/opencode.jsonc', '**/.opencode/**', '**/opencode/plugin/**', '**/opencode/plugins/**', PLUGIN],
+    files: [
+      '**/opencode/opencode.json',
+      '**/opencode/opencode.jsonc',
+      '**/opencode/config.json',
+      '**/opencode.json',
+      '**/opencode.jsonc',
+      '**/.opencode/**',
+      '**/opencode/plugin/**',
+      '**/opencode/plugins/**',
+      PLUGIN,
+    ],
     dirs: ['**/.config/opencode', '**/.opencode', '**/.opencode/plugin', '**/.opencode/plugins'],
     programs: ['opencode'],
   },

@@ -23,7 +23,15 @@ describe('svc OpenCode plugin', () => {
     await hooks.config({ mcp: { fx: {} } })
     await hooks['tool.execute.before']({ ...call, tool: 'fx_echo' }, { args: { text: 'hi' } })
     expect(readFileSync(join(dir, 'argv'), 'utf8')).toBe('opencode tool_execute_before --url=http://127.0.0.1:7878 --svc-install=abc ')
-    expect(JSON.parse(readFileSync(join(dir, 'stdin'), 'utf8'))).toEqual({ tool: 'fx_echo', sessionID: 's', callID: 'c1', args: { text: 'hi' }, cwd: '/w', mcp_server: 'fx', mcp_tool: 'echo' })
+    expect(JSON.parse(readFileSync(join(dir, 'stdin'), 'utf8'))).toEqual({
+      tool: 'fx_echo',
+      sessionID: 's',
+      callID: 'c1',
+      args: { text: 'hi' },
+      cwd: '/w',
+      mcp_server: 'fx',
+      mcp_tool: 'echo',
+    })
   })
   it('throws the reason on a deny', async () => {
     const hooks = await svcPlugin({}, options(shim(`cat >/dev/null; printf '{"decision":"deny","reason":"keys stay put"}'`)))

@@ -44,8 +44,10 @@ export async function startFakeChat(opts: { shellTool?: string } = {}): Promise<
   const declared = new Set<string>()
   let n = 0
   const server = await startScriptedServer((req, raw, res) => {
-    if (req.method === 'GET' && req.url?.endsWith('/models')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[{"id":"test-model","object":"model"}]}')
-    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not here"}}')
+    if (req.method === 'GET' && req.url?.endsWith('/models'))
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[{"id":"test-model","object":"model"}]}')
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions'))
+      return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not here"}}')
     const body = (raw ? JSON.parse(raw) : {}) as { model?: string; stream?: boolean; messages?: Message[]; tools?: { function?: { name?: string } }[] }
     const model = body.model ?? 'test-model'
     const tools = (body.tools ?? []).map((t) => t.function?.name ?? '')
@@ -56,12 +58,19 @@ export async function startFakeChat(opts: { shellTool?: string } = {}): Promise<
     const messages = body.messages ?? []
     const last = messages[messages.length - 1]
     // `opencode run` sends the prompt in double quotes.
-    const prompt = textOf([...messages].reverse().find((m) => m.role === 'user')?.content ?? '').replace(/^"([^]*)"$/, '$1')
+    const prompt = textOf([...messages].reverse().find((m) => m.role === 'user')?.content ?? '').replace(/^"([\s\S]*)"$/, '$1')
     const text = (t: string) =>
       body.stream === false
-        ? void res.writeHead(200, { 'content-type': 'application/json' }).end(
-            JSON.stringify({ id: `chatcmpl-${++n}`, object: 'chat.completion', model, choices: [{ index: 0, message: { role: 'assistant', content: t }, finish_reason: 'stop' }] }),
-          )
+        ? void res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(
+              JSON.stringify({
+                id: `chatcmpl-${++n}`,
+                object: 'chat.completion',
+                model,
+                choices: [{ index: 0, message: { role: 'assistant', content: t }, finish_reason: 'stop' }],
+              }),
+            )
         : chunks(res, model, { content: t }, 'stop')
     if (last?.role === 'tool') {
       toolResults.push(textOf(last.content))
