@@ -6,7 +6,7 @@ const { h, fixture, parses, renders } = harnessSuite(opencode, import.meta.url)
 
 describe('opencode parse', () => {
   it('maps the plugin’s bash payload onto Bash with OpenCode’s own call id', () => {
-    expect(h.parse('tool_execute_before', fixture('tool-execute-before.bash'))).toEqual({
+    expect(h.parse('tool_execute_before', fixture('tool_execute_before.bash'))).toEqual({
       kind: 'call',
       call: {
         source: 'opencode',
@@ -21,17 +21,17 @@ describe('opencode parse', () => {
   parses(
     {
       'links tool_execute_after by the same call id': [
-        ['tool_execute_after', fixture('tool-execute-after.bash'), { kind: 'outcome', outcome: 'ran', call: { toolUseId: 'call_7' } }],
+        ['tool_execute_after', fixture('tool_execute_after.bash'), { kind: 'outcome', outcome: 'ran', call: { toolUseId: 'call_7' } }],
       ],
       'maps edit onto Edit with an absolute file_path and Claude’s field names': [
         [
           'tool_execute_before',
-          fixture('tool-execute-before.edit'),
+          fixture('tool_execute_before.edit'),
           { kind: 'call', call: { tool: 'Edit', input: { file_path: '/home/u/app/src/a.ts', old_string: 'a', new_string: 'b' } } },
         ],
       ],
       'names MCP tools by the server the plugin resolved': [
-        ['tool_execute_before', fixture('tool-execute-before.mcp'), { kind: 'call', call: { tool: 'mcp__fx__echo', input: { text: 'hi' } } }],
+        ['tool_execute_before', fixture('tool_execute_before.mcp'), { kind: 'call', call: { tool: 'mcp__fx__echo', input: { text: 'hi' } } }],
       ],
       'runs a command relative to its workdir': [
         [

@@ -35,9 +35,9 @@ function configIn(dir: string): string {
 
 function configFile(env: HarnessEnv, scope: 'user' | 'repo'): string {
   if (scope === 'user') return configIn(userDir(env))
+  // The project's own file when it has one at the root; otherwise `.opencode/opencode.json`, which OpenCode also reads.
   const repo = env.repo ?? '.'
-  const nested = join(repo, '.opencode')
-  return NAMES.some((n) => existsSync(join(nested, n))) ? configIn(nested) : configIn(repo)
+  return NAMES.some((n) => existsSync(join(repo, n))) ? configIn(repo) : configIn(join(repo, '.opencode'))
 }
 
 function installPlan(ctx: InstallContext) {
