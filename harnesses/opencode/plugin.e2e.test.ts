@@ -49,6 +49,10 @@ describe('svc OpenCode plugin', () => {
     const bare = await svcPlugin({}, undefined)
     await expect(bare['tool.execute.before'](call, { args: {} })).rejects.toThrow(/without its options/)
   })
+  it('survives a shim that exits before reading a large call (the closed pipe is not an uncaught error)', async () => {
+    const early = await svcPlugin({}, options(shim('echo "svc: cannot read the hook key" >&2; exit 2')))
+    await expect(early['tool.execute.before'](call, { args: { content: 'x'.repeat(1 << 20) } })).rejects.toThrow('cannot read the hook key')
+  })
   it('reports outcomes without blocking, even when the shim fails', async () => {
     const hooks = await svcPlugin({}, options(shim('exit 2')))
     await expect(hooks['tool.execute.after']({ ...call, args: {} }, { metadata: { exit: 0 } })).resolves.toBeUndefined()

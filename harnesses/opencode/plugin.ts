@@ -42,6 +42,8 @@ function runShim(o: SvcPluginOptions, event: string, payload: unknown, observe: 
     child.stderr?.on('data', (c) => (stderr += c))
     child.on('error', (error) => resolve({ code: -1, stdout, stderr: `svc: cannot run the hook shim ${o.shim}: ${error.message}` }))
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }))
+    // A shim that fails before reading its input (no key, bad URL) closes the pipe: that EPIPE is its exit code's business.
+    child.stdin?.on('error', () => undefined)
     child.stdin?.end(JSON.stringify(payload))
   })
 }
