@@ -100,6 +100,24 @@ describe.skipIf(!existsSync(OPENCODE))('OpenCode with svc installed (real binary
     expect(daemon.engine.ledger.get(before + 1)).toMatchObject({ kind: 'outcome', verdict: 'ran', parentSeq: before, toolUseId: decision!.toolUseId })
   }, 180_000)
 
+  it('gates MCP tools too: the plugin names the server from the config, svc decides mcp__<server>__<tool>', async () => {
+    const server = { fx: { type: 'local', command: [process.execPath, join(ROOT, 'test/fixtures/mcp/server.ts')] } }
+    const installed = readFileSync(config, 'utf8')
+    writeFileSync(config, installed.replace('"autoupdate": false', `"autoupdate": false,\n  "mcp": ${JSON.stringify(server)}`))
+    try {
+      const before = daemon.engine.ledger.size()
+      const res = await opencode('MCP: fx_echo {"text":"via plugin"}')
+      expect(res.code, res.out).toBe(0)
+      expect(model.declared.has('fx_echo')).toBe(true)
+      const decision = daemon.engine.ledger.get(before)
+      expect(decision).toMatchObject({ kind: 'decision', source: 'opencode', tool: 'mcp__fx__echo' })
+      // Unwrapped and unpinned, or allowed: either way the model saw svc's answer or the tool's.
+      expect(model.toolResults.at(-1)).toMatch(decision!.verdict === 'deny' ? /svc rule/ : /echo: via plugin/)
+    } finally {
+      writeFileSync(config, installed)
+    }
+  }, 180_000)
+
   it('blocks tool calls when the daemon is stopped (fail closed), with the shim’s reason', async () => {
     await daemon.stop()
     const marker = join(home, 'daemon-down-marker')

@@ -39,6 +39,14 @@ function toolCall(res: ServerResponse, model: string, n: number, name: string, a
   chunks(res, model, { content: null, tool_calls: [{ index: 0, id: `call_${n}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }, 'tool_calls')
 }
 
+function unquote(text: string): string {
+  try {
+    return String(JSON.parse(text))
+  } catch {
+    return text
+  }
+}
+
 export async function startFakeChat(opts: { shellTool?: string } = {}): Promise<FakeChat> {
   const toolResults: string[] = []
   const declared = new Set<string>()
@@ -57,20 +65,19 @@ export async function startFakeChat(opts: { shellTool?: string } = {}): Promise<
     }
     const messages = body.messages ?? []
     const last = messages[messages.length - 1]
-    // `opencode run` sends the prompt in double quotes.
-    const prompt = textOf([...messages].reverse().find((m) => m.role === 'user')?.content ?? '').replace(/^"([\s\S]*)"$/, '$1')
+    // `opencode run` sends the prompt as a JSON string literal (quoted, inner quotes escaped).
+    const said = textOf([...messages].reverse().find((m) => m.role === 'user')?.content ?? '')
+    const prompt = /^".*"$/s.test(said) ? unquote(said) : said
     const text = (t: string) =>
       body.stream === false
-        ? void res
-            .writeHead(200, { 'content-type': 'application/json' })
-            .end(
-              JSON.stringify({
-                id: `chatcmpl-${++n}`,
-                object: 'chat.completion',
-                model,
-                choices: [{ index: 0, message: { role: 'assistant', content: t }, finish_reason: 'stop' }],
-              }),
-            )
+        ? void res.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              id: `chatcmpl-${++n}`,
+              object: 'chat.completion',
+              model,
+              choices: [{ index: 0, message: { role: 'assistant', content: t }, finish_reason: 'stop' }],
+            }),
+          )
         : chunks(res, model, { content: t }, 'stop')
     if (last?.role === 'tool') {
       toolResults.push(textOf(last.content))
@@ -83,8 +90,18 @@ export async function startFakeChat(opts: { shellTool?: string } = {}): Promise<
       const shell = opts.shellTool ?? tools.find((t) => t === 'bash' || t === 'shell') ?? 'bash'
       return toolCall(res, model, ++n, shell, { command, description: 'scripted' })
     }
-    const mcp = /MCP: (\S+) (.+)/.exec(prompt)
-    if (mcp && tools.includes(mcp[1]!)) return toolCall(res, model, ++n, mcp[1]!, JSON.parse(mcp[2]!))
+    const mcp = /MCP: (\S+) (\{.*\})/.exec(prompt)
+    if (mcp && tools.includes(mcp[1]!)) {
+      // A side request may quote the prompt with its JSON escaped: that is no call.
+      const args = (() => {
+        try {
+          return JSON.parse(mcp[2]!) as unknown
+        } catch {
+          return undefined
+        }
+      })()
+      if (args !== undefined) return toolCall(res, model, ++n, mcp[1]!, args)
+    }
     return text('Nothing to run.')
   })
   return { url: `${server.origin}/v1`, toolResults, requests: server.requests, declared, close: server.close }
