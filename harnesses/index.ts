@@ -6,15 +6,17 @@
  */
 import claudeCode from './claude-code/index.ts'
 import codex from './codex/index.ts'
+import copilotCli from './copilot-cli/index.ts'
 import cursor from './cursor/index.ts'
 import gemini from './gemini/index.ts'
+import opencode from './opencode/index.ts'
 import type { EnginePlugin } from '../core/index.ts'
 import { definePlannedHarnesses, type HarnessPlugin, type ProtectedPaths } from '../harness-contract/index.ts'
 
-export const harnessPlugins: readonly HarnessPlugin[] = [claudeCode, codex, gemini, cursor]
+export const harnessPlugins: readonly HarnessPlugin[] = [claudeCode, codex, gemini, cursor, copilotCli, opencode]
 
 /** Harness ids the project names but does not implement yet (DESIGN.md §4 naming): a 501, not a 404. */
-export const PLANNED_HARNESSES: readonly string[] = ['copilot-cli', 'factory', 'windsurf', 'cline', 'opencode']
+export const PLANNED_HARNESSES: readonly string[] = ['factory', 'windsurf', 'cline']
 
 /** What self-protection keeps from agents for the planned harnesses already (their hook, MCP and settings files). */
 export const PLANNED_PROTECTED: ProtectedPaths = {

@@ -76,6 +76,8 @@ export const FOLDERS: Readonly<Record<string, string>> = {
   'harnesses/codex/': 'Codex CLI: the same, plus its tool names, `config.toml` hooks and the trust step (its app server)',
   'harnesses/gemini/': 'Gemini CLI: the same, with its native tool names mapped',
   'harnesses/cursor/': 'Cursor: the same, `failClosed` hooks and `sandbox.json`',
+  'harnesses/copilot-cli/': 'GitHub Copilot CLI: the same, svc’s own `hooks/svc.json` and its `sandbox` settings',
+  'harnesses/opencode/': 'OpenCode: the same, through an in-process plugin that calls the shim',
   'harnesses/kit/': 'wire-format helpers shared by harness folders (not a plugin, registers nothing)',
   'guardrail-providers/': 'one folder per vendor, listed in `guardrail-providers/index.ts` after the `llm_guardrail` evaluator kind they serve',
   'guardrail-providers/openai-moderation/': 'OpenAI moderation (`POST /v1/moderations`)',

@@ -220,7 +220,8 @@ describe('a harness is one folder and one line (issue 26)', () => {
     ...PLANNED_PROTECTED.dirs,
     ...PLANNED_PROTECTED.files,
   ]) {
-    for (const segment of glob.split('/')) if (/^\.[\w-]+$/.test(segment)) dirs.add(segment)
+    // `.config` is the XDG base directory every tool shares (svc's own config lives there too): not a harness's name.
+    for (const segment of glob.split('/')) if (/^\.[\w-]+$/.test(segment) && segment !== '.config') dirs.add(segment)
   }
   const literal = (t: string) => t.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')
   const pattern = new RegExp(`(^|[^\\w.-])(${[...terms, ...dirs].map(literal).join('|')})($|[^\\w-])`, 'i')

@@ -12,9 +12,20 @@ import type { Invocation } from './invocation.ts'
 import type { AnalysisState, Scope } from './state.ts'
 
 /** Harness CLIs that read their hooks from a config directory at start. */
-const HARNESSES: ReadonlySet<string> = new Set(['claude', 'codex', 'gemini', 'cursor-agent', 'opencode', 'qwen', 'droid', 'amp', 'goose'])
+const HARNESSES: ReadonlySet<string> = new Set(['claude', 'codex', 'gemini', 'cursor-agent', 'copilot', 'opencode', 'qwen', 'droid', 'amp', 'goose'])
 /** Variables that move where a harness finds its config (and so its hooks). */
-const CONFIG_VARIABLES: ReadonlySet<string> = new Set(['HOME', 'XDG_CONFIG_HOME', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'USERPROFILE'])
+// OPENCODE_PURE and OPENCODE_DISABLE_PROJECT_CONFIG do not move a config: they drop its plugins, svc's included.
+const CONFIG_VARIABLES: ReadonlySet<string> = new Set([
+  'HOME',
+  'XDG_CONFIG_HOME',
+  'CLAUDE_CONFIG_DIR',
+  'CODEX_HOME',
+  'GEMINI_CLI_HOME',
+  'COPILOT_HOME',
+  'OPENCODE_PURE',
+  'OPENCODE_DISABLE_PROJECT_CONFIG',
+  'USERPROFILE',
+])
 /** Scope key noting that this command moved or cleared a config variable (NUL cannot be in a variable name). */
 const MOVED = '\0harness-config-moved'
 
