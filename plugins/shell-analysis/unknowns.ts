@@ -7,6 +7,7 @@
  */
 import type { Invocation } from './invocation.ts'
 import type { AnalysisState } from './state.ts'
+import { safeComputedTarget } from './computed-targets.ts'
 
 const RECURSIVE_DELETERS: ReadonlySet<string> = new Set(['rm', 'grm', 'srm'])
 const DELETERS: ReadonlySet<string> = new Set(['rimraf', 'del', 'del-cli', 'trash', 'trash-put', 'shred', 'wipe'])
@@ -129,10 +130,15 @@ function namedUnderUnknown(known: string): boolean {
 
 function unknownOperand(inv: Invocation, i: number): boolean {
   const arg = inv.argv[i]!.replace(/^of=|^-o/, '')
-  if (inv.info[i]?.dynamic) return !namedUnderUnknown(arg)
+  if (inv.info[i]?.dynamic) return !namedUnderUnknown(arg) && !(inside(inv) && safeComputedTarget(arg, SENSITIVE))
   if (/^~[-+](\/|$)/.test(arg)) return true
   // Relative to a working directory svc could not follow (`cd "$(dirname "$0")"`, `env -C "$d"`).
   return inv.scope.cwd === undefined && !arg.startsWith('/')
+}
+
+/** The command runs in a directory svc knows (a `find .` there prints paths under it). */
+function inside(inv: Invocation): boolean {
+  return inv.scope.cwd !== undefined
 }
 
 function aimsAtUnknownLoopbackPort(inv: Invocation): boolean {
