@@ -8,6 +8,7 @@
 import type { Invocation } from './invocation.ts'
 import type { AnalysisState } from './state.ts'
 import { safeComputedTarget } from './computed-targets.ts'
+import { lexicalPath } from './paths.ts'
 
 const RECURSIVE_DELETERS: ReadonlySet<string> = new Set(['rm', 'grm', 'srm'])
 const DELETERS: ReadonlySet<string> = new Set(['rimraf', 'del', 'del-cli', 'trash', 'trash-put', 'shred', 'wipe'])
@@ -37,6 +38,20 @@ export function flagUnknowns(st: AnalysisState, inv: Invocation, program: string
   if (destroys(program, inv.argv) && targets(inv).some((i) => unknownOperand(inv, i))) st.signals.add('unknown_target')
   if (NETWORK_CLIENTS.has(program) && aimsAtUnknownLoopbackPort(inv)) st.signals.add('unknown_port')
   if (treeDestination(program, inv.argv).some((i) => unknownOperand(inv, i))) st.signals.add('unknown_target')
+  if (destroys(program, inv.argv) && targets(inv).some((i) => ownRepository(st, inv, inv.argv[i]!))) st.signals.add('own_repository')
+}
+
+/**
+ * `rm -rf .git`, `rm -rf ../.git/*`: the `.git` of the repository the command runs in (the working directory's or
+ * an ancestor's) holds every commit and stash not yet pushed. A `.git` inside a subdirectory (a vendored clone) is not it.
+ */
+function ownRepository(st: AnalysisState, inv: Invocation, arg: string): boolean {
+  const cwd = inv.scope.cwd
+  if (cwd === undefined) return false
+  const path = lexicalPath(arg.replace(/\/\*$/, ''), { home: st.options.home, cwd })
+  if (path === undefined || !/\/\.git$/.test(path)) return false
+  const repo = path.slice(0, -'/.git'.length) || '/'
+  return cwd === repo || cwd.startsWith(repo === '/' ? '/' : `${repo}/`)
 }
 
 /**

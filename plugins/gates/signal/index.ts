@@ -34,6 +34,8 @@ export const SIGNALS = [
   'home_tree_read',
   // A container that gets the host itself: privileged, the host's PID namespace, the Docker socket.
   'container_escape',
+  // A recursive delete of the .git of the repository the command runs in.
+  'own_repository',
   // A nested harness run whose config (and so its hooks) was moved or cleared: HOME=, CLAUDE_CONFIG_DIR=, CODEX_HOME=, env -i.
   'harness_config_moved',
   // Every process, or a pattern that matches the daemon's process (kill -9 -1, pkill -f 'node.*daemon', pgrep node).
