@@ -6,7 +6,8 @@
  */
 
 /** Primaries that only test or prune, joined by and: find prints each match as START/…, nothing else. */
-const TESTS_ONLY = /^-(?:name|iname|path|ipath|wholename|iwholename|regex|iregex|type|xtype|maxdepth|mindepth|mtime|mmin|atime|amin|ctime|cmin|newer|size|empty|perm|user|group|nouser|nogroup|links|inum|samefile|prune|print|print0|and|a|true|false|depth|xdev|mount|noleaf|readable|writable|executable|daystart|regextype)$/
+const TESTS_ONLY =
+  /^-(?:name|iname|path|ipath|wholename|iwholename|regex|iregex|type|xtype|maxdepth|mindepth|mtime|mmin|atime|amin|ctime|cmin|newer|size|empty|perm|user|group|nouser|nogroup|links|inum|samefile|prune|print|print0|and|a|true|false|depth|xdev|mount|noleaf|readable|writable|executable|daystart|regextype)$/
 const NAME_TESTS = new Set(['-name', '-iname'])
 
 /** Shell words of a substitution's text (quotes removed; nothing in it is expanded). */
@@ -17,7 +18,12 @@ function words(text: string): string[] | undefined {
 
 /** A name glob as a regular expression (`*.pyc`, `node_modules`, `.*`). */
 function globRegex(glob: string): RegExp {
-  return new RegExp(`^${glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`)
+  return new RegExp(
+    `^${glob
+      .replace(/[.+^${}()|\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  )
 }
 
 /** Inside the working directory: relative, with no `..` and no leading `~` or `-`. */
@@ -35,7 +41,7 @@ export function safeComputedTarget(arg: string, protectedNames: ReadonlySet<stri
   if (!m || m[2]!.split('/').some((p) => p === '..' || p === '.')) return false
   const argv = words(m[1]!.trim())
   if (argv === undefined || argv.length === 0) return false
-  if (argv[0] === 'mktemp') return argv.slice(1).every((a) => a.startsWith('-') ? /^-[dqtu]+$|^--(?:directory|quiet|dry-run)$/.test(a) : /^[\w.-]*X{3,}$/.test(a))
+  if (argv[0] === 'mktemp') return argv.slice(1).every((a) => (a.startsWith('-') ? /^-[dqtu]+$|^--(?:directory|quiet|dry-run)$/.test(a) : /^[\w.-]*X{3,}$/.test(a)))
   if (argv[0] !== 'find' || m[2] !== '') return false
   const first = argv.findIndex((a, i) => i > 0 && (a.startsWith('-') || a === '(' || a === '!' || a === ')'))
   const starts = argv.slice(1, first === -1 ? argv.length : first)

@@ -39,8 +39,7 @@ export function containerAccess(program: string, argv: readonly string[]): Conta
     else if (name === '--device' || name === '--security-opt') {
       const v = value() ?? ''
       if (HOST_DEVICE.test(v) || /^(?:seccomp|apparmor|systempaths)[=:]unconfined$/.test(v)) escapes = true
-    }
-    else if ((name === '--pid' || name === '--userns' || name === '--ipc' || name === '--uts') && value() === 'host') escapes = true
+    } else if ((name === '--pid' || name === '--userns' || name === '--ipc' || name === '--uts') && value() === 'host') escapes = true
     else if (name === '--cap-add' && /^(ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|DAC_READ_SEARCH)$/i.test(value() ?? '')) escapes = true
     else if (/^-[a-zA-Z]*v$/.test(a) && a.length > 2) addVolume(args[++i], sources)
     else if (VALUED.has(name) && inline === undefined) i++

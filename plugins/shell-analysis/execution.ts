@@ -256,7 +256,8 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
     record({ paths: pathLiteralsInCode(code), exclude: [codeIndex] })
     if (!CODE_FIRST_OPERAND.has(key) || /\bsystem\b|\|/.test(code)) inlineCode(st, inv, code, `${program} -c`)
     // Every further code option is code too (`perl -e A -e B`, `php -B A -R B -E C`), and Perl's `-M'X;code'` is `use X;code`.
-    for (const [i, more] of argv.entries()) if (i > codeIndex && options.includes(argv[i - 1]!) && !CODE_FIRST_OPERAND.has(key)) inlineCode(st, inv, more, `${program} ${argv[i - 1]}`)
+    for (const [i, more] of argv.entries())
+      if (i > codeIndex && options.includes(argv[i - 1]!) && !CODE_FIRST_OPERAND.has(key)) inlineCode(st, inv, more, `${program} ${argv[i - 1]}`)
     for (const a of key === 'perl' ? argv : []) {
       const module = /^-[Mm]-?(.*[^\w:=,.\s-].*)$/s.exec(a)?.[1]
       if (module !== undefined) inlineCode(st, inv, `use ${module};`, `${program} -M`)

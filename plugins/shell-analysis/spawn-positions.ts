@@ -76,7 +76,8 @@ export function spawnPositions(program: string, code: string): Spawns {
       const from = (m.index ?? 0) + m[0].length
       const arg = /^\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|\[[^\]]*\]|\{[^}]*\}|[^,)\n;]+)/.exec(code.slice(from))?.[1] ?? ''
       // Tcl's `open "|cmd"` and `exec cmd args`; Julia's backtick commands are literal when they interpolate nothing.
-      if (family === 'tcl') position(/^[{"]/.test(arg) ? JSON.stringify(arg.slice(1, -1).replace(/^\|/, '')) : /^[\w./-]+$/.test(arg) ? JSON.stringify(code.slice(from).split(/[\n;\]]/)[0]!) : arg)
+      if (family === 'tcl')
+        position(/^[{"]/.test(arg) ? JSON.stringify(arg.slice(1, -1).replace(/^\|/, '')) : /^[\w./-]+$/.test(arg) ? JSON.stringify(code.slice(from).split(/[\n;\]]/)[0]!) : arg)
       else if (family === 'julia' && arg.startsWith('`')) position(arg.includes('$') ? arg : JSON.stringify(arg.slice(1, -1)))
       else position(arg)
     }

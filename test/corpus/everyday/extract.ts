@@ -76,10 +76,18 @@ export function makeRecipes(text: string): string[] {
   const lines = text.replace(/\\\n\t?/g, ' ').split('\n')
   for (const line of lines) {
     if (!line.startsWith('\t')) continue
-    const raw = line.slice(1).replace(/^[@+-]+/, '').trim()
+    const raw = line
+      .slice(1)
+      .replace(/^[@+-]+/, '')
+      .trim()
     // Make functions (`$(shell …)`, `$(wildcard …)`) and automatic variables are make's, not the shell's.
     if (raw === '' || /(?<!\$)\$(?:[({](?:[a-z]+ |[@<^*?%])|[@<^*?%])|\$[({]\w*\$[({]/.test(raw)) continue
-    out.push(raw.replace(/\$\$/g, '\0').replace(/\$[({](\w+)[)}]/g, '$$$1').replace(/\0/g, '$'))
+    out.push(
+      raw
+        .replace(/\$\$/g, '\0')
+        .replace(/\$[({](\w+)[)}]/g, '$$$1')
+        .replace(/\0/g, '$'),
+    )
   }
   return out
 }
@@ -124,7 +132,8 @@ function ci(repos = CI_REPOS, label = 'CI workflow run: steps and package.json s
       }
     }
     if (!recipes) continue
-    for (const file of files.filter((f) => /(^|\/)(GNU)?Makefile$/.test(f) && !/(^|\/)(tests?|fixtures?|vendor|deps)\//.test(f))) for (const c of makeRecipes(git(repo, 'show', `HEAD:${file}`))) add(c, `${name}/${file}`)
+    for (const file of files.filter((f) => /(^|\/)(GNU)?Makefile$/.test(f) && !/(^|\/)(tests?|fixtures?|vendor|deps)\//.test(f)))
+      for (const c of makeRecipes(git(repo, 'show', `HEAD:${file}`))) add(c, `${name}/${file}`)
     for (const file of files.filter((f) => /(^|\/)Dockerfile(\.\w+)?$/.test(f))) for (const c of dockerRuns(git(repo, 'show', `HEAD:${file}`))) add(c, `${name}/${file}`)
   }
   return { header: `${label} of ${heads.join(', ')}.`, cases }
