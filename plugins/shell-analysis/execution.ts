@@ -5,7 +5,7 @@
  */
 import { runsDownloaded } from './downloads.ts'
 import { scriptToRun, writtenText } from './files.ts'
-import { spawnPositions } from './spawn-positions.ts'
+import { perlModuleCode, spawnPositions } from './spawn-positions.ts'
 import { decodesThenRuns, pathLiteralsInCode, runsComputedText, shellStringsInCode } from './inline-code.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
 import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS, programName } from './programs.ts'
@@ -255,13 +255,10 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
     classifyExecuted(st, info.programs)
     record({ paths: pathLiteralsInCode(code), exclude: [codeIndex] })
     if (!CODE_FIRST_OPERAND.has(key) || /\bsystem\b|\|/.test(code)) inlineCode(st, inv, code, `${program} -c`)
-    // Every further code option is code too (`perl -e A -e B`, `php -B A -R B -E C`), and Perl's `-M'X;code'` is `use X;code`.
+    // Every further code option is code too (`perl -e A -e B`, `php -B A -R B -E C`), and Perl's `-M'X;code'`.
     for (const [i, more] of argv.entries())
       if (i > codeIndex && options.includes(argv[i - 1]!) && !CODE_FIRST_OPERAND.has(key)) inlineCode(st, inv, more, `${program} ${argv[i - 1]}`)
-    for (const a of key === 'perl' ? argv : []) {
-      const module = /^-[Mm]-?(.*[^\w:=,.\s-].*)$/s.exec(a)?.[1]
-      if (module !== undefined) inlineCode(st, inv, `use ${module};`, `${program} -M`)
-    }
+    for (const code of perlModuleCode(key, argv)) inlineCode(st, inv, code, `${program} -M`)
     return
   }
   record()

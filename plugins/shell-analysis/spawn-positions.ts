@@ -89,3 +89,12 @@ export function spawnPositions(program: string, code: string): Spawns {
 function withoutRegexes(code: string): string {
   return code.replace(/(^|[\s(,!~{;])\/(?:[^/\\\n]|\\.)+\//g, '$1//')
 }
+
+/** Perl's `-M'Module;code'` / `-m…` is `use Module;code`: the code of each such option (plain module names give none). */
+export function perlModuleCode(key: string, argv: readonly string[]): string[] {
+  if (key !== 'perl') return []
+  return argv.flatMap((a) => {
+    const module = /^-[Mm]-?(.*[^\w:=,.\s-].*)$/s.exec(a)?.[1]
+    return module === undefined ? [] : [`use ${module};`]
+  })
+}
