@@ -20,6 +20,7 @@ import { instructionsOf, rememberCopy, scriptToRun, writtenText } from './files.
 import { PLAIN, type Invocation } from './invocation.ts'
 import { unwrap } from './unwrap.ts'
 import { NESTED_COMMANDS } from './nested-commands.ts'
+import { readsCodeFromInput } from './spawn-positions.ts'
 import { packageScripts } from './package-scripts.ts'
 import { operandProgram, runnerOf, runnerString } from './runners.ts'
 import { forgetPatched, patchedByCommand } from './patches.ts'
@@ -156,6 +157,8 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   const nested = Object.hasOwn(NESTED_COMMANDS, program) ? NESTED_COMMANDS[program]!(inv.argv, inv.stdin?.text) : undefined
   if (nested?.kind === 'string') {
     record({ exclude: nested.exclude })
+    // `tar --to-command=sh`, `zip -TT bash`: a shell fed the program's data runs text svc never sees.
+    if (program !== 'ssh' && nested.text.split('\n').some(readsCodeFromInput)) st.signals.add('dynamic_exec')
     execString(
       st,
       inv,

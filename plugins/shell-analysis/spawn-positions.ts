@@ -12,6 +12,11 @@ const LITERAL = /^\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\s*$/
 /** Programs that read code from their input when given no argument (`print x | "sh"`). */
 const READS_CODE = /^(?:\/\S*\/)?(?:sh|bash|zsh|dash|ksh|fish|python[\d.]*|perl|ruby|node|php|lua|tclsh|wish|Rscript|R|osascript|awk|gawk|mawk|xargs|env|eval|source|exec)$/
 
+/** A command line that starts a shell or interpreter with no code argument: it runs whatever text it is fed. */
+export function readsCodeFromInput(command: string): boolean {
+  return READS_CODE.test(command.trim().split(/\s+/)[0] ?? '') && !/\s-\w*[ce]\b/.test(command)
+}
+
 /** Spawn callees per language without a grammar (a callee followed by its argument list or a space). */
 const SPAWN_CALLEES: Readonly<Record<string, RegExp>> = {
   tcl: /\b(?:exec|open)\s+/g,
@@ -53,7 +58,7 @@ export function spawnPositions(program: string, code: string): Spawns {
       return
     }
     const command = (m[1] ?? m[2] ?? '').trim()
-    if (READS_CODE.test(command.split(/\s+/)[0] ?? '') && !/\s-\w*[ce]\b/.test(command)) unknown = true
+    if (readsCodeFromInput(command)) unknown = true
     else commands.push(command)
   }
   if (family === 'awk') {

@@ -34,6 +34,8 @@ export const SIGNALS = [
   'home_tree_read',
   // A container that gets the host itself: privileged, the host's PID namespace, the Docker socket.
   'container_escape',
+  // An environment variable that makes programs load code or a config from a place svc does not see (LD_PRELOAD, PYTHONPATH, TAR_OPTIONS).
+  'code_variable',
   // A recursive delete of the .git of the repository the command runs in.
   'own_repository',
   // A nested harness run whose config (and so its hooks) was moved or cleared: HOME=, CLAUDE_CONFIG_DIR=, CODEX_HOME=, env -i.
