@@ -44,6 +44,13 @@ const LOAD_PATHS: ReadonlySet<string> = new Set([
   'CARGO_HOME',
 ])
 
+/**
+ * Variables naming a compiler, linker or wrapper the build runs as a command (`CC='sh -c …' make`,
+ * `RUSTC_WRAPPER=./x cargo build`, `CARGO_TARGET_<TRIPLE>_RUNNER`): a known value is analysed as that command.
+ * An unknown one (`CC=$XCC`, `CC="$(brew --prefix llvm)/bin/clang"` in CI) is not judged: those name toolchains.
+ */
+const TOOL_COMMAND = /^(?:CC|CXX|CPP|LD|AR|FC|HOSTCC|RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|CARGO_BUILD_RUSTC_WRAPPER|CARGO_BUILD_RUSTC|CARGO_TARGET_\w+_(?:RUNNER|LINKER))$/
+
 /** Option variables and the program whose command-line options they are. */
 const OPTION_VARIABLES: Readonly<Record<string, string>> = {
   PERL5OPT: 'perl',
@@ -54,6 +61,7 @@ const OPTION_VARIABLES: Readonly<Record<string, string>> = {
   MAVEN_OPTS: 'java',
   GRADLE_OPTS: 'java',
   TAR_OPTIONS: 'tar',
+  GOFLAGS: 'go build',
 }
 
 /** Options in those variables that load a file as code: `-M`/`-m` (Perl), `-r` (Ruby), `-javaagent:`/`-agentpath:` (JVM). */
@@ -74,10 +82,11 @@ function trusted(st: AnalysisState, scope: Scope, raw: string): boolean {
 }
 
 /**
- * Judges an assignment to `name` (text undefined: only run time knows it). Returns shell text to analyse as the
- * program's own command line (an option variable's options), if any.
+ * Judges an assignment to `name` (text undefined: only run time knows it). Returns shell text to analyse: the
+ * program's own command line with an option variable's options, or the command a toolchain variable names.
  */
 export function codeVariable(st: AnalysisState, scope: Scope, name: string, text: string | undefined, programs: readonly string[]): string | undefined {
+  if (TOOL_COMMAND.test(name)) return text === undefined || text.trim() === '' ? undefined : text
   const loads = LOAD_PATHS.has(name)
   const program = OPTION_VARIABLES[name]
   if (!loads && program === undefined) return undefined

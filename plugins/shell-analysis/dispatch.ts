@@ -11,6 +11,7 @@ import { watchSelfProtection } from './self-protection.ts'
 import { flagUnknowns } from './unknowns.ts'
 import { pathOutput } from './path-output.ts'
 import { makeRecipes } from './makefile.ts'
+import { toolCode } from './tool-code.ts'
 import { goGenerateCommands } from './go-generate.ts'
 import { conftestFiles } from './conftest.ts'
 import { setupScripts } from './setup-py.ts'
@@ -236,6 +237,8 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   }
   for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
   for (const file of pythonFilesRun(st, inv, program)) inlineCode(st, inv, file.text, file.label, 'python3')
+  const toolCommand = toolCode(st, inv, program)
+  if (toolCommand !== undefined) st.analyzeString(toolCommand, inv.scope, [...inv.via, `${program} exec:exec`])
   const recipes = makeRecipes(st, inv, program)
   if (recipes !== undefined) st.analyzeFile(recipes, inv.scope, [...inv.via, `${program} recipes`])
   const directives = goGenerateCommands(st, inv, program)

@@ -93,3 +93,21 @@ export function operandRoles(program: string, argv: readonly string[]): OperandR
   }
   return { used, written }
 }
+
+/** C compilers and linkers that write `a.out` when no `-o` names the output. */
+const CC_DRIVERS = /^(?:cc|c\+\+|gcc|g\+\+|clang|clang\+\+|tcc|icc|icx|ld|(?:[\w.-]+-)?(?:gcc|g\+\+|clang|clang\+\+|cc))(?:-\d+(?:\.\d+)*)?$/
+
+/**
+ * Files a command writes without naming them: a C compiler's `a.out`, rustc's binary named after its source.
+ * Running one later in the same command runs code the command built (compile-and-run), which svc cannot read.
+ */
+export function implicitOutputs(program: string, argv: readonly string[]): string[] {
+  const args = argv.slice(1)
+  if (args.some((a) => a === '-o' || /^-o./.test(a) || /^--?(?:version|help)$/.test(a))) return []
+  if (CC_DRIVERS.test(program)) return args.some((a) => /^-(?:[cESM]|MM|fsyntax-only|###|dumpversion|dumpmachine|print-.*)$/.test(a)) ? [] : ['a.out']
+  if (program === 'rustc') {
+    const source = args.find((a) => a.endsWith('.rs'))
+    return source === undefined || args.some((a) => a.startsWith('--emit') || a === '--crate-type' || a === '--print') ? [] : [source.replace(/^.*\//, '').replace(/\.rs$/, '')]
+  }
+  return []
+}

@@ -32,6 +32,7 @@ function familyOf(program: string): string | undefined {
   if (/^(?:R|Rscript)$/.test(program)) return 'r'
   if (program === 'julia') return 'julia'
   if (/^(?:elixir|iex|mix)$/.test(program)) return 'elixir'
+  if (program === 'cmake') return 'cmake'
   return undefined
 }
 
@@ -76,6 +77,19 @@ export function spawnPositions(program: string, code: string): Spawns {
     }
     // `exec {X} LIST`, `system {X} LIST`: the program comes from a block.
     if (/\b(?:exec|system)\s*\{/.test(code)) unknown = true
+  } else if (family === 'cmake') {
+    // `execute_process(COMMAND prog args… [COMMAND …] [WORKING_DIRECTORY …])`, `exec_program(prog ARGS …)`: `${…}` is not a literal.
+    for (const m of code.matchAll(/\b(?:execute_process|exec_program)\s*\(([^)]*)\)/gi)) {
+      for (const c of m[1]!.split(/\bCOMMAND\b/).slice(/^\s*execute_process/i.test(m[0]) ? 1 : 0)) {
+        const words = c
+          .replace(
+            /\b(?:ARGS|WORKING_DIRECTORY|OUTPUT_VARIABLE|RESULT_VARIABLE|ERROR_VARIABLE|TIMEOUT|OUTPUT_QUIET|ERROR_QUIET|COMMAND_ECHO|ENCODING|INPUT_FILE|OUTPUT_FILE|ERROR_FILE)\b[\s\S]*$/,
+            '',
+          )
+          .trim()
+        if (words !== '') position(/\$(?:ENV)?\{/.test(words) ? words : JSON.stringify(words.replace(/"/g, '')))
+      }
+    }
   } else if (family !== undefined) {
     for (const m of code.matchAll(SPAWN_CALLEES[family]!)) {
       const from = (m.index ?? 0) + m[0].length
