@@ -39,6 +39,14 @@ export function flagUnknowns(st: AnalysisState, inv: Invocation, program: string
   if (NETWORK_CLIENTS.has(program) && aimsAtUnknownLoopbackPort(inv)) st.signals.add('unknown_port')
   if (treeDestination(program, inv.argv).some((i) => unknownOperand(inv, i))) st.signals.add('unknown_target')
   if (destroys(program, inv.argv) && targets(inv).some((i) => ownRepository(st, inv, inv.argv[i]!))) st.signals.add('own_repository')
+  // `cp -a /tmp/x/. .`, `rsync -a x/ ./`: a tree lands on the project root, where its hook and policy files live.
+  if ((program === 'cp' || program === 'rsync') && treeDestination(program, inv.argv).some((i) => projectRoot(st, inv, inv.argv[i]!))) st.signals.add('tree_into_project')
+}
+
+/** The working directory itself (not a subdirectory of it), where `.claude/`, `.gemini/` and `.svc.yaml` sit. */
+function projectRoot(st: AnalysisState, inv: Invocation, arg: string): boolean {
+  const cwd = inv.scope.cwd
+  return cwd !== undefined && lexicalPath(arg, { home: st.options.home, cwd }) === cwd
 }
 
 /**
