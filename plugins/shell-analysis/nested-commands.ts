@@ -242,6 +242,14 @@ export const NESTED_COMMANDS: Readonly<Record<string, (argv: readonly string[], 
   man: commandOptions({ short: '-P', long: ['pager', 'html'] }),
   // `strace -o '|CMD'` / `-o '!CMD'` pipes the trace into CMD.
   strace: commandOptions({ short: '-o', long: ['output'], value: (v) => /^[|!](.*)$/s.exec(v)?.[1] }),
+  // socat's `EXEC:cmd` and `SYSTEM:cmd` addresses run a command (options after a comma).
+  socat: (argv) =>
+    allOf(
+      argv.slice(1).map((a, i) => {
+        const m = /^(?:exec|system):(.*?)(?:,[\w-]+(?:=[^,]*)?)*$/is.exec(a)
+        return m ? { kind: 'string' as const, text: m[1]!, exclude: [i + 1], label: a.split(':')[0]! } : undefined
+      }),
+    ),
   go: goHooks,
   cargo: cargoConfig,
 }
