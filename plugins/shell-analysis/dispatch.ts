@@ -238,7 +238,7 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
   for (const file of pythonFilesRun(st, inv, program)) inlineCode(st, inv, file.text, file.label, 'python3')
   const toolCommand = toolCode(st, inv, program)
-  if (toolCommand !== undefined) st.analyzeString(toolCommand, inv.scope, [...inv.via, `${program} exec:exec`])
+  if (toolCommand !== undefined) st.analyzeString(toolCommand, inv.scope, [...inv.via, `${program} command mode`])
   const recipes = makeRecipes(st, inv, program)
   if (recipes !== undefined) st.analyzeFile(recipes, inv.scope, [...inv.via, `${program} recipes`])
   const directives = goGenerateCommands(st, inv, program)

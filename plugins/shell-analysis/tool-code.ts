@@ -1,7 +1,8 @@
 /**
  * Build tools' own command modes, where the tool runs code or a command given on its command line rather than
  * the project's build: `rake -e CODE` (Ruby), `mix run -e CODE` (Elixir), `mvn exec:exec -Dexec.executable=X
- * -Dexec.args=…` (a command), `cmake -P FILE` (a CMake script whose `execute_process(COMMAND …)` runs commands).
+ * -Dexec.args=…` (a command), `cmake -P FILE` (a CMake script whose `execute_process(COMMAND …)` runs commands),
+ * `cmake -E copy|rename|rm|tar …` (the file commands they are).
  * Each is analysed as the code or command it is; what svc cannot read there is unknown code.
  */
 import { inlineCode } from './execution.ts'
@@ -17,6 +18,25 @@ const CODE_OPTIONS: Readonly<Record<string, { readonly options: readonly string[
 }
 
 const MAVENS = /^(?:mvn|mvnw|mvnd)$/
+
+/** `cmake -E` commands that write, copy or remove files, as the shell commands they are (cmake(1) "Run a Command-Line Tool"). */
+const CMAKE_E: Readonly<Record<string, string>> = {
+  copy: 'cp',
+  copy_if_different: 'cp',
+  copy_directory: 'cp -r',
+  copy_directory_if_different: 'cp -r',
+  rename: 'mv',
+  create_symlink: 'ln -s',
+  create_hardlink: 'ln',
+  touch: 'touch',
+  touch_nocreate: 'touch',
+  make_directory: 'mkdir -p',
+  rm: 'rm',
+  remove: 'rm -f',
+  remove_directory: 'rm -rf',
+  tar: 'tar',
+  cat: 'cat',
+}
 
 /** Shell text a build tool's command mode runs (mvn exec:exec), after analysing any inline code and scripts it runs. */
 export function toolCode(st: AnalysisState, inv: Invocation, program: string): string | undefined {
@@ -39,6 +59,9 @@ export function toolCode(st: AnalysisState, inv: Invocation, program: string): s
       for (const c of spawns.commands) st.analyzeString(c, inv.scope, [...inv.via, `cmake -P ${script}`])
     }
   }
+  // `cmake -E copy a ~/.bashrc`: CMake's portable file commands are those commands.
+  const portable = program === 'cmake' && argv[1] === '-E' ? CMAKE_E[argv[2] ?? ''] : undefined
+  if (portable !== undefined) return [portable, ...argv.slice(3).map((a) => `'${a.replace(/'/g, `'\\''`)}'`)].join(' ')
   if (MAVENS.test(program.replace(/^.*\//, '')) && argv.some((a) => /(?:^|:)exec:exec$/.test(a))) {
     const property = (name: string): string | undefined => argv.find((a) => a.startsWith(`-D${name}=`))?.slice(name.length + 3)
     const executable = property('exec.executable')
