@@ -7,6 +7,7 @@
  * `BASH_ENV` and `ENV` name a file a shell runs; only their run-time values are judged here (dispatch reads
  * the file a known value names when a shell starts).
  */
+import { codeVariable } from './code-variables.ts'
 import { execString, preloadedFiles } from './execution.ts'
 import { noteGitEnv } from './git-aliases.ts'
 import { shellQuote } from './quote.ts'
@@ -88,6 +89,8 @@ export function assignedVariable(st: AnalysisState, scope: Scope, name: string, 
   const numeric = value.numeric === true || (value.programs.length > 0 && value.programs.every((p) => NUMERIC_PRODUCERS.has(p)))
   if (value.text === undefined && !numeric) st.unknownTextVariables.add(name)
   else st.unknownTextVariables.delete(name)
+  const options = codeVariable(st, scope, name, value.text, value.programs)
+  if (options !== undefined) st.analyzeString(options, scope, [...scope.via, `${name}=`])
   const interpreter = INTERPRETER_OPTION_VARIABLES[name]
   if (interpreter !== undefined) return interpreterOptions(st, scope, name, interpreter, value)
   const command = COMMAND_VARIABLES.has(name)

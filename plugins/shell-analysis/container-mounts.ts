@@ -7,7 +7,10 @@
  */
 
 const ENGINES: ReadonlySet<string> = new Set(['docker', 'podman', 'nerdctl', 'finch'])
-const RUNS: ReadonlySet<string> = new Set(['run', 'create'])
+/** `exec` too: `docker exec --privileged c sh` gives a running container's new process the host. */
+const RUNS: ReadonlySet<string> = new Set(['run', 'create', 'exec'])
+/** Host devices that hold disks, kernel memory or raw ports: a container given one owns the host's data. */
+const HOST_DEVICE = /^\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|dm-|mapper\/|loop|md\d|mem$|kmem$|port$|disk\/|root$|kmsg$)/
 
 /** What a `docker run|create` (or `docker container run|create`) mounts from the host, and whether it escapes. */
 export interface ContainerAccess {
@@ -33,7 +36,10 @@ export function containerAccess(program: string, argv: readonly string[]): Conta
     if (name === '-v' || name === '--volume') addVolume(value(), sources)
     else if (name === '--mount') addMount(value(), sources)
     else if (name === '--privileged') escapes = inline !== 'false'
-    else if ((name === '--pid' || name === '--userns' || name === '--ipc' || name === '--uts') && value() === 'host') escapes = true
+    else if (name === '--device' || name === '--security-opt') {
+      const v = value() ?? ''
+      if (HOST_DEVICE.test(v) || /^(?:seccomp|apparmor|systempaths)[=:]unconfined$/.test(v)) escapes = true
+    } else if ((name === '--pid' || name === '--userns' || name === '--ipc' || name === '--uts') && value() === 'host') escapes = true
     else if (name === '--cap-add' && /^(ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|DAC_READ_SEARCH)$/i.test(value() ?? '')) escapes = true
     else if (/^-[a-zA-Z]*v$/.test(a) && a.length > 2) addVolume(args[++i], sources)
     else if (VALUED.has(name) && inline === undefined) i++

@@ -11,6 +11,7 @@ import { watchSelfProtection } from './self-protection.ts'
 import { flagUnknowns } from './unknowns.ts'
 import { pathOutput } from './path-output.ts'
 import { makeRecipes } from './makefile.ts'
+import { toolCode } from './tool-code.ts'
 import { goGenerateCommands } from './go-generate.ts'
 import { conftestFiles } from './conftest.ts'
 import { setupScripts } from './setup-py.ts'
@@ -20,6 +21,7 @@ import { instructionsOf, rememberCopy, scriptToRun, writtenText } from './files.
 import { PLAIN, type Invocation } from './invocation.ts'
 import { unwrap } from './unwrap.ts'
 import { NESTED_COMMANDS } from './nested-commands.ts'
+import { readsCodeFromInput } from './spawn-positions.ts'
 import { packageScripts } from './package-scripts.ts'
 import { recordQueries } from './queries.ts'
 import { operandProgram, runnerOf, runnerString } from './runners.ts'
@@ -158,6 +160,8 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   const nested = Object.hasOwn(NESTED_COMMANDS, program) ? NESTED_COMMANDS[program]!(inv.argv, inv.stdin?.text) : undefined
   if (nested?.kind === 'string') {
     record({ exclude: nested.exclude })
+    // `tar --to-command=sh`, `zip -TT bash`: a shell fed the program's data runs text svc never sees.
+    if (program !== 'ssh' && nested.text.split('\n').some(readsCodeFromInput)) st.signals.add('dynamic_exec')
     execString(
       st,
       inv,
@@ -235,6 +239,8 @@ export function dispatch(st: AnalysisState, invocation: Invocation): string | un
   }
   for (const script of packageScripts(st, inv, program)) st.analyzeFile(script.text, inv.scope, [...inv.via, script.label])
   for (const file of pythonFilesRun(st, inv, program)) inlineCode(st, inv, file.text, file.label, 'python3')
+  const toolCommand = toolCode(st, inv, program)
+  if (toolCommand !== undefined) st.analyzeString(toolCommand, inv.scope, [...inv.via, `${program} command mode`])
   const recipes = makeRecipes(st, inv, program)
   if (recipes !== undefined) st.analyzeFile(recipes, inv.scope, [...inv.via, `${program} recipes`])
   const directives = goGenerateCommands(st, inv, program)

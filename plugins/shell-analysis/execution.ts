@@ -5,6 +5,7 @@
  */
 import { runsDownloaded } from './downloads.ts'
 import { scriptToRun, writtenText } from './files.ts'
+import { perlModuleCode, spawnPositions } from './spawn-positions.ts'
 import { decodesThenRuns, pathLiteralsInCode, runsComputedText, shellStringsInCode } from './inline-code.ts'
 import { PLAIN, type FieldInfo, type Invocation } from './invocation.ts'
 import { CODE_FIRST_OPERAND, DECODERS, DOWNLOADERS, INTERPRETERS, programName } from './programs.ts'
@@ -253,7 +254,11 @@ export function interpret(st: AnalysisState, inv: Invocation, program: string, k
     if (info.dynamic) st.signals.add('dynamic_exec')
     classifyExecuted(st, info.programs)
     record({ paths: pathLiteralsInCode(code), exclude: [codeIndex] })
-    if (!CODE_FIRST_OPERAND.has(key) || /system\s*\(|\|\s*getline|print[^;]*\|\s*"/.test(code)) inlineCode(st, inv, code, `${program} -c`)
+    if (!CODE_FIRST_OPERAND.has(key) || /\bsystem\b|\|/.test(code)) inlineCode(st, inv, code, `${program} -c`)
+    // Every further code option is code too (`perl -e A -e B`, `php -B A -R B -E C`), and Perl's `-M'X;code'`.
+    for (const [i, more] of argv.entries())
+      if (i > codeIndex && options.includes(argv[i - 1]!) && !CODE_FIRST_OPERAND.has(key)) inlineCode(st, inv, more, `${program} ${argv[i - 1]}`)
+    for (const code of perlModuleCode(key, argv)) inlineCode(st, inv, code, `${program} -M`)
     return
   }
   record()
@@ -373,6 +378,9 @@ export function inlineCode(st: AnalysisState, inv: Invocation, code: string, lab
   const via = [...inv.via, label]
   // Without a grammar: a run or eval of text that is not a literal is text svc cannot know.
   if (language === undefined && runsComputedText(code)) st.signals.add('unknown_code')
+  const spawns = language === undefined ? spawnPositions(program, code) : undefined
+  if (spawns?.unknown) st.signals.add('unknown_code')
+  for (const c of spawns?.commands ?? []) strings.add(c)
   if (language !== undefined && parsers !== undefined) {
     const found = analyseCode(parsers, language, code, st.budget.maxParseSteps)
     // Code the grammar cannot read within the budget is code svc cannot know.

@@ -31,7 +31,8 @@ export function makeRecipes(st: AnalysisState, inv: Invocation, program: string)
   if (base === undefined) return undefined
   const files = values('-f', '--file', '--makefile')
   // `--eval=TEXT` (and `-E TEXT`) is makefile text read before the makefiles.
-  const texts = [...values('-E', '--eval')]
+  // Variables assigned on the command line (`make CC='$(shell …)'`) are makefile text too: their `$(shell …)` runs.
+  const texts = [...values('-E', '--eval'), ...argv.slice(1).filter((a) => /^[\w.-]+\s*(?:::|[:+?!])?=/.test(a))]
   for (const name of files.length > 0 ? files : ['GNUmakefile', 'makefile', 'Makefile']) {
     if (STDIN_PATHS.has(name)) {
       // `make -f - <<EOF` reads the makefile from stdin: known text is analysed, anything else is unknown.
@@ -59,7 +60,14 @@ function commandsOf(text: string): string {
         .replace(/^[@+-]+/, '')
         .replace(/\$\$/g, '$'),
     )
-  const shells = [...shellCalls(joined), ...[...joined.matchAll(/^[^\t#\n][^\n]*?!=(.*)$/gm)].map((m) => m[1]!.trim())]
+  // `target: prerequisites ; recipe` puts the first recipe line on the rule line.
+  const inline = [...joined.matchAll(/^[^\t#\n=]*?[^:=]:(?![=:])[^;\n=]*;(.*)$/gm)].map((m) =>
+    m[1]!
+      .trim()
+      .replace(/^[@+-]+/, '')
+      .replace(/\$\$/g, '$'),
+  )
+  const shells = [...inline, ...shellCalls(joined), ...[...joined.matchAll(/^[^\t#\n][^\n]*?!=(.*)$/gm)].map((m) => m[1]!.trim())]
   return [...recipes, ...shells].join('\n')
 }
 

@@ -181,6 +181,37 @@ function tar(argv: readonly string[]): Nested | undefined {
 /** `rsync -e CMD` / `--rsh=CMD`: the remote shell rsync starts here; `--rsync-path` runs on the other side. */
 const rsyncCommands = [commandOptions({ short: '-e', long: ['rsh'], minimum: 3 }), commandOptions({ long: ['rsync-path'] })]
 
+/** Go's toolchain hooks: `-exec PROG` (go run/test run the binary through it), `-toolexec PROG`, `-vettool PROG`; one or two dashes, `=` or a separate value. */
+function goHooks(argv: readonly string[]): Nested | undefined {
+  const found: Nested[] = []
+  for (let i = 2; i < argv.length; i++) {
+    const m = /^--?(exec|toolexec|vettool)(?:=(.*))?$/s.exec(argv[i]!)
+    if (!m) continue
+    const index = m[2] === undefined ? i + 1 : i
+    const text = m[2] ?? argv[++i]
+    // The program is run with the compiled binary (or tool) as its argument.
+    if (text !== undefined && text.trim() !== '') found.push({ kind: 'string', text: `${text} ./pkg.test`, exclude: [index], label: `-${m[1]}` })
+  }
+  return allOf(found)
+}
+
+/** Cargo's `--config KEY=VALUE` keys that name a program it runs: a target's runner or linker, the rustc wrapper, rustc itself. */
+function cargoConfig(argv: readonly string[]): Nested | undefined {
+  const found: Nested[] = []
+  for (let i = 1; i < argv.length; i++) {
+    const inline = argv[i]!.startsWith('--config=') ? argv[i]!.slice('--config='.length) : undefined
+    const value = inline ?? (argv[i] === '--config' ? argv[i + 1] : undefined)
+    if (value === undefined) continue
+    const index = inline === undefined ? i + 1 : i
+    const m = /^\s*(?:target\.[^=]*\.(?:runner|linker)|build\.(?:rustc-wrapper|rustc-workspace-wrapper|rustc)|host\.linker)\s*=\s*(.*)$/s.exec(value)
+    // TOML: a string, or an array of strings (program and arguments).
+    const words = m ? [...m[1]!.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'/g)].map((w) => w[1] ?? w[2] ?? '') : []
+    if (words.length > 0)
+      found.push({ kind: 'string', text: words.map((w) => (/^[\w./@:=+-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' '), exclude: [index], label: '--config' })
+  }
+  return allOf(found)
+}
+
 /** Finders of nested command strings, by program. */
 export const NESTED_COMMANDS: Readonly<Record<string, (argv: readonly string[], stdin?: string) => Nested | undefined>> = {
   ssh: sshRemoteCommand,
@@ -211,6 +242,16 @@ export const NESTED_COMMANDS: Readonly<Record<string, (argv: readonly string[], 
   man: commandOptions({ short: '-P', long: ['pager', 'html'] }),
   // `strace -o '|CMD'` / `-o '!CMD'` pipes the trace into CMD.
   strace: commandOptions({ short: '-o', long: ['output'], value: (v) => /^[|!](.*)$/s.exec(v)?.[1] }),
+  // socat's `EXEC:cmd` and `SYSTEM:cmd` addresses run a command (options after a comma).
+  socat: (argv) =>
+    allOf(
+      argv.slice(1).map((a, i) => {
+        const m = /^(?:exec|system):(.*?)(?:,[\w-]+(?:=[^,]*)?)*$/is.exec(a)
+        return m ? { kind: 'string' as const, text: m[1]!, exclude: [i + 1], label: a.split(':')[0]! } : undefined
+      }),
+    ),
+  go: goHooks,
+  cargo: cargoConfig,
 }
 
 /** `read [-r] [-a] NAME...` from known input: the first line split on whitespace, the rest to the last name. */

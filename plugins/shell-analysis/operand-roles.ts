@@ -91,5 +91,50 @@ export function operandRoles(program: string, argv: readonly string[]): OperandR
       if (operands.length >= 2) written.add(operands[operands.length - 1]![1])
     }
   }
+  // Downloads' output files: curl `-o F`/`--output F`, wget `-O F`/`--output-document F` (curl's -O and wget's -o mean otherwise).
+  const downloadOutputs = program === 'curl' ? ['-o', '--output'] : program === 'wget' ? ['-O', '--output-document', '-o', '--output-file', '-a', '--append-output'] : []
+  argv.forEach((a, i) => void (i > 0 && downloadOutputs.includes(a) && i + 1 < argv.length && argv[i + 1] !== '-' && written.add(i + 1)))
   return { used, written }
+}
+
+/** C compilers and linkers that write `a.out` when no `-o` names the output. */
+const CC_DRIVERS = /^(?:cc|c\+\+|gcc|g\+\+|clang|clang\+\+|tcc|icc|icx|ld|(?:[\w.-]+-)?(?:gcc|g\+\+|clang|clang\+\+|cc))(?:-\d+(?:\.\d+)*)?$/
+
+/**
+ * Files a command writes without naming them: a C compiler's `a.out`, rustc's binary named after its source.
+ * Running one later in the same command runs code the command built (compile-and-run), which svc cannot read.
+ */
+export function implicitOutputs(program: string, argv: readonly string[]): string[] {
+  const args = argv.slice(1)
+  if (args.some((a) => a === '-o' || /^-o./.test(a) || /^--?(?:version|help)$/.test(a))) return []
+  if (CC_DRIVERS.test(program)) return args.some((a) => /^-(?:[cESM]|MM|fsyntax-only|###|dumpversion|dumpmachine|print-.*)$/.test(a)) ? [] : ['a.out']
+  if (/^g?sed$/.test(program)) return sedWrites(argv)
+  if (/^[gmn]?awk$/.test(program)) return awkWrites(argv)
+  if (program === 'rustc') {
+    const source = args.find((a) => a.endsWith('.rs'))
+    return source === undefined || args.some((a) => a.startsWith('--emit') || a === '--crate-type' || a === '--print') ? [] : [source.replace(/^.*\//, '').replace(/\.rs$/, '')]
+  }
+  return []
+}
+
+/** sed's `w FILE` command and `s///w FILE` flag, in every script argument (`-e S`, `--expression=S`, or the first operand). */
+function sedWrites(argv: readonly string[]): string[] {
+  const scripts = argv.flatMap((a, i) => (argv[i - 1] === '-e' || argv[i - 1] === '--expression' ? [a] : a.startsWith('--expression=') ? [a.slice(13)] : []))
+  if (scripts.length === 0 && !argv.some((a) => a === '-f' || a.startsWith('--file'))) {
+    const first = argv.slice(1).findIndex((a, i) => !a.startsWith('-') && !['-e', '-f', '-l', '--line-length'].includes(argv[i] ?? ''))
+    if (first !== -1) scripts.push(argv[first + 1]!)
+  }
+  return scripts.flatMap((s) =>
+    s.split(/\n|;(?![^/]*\/[^/]*\/)/).flatMap((cmd) => {
+      const m = /^\s*(?:\d+|\$|\/[^/]*\/)?(?:,\s*(?:\d+|\$|\/[^/]*\/))?\s*(?:w|s(.)(?:(?!\1).|\\.)*\1(?:(?!\1).|\\.)*\1[gpiImM0-9]*w)\s+(\S.*)$/s.exec(cmd)
+      return m ? [m[2]!.trim()] : []
+    }),
+  )
+}
+
+/** awk's `print … > "FILE"` and `>> "FILE"` with a literal file name (a computed one is the program's own business). */
+function awkWrites(argv: readonly string[]): string[] {
+  const program = argv.slice(1).find((a, i) => !a.startsWith('-') && !['-F', '-v', '-f'].includes(argv[i] ?? ''))
+  if (program === undefined) return []
+  return [...program.matchAll(/\bprintf?\b[^;}>|]*>>?\s*"([^"]+)"/g)].map((m) => m[1]!)
 }

@@ -25,6 +25,14 @@ export function pathOperands(program: string, argv: readonly string[]): string[]
   let endOfOptions = false
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i]!
+    // A file named by another spelling: `file:///p` (curl, wget, git, browsers), socat's `FILE:p`/`OPEN:p`/`UNIX-CONNECT:p`.
+    const named =
+      fileUrlPath(arg) ??
+      (program === 'socat' ? /^(?:file|open|gopen|creat|create|pipe|unix(?:-connect|-listen|-client|-sendto|-recv)?|readline-history)[:=]([^,]+)/i.exec(arg)?.[1] : undefined)
+    if (named !== undefined) {
+      out.push(named)
+      continue
+    }
     if (!endOfOptions && arg === '--') {
       endOfOptions = true
       continue
@@ -63,6 +71,17 @@ export function pathOperands(program: string, argv: readonly string[]): string[]
     out.push(arg)
   }
   return out.filter((p) => p !== '' && !p.startsWith('/dev/fd/') && !p.includes('\n') && p.length <= 4096)
+}
+
+/** The local path of a `file:` URL (`file:///home/u/x`, `file://localhost/x`, `file:/x`), percent-decoded. */
+function fileUrlPath(arg: string): string | undefined {
+  const m = /^file:(?:\/\/(?:localhost)?)?(\/[^?#]*)/i.exec(arg.replace(/^-[-\w]*=/, ''))
+  if (!m) return undefined
+  try {
+    return decodeURIComponent(m[1]!)
+  } catch {
+    return m[1]!
+  }
 }
 
 const NETWORK_PROGRAMS: ReadonlySet<string> = new Set([

@@ -80,7 +80,7 @@ export const INTERPRETERS: ReadonlyMap<string, readonly string[]> = new Map<stri
   ['deno', ['eval']],
   ['perl', ['-e', '-E']],
   ['ruby', ['-e']],
-  ['php', ['-r']],
+  ['php', ['-r', '-B', '-R', '-E']],
   ['lua', ['-e']],
   ['luajit', ['-e']],
   ['Rscript', ['-e']],

@@ -2,7 +2,7 @@
  * Turns an effective argv into the ShellCommand gates see, with its canonical paths, writes and URLs.
  */
 import type { CallUrl, ShellCommand } from '../../core/types.ts'
-import { operandRoles } from './operand-roles.ts'
+import { implicitOutputs, operandRoles } from './operand-roles.ts'
 import { treeWriteRoots } from './tree-writes.ts'
 import { readsHomeTree, treeReadRoots } from './tree-reads.ts'
 import { containerAccess } from './container-mounts.ts'
@@ -77,6 +77,7 @@ export function recordCommand(
     ...inPlace,
     ...trees,
     ...(extras.writes ?? []),
+    ...implicitOutputs(program, argv),
   ])
   const paths = unique([...canon([...operands, ...redirects.reads, ...(extras.paths ?? [])]), ...overflow, ...writes])
   const urls = [...urlOperands(program, argv, [...redirects.reads, ...redirects.writes]), ...(extras.urls ?? []), ...proxyUrls(scope)]

@@ -1,7 +1,8 @@
 /**
  * Commands that read a whole tree without naming its files: `grep -r x ~`, `tar czf h.tgz ~`, `cp -r ~ /tmp/h`,
  * `find ~ -exec cat {} +`. A tree read of the home directory (or anything above it) reads every secret in it
- * (keys, cloud credentials, svc's own home), which no path gate sees because no such file is named: the
+ * (keys, cloud credentials, svc's own home), which no path gate sees because no such file is named; serving it over
+ * HTTP (`python3 -m http.server -d ~`, `php -S … -t ~`, `npx serve ~`) or making it git's work tree does too: the
  * analysis reports it as the `home_tree_read` signal. Programs that only list names (`ls -R`, `du`, `find`
  * without `-exec`) and searches that skip dot-directories by default (`rg`, `ag` without `--hidden`) are not reads.
  */
@@ -100,8 +101,29 @@ export function treeReadRoots(program: string, argv: readonly string[]): string[
       const exec = args.findIndex((a, i) => /^-(exec|execdir|ok|okdir)$/.test(a) && args[i + 1] !== undefined && !NAME_ONLY.has(args[i + 1]!.split('/').pop()!))
       return exec === -1 ? [] : starts.length > 0 ? starts : ['.']
     }
-    default:
+    case 'git': {
+      // `git --work-tree ~ add .`: the work tree is what git reads (stages, diffs, archives).
+      const i = args.findIndex((a) => a === '--work-tree' || a.startsWith('--work-tree='))
+      return i === -1 ? [] : [args[i]!.includes('=') ? args[i]!.slice('--work-tree='.length) : (args[i + 1] ?? '')]
+    }
+    case 'serve':
+    case 'http-server':
+    case 'live-server':
+    case 'static-server': {
+      // A static file server hands every file under its root to whoever asks.
+      const operands = operandsOf(args, /^(-p|--port|-l|--listen|-a|--address|-c|--config)$/)
+      return [operands[0] ?? '.']
+    }
+    default: {
+      // `python3 -m http.server [-d DIR]` and `php -S HOST:PORT [-t DIR]` serve a directory over HTTP.
+      const m = args.indexOf('-m')
+      if (/^python[\d.]*$/.test(program) && m !== -1 && args[m + 1] === 'http.server') {
+        const d = args.findIndex((a) => a === '-d' || a === '--directory' || a.startsWith('--directory='))
+        return [d === -1 ? '.' : args[d]!.includes('=') ? args[d]!.slice(12) : (args[d + 1] ?? '.')]
+      }
+      if (/^php[\d.]*$/.test(program) && args.includes('-S')) return [args[args.indexOf('-t') + 1] ?? '.'].map((r) => (args.includes('-t') ? r : '.'))
       return []
+    }
   }
 }
 

@@ -7,6 +7,8 @@
  */
 import type { Invocation } from './invocation.ts'
 import type { AnalysisState } from './state.ts'
+import { safeComputedTarget } from './computed-targets.ts'
+import { lexicalPath } from './paths.ts'
 
 const RECURSIVE_DELETERS: ReadonlySet<string> = new Set(['rm', 'grm', 'srm'])
 const DELETERS: ReadonlySet<string> = new Set(['rimraf', 'del', 'del-cli', 'trash', 'trash-put', 'shred', 'wipe'])
@@ -36,6 +38,28 @@ export function flagUnknowns(st: AnalysisState, inv: Invocation, program: string
   if (destroys(program, inv.argv) && targets(inv).some((i) => unknownOperand(inv, i))) st.signals.add('unknown_target')
   if (NETWORK_CLIENTS.has(program) && aimsAtUnknownLoopbackPort(inv)) st.signals.add('unknown_port')
   if (treeDestination(program, inv.argv).some((i) => unknownOperand(inv, i))) st.signals.add('unknown_target')
+  if (destroys(program, inv.argv) && targets(inv).some((i) => ownRepository(st, inv, inv.argv[i]!))) st.signals.add('own_repository')
+  // `cp -a /tmp/x/. .`, `rsync -a x/ ./`: a tree lands on the project root, where its hook and policy files live.
+  if ((program === 'cp' || program === 'rsync') && treeDestination(program, inv.argv).some((i) => projectRoot(st, inv, inv.argv[i]!))) st.signals.add('tree_into_project')
+}
+
+/** The working directory itself (not a subdirectory of it), where `.claude/`, `.gemini/` and `.svc.yaml` sit. */
+function projectRoot(st: AnalysisState, inv: Invocation, arg: string): boolean {
+  const cwd = inv.scope.cwd
+  return cwd !== undefined && lexicalPath(arg, { home: st.options.home, cwd }) === cwd
+}
+
+/**
+ * `rm -rf .git`, `rm -rf ../.git/*`: the `.git` of the repository the command runs in (the working directory's or
+ * an ancestor's) holds every commit and stash not yet pushed. A `.git` inside a subdirectory (a vendored clone) is not it.
+ */
+function ownRepository(st: AnalysisState, inv: Invocation, arg: string): boolean {
+  const cwd = inv.scope.cwd
+  if (cwd === undefined) return false
+  const path = lexicalPath(arg.replace(/\/\*$/, ''), { home: st.options.home, cwd })
+  if (path === undefined || !/\/\.git$/.test(path)) return false
+  const repo = path.slice(0, -'/.git'.length) || '/'
+  return cwd === repo || cwd.startsWith(repo === '/' ? '/' : `${repo}/`)
 }
 
 /**
@@ -129,10 +153,15 @@ function namedUnderUnknown(known: string): boolean {
 
 function unknownOperand(inv: Invocation, i: number): boolean {
   const arg = inv.argv[i]!.replace(/^of=|^-o/, '')
-  if (inv.info[i]?.dynamic) return !namedUnderUnknown(arg)
+  if (inv.info[i]?.dynamic) return !namedUnderUnknown(arg) && !(inside(inv) && safeComputedTarget(arg, SENSITIVE))
   if (/^~[-+](\/|$)/.test(arg)) return true
   // Relative to a working directory svc could not follow (`cd "$(dirname "$0")"`, `env -C "$d"`).
   return inv.scope.cwd === undefined && !arg.startsWith('/')
+}
+
+/** The command runs in a directory svc knows (a `find .` there prints paths under it). */
+function inside(inv: Invocation): boolean {
+  return inv.scope.cwd !== undefined
 }
 
 function aimsAtUnknownLoopbackPort(inv: Invocation): boolean {

@@ -34,6 +34,12 @@ export const SIGNALS = [
   'home_tree_read',
   // A container that gets the host itself: privileged, the host's PID namespace, the Docker socket.
   'container_escape',
+  // An environment variable that makes programs load code or a config from a place svc does not see (LD_PRELOAD, PYTHONPATH, TAR_OPTIONS).
+  'code_variable',
+  // A tree copied onto the working directory itself (cp -a x/. ., rsync -a x/ .): its hook and policy files may be in it.
+  'tree_into_project',
+  // A recursive delete of the .git of the repository the command runs in.
+  'own_repository',
   // A nested harness run whose config (and so its hooks) was moved or cleared: HOME=, CLAUDE_CONFIG_DIR=, CODEX_HOME=, env -i.
   'harness_config_moved',
   // Every process, or a pattern that matches the daemon's process (kill -9 -1, pkill -f 'node.*daemon', pgrep node).
