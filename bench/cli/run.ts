@@ -85,12 +85,14 @@ try {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ session_id: 'bench', source: 'claude-code', tool: 'Bash', input: { command: 'ls' } }),
   })
-  const commands: [string, string[], number][] = firstOnly ? [] : [
-    ['svc --help', ['--help'], 300],
-    ['svc status', ['status'], 300],
-    ['svc explain "git push --force …"', ['explain', 'git push --force origin main'], 600],
-    ['svc hud', ['hud'], 300],
-  ]
+  const commands: [string, string[], number][] = firstOnly
+    ? []
+    : [
+        ['svc --help', ['--help'], 300],
+        ['svc status', ['status'], 300],
+        ['svc explain "git push --force …"', ['explain', 'git push --force origin main'], 600],
+        ['svc hud', ['hud'], 300],
+      ]
   // Wall clock is what the user waits; CPU time shows the work when other processes share the cores.
   console.log(`svc CLI, ${N} runs each after one warm-up (ms); load average ${loadavg()[0]!.toFixed(1)} on this machine`)
   for (const [label, args, target] of commands) {
