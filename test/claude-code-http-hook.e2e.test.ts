@@ -99,8 +99,20 @@ describe.skipIf(!runnable())('Claude Code native HTTP hook (real binary)', () =>
   // Each of these is the daemon being down, broken or slow: a command hook through the shim blocks all three.
   for (const [what, setup] of [
     ['the hook URL refuses connections', () => settings('http://127.0.0.1:9/v1/hooks/claude-code/PreToolUse')],
-    ['the hook answers 500', () => ((answer = (res) => res.writeHead(500).end('boom')), settings(hookUrl))],
-    ['the hook answers after its timeout', () => ((answer = (res) => setTimeout(() => res.writeHead(200).end('{}'), 5000)), settings(hookUrl))],
+    [
+      'the hook answers 500',
+      () => {
+        answer = (res) => res.writeHead(500).end('boom')
+        settings(hookUrl)
+      },
+    ],
+    [
+      'the hook answers after its timeout',
+      () => {
+        answer = (res) => setTimeout(() => res.writeHead(200).end('{}'), 5000)
+        settings(hookUrl)
+      },
+    ],
   ] as const) {
     it(`runs the tool when ${what} (fails open)`, async () => {
       setup()
