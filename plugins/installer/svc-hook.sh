@@ -136,7 +136,8 @@ fi
 # bash >= 5.1 from here on (sh never reads this far). Four processes in all: this shell, the exchange's
 # subshell and two sha256sum.
 sha256=$found
-LC_ALL=C # ${#payload} counts bytes
+# ${#payload} counts bytes; exported, sha256sum loads no locale files either.
+export LC_ALL=C
 shopt -s nocasematch # header names
 printf -v nonce '%08x%08x%08x%08x' "$SRANDOM" "$SRANDOM" "$SRANDOM" "$SRANDOM"
 # read -N reads in blocks (read -d, and $(</dev/stdin) on the socket pair Node gives a child, do not).
@@ -206,7 +207,8 @@ sha256() {
   printf "$1%s" "$2" >&"${COPROC[1]}"
   exec {COPROC[1]}>&-
   digest=
-  read -r digest _ <&"$out"
+  # -N: one block read, not a read per byte from the pipe.
+  read -r -N 64 digest <&"$out"
   exec {out}<&-
   wait "$pid"
 }
