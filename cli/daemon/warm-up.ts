@@ -8,7 +8,7 @@
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Engine } from '../../core/index.ts'
-import { precompileGrammars } from '../../plugins/shell-analysis/code-parsers.ts'
+import { precompileGrammars } from '../../plugins/shell-analysis/index.ts'
 
 const HERE = join(tmpdir(), 'svc-warm-up')
 
