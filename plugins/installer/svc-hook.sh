@@ -148,6 +148,18 @@ host=${host#[}
 host=${host%]}
 printf -v request 'POST /v1/hooks/%s/%s HTTP/1.0\r\nHost: %s\r\nContent-Type: application/json\r\nX-Svc-Install: %s\r\nX-Svc-Nonce: %s\r\nContent-Length: %d\r\n\r\n' \
   "$harness" "$event" "${url#http://}" "$install" "$nonce" "${#payload}"
+# HMAC-SHA256 = H((K ^ opad) || H((K ^ ipad) || m)). The key is 64 hex characters, exactly one SHA-256 block,
+# so the pads are the key's bytes xor 0x36 / 0x5c, written as printf escapes (one may be a NUL byte, which
+# no shell variable holds, but printf writes). The key's digits are first renamed g..v so that no
+# replacement meets an earlier one's output.
+k=${key//0/g} k=${k//1/h} k=${k//2/i} k=${k//3/j} k=${k//4/k} k=${k//5/l} k=${k//6/m} k=${k//7/n}
+k=${k//8/o} k=${k//9/p} k=${k//a/q} k=${k//b/r} k=${k//c/s} k=${k//d/t} k=${k//e/u} k=${k//f/v}
+ipad=${k//g/\\x06} ipad=${ipad//h/\\x07} ipad=${ipad//i/\\x04} ipad=${ipad//j/\\x05} ipad=${ipad//k/\\x02}
+ipad=${ipad//l/\\x03} ipad=${ipad//m/\\x00} ipad=${ipad//n/\\x01} ipad=${ipad//o/\\x0e} ipad=${ipad//p/\\x0f}
+ipad=${ipad//q/\\x57} ipad=${ipad//r/\\x54} ipad=${ipad//s/\\x55} ipad=${ipad//t/\\x52} ipad=${ipad//u/\\x53} ipad=${ipad//v/\\x50}
+opad=${k//g/\\x6c} opad=${opad//h/\\x6d} opad=${opad//i/\\x6e} opad=${opad//j/\\x6f} opad=${opad//k/\\x68}
+opad=${opad//l/\\x69} opad=${opad//m/\\x6a} opad=${opad//n/\\x6b} opad=${opad//o/\\x64} opad=${opad//p/\\x65}
+opad=${opad//q/\\x3d} opad=${opad//r/\\x3e} opad=${opad//s/\\x3f} opad=${opad//t/\\x38} opad=${opad//u/\\x39} opad=${opad//v/\\x3a}
 # The exchange runs in a forked subshell so that one timed read covers all of it: a daemon that takes the
 # connection but never reads or answers (or a full accept queue) cannot hold the hook past --timeout.
 # HTTP/1.0 makes the daemon close after the answer, so the answer is everything up to EOF.
@@ -160,6 +172,17 @@ exchange() {
 # Its stderr goes nowhere: a harness waits for the hook's output to close, not only for it to exit.
 exec {from}< <(exchange 2>/dev/null)
 exchange_pid=$!
+# While the daemon decides, both hashes' sha256sum start (coprocesses; bash closes a coprocess's descriptors
+# when it reaps one, so the shim works on copies) and the inner one reads what comes before the answer's body.
+# The outer one must not hold the inner one's input open, or that would never end.
+{ coproc INNER { exec "$sha256"; }; } 2>/dev/null
+exec {inner_in}>&"${INNER[1]}" {inner_out}<&"${INNER[0]}"
+exec {INNER[1]}>&-
+{ coproc OUTER { exec "$sha256" {inner_in}>&-; }; } 2>/dev/null
+exec {outer_in}>&"${OUTER[1]}" {outer_out}<&"${OUTER[0]}"
+exec {OUTER[1]}>&-
+printf "$ipad%s" "svc-hook-mac/v1"$'\n'"$nonce"$'\n'"$harness"$'\n'"$event"$'\n' >&"$inner_in"
+printf "$opad" >&"$outer_in"
 IFS= read -r -N 16777216 -t "$timeout" -u "$from" resp
 if [ $? -gt 128 ]; then
   kill "$exchange_pid" 2>/dev/null
@@ -186,35 +209,15 @@ if [ "$head" != "$resp" ]; then
   done
 fi
 
-# HMAC-SHA256 = H((K ^ opad) || H((K ^ ipad) || m)). The key is 64 hex characters, exactly one SHA-256 block,
-# so the pads are the key's bytes xor 0x36 / 0x5c, written as printf escapes (one may be a NUL byte, which
-# no shell variable holds, but printf writes). The key's digits are first renamed g..v so that no
-# replacement meets an earlier one's output.
-k=${key//0/g} k=${k//1/h} k=${k//2/i} k=${k//3/j} k=${k//4/k} k=${k//5/l} k=${k//6/m} k=${k//7/n}
-k=${k//8/o} k=${k//9/p} k=${k//a/q} k=${k//b/r} k=${k//c/s} k=${k//d/t} k=${k//e/u} k=${k//f/v}
-ipad=${k//g/\\x06} ipad=${ipad//h/\\x07} ipad=${ipad//i/\\x04} ipad=${ipad//j/\\x05} ipad=${ipad//k/\\x02}
-ipad=${ipad//l/\\x03} ipad=${ipad//m/\\x00} ipad=${ipad//n/\\x01} ipad=${ipad//o/\\x0e} ipad=${ipad//p/\\x0f}
-ipad=${ipad//q/\\x57} ipad=${ipad//r/\\x54} ipad=${ipad//s/\\x55} ipad=${ipad//t/\\x52} ipad=${ipad//u/\\x53} ipad=${ipad//v/\\x50}
-opad=${k//g/\\x6c} opad=${opad//h/\\x6d} opad=${opad//i/\\x6e} opad=${opad//j/\\x6f} opad=${opad//k/\\x68}
-opad=${opad//l/\\x69} opad=${opad//m/\\x6a} opad=${opad//n/\\x6b} opad=${opad//o/\\x64} opad=${opad//p/\\x65}
-opad=${opad//q/\\x3d} opad=${opad//r/\\x3e} opad=${opad//s/\\x3f} opad=${opad//t/\\x38} opad=${opad//u/\\x39} opad=${opad//v/\\x3a}
-# One sha256sum per hash, as a coprocess: the only processes this path starts.
-sha256() {
-  coproc "$sha256"
-  local pid=$COPROC_PID out
-  # bash closes a coprocess's descriptors when it reaps it: keep a copy of the output end.
-  exec {out}<&"${COPROC[0]}"
-  printf "$1%s" "$2" >&"${COPROC[1]}"
-  exec {COPROC[1]}>&-
-  digest=
-  # -N: one block read, not a read per byte from the pipe.
-  read -r -N 64 digest <&"$out"
-  exec {out}<&-
-  wait "$pid"
-}
-sha256 "$ipad" "svc-hook-mac/v1"$'\n'"$nonce"$'\n'"$harness"$'\n'"$event"$'\n'"$body"
+printf '%s' "$body" >&"$inner_in"
+exec {inner_in}>&-
+digest=
+# -N: one block read, not a read per byte from the pipe.
+read -r -N 64 digest <&"$inner_out"
 inner=
 for ((i = 0; i < 64; i += 2)); do inner+="\\x${digest:i:2}"; done
-sha256 "$opad$inner" ''
-expected=$digest
+printf "$inner" >&"$outer_in"
+exec {outer_in}>&-
+expected=
+read -r -N 64 expected <&"$outer_out"
 relay
