@@ -138,7 +138,6 @@ fi
 sha256=$found
 # ${#payload} counts bytes; exported, sha256sum loads no locale files either.
 export LC_ALL=C
-shopt -s nocasematch # header names
 printf -v nonce '%08x%08x%08x%08x' "$SRANDOM" "$SRANDOM" "$SRANDOM" "$SRANDOM"
 # read -N reads in blocks (read -d, and $(</dev/stdin) on the socket pair Node gives a child, do not).
 IFS= read -r -N 16777216 payload
@@ -199,6 +198,7 @@ if [ "$head" != "$resp" ]; then
   status=${head#HTTP/1.[01] }
   status=${status%%[!0-9]*}
   lines=${head#*$'\r\n'}$'\r\n'
+  shopt -s nocasematch # header names, for the case below only
   while [ -n "$lines" ]; do
     line=${lines%%$'\r\n'*}
     lines=${lines#*$'\r\n'}
@@ -207,6 +207,7 @@ if [ "$head" != "$resp" ]; then
       x-svc-mac:*) mac=${line#*:} mac=${mac# } ;;
     esac
   done
+  shopt -u nocasematch
 fi
 
 printf '%s' "$body" >&"$inner_in"
