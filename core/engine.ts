@@ -55,7 +55,7 @@ function engineOf(state: EngineState): Engine {
       state.svcPorts = svcPortSet(ports)
     },
     evalContext: (session) => evalContext(state, session),
-    decide: (call, session, trace) => decideCall(state, call, session, trace),
+    decide: (call, session, trace, localOnly) => decideCall(state, call, session, trace, localOnly),
     check: (call, refusal) => checkCall(state, call, refusal),
     record: (draft, session) => recordEntry(state, draft, session),
     recordEvent: (verdict, facts, reason) => recordEvent(state, verdict, facts, reason),

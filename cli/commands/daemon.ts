@@ -1,6 +1,7 @@
 /** `svc daemon`: runs the daemon in the foreground until SIGTERM/SIGINT, then shuts down gracefully. */
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { collectWhenIdle } from '../daemon/idle-gc.ts'
+import { warmUp } from '../daemon/warm-up.ts'
 import type { CliIo } from '../io.ts'
 import { DEFAULT_DASHBOARD_PORT, DEFAULT_PORT, svcHome } from '../paths.ts'
 import { startSvcDaemon } from '../start-daemon.ts'
@@ -89,10 +90,13 @@ export function makeDaemonCommand(io: CliIo): Command {
             throw err
           }
         }
-        // A long-lived process gives back what starting it (and each busy spell) left behind, once it is quiet.
+        // The first call of every kind as fast as the next ones (compiled paths, loaded grammars); then, once
+        // quiet, a long-lived process gives back what starting it (and each busy spell) left behind.
+        const warm = warmUp(daemon.engine, daemon.app.log)
         const idleGc = collectWhenIdle(daemon.app.log)
         await new Promise<void>((resolve) => {
           const stop = (signal: string) => {
+            warm.stop()
             idleGc.stop()
             daemon.app.log.info({ signal }, 'shutting down')
             daemon.close().then(resolve, resolve)

@@ -32,7 +32,7 @@ export function renderStatus(r: StatusReport): string {
   }
   if (r.hooks.length === 0) out.push('hooks:    none installed')
   for (const h of r.hooks)
-    out.push(`hooks:    ${h.harness} (${h.scope}) ${h.file}: ${h.entries - h.missing}/${h.entries} entries${h.urls.length ? `, calls ${h.urls.join(', ')}` : ''}`)
+    out.push(`hooks:    ${h.harness} (${h.scope}) ${h.file}: ${h.entries - h.missing}/${h.entries} entries${h.urls.length ? `, calls ${h.urls.join(', ')}` : ''}; ${hookKind(h.usesShim)}`)
   for (const sb of r.sandbox ?? []) {
     const where = sb.files.length ? ` (${sb.files.join(', ')}: ${sb.settings - sb.missing}/${sb.settings} settings)` : ''
     out.push(`sandbox:  ${sb.harness} ${sb.state === 'off' ? 'off: the agent’s commands run without the second layer; `svc install --sandbox` turns it on' : sb.state}${where}`)
@@ -81,4 +81,11 @@ export function makeStatusCommand(io: CliIo): Command {
       if (report.problems.length > 0)
         throw new CliError(`protection is not fully in force (${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}; \`svc doctor\` offers fixes)`)
     })
+}
+
+/** Which kind of hook runs and what that means when the daemon is down or something else answers on its port. */
+function hookKind(usesShim: boolean): string {
+  return usesShim
+    ? 'command hooks through the shim (fail closed; only answers with the daemon’s MAC count)'
+    : 'native HTTP hooks (`--transport http`: the harness runs the tool when the daemon is down or slow, and takes any answer on the port)'
 }

@@ -69,8 +69,9 @@ export interface Engine {
   /**
    * Normalises a call and decides it without touching the ledger or counters. With `trace`, every gate it
    * evaluates is appended there with what each node of its `when` did (`svc explain` prints exactly that).
+   * `localOnly` stops before the guardrails (the daemon's warm-up: nothing may reach a provider).
    */
-  decide(call: ToolCall, session?: Session, trace?: GateTrace[]): Promise<{ request: EvalRequest; decision: Decision }>
+  decide(call: ToolCall, session?: Session, trace?: GateTrace[], localOnly?: boolean): Promise<{ request: EvalRequest; decision: Decision }>
   /**
    * Decides a call and records it durably; the verdict is returned only after the leaf is on disk. With
    * `refusal` the call is not decided but denied for that reason (a payload svc could not read), and recorded.

@@ -19,7 +19,13 @@ export function evalContext(state: EngineState, session?: Session): EvalContext 
  * Normalises `call` and decides it under `session`. With `trace`, every gate evaluated is appended there with
  * what each node of its `when` did.
  */
-export async function decideCall(state: EngineState, call: ToolCall, session?: Session, trace?: GateTrace[]): Promise<{ request: EvalRequest; decision: Decision }> {
+export async function decideCall(
+  state: EngineState,
+  call: ToolCall,
+  session?: Session,
+  trace?: GateTrace[],
+  localOnly = false,
+): Promise<{ request: EvalRequest; decision: Decision }> {
   const ctx = evalContext(state, session)
   const request = await state.hooks.preEvaluate.promise({ ...call, paths: [], urls: [] }, ctx)
   const gap = coverageGap(request)
@@ -33,7 +39,7 @@ export async function decideCall(state: EngineState, call: ToolCall, session?: S
   assertNotLoosened(local, refined)
   // Guardrails only after a local allow: a local deny (even one monitor mode lets through) never reaches a provider.
   const localDeny = refined.verdict === 'deny' || refined.hits.some((h) => h.onHit === 'deny')
-  if (localDeny || evaluators.length === 0) return { request, decision: refined }
+  if (localDeny || evaluators.length === 0 || localOnly) return { request, decision: refined }
   const decision = await runGuardrails({
     hooks: state.hooks,
     request,

@@ -12,7 +12,7 @@ import { backupPath, readManifest, writeManifest } from './manifest.ts'
 import type { Manifest, ManifestFile } from './manifest.ts'
 import { entryPresent } from './entry-present.ts'
 import { PlanConflictError, planInstall, planUninstall } from './plan.ts'
-import { SHIM_SOURCE, shimPath } from './shim.ts'
+import { shimPath, shimText } from './shim.ts'
 import type { InstallRequest, Plan, UninstallRequest } from './plan.ts'
 
 export interface ApplyResult {
@@ -27,7 +27,7 @@ const MAX_TOKENS = 64
 export function installShim(svcHome: string): string {
   ensureHookKey(svcHome)
   const target = shimPath(svcHome)
-  const source = readFileSync(SHIM_SOURCE, 'utf8')
+  const source = shimText()
   mkdirSync(dirname(target), { recursive: true, mode: 0o700 })
   if (!existsSync(target) || readFileSync(target, 'utf8') !== source) writeFileAtomic.sync(target, source, { mode: 0o755 })
   return target

@@ -2,11 +2,26 @@
  * The POSIX hook shim as installed in `$SVC_HOME/bin/svc-hook`: where it lives and whether the installed copy
  * is this version's. Light on purpose (`svc status` reads it on every run).
  */
-import { readFileSync } from 'node:fs'
+import { accessSync, constants, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /** The shim this version ships. */
-export const SHIM_SOURCE = new URL('./svc-hook.sh', import.meta.url)
+const SHIM_SOURCE = new URL('./svc-hook.sh', import.meta.url)
+
+/**
+ * The text to install: the shipped shim, started by `/bin/bash -p` where this machine has one (its fast path:
+ * no curl or openssl process, and no `sh` that only hands over to bash), else by `/bin/sh` (curl + openssl).
+ * A shebang naming a missing interpreter would not run at all, which a harness takes as a non-blocking error.
+ */
+export function shimText(): string {
+  const text = readFileSync(SHIM_SOURCE, 'utf8')
+  try {
+    accessSync('/bin/bash', constants.X_OK)
+  } catch {
+    return text
+  }
+  return text.replace(/^#!\/bin\/sh\n/, '#!/bin/bash -p\n')
+}
 
 /** Where the installed shim lives. */
 export function shimPath(svcHome: string): string {
@@ -21,5 +36,5 @@ export function shimState(svcHome: string): 'current' | 'stale' | 'missing' {
   } catch {
     return 'missing'
   }
-  return installed === readFileSync(SHIM_SOURCE, 'utf8') ? 'current' : 'stale'
+  return installed === shimText() ? 'current' : 'stale'
 }

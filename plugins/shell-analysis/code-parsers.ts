@@ -5,8 +5,11 @@
  * Each grammar is loaded the first time code of its language is parsed, synchronously (Language.loadSync: a
  * few ms, once per process), so the analysis stays synchronous and sees the same grammar as an eager load:
  * the four cost ~9 MiB of an idle daemon (Ruby's alone ~6), and most daemons never see some of them.
+ * The daemon compiles their WebAssembly in the background after it starts (precompileGrammars:
+ * WebAssembly.compile, off the main thread), so a first parse only instantiates it.
  */
 import { readFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { Language, Parser, type Node, type Tree } from 'web-tree-sitter'
 
@@ -20,8 +23,9 @@ export interface CodeParsers {
 
 export type { Node as CodeNode }
 
-/** Node's WebAssembly global (the project's TypeScript libs do not declare it): only the synchronous compile. */
-declare const WebAssembly: { Module: new (bytes: Uint8Array) => Parameters<typeof Language.loadSync>[0] }
+type WasmModule = Parameters<typeof Language.loadSync>[0]
+/** Node's WebAssembly global (the project's TypeScript libs do not declare it): the two compiles used here. */
+declare const WebAssembly: { Module: new (bytes: Uint8Array) => WasmModule; compile(bytes: Uint8Array): Promise<WasmModule> }
 
 const WASM: Readonly<Record<CodeLanguage, string>> = {
   python: 'tree-sitter-python/tree-sitter-python.wasm',
@@ -30,19 +34,31 @@ const WASM: Readonly<Record<CodeLanguage, string>> = {
   ruby: 'tree-sitter-ruby/tree-sitter-ruby.wasm',
 }
 
+const require = createRequire(import.meta.url)
+/** Compiled grammars (immutable, shared by every engine of the process). */
+const compiled = new Map<CodeLanguage, WasmModule>()
+
+/** Compiles every grammar not compiled yet, one at a time and off the main thread. */
+export async function precompileGrammars(): Promise<void> {
+  for (const language of Object.keys(WASM) as CodeLanguage[]) {
+    if (!compiled.has(language)) compiled.set(language, await WebAssembly.compile(await readFile(require.resolve(WASM[language]))))
+  }
+}
+
 /**
  * The four grammars' parsers, each loaded on its first parse (the web-tree-sitter runtime must be initialised:
  * loadBashParser does it). Every grammar file is found now, so a missing one still stops the daemon at start.
  */
 export async function loadCodeParsers(): Promise<CodeParsers> {
-  const require = createRequire(import.meta.url)
   const files = Object.fromEntries(Object.entries(WASM).map(([language, file]) => [language, require.resolve(file)])) as Record<CodeLanguage, string>
   const parsers = new Map<CodeLanguage, Parser>()
   const parserFor = (language: CodeLanguage): Parser => {
     let parser = parsers.get(language)
     if (parser === undefined) {
       parser = new Parser()
-      parser.setLanguage(Language.loadSync(new WebAssembly.Module(readFileSync(files[language]))))
+      let module = compiled.get(language)
+      if (module === undefined) compiled.set(language, (module = new WebAssembly.Module(readFileSync(files[language]))))
+      parser.setLanguage(Language.loadSync(module))
       parsers.set(language, parser)
     }
     return parser

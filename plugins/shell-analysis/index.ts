@@ -14,7 +14,7 @@ import { shellQuote } from './quote.ts'
 export { analyzeCommand, type AnalyzeOptions } from './analyze.ts'
 export { AnalysisMemo } from './memo.ts'
 export { loadBashParser, type BashParser } from './parser.ts'
-export { loadCodeParsers, type CodeParsers } from './code-parsers.ts'
+export { loadCodeParsers, precompileGrammars, type CodeParsers } from './code-parsers.ts'
 export { DEFAULT_BUDGET, type Budget } from './state.ts'
 
 const NAME = 'analysis:shell'
