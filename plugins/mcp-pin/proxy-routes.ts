@@ -83,6 +83,7 @@ const body = {
           method: { type: 'string', maxLength: 64 },
           id: { type: 'string', maxLength: 128, description: 'the JSON-RPC id as JSON text' },
           bytes: { type: 'integer', minimum: 0 },
+          refused: { type: 'string', maxLength: 200, description: 'why the relay dropped the message instead of passing it' },
         },
       },
     },
