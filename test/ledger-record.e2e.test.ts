@@ -151,6 +151,25 @@ describe.concurrent('unsigned leaves', () => {
   })
 })
 
+describe.concurrent('the session idle window', () => {
+  it('a short SVC_SESSION_IDLE: the refusals it records unsigned verify, against the window the daemon used', async () => {
+    const p = place()
+    const d = await startDaemonProcess({ ...p.env, SVC_SESSION_IDLE: '2s' })
+    const sid = await signedSession(p, d)
+    expect((await check(d, sid, 'echo hi')).body.verdict).toBe('allow')
+    await new Promise((r) => setTimeout(r, 2500))
+    const idle = await check(d, sid, 'echo after the idle window')
+    expect(idle.body.verdict).toBe('deny')
+    expect(await d.stop()).toBe(0)
+    const leaf = JSON.parse(
+      String((new DatabaseSync(p.db, { readOnly: true }).prepare('SELECT body FROM leaves WHERE seq = ?').get(idle.body.ledger_seq) as { body: string }).body),
+    )
+    expect(leaf).toMatchObject({ signer: 'none', session_id: sid })
+    const r = await verify(p)
+    expect(r.code, r.stderr).toBe(0)
+  })
+})
+
 describe.concurrent('checkpoints outside ledger.db', () => {
   it('are signed while leaves arrive, without anyone asking for the root, and appended to checkpoints.log', async () => {
     const p = place()
@@ -224,7 +243,14 @@ describe.concurrent('a clean cut of the tail', () => {
     conn.exec(`DELETE FROM leaves WHERE seq >= ${cut}; DELETE FROM checkpoints WHERE tree_size > ${cut};`)
     rebuildTree(conn)
     conn.close()
-    writeFileSync(p.log, `${readFileSync(p.log, 'utf8').trim().split('\n').filter((l) => JSON.parse(l).tree_size <= cut).join('\n')}\n`)
+    writeFileSync(
+      p.log,
+      `${readFileSync(p.log, 'utf8')
+        .trim()
+        .split('\n')
+        .filter((l) => JSON.parse(l).tree_size <= cut)
+        .join('\n')}\n`,
+    )
     const r = await verify(p)
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(new RegExp(`the ledger has ${cut} leaves, but this daemon signed a checkpoint of \\d+ \\(.*watermark\\.json\\): its tail was cut`))
