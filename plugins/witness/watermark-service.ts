@@ -21,17 +21,21 @@ export function startWatermark(home: string, env: NodeJS.ProcessEnv, ledger: Led
     writeWatermark(path, { origin: ledger.origin, tree_size: latest.treeSize, root: latest.root.toString('base64') })
     recorded = latest.treeSize
   }
-  follow()
-  const timer = setInterval(follow, 1000)
+  // A record that cannot be written now (a full disk, the ledger closed at stop) is tried again; it never stops the daemon.
+  const tryFollow = () => {
+    try {
+      follow()
+    } catch {
+      // the last record written stands until the next second
+    }
+  }
+  tryFollow()
+  const timer = setInterval(tryFollow, 1000)
   timer.unref()
   return {
     stop() {
       clearInterval(timer)
-      try {
-        follow()
-      } catch {
-        // The ledger is closed already: the last second's record stands.
-      }
+      tryFollow()
     },
   }
 }
