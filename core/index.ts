@@ -78,6 +78,7 @@ export { SessionStore, type Session } from './sessions/store.ts'
 export { SqliteLedger, type Ledger } from './ledger/ledger.ts'
 export { LedgerStore } from './ledger/store.ts'
 export { readCheckpointLog, type CheckpointLogEntry } from './ledger/checkpoint-log.ts'
+export { ledgerMarkerPath } from './ledger/ledger-guard.ts'
 export type { CosignatureView } from './ledger/cosignature-view.ts'
 export { startWorker } from './worker-thread.ts'
 // Ledger crypto for fleet plugins and the CLI's signers (witness cosignatures, log keys, host keys, session

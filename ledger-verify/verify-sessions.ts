@@ -18,7 +18,10 @@ import { checkSessionCertificate } from '../core/trust/session-cert.ts'
 import type { SignatureVerifier } from '../core/ledger/ed25519.ts'
 import type { LeafObject } from '../core/ledger/leaf.ts'
 
-/** The daemon's idle expiry (`DEFAULT_IDLE_MS` in core/sessions/store.ts): a session idle this long cannot sign. */
+/**
+ * The daemon's default idle expiry (`DEFAULT_IDLE_MS` in core/sessions/store.ts): a session idle this long cannot
+ * sign. A session leaf records the window its daemon used (`facts.idle_ms`, from SVC_SESSION_IDLE); older ones did not.
+ */
 export const SESSION_IDLE_MS = 30 * 60_000
 
 /** What the ledger says about one session. */
@@ -31,6 +34,8 @@ export interface SessionFact {
   readonly certTs: number
   /** Seq of the leaf of the session that rotated it out (Infinity while none). */
   endedSeq: number
+  /** The idle window its creation leaf records (SESSION_IDLE_MS when it records none). */
+  readonly idleMs?: number
 }
 
 /** Sessions and daemon starts, by seq; structured-cloneable so verifier threads get a copy. */
@@ -110,12 +115,14 @@ export function buildSessionTable(
     }
     const rotated = b.rotates === undefined ? undefined : table.sessions.get(b.rotates)
     if (rotated && rotated.endedSeq === Infinity) rotated.endedSeq = seq
+    const idle = Number(leaf.facts?.idle_ms)
     table.sessions.set(b.session_id, {
       signer: b.signer,
       notAfter: b.expires_at_ms,
       certSeq: seq,
       certTs: leaf.ts_ms,
       endedSeq: Infinity,
+      ...(Number.isSafeInteger(idle) && idle > 0 ? { idleMs: idle } : {}),
       ...(b.session_public_key ? { publicKey: Buffer.from(b.session_public_key, 'base64') } : {}),
     })
   }
@@ -134,6 +141,8 @@ export interface IdleCheck {
   readonly ts: number
   /** When the session last signed earlier in the same range (undefined: look before the range). */
   readonly localLastSigned?: number
+  /** The session's idle window (as its creation leaf records it). */
+  readonly idleMs: number
 }
 
 /**
@@ -154,11 +163,11 @@ export function unsignedLeafProblem(table: SessionTable, leaf: LeafObject, seq: 
   const allowsNothing = (leaf.type === 'decision' && leaf.verdict === 'deny') || leaf.type === 'outcome' || (leaf.type as string) === 'control'
   if (!allowsNothing) return `unsigned ${leaf.type} leaf with verdict ${leaf.verdict}: only refusals, outcome rows and control records may be unsigned (signer none)`
   if (!live || fact.signer === 'unattested' || leaf.ts_ms > fact.notAfter) return undefined
-  return { seq, sessionId: leaf.session_id, ts: leaf.ts_ms, ...(lastSigned === undefined ? {} : { localLastSigned: lastSigned }) }
+  return { seq, sessionId: leaf.session_id, ts: leaf.ts_ms, idleMs: fact.idleMs ?? SESSION_IDLE_MS, ...(lastSigned === undefined ? {} : { localLastSigned: lastSigned }) }
 }
 
 /** Resolves an idle check: a problem unless the session had been idle for the idle window. */
 export function idleProblem(check: IdleCheck, lastSigned: number): string | undefined {
-  if (check.ts - lastSigned >= SESSION_IDLE_MS) return undefined
+  if (check.ts - lastSigned >= check.idleMs) return undefined
   return `seq ${check.seq}: unsigned refusal for session ${check.sessionId}, whose certificate was valid and which had signed ${Math.round((check.ts - lastSigned) / 1000)} s before (signer none is only for sessions that cannot sign)`
 }

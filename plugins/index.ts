@@ -16,6 +16,7 @@ import guardrails from './guardrails/index.ts'
 import installer from './installer/index.ts'
 import mcpPin from './mcp-pin/index.ts'
 import normaliseToolInput from './normalise-tool-input/index.ts'
+import operatorSecrets from './operator-secrets/index.ts'
 import otlpExport from './otlp-export/index.ts'
 import policyBundle from './policy-bundle/index.ts'
 import ruleLifecycle from './rule-lifecycle/index.ts'
@@ -41,4 +42,5 @@ export const builtinPlugins: readonly EnginePlugin[] = [
   dashboard,
   witness,
   otlpExport,
+  operatorSecrets,
 ]

@@ -63,6 +63,7 @@ export const FOLDERS: Readonly<Record<string, string>> = {
   'plugins/gates/': 'leaf predicates of `when` blocks, one folder per kind (tool, command, command_regex, path, url, jsonpath, mcp, signal)',
   'plugins/normalise-tool-input/': 'the one pass that canonicalises tool-input paths, URLs and MCP names',
   'plugins/shell-analysis/': 'bash parsing into simple commands, signals, paths, URLs; inline code, scripts on disk, git and runner semantics',
+  'plugins/operator-secrets/': 'feature: operator secrets the agent cannot rewrite (a changed auth.json is refused and recorded)',
   'plugins/mcp-pin/': "feature: MCP server pinning (preEvaluate tap, `mcp_pin` gate kind, `/v1/mcp/*` routes, the MCP proxy's routes)",
   'plugins/installer/': 'feature: hook installer (plan, diff, atomic apply, manifest, shim, sandbox facts and probe runner, `/v1/install/*` routes)',
   'plugins/guardrails/': 'feature: guardrail traces by ledger seq, `/v1/guardrails/*` and `/v1/llm/models` routes',

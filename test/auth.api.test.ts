@@ -45,6 +45,28 @@ describe('password mode', () => {
     expect(statSync(`${d.home}/auth.json`).mode & 0o777).toBe(0o600)
   })
 
+  it('refuses an auth.json rewritten while the daemon runs (the agent’s own password), and records the change', async () => {
+    const { setPassword } = await import('../daemon/index.ts')
+    const { waitFor } = await import('./helpers/wait.ts')
+    const own = await startTestDaemon({ home: tempDir(), hashPassword: true })
+    try {
+      const before = own.engine.ledger.size()
+      setPassword(own.home, 'the agent knows this one')
+      expect((await own.request('POST', '/v1/auth/login', { password: 'the agent knows this one' })).status).toBe(401)
+      expect((await own.request('POST', '/v1/auth/login', { password: 'correct horse battery' })).status).toBe(200)
+      const entry = await waitFor(() => {
+        for (let seq = before; seq < own.engine.ledger.size(); seq++) {
+          const leaf = own.engine.ledger.get(seq) as { verdict?: string; reason?: string } | undefined
+          if (leaf?.verdict === 'config_changed' && leaf.reason?.includes('auth.json')) return leaf
+        }
+        return undefined
+      }, 'the auth.json change in the ledger')
+      expect(entry.reason).toMatch(/auth\.json changed while the daemon runs .*refused/)
+    } finally {
+      await own.stop()
+    }
+  })
+
   it('says how to set a password when none is set', async () => {
     const bare = await startTestDaemon({ env: { SVC_ADMIN_PASSWORD: '' } })
     const res = await bare.request('POST', '/v1/auth/login', { password: 'anything' })

@@ -140,7 +140,9 @@ describe('login, cookie and CSRF', () => {
     expect((await fetch(`${base}/api/v1/mode`)).status).toBe(401)
     expect((await fetch(`${base}/events`)).status).toBe(401)
     const { cookie, csrf } = await login()
-    expect(await (await fetch(`${base}/api/v1/mode`, { headers: { cookie } })).json()).toEqual({ mode: 'firewall' })
+    // The cookie alone (which the browser also sends to every other port of 127.0.0.1) reads nothing.
+    expect((await fetch(`${base}/api/v1/mode`, { headers: { cookie } })).status).toBe(403)
+    expect(await (await fetch(`${base}/api/v1/mode`, { headers: { cookie, 'x-csrf-token': csrf } })).json()).toEqual({ mode: 'firewall' })
     const patch = (headers: Record<string, string>) =>
       fetch(`${base}/api/v1/mode`, {
         method: 'PATCH',
@@ -177,7 +179,7 @@ describe('login, cookie and CSRF', () => {
     for (const path of ['/api/v1/gates/check', '/api/v1/sessions/create', '/api/v1/hooks/claude-code/PreToolUse', '/api/v1/install/apply', '/api/v1/auth/login']) {
       expect((await fetch(`${base}${path}`, { method: 'POST', headers, body: '{}' })).status, path).toBe(404)
     }
-    expect((await fetch(`${base}/api/v1/ledger/root`, { headers: { cookie } })).status).toBe(200)
+    expect((await fetch(`${base}/api/v1/ledger/root`, { headers: { cookie, 'x-csrf-token': csrf } })).status).toBe(200)
   })
 
   it('ends the login on logout', async () => {

@@ -68,6 +68,15 @@ describe('false-positive replay', { timeout: 120_000 }, () => {
       target: 'repo',
     })
     expect(broad.body).toMatchObject({ status: 422, reason: 'too_broad' })
+    // Examples in the `command:` shorthand the schema allows (once a 500 on validate, apply and replay).
+    const examples = [{ command: 'git reset --hard HEAD~7', expect: 'deny', rule: 'git.reset-hard' }]
+    const validated = await d.request('POST', '/v1/false-positives/validate', { bundle, replacement_yaml: draft.replacement_yaml, target: 'repo', examples })
+    expect(validated.status, JSON.stringify(validated.body)).toBe(200)
+    expect(validated.body.examples_checked).toBeGreaterThanOrEqual(1)
+    const replayed = await d.request('POST', `/v1/false-positives/cases/${seq}/replay`, { bundle, replacement_yaml: draft.replacement_yaml, target: 'repo', examples })
+    expect(replayed.status).toBe(200)
+    const missing = await d.request('POST', '/v1/false-positives/validate', { bundle, replacement_yaml: draft.replacement_yaml, examples: [{ expect: 'deny' }] })
+    expect(missing.status).toBe(400)
     const wrongCase = await d.request('POST', `/v1/false-positives/cases/${earlier.body.ledger_seq}/replay`, { bundle, replacement_yaml: draft.replacement_yaml })
     expect(wrongCase.body).toMatchObject({ status: 422, reason: 'invalid_bundle' })
   })

@@ -84,6 +84,8 @@ async function recorded(): Promise<Place & { size: number }> {
   execFileSync('cp', ['-a', made.root, p.root])
   const copiedMarker = ledgerMarkerPath({ HOME: join(p.root, 'user') }, made.home)!
   renameSync(copiedMarker, ledgerMarkerPath(p.env, p.home)!)
+  const copiedMark = copiedMarker.replace(/\.json$/, '.watermark.json')
+  if (existsSync(copiedMark)) renameSync(copiedMark, ledgerMarkerPath(p.env, p.home)!.replace(/\.json$/, '.watermark.json'))
   return { ...p, size: made.size }
 }
 
@@ -149,6 +151,25 @@ describe.concurrent('unsigned leaves', () => {
   })
 })
 
+describe.concurrent('the session idle window', () => {
+  it('a short SVC_SESSION_IDLE: the refusals it records unsigned verify, against the window the daemon used', async () => {
+    const p = place()
+    const d = await startDaemonProcess({ ...p.env, SVC_SESSION_IDLE: '2s' })
+    const sid = await signedSession(p, d)
+    expect((await check(d, sid, 'echo hi')).body.verdict).toBe('allow')
+    await new Promise((r) => setTimeout(r, 2500))
+    const idle = await check(d, sid, 'echo after the idle window')
+    expect(idle.body.verdict).toBe('deny')
+    expect(await d.stop()).toBe(0)
+    const leaf = JSON.parse(
+      String((new DatabaseSync(p.db, { readOnly: true }).prepare('SELECT body FROM leaves WHERE seq = ?').get(idle.body.ledger_seq) as { body: string }).body),
+    )
+    expect(leaf).toMatchObject({ signer: 'none', session_id: sid })
+    const r = await verify(p)
+    expect(r.code, r.stderr).toBe(0)
+  })
+})
+
 describe.concurrent('checkpoints outside ledger.db', () => {
   it('are signed while leaves arrive, without anyone asking for the root, and appended to checkpoints.log', async () => {
     const p = place()
@@ -197,6 +218,54 @@ describe.concurrent('checkpoints outside ledger.db', () => {
     expect(start.stderr).toMatch(
       new RegExp(`refusing to start: ledger.db holds ${p.size - 2} leaves but .*checkpoints.log has a signed checkpoint of this ledger at size ${p.size}`),
     )
+  })
+})
+
+describe.concurrent('a clean cut of the tail', () => {
+  const logLines = (p: Place) =>
+    readFileSync(p.log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { tree_size: number })
+
+  it('back to an earlier checkpoint, with the checkpoint rows and the log’s tail, is refused at start and FAILS verify (the watermark outside $SVC_HOME)', async () => {
+    const p = place()
+    const d = await startDaemonProcess({ ...p.env, SVC_CHECKPOINT_INTERVAL: '100ms' })
+    const sid = await signedSession(p, d)
+    const cut = ((await check(d, sid, 'echo kept')).body.ledger_seq as number) + 1
+    await waitFor(() => logLines(p).some((l) => l.tree_size === cut), 'a checkpoint at the cut', 30_000)
+    for (const c of ['echo later', 'rm -rf ~', 'echo last']) await check(d, sid, c)
+    const mark = ledgerMarkerPath(p.env, p.home)!.replace(/\.json$/, '.watermark.json')
+    await waitFor(() => existsSync(mark) && JSON.parse(readFileSync(mark, 'utf8')).tree_size > cut, 'the watermark past the cut', 30_000)
+    expect(await d.stop()).toBe(0)
+    // The cut: every leaf after it, every checkpoint row past it, the log's lines past it; the tree rebuilt.
+    const conn = openForTamper(p.db)
+    conn.exec(`DELETE FROM leaves WHERE seq >= ${cut}; DELETE FROM checkpoints WHERE tree_size > ${cut};`)
+    rebuildTree(conn)
+    conn.close()
+    writeFileSync(
+      p.log,
+      `${readFileSync(p.log, 'utf8')
+        .trim()
+        .split('\n')
+        .filter((l) => JSON.parse(l).tree_size <= cut)
+        .join('\n')}\n`,
+    )
+    const r = await verify(p)
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(new RegExp(`the ledger has ${cut} leaves, but this daemon signed a checkpoint of \\d+ \\(.*watermark\\.json\\): its tail was cut`))
+    const start = await runCli(['daemon', '--port', '0'], p.env)
+    expect(start.code).not.toBe(0)
+    expect(start.stderr).toMatch(/the ledger was cut short, so the daemon does not start/)
+  })
+
+  it('an honest ledger no witness or off-host copy holds verifies, with a plain WARNING naming that', async () => {
+    const p = await recorded()
+    const r = await verify(p, '--json')
+    expect(r.code, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout).outside).toMatchObject({ problems: [], coverage: { witnessed: 0, shipped: 0, uncovered: { from: 0, to: p.size - 1 } } })
+    const plain = await verify(p)
+    expect(plain.stdout).toContain('WARNING: no witness cosignature and no off-host copy (OTLP export) covers this ledger')
   })
 })
 

@@ -192,14 +192,15 @@ describe('svc mcp-proxy', () => {
   })
 
   it.each(['SIGINT', 'SIGHUP'] as const)('forwards %s to the server, and ends with it when the server does', async (signal) => {
-    const ready = `process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 'ready', result: {} }) + '\\n'); setInterval(() => {}, 1000)`
+    // A notification says it is ready (an answer to an id nobody asked would be dropped by the relay).
+    const ready = `process.stdout.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/ready' }) + '\\n'); setInterval(() => {}, 1000)`
     // A server that handles the signal: its own exit status proves the signal reached it (the relay did not just die).
     const handling = rawProxy(target, [process.execPath, '-e', `process.on('${signal}', () => process.exit(42)); ${ready}`])
-    await handling.next('ready')
+    await handling.next(null)
     handling.child.kill(signal)
     expect(await handling.exit).toEqual({ code: 42, signal: null })
     const plain = rawProxy(target, [process.execPath, '-e', ready])
-    await plain.next('ready')
+    await plain.next(null)
     plain.child.kill(signal)
     expect(await plain.exit).toEqual({ code: null, signal })
   })

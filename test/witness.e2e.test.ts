@@ -114,6 +114,18 @@ describe('witnessed checkpoints', () => {
       )
       expect(refused.witnesses!.every((w) => w.tree_size < refused.tree_size)).toBe(true)
       expect(w1.statuses).toContain(422)
+      // The clone's own verify: the cosignatures it keeps are of a size both histories share; the quorum is judged
+      // at the clone's newest checkpoint, which no witness cosigned.
+      const cloneEnv = { ...envOf(cloneHome), SVC_WITNESS_POLICY: policy }
+      const forked = await runCli(['ledger', 'verify', '--witness-policy', policy], cloneEnv)
+      expect(forked.code).not.toBe(0)
+      expect(forked.stderr).toMatch(/witness quorum both: NOT met for the newest checkpoint \(size \d+\); it holds up to size \d+, so leaves seq \d+\.\.\d+ are not witnessed/)
+      const report = JSON.parse((await runCli(['ledger', 'verify', '--witness-policy', policy, '--json'], cloneEnv)).stdout)
+      expect(report.witnesses.quorum).toMatchObject({ name: 'both', met: false })
+      expect(report.witnesses.witnesses.map((w: { id: string; verified: boolean }) => [w.id, w.verified])).toEqual([
+        ['w1', true],
+        ['w2', true],
+      ])
     } finally {
       for (const d of daemons) await d.stop()
       await w1.close()

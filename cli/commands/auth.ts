@@ -28,7 +28,7 @@ export function makeAuthCommand(io: CliIo): Command {
         } catch (err) {
           throw new CliError((err as Error).message)
         }
-        io.out('operator password set (scrypt hash in $SVC_HOME/auth.json); running daemons pick it up at the next login')
+        io.out('operator password set (scrypt hash in $SVC_HOME/auth.json); restart a running daemon to use it (a daemon reads the hash once, at start)')
       }),
   )
   return auth

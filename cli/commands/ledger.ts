@@ -10,7 +10,8 @@ import { Command, InvalidArgumentError } from 'commander'
 import { exportLedger, sourceFromExport, verifierFor, verifyLedger, verifyLedgerDatabase, type CheckpointLogInput, type LedgerVerifyReport } from '../../ledger-verify/index.ts'
 import { PAYLOADS_FILE, PayloadStore, verifyPayloads } from '../../plugins/rule-lifecycle/index.ts'
 import { LedgerStore, readCheckpointLog, readTrustedHostKeys, readTrustFile, writePrivateFile, type TrustedKeyRecord } from '../../core/index.ts'
-import { witnessReport } from '../fleet/witness-report.ts'
+import { witnessReport, type WitnessReport } from '../fleet/witness-report.ts'
+import { outsideRecords } from '../ledger-outside.ts'
 import { loadLogKey } from '../../plugins/witness/index.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { svcHome } from '../paths.ts'
@@ -59,7 +60,10 @@ async function verify(io: CliIo, opts: VerifyOpts): Promise<void> {
     report = await verifyLedgerDatabase({ path: dbPath, trustedHostKeys: trusted, verifier: opts.portable ? 'portable' : 'fast', log, threads: opts.threads })
   }
   const seconds = (performance.now() - started) / 1000
-  if (opts.json) io.out(JSON.stringify({ ...report, seconds }, null, 2))
+  const outside = opts.file ? undefined : outsideRecords(io.env, dbPath, report.treeSize)
+  const policy = opts.witnessPolicy ?? io.env.SVC_WITNESS_POLICY
+  const witnesses = opts.file ? undefined : witnessReport(dbPath, policy, opts.witnessPolicy !== undefined)
+  if (opts.json) io.out(JSON.stringify({ ...report, seconds, ...(outside ? { outside } : {}), ...(witnesses ? { witnesses: witnesses.json } : {}) }, null, 2))
   else {
     const c = report.counts
     io.out(`ledger ${opts.file ?? dbPath}: ${report.treeSize} leaves, root ${report.root}`)
@@ -70,18 +74,19 @@ async function verify(io: CliIo, opts: VerifyOpts): Promise<void> {
       const { from, to } = report.uncovered
       io.out(`not covered by a signed checkpoint: seq ${from}..${to} (${to - from + 1} leaves; they could be cut off without a trace)`)
     }
+    for (const w of outside?.warnings ?? []) io.out(`WARNING: ${w}`)
     for (const p of report.problems) io.err(`  ✗ ${p}`)
   }
-  if (!report.ok) throw new CliError(`ledger verification FAILED: ${report.problemCount} problem(s)`)
+  for (const p of outside?.problems ?? []) io.err(`  ✗ ${p}`)
+  const problems = report.problemCount + (outside?.problems.length ?? 0)
+  if (problems > 0) throw new CliError(`ledger verification FAILED: ${problems} problem(s)`)
   if (!opts.file) checkStoredPayloads(io, dbPath, opts.json)
-  if (!opts.file) checkWitnesses(io, dbPath, opts.witnessPolicy ?? io.env.SVC_WITNESS_POLICY, opts.json)
+  if (witnesses) checkWitnesses(io, witnesses, opts.json)
   if (!opts.json) io.out('ledger verified: OK')
 }
 
-/** Witness cosignatures kept beside the ledger must be of checkpoints this ledger signed (and verify). */
-function checkWitnesses(io: CliIo, dbPath: string, policy: string | undefined, json: boolean | undefined): void {
-  const report = witnessReport(dbPath, policy)
-  if (!report) return
+/** Witness cosignatures kept beside the ledger must be of checkpoints this ledger signed (and verify), and the quorum hold for the newest. */
+function checkWitnesses(io: CliIo, report: WitnessReport, json: boolean | undefined): void {
   if (!json) for (const line of report.lines) io.out(line)
   for (const p of report.problems) io.err(`  ✗ ${p}`)
   if (report.problems.length > 0) throw new CliError(`witness verification FAILED: ${report.problems.length} problem(s)`)

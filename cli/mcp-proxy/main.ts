@@ -8,8 +8,8 @@
 import { spawn } from 'node:child_process'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { askDaemon, type DaemonLink } from './daemon-client.ts'
+import { MAX_LINE_BYTES, readLines } from './line-reader.ts'
 import { Relay } from './relay.ts'
 import { TrafficLog, trafficEntry } from './traffic-log.ts'
 
@@ -75,13 +75,12 @@ export async function runProxy(argv: readonly string[], env: NodeJS.ProcessEnv =
     },
     ask: (event, body) => askDaemon(link, event, { ...server, ...body }),
     warn: (message) => process.stderr.write(`svc mcp-proxy: ${message}\n`),
-    record: (from, line, message) => traffic.add(trafficEntry(from, line, message)),
+    record: (from, line, message, refused) => traffic.add(trafficEntry(from, line, message, refused)),
   })
   child.stdin.on('error', () => undefined)
-  createInterface({ input: process.stdin, crlfDelay: Infinity })
-    .on('line', (line) => line.trim() && relay.fromClient(line))
-    .on('close', () => child.stdin.end())
-  createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => line.trim() && relay.fromServer(line))
+  const maxLine = Number(env.SVC_MCP_PROXY_MAX_LINE) > 0 ? Number(env.SVC_MCP_PROXY_MAX_LINE) : MAX_LINE_BYTES
+  readLines(process.stdin, maxLine, (line) => relay.fromClient(line), (bytes) => relay.overlong('client', bytes), () => child.stdin.end())
+  readLines(child.stdout, maxLine, (line) => relay.fromServer(line), (bytes) => relay.overlong('server', bytes))
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
   const forward = (signal: NodeJS.Signals) => child.kill(signal)
   for (const s of signals) process.on(s, forward)

@@ -21,11 +21,23 @@ function harness() {
   return { relay, toClient, toServer, asks, tick }
 }
 
+/** Has the client list the tools once (a run's first tools/call is otherwise preceded by the relay's own listing). */
+async function listed(h: ReturnType<typeof harness>) {
+  h.relay.fromClient(line({ jsonrpc: '2.0', id: 'L', method: 'tools/list' }))
+  h.relay.fromServer(line({ jsonrpc: '2.0', id: 'L', result: { tools: [] } }))
+  h.asks.shift()!.answer({ tools: [] })
+  await h.tick()
+  await h.tick()
+  h.toClient.length = 0
+  h.toServer.length = 0
+}
+
 const line = (m: unknown) => JSON.stringify(m)
 
 describe('mcp-proxy relay', () => {
   it('lets other messages pass while a call waits for its verdict', async () => {
     const h = harness()
+    await listed(h)
     h.relay.fromClient(line({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: {} } }))
     h.relay.fromClient(line({ jsonrpc: '2.0', id: 2, method: 'ping' }))
     h.relay.fromServer(line({ jsonrpc: '2.0', id: 2, result: {} }))
@@ -38,6 +50,7 @@ describe('mcp-proxy relay', () => {
 
   it('drops a request cancelled while it waits, and passes later cancellations on', async () => {
     const h = harness()
+    await listed(h)
     h.relay.fromClient(line({ jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'slow' } }))
     h.relay.fromClient(line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'a' } }))
     h.asks[0]!.answer({ verdict: 'allow', ruleId: '', reason: '' })
@@ -50,6 +63,7 @@ describe('mcp-proxy relay', () => {
 
   it('denies a tools/call with an isError result and other methods with a non-reserved error code; the daemon down denies', async () => {
     const h = harness()
+    await listed(h)
     h.relay.fromClient(line({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } }))
     h.relay.fromClient(line({ jsonrpc: '2.0', id: 2, method: 'prompts/get', params: { name: 'p' } }))
     h.asks[0]!.answer({ verdict: 'deny', ruleId: 'r.1', reason: 'no', nudge: 'ask the user' })
@@ -77,5 +91,27 @@ describe('mcp-proxy relay', () => {
     })
     await h.tick()
     expect(h.toClient[1]).toEqual({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'a' }], nextCursor: '4' } })
+  })
+  it('lists the tools itself before a run’s first tools/call, keeps that answer from the client, and drops a second answer', async () => {
+    const h = harness()
+    h.relay.fromClient(line({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a', _meta: { progressToken: 9, 'io.modelcontextprotocol/protocolVersion': 'v' } } }))
+    const own = h.toServer[0] as { id: string; method: string; params: unknown }
+    expect(own).toMatchObject({ method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': 'v' } } })
+    expect(JSON.stringify(own.params)).not.toContain('progressToken')
+    h.relay.fromServer(line({ jsonrpc: '2.0', id: own.id, result: { tools: [{ name: 'a' }] } }))
+    h.relay.fromServer(line({ jsonrpc: '2.0', id: own.id, result: { tools: [{ name: 'evil' }] } }))
+    await h.tick()
+    expect(h.asks[0]).toMatchObject({ event: 'tools', body: { first: true, last: true, tools: [{ name: 'a' }] } })
+    h.asks[0]!.answer({ tools: [{ name: 'a', state: 'pinned', why: 'pinned' }] })
+    await h.tick()
+    await h.tick()
+    expect(h.asks[1]).toMatchObject({ event: 'call' })
+    expect(h.toClient).toEqual([])
+    h.asks[1]!.answer({ verdict: 'allow', ruleId: '', reason: '' })
+    await h.tick()
+    expect(h.toServer[1]).toMatchObject({ id: 1, method: 'tools/call' })
+    h.relay.fromServer(line({ jsonrpc: '2.0', id: 1, result: { content: [] } }))
+    h.relay.fromServer(line({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'second' }] } }))
+    expect(h.toClient).toEqual([{ jsonrpc: '2.0', id: 1, result: { content: [] } }])
   })
 })

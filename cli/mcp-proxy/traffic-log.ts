@@ -79,9 +79,9 @@ export class TrafficLog {
   }
 }
 
-/** The entry for one relayed line (`message` is its parsed JSON, undefined when it was not an object). */
-export function trafficEntry(from: TrafficEntry['from'], line: string, message: Record<string, unknown> | undefined): TrafficEntry {
-  const base = { at: new Date().toISOString(), from, bytes: Buffer.byteLength(line) }
+/** The entry for one relayed line (`message` is its parsed JSON, undefined when it was not an object; `refused`: why it was dropped). */
+export function trafficEntry(from: TrafficEntry['from'], line: string, message: Record<string, unknown> | undefined, refused?: string): TrafficEntry {
+  const base = { at: new Date().toISOString(), from, bytes: Buffer.byteLength(line), ...(refused ? { refused: refused.slice(0, 200) } : {}) }
   if (!message) return { ...base, kind: 'other' }
   // As JSON text: `1` and `"1"` are different requests.
   const id = typeof message.id === 'number' || typeof message.id === 'string' ? JSON.stringify(message.id).slice(0, 128) : undefined

@@ -3,7 +3,7 @@
  * that mutating operator endpoints require. `oidc` and `ldap` answer 501 with what is missing.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { readPasswordHash, setPassword } from './password.ts'
+import { readPasswordHash, setPassword, type StoredHash } from './password.ts'
 import { TokenStore } from './tokens.ts'
 import { ApiProblem } from '../../core/errors.ts'
 import { sha256 } from '../../core/hash.ts'
@@ -25,6 +25,8 @@ export interface AuthService {
   /** Who an operator request is, for the ledger: `operator:<token digest prefix>` (never the token). */
   who(request: FastifyRequest): string
   home: string
+  /** The password hash as read once at start: a rewritten auth.json is not believed (plugins/operator-secrets records it). */
+  readonly passwordHash: StoredHash | undefined
 }
 
 function bearer(request: FastifyRequest): string | undefined {
@@ -41,6 +43,7 @@ export function createAuthService(home: string, env: NodeJS.ProcessEnv): AuthSer
     mode: raw,
     tokens,
     home,
+    passwordHash: raw === 'password' ? readPasswordHash(home) : undefined,
     async requireOperator(request) {
       const token = bearer(request)
       if (!token) throw new ApiProblem(401, 'unauthorized', 'this endpoint needs an operator token: POST /v1/auth/login, then send `Authorization: Bearer <token>`')

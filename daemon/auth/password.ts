@@ -11,7 +11,7 @@ import { writePrivateFile } from '../../core/atomic-file.ts'
 export const MIN_PASSWORD_LENGTH = 8
 const SCRYPT = { N: 1 << 15, r: 8, p: 1, keylen: 32, maxmem: 64 * 1024 * 1024 } as const
 
-interface StoredHash {
+export interface StoredHash {
   readonly algorithm: 'scrypt'
   readonly N: number
   readonly r: number

@@ -18,6 +18,11 @@ export class TokenStore {
     return { token, expiresAt }
   }
 
+  /** Ends a token before its time (a dashboard logout). */
+  revoke(token: string): void {
+    this.#tokens.delete(sha256(token))
+  }
+
   valid(token: string, now: number): boolean {
     const key = sha256(token)
     const expiresAt = this.#tokens.get(key)

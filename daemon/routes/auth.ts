@@ -1,7 +1,7 @@
 /** GET /v1/auth/mode and POST /v1/auth/login (password mode; oidc/ldap answer 501 with a hint). */
 import type { FastifyInstance } from 'fastify'
 import { LoginThrottle } from '../auth/login-throttle.ts'
-import { readPasswordHash, verifyPassword } from '../auth/password.ts'
+import { verifyPassword } from '../auth/password.ts'
 import { ApiProblem } from '../../core/errors.ts'
 import { AUTH_HINTS } from '../auth/operator-auth.ts'
 
@@ -34,8 +34,8 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
     },
     handler: async (request) => {
       if (app.auth.mode !== 'password') throw new ApiProblem(501, 'not_implemented', AUTH_HINTS[app.auth.mode], { hint: AUTH_HINTS[app.auth.mode] })
-      const stored = readPasswordHash(app.auth.home)
-      if (!stored) throw new ApiProblem(401, 'unauthorized', 'no operator password is set: run `svc auth set-password` or start the daemon once with SVC_ADMIN_PASSWORD')
+      const stored = app.auth.passwordHash
+      if (!stored) throw new ApiProblem(401, 'unauthorized', 'no operator password is set: run `svc auth set-password` and restart the daemon, or start it once with SVC_ADMIN_PASSWORD')
       if (!(await throttle.attempt(request.ip, Date.now(), () => verifyPassword(stored, request.body.password)))) {
         request.log.warn('operator login failed')
         throw new ApiProblem(401, 'unauthorized', 'wrong password')

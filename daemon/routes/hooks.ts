@@ -139,7 +139,7 @@ export default async function hookRoutes(app: FastifyInstance): Promise<void> {
         properties: { harness: { type: 'string', pattern: '^[a-z0-9-]{1,64}$' }, event: { type: 'string', pattern: '^[A-Za-z0-9_]{1,64}$' } },
       },
       body: { type: 'object', additionalProperties: true },
-      response: { 400: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' }, 413: { $ref: 'Problem#' }, 501: { $ref: 'Problem#' } },
+      response: { 200: { description: 'the harness’s native answer', type: 'object', additionalProperties: true }, 404: { $ref: 'Problem#' }, 501: { $ref: 'Problem#' } },
     },
     handler: async (request, reply) => {
       const { harness: id, event } = request.params

@@ -175,6 +175,7 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
         reason: rotated ? `session rotated from ${bundle.rotates} (signer ${session.signer})` : `session created (signer ${session.signer})`,
         at: now,
         certificate: admitted.certificate,
+        facts: { idle_ms: String(sessions.idleMs) }, // the idle window this daemon uses (SVC_SESSION_IDLE), which verify checks
       }
       let entry
       try {

@@ -10,6 +10,7 @@ import { forward, installForwarding } from './forward.ts'
 import { installGuard } from './guard.ts'
 import type { LiveFeed } from './live-feed.ts'
 import { DashboardSessions } from './sessions.ts'
+import { StreamCaps } from './stream-caps.ts'
 
 export interface DashboardOptions {
   readonly api: FastifyInstance
@@ -28,7 +29,8 @@ const SEQ = /^(-1|0|[1-9][0-9]{0,14})$/
 export async function buildDashboard(opts: DashboardOptions): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: opts.log as FastifyBaseLogger | undefined, bodyLimit: 1024 * 1024, logController: new LogController({ disableRequestLogging: true }) })
   const { api, feed } = opts
-  const sessions = new DashboardSessions()
+  const sessions = new DashboardSessions((token) => api.auth.tokens.revoke(token))
+  const streams = new StreamCaps()
   const assets = loadAssets()
   feed.attach(api)
   app.addHook('onListen', async () => {
@@ -67,9 +69,10 @@ export async function buildDashboard(opts: DashboardOptions): Promise<FastifyIns
     return reply.header('set-cookie', sessions.cookie(id, expiresAt)).send({ csrf: session.csrf, expires_at: login.expires_at })
   })
 
+  // Whether the page's login is still live: needs the secret the page holds, and never answers it back.
   app.get('/session', async (request) => {
     const session = sessions.require(request)
-    return { csrf: session.csrf, expires_at: new Date(session.expiresAt).toISOString() }
+    return { expires_at: new Date(session.expiresAt).toISOString() }
   })
 
   app.post('/logout', async (request, reply) => {
@@ -84,10 +87,12 @@ export async function buildDashboard(opts: DashboardOptions): Promise<FastifyIns
   })
 
   app.get<{ Querystring: { after?: string } }>('/events', async (request, reply) => {
-    sessions.require(request)
+    const session = sessions.require(request, true)
     const lastId = request.headers['last-event-id']
     const resume = typeof lastId === 'string' && lastId !== '' ? lastId : request.query.after
     if (resume !== undefined && !SEQ.test(resume)) throw new ApiProblem(400, 'invalid_request', 'Last-Event-ID and after must be a ledger seq')
+    const release = streams.admit(session.id)
+    reply.raw.on('close', release)
     reply.hijack()
     reply.raw.writeHead(200, {
       'x-content-type-options': 'nosniff',

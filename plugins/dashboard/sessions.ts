@@ -1,7 +1,11 @@
 /**
  * Dashboard logins. A login holds the operator token the API issued for the password (never sent to the
- * browser) behind a random session id in an `HttpOnly; SameSite=Strict` cookie, and a CSRF token the page
- * gets only from the login answer or `GET /session` (a same-origin read; never over the event stream).
+ * browser) behind a random session id in an `HttpOnly; SameSite=Strict` cookie, and a second secret (the
+ * `X-CSRF-Token`) the page gets only in the login answer and keeps in its own tab (`sessionStorage`, which no
+ * other origin reads). Browsers send a cookie for 127.0.0.1 to every port of it, so the cookie alone must not
+ * be enough: every API read and change, `GET /session` and `/doctor` need both; only the event stream (which a
+ * browser's EventSource opens without headers, and which only reads) takes the cookie alone. Nothing answers
+ * the secret back. Logout and expiry revoke the operator token with the login.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -12,8 +16,6 @@ export interface DashboardSession {
   readonly csrf: string
   readonly expiresAt: number
 }
-
-const CHANGE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 function parseCookies(header: string | undefined): Map<string, string> {
   const out = new Map<string, string>()
@@ -32,12 +34,18 @@ function sameSecret(a: string, b: string): boolean {
 
 export class DashboardSessions {
   readonly #sessions = new Map<string, DashboardSession>()
+  readonly #revoke: (token: string) => void
   /** The cookie name carries the port: browsers do not scope cookies by port, two dashboards must not share one. */
   cookieName = 'svc_dashboard'
 
+  /** `revoke` ends the operator token of a login that ends (logout, expiry). */
+  constructor(revoke: (token: string) => void) {
+    this.#revoke = revoke
+  }
+
   create(token: string, expiresAt: number): { id: string; session: DashboardSession } {
     const now = Date.now()
-    for (const [old, s] of this.#sessions) if (s.expiresAt <= now) this.#sessions.delete(old)
+    for (const [old, s] of this.#sessions) if (s.expiresAt <= now) this.#drop(old, s)
     const id = randomBytes(32).toString('base64url')
     const session = { token, csrf: randomBytes(32).toString('base64url'), expiresAt }
     this.#sessions.set(id, session)
@@ -60,27 +68,33 @@ export class DashboardSessions {
     const session = this.#sessions.get(id)
     if (!session) return undefined
     if (session.expiresAt <= Date.now()) {
-      this.#sessions.delete(id)
+      this.#drop(id, session)
       return undefined
     }
     return { id, session }
   }
 
-  /** 401 without a live session; 403 when a change does not carry the session's CSRF token in `X-CSRF-Token`. */
-  require(request: FastifyRequest): DashboardSession {
+  /**
+   * 401 without a live session; 403 unless the request carries the login's secret in `X-CSRF-Token`
+   * (`cookieOnly`: the event stream, which a browser opens without headers).
+   */
+  require(request: FastifyRequest, cookieOnly = false): DashboardSession & { id: string } {
     const found = this.find(request)
     if (!found) throw new ApiProblem(401, 'unauthorized', 'log in to the dashboard first (POST /login)')
-    if (CHANGE_METHODS.has(request.method)) {
-      const sent = request.headers['x-csrf-token']
-      if (typeof sent !== 'string' || !sameSecret(sent, found.session.csrf))
-        throw new ApiProblem(403, 'forbidden', 'this change needs the X-CSRF-Token header of the current dashboard login')
-    }
-    return found.session
+    const sent = request.headers['x-csrf-token']
+    if (!cookieOnly && (typeof sent !== 'string' || !sameSecret(sent, found.session.csrf)))
+      throw new ApiProblem(403, 'forbidden', 'this request needs the X-CSRF-Token header of the current dashboard login (the login cookie alone is not enough)')
+    return { ...found.session, id: found.id }
   }
 
   end(request: FastifyRequest, reply: FastifyReply): void {
     const found = this.find(request)
-    if (found) this.#sessions.delete(found.id)
+    if (found) this.#drop(found.id, found.session)
     reply.header('set-cookie', this.clearCookie())
+  }
+
+  #drop(id: string, session: DashboardSession): void {
+    this.#sessions.delete(id)
+    this.#revoke(session.token)
   }
 }

@@ -177,7 +177,8 @@ export class PinStore {
   markStale(server: string, now = new Date()): void {
     const servers = { ...this.#read().servers }
     const record = servers[server]
-    if (!record?.served) return
+    // Already stale: nothing to write (a server repeating list_changed costs the daemon no disk write).
+    if (!record?.served || record.served.stale) return
     servers[server] = { ...record, served: { ...record.served, stale: true, at: now.toISOString() } }
     this.#save(servers)
   }

@@ -83,6 +83,7 @@ const body = {
           method: { type: 'string', maxLength: 64 },
           id: { type: 'string', maxLength: 128, description: 'the JSON-RPC id as JSON text' },
           bytes: { type: 'integer', minimum: 0 },
+          refused: { type: 'string', maxLength: 200, description: 'why the relay dropped the message instead of passing it' },
         },
       },
     },
@@ -135,7 +136,15 @@ export default async function proxyRoutes(app: FastifyInstance): Promise<void> {
         'Called by the `svc mcp-proxy` relay only. Answers carry `x-svc-hook: 1` and `x-svc-mac` (HMAC under the hook key over nonce, `mcp-proxy`, event and body). The relay denies (fail closed) on any other answer, an error status included.',
       params: { type: 'object', required: ['event'], properties: { event: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } } },
       body,
-      response: { 400: { $ref: 'Problem#' }, 404: { $ref: 'Problem#' } },
+      response: {
+        200: {
+          description: 'the event’s answer (a verdict for `call`, pin states for `tools`, `{ok: true}` otherwise), with `x-svc-hook: 1` and `x-svc-mac`',
+          type: 'object',
+          additionalProperties: true,
+        },
+        400: { $ref: 'Problem#' },
+        404: { $ref: 'Problem#' },
+      },
     },
     handler: async (request, reply) => {
       const { event } = request.params

@@ -8,7 +8,7 @@ import { trafficOf } from './traffic.ts'
 
 const entry = {
   type: 'object',
-  properties: { at: { type: 'string' }, from: { type: 'string' }, kind: { type: 'string' }, method: { type: 'string' }, id: { type: 'string' }, bytes: { type: 'integer' } },
+  properties: { at: { type: 'string' }, from: { type: 'string' }, kind: { type: 'string' }, method: { type: 'string' }, id: { type: 'string' }, bytes: { type: 'integer' }, refused: { type: 'string' } },
 } as const
 
 const serverTraffic = {

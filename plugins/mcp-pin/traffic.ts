@@ -14,6 +14,8 @@ export interface TrafficEntry {
   /** The JSON-RPC id as JSON text (`1`, `"a"`). */
   readonly id?: string
   readonly bytes: number
+  /** Why the relay dropped it instead of passing it (an unsolicited answer, a line it could not read, …). */
+  readonly refused?: string
 }
 
 export interface ServerTraffic {

@@ -69,10 +69,16 @@ export function parseFixtures(text: string, file: string): Fixture[] {
     const err = validate.errors?.[0]
     throw new Error(`${file}: ${err?.instancePath || 'top level'} ${err?.message ?? 'is not a fixtures file'}`)
   }
-  return (doc as { fixtures: (Omit<Fixture, 'tool' | 'input'> & { command?: string; tool?: string; input?: Record<string, unknown> })[] }).fixtures.map((f) => {
-    const { command, ...rest } = f
-    return { ...rest, tool: f.tool ?? 'Bash', input: command !== undefined ? { command } : f.input! }
-  })
+  return (doc as { fixtures: WrittenFixture[] }).fixtures.map(expandFixture)
+}
+
+/** A fixture as written: `command:` is shorthand for `tool: Bash, input: {command}`. */
+export type WrittenFixture = Omit<Fixture, 'tool' | 'input'> & { command?: string; tool?: string; input?: Record<string, unknown> }
+
+/** The fixture a written one stands for (the `command:` shorthand expanded). */
+export function expandFixture(f: WrittenFixture): Fixture {
+  const { command, ...rest } = f
+  return { ...rest, tool: f.tool ?? 'Bash', input: command !== undefined ? { command } : (f.input ?? {}) }
 }
 
 /** Where the fixtures of a policy file live (whether or not they exist). */

@@ -10,7 +10,6 @@ import { buildBundle, bundleBytes, redactedSummary } from './bundle.ts'
 import { callTraceRoute } from './call-trace.ts'
 import { caseEvent, casePolicyHash, eligibleLeaf, refusal } from './case-event.ts'
 import type { BundleView } from './draft.ts'
-import type { Fixture } from './fixtures.ts'
 import type { PayloadStore } from './payload-store.ts'
 import { DEFAULT_REPLAY_LIMIT, MAX_REPLAY_LIMIT, replayCase } from './replay.ts'
 import { TARGET_CHOICES } from './target.ts'
@@ -26,6 +25,8 @@ const fixture = {
   type: 'object',
   additionalProperties: false,
   required: ['expect'],
+  // `command` is shorthand for tool Bash; otherwise the call is `tool` and `input`.
+  anyOf: [{ required: ['command'] }, { required: ['tool', 'input'] }],
   properties: {
     name: { type: 'string', maxLength: 500 },
     tool: { type: 'string', maxLength: 256 },
@@ -85,7 +86,7 @@ function validationView(v: Validated) {
   }
 }
 
-type CaseBody = ValidateRequest & { policy_hash?: string; examples?: Fixture[] }
+type CaseBody = ValidateRequest & { policy_hash?: string }
 
 /** The routes of one engine's workflow over its payload store. */
 export function falsePositiveRoutes(payloads: () => PayloadStore) {

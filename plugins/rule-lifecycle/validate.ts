@@ -7,7 +7,7 @@
  */
 import { evaluateNode, type CompiledGate, type Engine, type EvalRequest, type GateTrace } from '../../core/index.ts'
 import { caseEvent, casePolicyHash, refusal, type CaseEvent } from './case-event.ts'
-import { fixtureCall, fixturesOf, type Fixture } from './fixtures.ts'
+import { expandFixture, fixtureCall, fixturesOf, type Fixture, type WrittenFixture } from './fixtures.ts'
 import type { PayloadStore } from './payload-store.ts'
 import { planEdit, type PolicyEdit } from './policy-edit.ts'
 import { redactValue } from '../../redaction/index.ts'
@@ -19,8 +19,8 @@ export interface ValidateRequest {
   readonly replacement_yaml: string
   readonly target?: TargetChoice
   readonly note?: string
-  /** Extra malicious calls (fixture shape) the replacement must still block. */
-  readonly examples?: readonly Fixture[]
+  /** Extra malicious calls (fixture shape, `command:` shorthand allowed) the replacement must still block. */
+  readonly examples?: readonly WrittenFixture[]
 }
 
 export interface Validated {
@@ -55,7 +55,7 @@ export async function validateCase(engine: Engine, payloads: PayloadStore, body:
       example: redactValue({ tool: c.payload.tool, input: c.payload.input, cwd: c.payload.cwd }, 'example', ctx.home).value,
     })
   }
-  const { checked, skipped } = await checkExamples(engine, c.gate, replacement.gate, [...maliciousFixtures(c.gate), ...(body.examples ?? [])])
+  const { checked, skipped } = await checkExamples(engine, c.gate, replacement.gate, [...maliciousFixtures(c.gate), ...(body.examples ?? []).map(expandFixture)])
   const edit = planEdit(engine, target, c.gate, replacement.value, { eventSeq: seq, at: new Date(now).toISOString(), note: body.note ?? `false positive at seq ${seq}` })
   const stillDeniedBy = [...new Set(trace.filter((t) => t.matched !== undefined && t.gate.onHit === 'deny' && t.gate.id !== c.gate.id).map((t) => t.gate.id))]
   return { c, target, replacement, edit, policyHash: casePolicyHash(engine, c.repo), examplesChecked: checked, examplesSkipped: skipped, stillDeniedBy }

@@ -9,12 +9,15 @@
 import type { EnginePlugin } from '../../core/index.ts'
 import { service } from '../../daemon/index.ts'
 import { startWitnessing } from './daemon.ts'
+import { startWatermark } from './watermark-service.ts'
 
 const plugin: EnginePlugin = {
   name: 'feature:witness',
   apply(host) {
     // Off without SVC_WITNESS_POLICY; a policy file that does not parse throws, so the daemon does not start.
     host.bring(service('witnessing', ({ engine, env, log }) => startWitnessing(engine.home, env, engine.ledger, log)))
+    // The ledger's signed size kept outside it (watermark.ts): a daemon never starts on a ledger cut short.
+    host.bring(service('ledger-watermark', ({ engine, env }) => startWatermark(engine.home, env as NodeJS.ProcessEnv, engine.ledger)))
   },
 }
 export default plugin
@@ -23,3 +26,4 @@ export { cosign, cosignerVkey, parseWitnessVkey, verifyCosignature } from './cos
 export { loadLogKey } from './log-key.ts'
 export { parseWitnessPolicy, type WitnessPolicy } from './policy.ts'
 export { readWitnessState, WITNESS_STATE_FILE, witnessCosignatures } from './state.ts'
+export { belowRecords, watermarkPath } from './watermark.ts'

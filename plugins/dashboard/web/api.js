@@ -1,6 +1,10 @@
 // The page's only door to the daemon: same-origin fetches to the dashboard, which answers them through the API.
-// Changes carry the CSRF token of this login (held in memory only, fetched from GET /session).
-let csrf = null
+// Every request carries the secret of this login (X-CSRF-Token): the dashboard gives it out only in the login
+// answer, and the page keeps it in this tab's sessionStorage (no other origin, no other port, reads it). The
+// cookie alone, which the browser also sends to other ports of 127.0.0.1, is not enough.
+const KEY = 'svc.dashboard.secret'
+let csrf = sessionStorage.getItem(KEY)
+const secret = () => ({ 'x-csrf-token': csrf ?? '' })
 
 export class Problem extends Error {
   constructor(status, body) {
@@ -23,10 +27,12 @@ async function answer(res) {
 }
 
 export async function restoreLogin() {
-  const res = await fetch('/session', { credentials: 'same-origin' })
-  if (!res.ok) return false
-  csrf = (await res.json()).csrf
-  return true
+  if (!csrf) return false
+  const res = await fetch('/session', { credentials: 'same-origin', headers: secret() })
+  if (res.ok) return true
+  sessionStorage.removeItem(KEY)
+  csrf = null
+  return false
 }
 
 export async function authMode() {
@@ -36,23 +42,25 @@ export async function authMode() {
 export async function login(password) {
   const body = await answer(await fetch('/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password }) }))
   csrf = body.csrf
+  sessionStorage.setItem(KEY, csrf)
   return body
 }
 
 export async function logout() {
-  await fetch('/logout', { method: 'POST', headers: { 'x-csrf-token': csrf ?? '' } })
+  await fetch('/logout', { method: 'POST', headers: secret() })
+  sessionStorage.removeItem(KEY)
   csrf = null
 }
 
 /** What `svc doctor` finds, computed by the daemon (GET /doctor). */
 export async function doctor() {
-  return answer(await fetch('/doctor'))
+  return answer(await fetch('/doctor', { headers: secret() }))
 }
 
 export async function get(path) {
-  return answer(await fetch(`/api${path}`))
+  return answer(await fetch(`/api${path}`, { headers: secret() }))
 }
 
 export async function send(method, path, body) {
-  return answer(await fetch(`/api${path}`, { method, headers: { 'content-type': 'application/json', 'x-csrf-token': csrf ?? '' }, body: JSON.stringify(body ?? {}) }))
+  return answer(await fetch(`/api${path}`, { method, headers: { 'content-type': 'application/json', ...secret() }, body: JSON.stringify(body ?? {}) }))
 }
