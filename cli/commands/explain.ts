@@ -7,7 +7,7 @@
  */
 import { protectedPorts } from '../../core/index.ts'
 import { Command } from 'commander'
-import { type Decision, type EvalRequest, type GateTrace, type ToolCall } from '../../core/index.ts'
+import type { Decision, EvalRequest, GateTrace, ToolCall } from '../../core/index.ts'
 import { explainGates, type GateLine } from '../../plugins/rule-lifecycle/index.ts'
 import { harnessCall } from '../../plugins/rule-lifecycle/index.ts'
 import { CliError, type CliIo } from '../io.ts'
@@ -130,7 +130,9 @@ export function render(mode: string, request: EvalRequest, gates: readonly GateL
   if (request.urls.length > 0) out.push(`urls: ${request.urls.map((u) => `${u.scheme}://${u.host}${u.port ? `:${u.port}` : ''}`).join(', ')}`)
   const matched = gates.filter((g) => g.matched)
   const shown = all ? gates : matched
-  out.push(`gates evaluated (${gates.length}, ${matched.length} matched)${all || gates.length === matched.length ? ':' : `; the ${gates.length - matched.length} that did not match are listed with --all${matched.length > 0 ? ':' : ''}`}`)
+  out.push(
+    `gates evaluated (${gates.length}, ${matched.length} matched)${all || gates.length === matched.length ? ':' : `; the ${gates.length - matched.length} that did not match are listed with --all${matched.length > 0 ? ':' : ''}`}`,
+  )
   const width = Math.max(0, ...shown.map((g) => g.id.length))
   for (const g of shown) out.push(`  ${g.matched ? 'MATCH' : '  -  '} ${g.layer.padEnd(8)} ${g.id.padEnd(width)}  [${g.on_hit}]  ${g.why}`)
   out.push(`verdict: ${decision.verdict.toUpperCase()} (${decision.ledgerVerdict})${decision.ruleId ? ` rule ${decision.ruleId}` : ''}`)

@@ -35,7 +35,7 @@ export function codexHistory(codexHome: (env: HarnessEnv) => string): HarnessHis
         if (record.type !== 'response_item') continue
         const at = str(record.timestamp)
         const add = (id: string | undefined, tool: string, input: Record<string, unknown>, dir: string | undefined) => {
-          const call: HistoryCall = { tool, input, line, ...(dir ?? cwd ? { cwd: dir ?? cwd } : {}), ...(at ? { at } : {}) }
+          const call: HistoryCall = { tool, input, line, ...((dir ?? cwd) ? { cwd: dir ?? cwd } : {}), ...(at ? { at } : {}) }
           out.add(id, call)
         }
         const id = str(payload.call_id) ?? str(payload.id)

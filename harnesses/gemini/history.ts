@@ -36,7 +36,10 @@ export function geminiHistory(geminiHome: (env: HarnessEnv) => string): HarnessH
         } catch {
           out.unreadable(1, 'not valid JSON')
         }
-        if (Array.isArray(messages)) messages.forEach((m, i) => addMessage(out, asRecord(m) ?? {}, i + 1, cwd))
+        if (Array.isArray(messages))
+          messages.forEach((m, i) => {
+            addMessage(out, asRecord(m) ?? {}, i + 1, cwd)
+          })
         return out.result()
       }
       for (const entry of jsonlLines(text)) {
