@@ -10,7 +10,15 @@ let daemon: TestDaemon
 const userHome = tempDir('svc-advice-user-')
 
 const bash = async () => {
-  const body = { session_id: 's', transcript_path: '/t', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: `t${Math.random()}` }
+  const body = {
+    session_id: 's',
+    transcript_path: '/t',
+    cwd: '/tmp',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'ls' },
+    tool_use_id: `t${Math.random()}`,
+  }
   const res = await fetch(`${daemon.url}/v1/hooks/claude-code/PreToolUse`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
   return ((await res.json()) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason
 }
