@@ -37,6 +37,9 @@ describe('advice without a live session', () => {
     const s = await status()
     expect(s.stdout).toContain('the daemon has no session (it restarted, or none was minted yet): every hook call is denied')
     expect(s.stdout).toContain('no `svc agent` is running')
+    // svc log shows that refusal with a rule label and its reason, not a bare `-`.
+    const log = await runCli(['log', '--limit', '1'], { SVC_HOME: daemon.home, SVC_URL: daemon.url, HOME: userHome })
+    expect(log.stdout).toMatch(/deny\s+claude-code\s+Bash\s+\(refused\)\s+ls {2}\[the daemon has no session .*no `svc agent` is running/)
   })
 
   it('a renewer waiting for a TOTP code: the hook and status say to type it in its terminal, not to run svc agent', async () => {
