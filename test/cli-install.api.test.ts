@@ -61,6 +61,10 @@ describe('svc install / uninstall', () => {
     const res = await svc(['install', '--harness', 'claude-code', '--yes'], env())
     expect(res.code, res.stderr).toBe(0)
     expect(res.stdout).toContain(`session: keeping the active session ${active} (signer unattested); --tier mints a new one`)
+    // Install counts the entries as status does.
+    const counted = /^ {2}claude-code \(user\) (\S+): (\d+) entries$/m.exec(res.stdout)
+    expect(counted, res.stdout).not.toBeNull()
+    expect((await svc(['status'], env())).stdout).toContain(`hooks:    claude-code (user) ${counted![1]}: ${counted![2]}/${counted![2]} entries`)
     expect(res.stderr).not.toContain('UNATTESTED')
     expect(res.stderr).not.toContain('every hook call is denied')
     expect(daemon.engine.sessions.current()?.id).toBe(active)

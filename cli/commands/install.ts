@@ -27,6 +27,7 @@ import type { CurrentSession } from '../agent/renewer.ts'
 import { callDaemon } from '../http.ts'
 import { mintOnDaemon, totpSecrets } from '../signer/mint-flow.ts'
 import { daemonPort, daemonUrl, SHIPPED_POLICIES_DIR, svcHome, userHomeOf } from '../paths.ts'
+import { installedHooks } from '../status/collect.ts'
 import { addTierOptions } from './session.ts'
 
 // The installer's planner and config editors: this module loads only when `svc install` or `uninstall` runs.
@@ -87,7 +88,13 @@ function selection(io: CliIo, opts: CommonOptions) {
 async function mintSession(io: CliIo, opts: CommonOptions, tierGiven: boolean): Promise<void> {
   const baseUrl = daemonUrl(io.env, opts.url)
   const current = await callDaemon<CurrentSession>(baseUrl, '/v1/sessions/current').catch(() => undefined)
-  if (!tierGiven && current?.state === 'active' && current.session) {
+  if (current === undefined) {
+    io.err(
+      `warning: hooks are installed, but the svc daemon at ${baseUrl} is not running: every hook call is denied until it runs with a session (\`svc service install --agent <tier>\` keeps both going, or \`svc daemon\` then \`svc session create --tier <tier>\`)`,
+    )
+    return
+  }
+  if (!tierGiven && current.state === 'active' && current.session) {
     io.out(`session: keeping the active session ${current.session.session_id} (signer ${current.session.signer}); --tier mints a new one`)
     return
   }
@@ -166,9 +173,12 @@ export function makeInstallCommand(io: CliIo): Command {
       applyInstall(req, plan.token)
       // Not "installed" until every harness will run the entries (trusted, where it asks for that); this throws when one will not.
       await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
+      // Counted as `svc status` counts them (the same function), so the two never disagree.
+      const hooks = installedHooks(req.svcHome).filter((h) => harnesses.some((d) => d.id === h.harness))
       io.out(
         `installed svc hooks${opts.sandbox ? ' and the sandbox layer' : ''} for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`,
       )
+      for (const h of hooks) io.out(`  ${h.harness} (${h.scope}) ${h.file}: ${h.entries} entries`)
       if (opts.withSkill && harnesses.some((h) => h.id === 'claude-code')) {
         const skill = installClaudeSkill(opts.scope === 'repo' ? env.repo! : env.home)
         io.out(`false-positive skill: ${skill.path}${skill.changed ? '' : ' (already installed)'}`)
