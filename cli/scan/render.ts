@@ -41,7 +41,7 @@ export function renderScan(r: ScanReport, opts: { all: boolean; limit: number })
     }
     out.push(
       '',
-      `If any of ${r.denied.length === 1 ? 'this call' : `these ${r.denied.length} calls`} was ordinary work, svc would have stopped it: that is a false positive, and the list above is its report.`,
+      `If ${r.denied.length === 1 ? 'this call' : `any of these ${r.denied.length} calls`} was ordinary work, svc would have stopped it: that is a false positive, and the list above is its report.`,
       'See why one was denied with `svc explain --harness <harness> "<command>"`; once svc runs, `svc false-positive <seq>` drafts the fix for a denied call.',
     )
   }
