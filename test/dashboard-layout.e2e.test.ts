@@ -26,7 +26,7 @@ const check = (command: string) =>
     .then((r) => r.body as { verdict: string; ledger_seq: number })
 
 /** How wide the page's content is, in CSS pixels (more than the window means a horizontal scrollbar). */
-const contentWidth = () => page.evaluate(() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth))
+const contentWidth = () => page.evaluate('Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)') as Promise<number>
 
 describe.skipIf(!existsSync(CHROMIUM))('dashboard at 1,280 px', { timeout: 120_000 }, () => {
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 // Live: the decision stream over SSE (resuming from the last seq after a reconnect), filtered by what the URL
 // says, virtualised (only the rows in view are in the DOM), with pause/resume. Each decision shows its command
 // (or path or URL) as the daemon redacts it for every surface (GET /v1/ledger/calls), and the text filter finds it.
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { get } from '../api.js'
 import { html } from '../html.js'
 import { href, setParams } from '../route.js'
@@ -74,7 +74,7 @@ export function LivePage({ route }) {
   const wanted = useRef([])
   const timer = useRef(undefined)
   // Calls are fetched in batches (at most 500 seqs a request) a moment after their entries arrive.
-  const want = (batch) => {
+  const want = useCallback((batch) => {
     wanted.current.push(...batch.filter((e) => e.leaf.type === 'decision').map((e) => e.seq))
     timer.current ??= setTimeout(async () => {
       timer.current = undefined
@@ -88,7 +88,7 @@ export function LivePage({ route }) {
         })
       }
     }, 150)
-  }
+  }, [])
 
   useEffect(() => {
     let es
@@ -122,7 +122,7 @@ export function LivePage({ route }) {
       closed = true
       es?.close()
     }
-  }, [])
+  }, [want])
 
   useEffect(() => {
     const measure = () => box.current && setHeight(box.current.clientHeight)
