@@ -81,7 +81,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard at 1,280 px', { timeout: 120_0
       await page.goto(`${d.dashboardUrl}/#/${route}`)
       await page.locator('main h1').waitFor()
       // Hash routes share one document (the SSE feed keeps the network busy): wait for the page's data instead.
-      await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).not.toMatch(/Loading/)
+      await expect.poll(() => page.locator('main').textContent(), { timeout: 15_000 }).not.toMatch(/Loading/)
       if (route === 'mcp') {
         const accept = await page.getByTestId('accept-docs-server-with-a-long-name').boundingBox()
         expect(accept!.x + accept!.width).toBeLessThanOrEqual(WIDTH)
@@ -97,6 +97,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard at 1,280 px', { timeout: 120_0
     await expect.poll(() => page.getByTestId('draft').inputValue(), { timeout: 15_000 }).toContain(`fp-${denied.ledger_seq}`)
     await page.getByTestId('validate').click()
     await page.getByTestId('diff').waitFor()
+    // biome-ignore lint/performance/useDomNodeTextContent: rendered lines are the point (one block per diff line)
     const lines = ((await page.getByTestId('diff').innerText()) ?? '').split('\n').filter((l) => l.trim() !== '')
     expect(lines.length).toBeGreaterThan(4)
     expect(lines).toContainEqual(expect.stringMatching(/^\+ {2}- id: git\.reset-hard\.fp-\d+$/))

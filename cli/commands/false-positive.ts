@@ -82,7 +82,7 @@ async function validate(io: CliIo, url: string, body: object): Promise<Validatio
   // A repo target writes into the user's working tree: say so before they are asked to apply.
   if (v.target.layer === 'repo')
     io.out(
-      `note: this ${existsSync(v.target.path) ? 'edits' : 'creates'} ${v.target.path}, the repository's policy file, inside your working tree: it shows in \`git status\`, and committing it shares the rule with everyone who clones the repo. To keep it to yourself, use --target user (your user policy file in \$SVC_HOME).`,
+      `note: this ${existsSync(v.target.path) ? 'edits' : 'creates'} ${v.target.path}, the repository's policy file, inside your working tree: it shows in \`git status\`, and committing it shares the rule with everyone who clones the repo. To keep it to yourself, use --target user (your user policy file in $SVC_HOME).`,
     )
   io.out(v.diff)
   return v
