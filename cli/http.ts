@@ -43,11 +43,15 @@ export async function callDaemon<T>(baseUrl: string, path: string, opts: Request
  * Logs in with the operator password unless SVC_TOKEN is set: the given one (--password-stdin), else
  * SVC_ADMIN_PASSWORD, else typed at a hidden prompt when a person is at the terminal.
  */
-export async function operatorToken(baseUrl: string, io: CliIo, password?: string): Promise<string> {
+export async function operatorToken(baseUrl: string, io: CliIo, password?: string, offersStdin = false): Promise<string> {
   const { env } = io
   if (env.SVC_TOKEN) return env.SVC_TOKEN
   const pw = password ?? (env.SVC_ADMIN_PASSWORD || (io.interactive ? await io.ask('operator password: ', { hidden: true }) : undefined))
-  if (!pw) throw new CliError('this needs operator rights: set SVC_TOKEN, or SVC_ADMIN_PASSWORD, or pass --password-stdin')
+  // Only ways this command takes: --password-stdin is named only where the command has it.
+  if (!pw)
+    throw new CliError(
+      `this needs operator rights and there is no terminal to ask for the password: set SVC_ADMIN_PASSWORD (or SVC_TOKEN)${offersStdin ? ', or pass --password-stdin' : ', or run it in a terminal'} (no password yet? \`svc auth set-password\`)`,
+    )
   const { token } = await callDaemon<{ token: string }>(baseUrl, '/v1/auth/login', { body: { password: pw } })
   return token
 }

@@ -30,7 +30,11 @@ export function recordLine(r: LedgerRecord, home: string, colour = false): strin
   const { seq, leaf } = r.entry
   const verdict = inert(leaf.verdict).padEnd(13)
   const shown = colour && COLOUR[leaf.verdict] ? `${COLOUR[leaf.verdict]}${verdict}${RESET}` : verdict
-  return `${String(seq).padStart(6)}  ${recordTime(leaf.ts_ms)}  ${shown} ${inert(leaf.source).padEnd(11)} ${inert(leaf.tool).padEnd(10)} ${inert(leaf.rule_id || '-').padEnd(24)} ${recordSubject(r, home)}`
+  // A deny no gate made (no live session, an unreadable call) is a refusal: its reason is the only why there is.
+  const refused = leaf.verdict === 'deny' && !leaf.rule_id
+  const rule = refused ? '(refused)' : leaf.rule_id || '-'
+  const why = refused ? `  [${inert(redactText(leaf.reason ?? '', home).text)}]` : ''
+  return `${String(seq).padStart(6)}  ${recordTime(leaf.ts_ms)}  ${shown} ${inert(leaf.source).padEnd(11)} ${inert(leaf.tool || '-').padEnd(10)} ${inert(rule).padEnd(24)} ${recordSubject(r, home)}${why}`
 }
 
 // JSON.stringify escapes C0 controls but not these; \u escapes keep the value and make the line inert.

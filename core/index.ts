@@ -73,6 +73,7 @@ export type { PolicyFile } from './policy/policy-file.ts'
 export type { DisableFacts } from './policy/disable-seal.ts'
 export { parseDuration } from './duration.ts'
 export { SessionStore, type Session } from './sessions/store.ts'
+export { sessionAdvice, type RenewerState } from './sessions/expired.ts'
 // The ledger for fleet plugins and the CLI (witnessing, export, verification): the writer, a reader of its own,
 // checkpoints.log.
 export { SqliteLedger, type Ledger } from './ledger/ledger.ts'

@@ -19,6 +19,8 @@ export const STARTUP_WINDOW_MS = 15_000
 export interface RenewerInfo {
   readonly tier: string
   readonly seenAt: number
+  /** The renewer is asking a person for a code (interactive TOTP): hooks are told to type it there. */
+  readonly waiting?: 'code'
 }
 
 type Wake = (why: 'demand' | 'changed') => void
@@ -44,9 +46,9 @@ export class SessionRenewal {
   }
 
   /** The renewer polled (now); its tier as it announced it. */
-  seen(tier: string, now: number): void {
+  seen(tier: string, now: number, waiting?: 'code'): void {
     const first = this.#renewer?.tier !== tier
-    this.#renewer = { tier, seenAt: now }
+    this.#renewer = { tier, seenAt: now, ...(waiting ? { waiting } : {}) }
     if (first && this.#memoPath) {
       try {
         writeFileSync(this.#memoPath, `${JSON.stringify({ tier, seen_at_ms: now })}\n`, { mode: 0o600 })

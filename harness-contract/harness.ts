@@ -187,6 +187,36 @@ export interface HookTrust {
   revoke(req: TrustRequest): Promise<string | undefined>
 }
 
+/** Where a harness keeps its own record of past sessions: files under `dir` whose path relative to it matches `files`. */
+export interface HistoryLocation {
+  readonly dir: string
+  readonly files: RegExp
+}
+
+/** One tool call a history file records, as the harness's pre-tool hook would have received it (native name and input). */
+export interface HistoryCall {
+  readonly tool: string
+  readonly input: Readonly<Record<string, unknown>>
+  readonly cwd?: string
+  /** ISO time the harness wrote, when it wrote one. */
+  readonly at?: string
+  /** 1-based line (JSONL) or record number of the call in its file. */
+  readonly line: number
+}
+
+/** What one history file held: the calls it records, and what could not be read (never skipped silently). */
+export interface HistoryRead {
+  readonly calls: readonly HistoryCall[]
+  readonly unreadable: readonly { readonly line: number; readonly why: string }[]
+}
+
+/** The harness's own transcripts (`svc scan` replays them through the policy). Optional: a harness without one is not scanned. */
+export interface HarnessHistory {
+  locations(env: HarnessEnv): readonly HistoryLocation[]
+  /** Pure: parses one file's text (`path` for formats that keep facts beside it, such as a project root file). */
+  read(text: string, path: string, readSibling: (path: string) => string | undefined): HistoryRead
+}
+
 /** The definition a harness folder provides. */
 export interface HarnessDefinition {
   /** Kebab-case id, the `{harness}` path segment and `--harness` value. */
@@ -224,6 +254,8 @@ export interface HarnessDefinition {
   /** Runs the probes inside its sandbox as svc configured it (`files`: the settings svc wrote there). May run the harness's binary. */
   sandboxProbe?(targets: ProbeTargets, files: readonly string[], env: Readonly<Record<string, string | undefined>>): readonly ProbeResult[]
   readonly trust?: HookTrust
+  /** Its own session transcripts, for `svc scan`. */
+  readonly history?: HarnessHistory
   /** Configs as a user may already have them (home-relative path → a file holding one): install keeps them, uninstall gives them back byte for byte. */
   readonly samples?: Readonly<Record<string, string>>
 }

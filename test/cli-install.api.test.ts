@@ -56,13 +56,36 @@ describe('svc install / uninstall', () => {
     expect(readFileSync(join(home, '.claude/settings.json'), 'utf8')).toBe(CLAUDE)
   })
 
+  it('without --tier keeps the active session: no unattested banner, no "every hook call is denied"', async () => {
+    const active = await daemon.session()
+    const res = await svc(['install', '--harness', 'claude-code', '--yes'], env())
+    expect(res.code, res.stderr).toBe(0)
+    expect(res.stdout).toContain(`session: keeping the active session ${active} (signer unattested); --tier mints a new one`)
+    // Install counts the entries as status does.
+    const counted = /^ {2}claude-code \(user\) (\S+): (\d+) entries$/m.exec(res.stdout)
+    expect(counted, res.stdout).not.toBeNull()
+    expect((await svc(['status'], env())).stdout).toContain(`hooks:    claude-code (user) ${counted![1]}: ${counted![2]}/${counted![2]} entries`)
+    expect(res.stderr).not.toContain('UNATTESTED')
+    expect(res.stderr).not.toContain('every hook call is denied')
+    expect(daemon.engine.sessions.current()?.id).toBe(active)
+    expect((await svc(['uninstall', '--yes'], env())).code).toBe(0)
+    expect(readFileSync(join(home, '.claude/settings.json'), 'utf8')).toBe(CLAUDE)
+  })
+
+  it('--tier totp shows the diff before it asks for the secrets, and writes nothing without them', async () => {
+    const res = await svc(['install', '--harness', 'claude-code', '--tier', 'totp', '--yes'], env())
+    expect(res.code).toBe(2)
+    expect(res.stdout).toContain(`+++ ${join(home, '.claude/settings.json')}\tafter svc`)
+    expect(res.stderr).toContain('--tier totp needs the signer passphrase and a current 6-digit code')
+    expect(readFileSync(join(home, '.claude/settings.json'), 'utf8')).toBe(CLAUDE)
+  })
+
   it('refuses planned and unknown harnesses and a bad tier clearly', async () => {
     expect(await svc(['install', '--harness', 'windsurf'], env())).toMatchObject({
       code: 1,
       stderr: expect.stringContaining('harness "windsurf" is not yet implemented; supported: claude-code, codex, gemini, cursor'),
     })
     expect((await svc(['install', '--harness', 'vim'], env())).stderr).toContain('unknown harness "vim"')
-    expect((await svc(['install', '--tier', 'totp'], env())).stderr).toContain('--tier totp needs the signer passphrase and a current 6-digit code')
     expect((await svc(['install', '--tier', 'gold'], env())).code).toBe(2)
   })
 })
@@ -74,6 +97,11 @@ describe('svc mcp', () => {
     expect(list.stdout).toMatch(/^docs\thttp\tUNGOVERNED \(seen at run time only, in no harness config svc reads\)\tqueued waiting sha256:[0-9a-f]{64}\tseen at run time$/m)
     const denied = await svc(['mcp', 'pin', 'accept', 'docs'], { SVC_URL: daemon.url })
     expect(denied.stderr).toContain('this needs operator rights')
+    expect(denied.stderr).toContain('or pass --password-stdin')
+    // A command without --password-stdin never suggests it.
+    const revert = await svc(['false-positive', 'revert', '5'], { SVC_URL: daemon.url })
+    expect(revert.stderr).toContain('set SVC_ADMIN_PASSWORD (or SVC_TOKEN), or run it in a terminal')
+    expect(revert.stderr).not.toContain('--password-stdin')
     const ok = await svc(['mcp', 'pin', 'accept', 'docs'], { SVC_URL: daemon.url, SVC_ADMIN_PASSWORD: 'correct horse battery' })
     expect(ok.stdout).toMatch(/^accepting docs at (sha256:[0-9a-f]{64}) \(from api\); identity: \{"transport":"http"/)
     expect(ok.stdout).toMatch(/^pinned docs at sha256:[0-9a-f]{64}/m)

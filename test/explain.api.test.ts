@@ -1,5 +1,5 @@
 /** `svc explain` through the real CLI (in-process): parsed commands, every gate with its layer and why, the verdict. */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { tempDir } from './helpers/daemon.ts'
@@ -18,9 +18,25 @@ describe('svc explain', () => {
     expect(r.stdout).toContain(`rm -rf ${userHome}`)
     expect(r.stdout).toContain('via=sudo → bash -c')
     expect(r.stdout).toMatch(/MATCH daemon\s+fs\.rm-root-or-home/)
-    expect(r.stdout).toMatch(/ - +daemon\s+git\.reset-hard\s+\[deny · git\]\s+command: no match/)
+    // Only what matched by default; every gate with --all.
+    expect(r.stdout).not.toContain('git.reset-hard')
+    expect(r.stdout).toMatch(/gates evaluated \(\d+, 1 matched\); the \d+ that did not match are listed with --all:/)
     expect(r.stdout).toContain('verdict: DENY (deny) rule fs.rm-root-or-home (pack filesystem, severity deny)')
     expect(r.stdout).toMatch(/nudge: Delete the specific directory/)
+    const all = await svc(['explain', "sudo bash -c 'r''m -rf ~'", '--cwd', userHome, '--all'])
+    expect(all.stdout).toMatch(/ - +daemon\s+git\.reset-hard\s+\[deny\]\s+command: no match/)
+  })
+
+  it('writes nothing: no $SVC_HOME is created, and an existing one is left as it was', async () => {
+    const fresh = join(tempDir('svc-explain-fresh-'), '.svc')
+    const r = await runCli(['explain', 'cat ~/.ssh/id_rsa'], { ...env, SVC_HOME: fresh })
+    expect(r.stdout).toContain('rule secrets.ssh-private-key')
+    expect(existsSync(fresh)).toBe(false)
+    mkdirSync(fresh)
+    writeFileSync(join(fresh, 'user-policy.yaml'), 'version: 1\ngates:\n  - id: user.no-ls\n    when: { command: { program: ls } }\n    on_hit: deny\n')
+    const denied = await runCli(['explain', 'ls'], { ...env, SVC_HOME: fresh })
+    expect(denied.stdout).toContain('rule user.no-ls')
+    expect(readdirSync(fresh)).toEqual(['user-policy.yaml'])
   })
 
   it('allows data that only mentions a dangerous command, and says no gate matched', async () => {

@@ -66,6 +66,9 @@ describe('false-positive loop', { timeout: 120_000 }, () => {
     expect(readFileSync(join(dir, 'bundle.json'), 'utf8')).toBe(second)
     expect(readFileSync(join(dir, 'fixtures.yaml'), 'utf8')).toContain('rule: git.reset-hard')
     const narrow = readFileSync(join(dir, 'replacement.yaml'), 'utf8')
+    // The draft keeps what the gate tells the agent to do instead, and a reason that says what it protects.
+    expect(narrow).toMatch(/nudge: .+/)
+    expect(narrow).toMatch(/description: .+ \(narrowed from git\.reset-hard: the call wrongly blocked at seq \d+ is allowed\)/)
 
     // Too broad: a replacement that matches nothing lets the gate's malicious fixtures through.
     const before = snapshot()
@@ -85,6 +88,7 @@ describe('false-positive loop', { timeout: 120_000 }, () => {
     expect(applied.stderr).toBe('')
     expect(applied.code).toBe(0)
     expect(applied.stdout).toContain('+  - id: git.reset-hard')
+    expect(applied.stdout).toContain(`note: this creates ${join(repo, '.svc.yaml')}, the repository's policy file, inside your working tree`)
     const applySeq = Number(/ledger seq (\d+)/.exec(applied.stdout)![1])
     const policy = readFileSync(join(repo, '.svc.yaml'), 'utf8')
     expect(policy).toContain('disabled: true')

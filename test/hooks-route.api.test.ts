@@ -40,7 +40,10 @@ describe('POST /v1/hooks/{harness}/{event}', () => {
     const before = daemon.engine.ledger.size()
     const res = await hook('gemini', 'BeforeTool', fixture('gemini', 'before-tool.captured'))
     expect(res.status).toBe(200)
-    expect(JSON.parse(res.text)).toEqual({ decision: 'deny', reason: expect.stringMatching(/unknown session "none": mint one with `svc session create`/) })
+    expect(JSON.parse(res.text)).toEqual({
+      decision: 'deny',
+      reason: expect.stringMatching(/the daemon has no session .*no `svc agent` is running: start one .*`svc session create --tier <tier>`/),
+    })
     expect(daemon.engine.ledger.size()).toBe(before + 1)
     await daemon.session()
   })

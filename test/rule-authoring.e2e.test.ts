@@ -83,7 +83,23 @@ describe('svc policy lint', () => {
     writeFileSync(join(dir, 'bad.yaml'), 'version: 1\ngates:\n  - id: x\n    when: { tool: Bash }\n    on_hti: deny\n')
     const bad = await svc(['policy', 'lint', join(dir, 'bad.yaml')])
     expect(bad.code).toBe(1)
-    expect(bad.stdout).toMatch(/bad\.yaml:3:5: error: PE_POLICY_INVALID .*unknown field "on_hti"/)
+    expect(bad.stdout).toMatch(/bad\.yaml:3:5: error: PE_POLICY_INVALID .*unknown field "on_hti" \(did you mean "on_hit"\?\)/)
+    // Every error of a file, each at its gate, with a did-you-mean; not only the first.
+    writeFileSync(
+      join(dir, 'many.yaml'),
+      'version: 1\nmdoe: firewall\ngates:\n  - id: a.one\n    when: { comand: { program: ls } }\n  - id: a.two\n    when: { tool: Bash }\n    on_hti: deny\n  - id: a.three\n    when: { command: { progam: rm } }\n',
+    )
+    const many = await svc(['policy', 'lint', join(dir, 'many.yaml')])
+    expect(many.stdout).toMatch(/many\.yaml:1:1: error: .*unknown field "mdoe" \(did you mean "mode"\?\)/)
+    expect(many.stdout).toMatch(/many\.yaml:4:5: error: PE_GATE_UNKNOWN_KIND gate "a.one": unknown predicate "comand".*\(did you mean "command"\?\)/)
+    expect(many.stdout).toMatch(/many\.yaml:6:5: error: .*at \/gates\/1: unknown field "on_hti" \(did you mean "on_hit"\?\)/)
+    expect(many.stdout).toMatch(/many\.yaml:9:5: error: .*gate "a.three": when.command must NOT have additional properties "progam" \(did you mean "program"\?\)/)
+    expect(many.stdout).toContain('1 file(s): 4 error(s)')
+    // A file that loads but whose gates do not compile: each gate's error, at its own line.
+    writeFileSync(join(dir, 'two.yaml'), 'version: 1\ngates:\n  - id: b.one\n    when: { pth: "~/x" }\n  - id: b.two\n    when: { urll: "https://x" }\n')
+    const two = await svc(['policy', 'lint', join(dir, 'two.yaml')])
+    expect(two.stdout).toMatch(/two\.yaml:3:5: error: .*"pth".*\(did you mean "path"\?\)/)
+    expect(two.stdout).toMatch(/two\.yaml:5:5: error: .*"urll".*\(did you mean "url"\?\)/)
     writeFileSync(
       join(dir, 'p.yaml'),
       `version: 1

@@ -89,6 +89,11 @@ describe('svc service install → status → uninstall (real CLI, throwaway HOME
     const calls = join(home, 'systemctl.calls')
     const PATH = fakeProgram(home, 'systemctl', `echo "$*" >> '${calls}'\ncase "$*" in *is-active*) echo active ;; esac\n`)
     const env = { HOME: home, SVC_HOME: join(home, '.svc'), PATH }
+    // A TOTP renewer as a service could never ask for its code: refused with what to do, nothing written.
+    const totp = await runCli(['service', 'install', '--agent', 'totp'], env)
+    expect(totp.code).toBe(2)
+    expect(totp.stderr).toContain('--agent totp cannot work as a service')
+    expect(existsSync(join(home, '.config/systemd/user'))).toBe(false)
     const installed = await runCli(['service', 'install', '--agent', 'software'], env)
     expect(installed.code, installed.stderr).toBe(0)
     expect(installed.stdout).toContain('loaded svc-daemon.service, svc-agent.service; logs: journalctl --user -u svc-daemon.service')

@@ -144,6 +144,8 @@ export async function runRenewer(io: CliIo, opts: RenewerOptions): Promise<void>
       continue
     }
     try {
+      // Hooks denied meanwhile say the truth: the code is asked for here, in this terminal.
+      if (opts.tier === 'totp') await callDaemon(opts.baseUrl, '/v1/sessions/current?renewer=totp&waiting=code', { signal: opts.signal }).catch(() => undefined)
       const minted = await mintOnDaemon(io, {
         tier: opts.tier,
         home: opts.home,

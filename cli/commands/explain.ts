@@ -1,18 +1,18 @@
 /**
  * `svc explain "<command>"` (or `--tool NAME --input JSON`): shows what the engine sees and decides for a
  * tool call — the parsed simple commands, signals, paths and URLs, every gate evaluated with its layer and
- * why it matched or not, and the final verdict. Runs the daemon's engine path in-process; no daemon needed,
- * and nothing is written to the ledger.
+ * why it matched or not (`--all`; by default the gates that matched and a count of the rest), and the final
+ * verdict. Runs the daemon's engine path in-process over a temp copy of the policy (cli/policy/snapshot.ts): no
+ * daemon needed, and nothing is written, not even `$SVC_HOME` itself.
  */
 import { protectedPorts } from '../../core/index.ts'
 import { Command } from 'commander'
-import pino from 'pino'
-import { createEngine, type Decision, type EvalRequest, type GateTrace, type ToolCall } from '../../core/index.ts'
+import type { Decision, EvalRequest, GateTrace, ToolCall } from '../../core/index.ts'
 import { explainGates, type GateLine } from '../../plugins/rule-lifecycle/index.ts'
 import { harnessCall } from '../../plugins/rule-lifecycle/index.ts'
 import { CliError, type CliIo } from '../io.ts'
-import { daemonPort, SHIPPED_POLICIES_DIR, svcHome, userHomeOf } from '../paths.ts'
-import { allPlugins } from '../plugins.ts'
+import { daemonPort, svcHome, userHomeOf } from '../paths.ts'
+import { policySnapshot } from '../policy/snapshot.ts'
 
 interface Options {
   harness?: string
@@ -22,6 +22,7 @@ interface Options {
   cwd?: string
   home?: string
   json?: boolean
+  all?: boolean
 }
 
 /** Builds the `svc explain` command. */
@@ -35,6 +36,7 @@ export function makeExplainCommand(io: CliIo): Command {
     .option('--home <dir>', '$SVC_HOME whose policy layers to use')
     .option('--harness <id>', 'the harness that sends the call: its native tool name is mapped exactly as the hook path maps it (e.g. gemini run_shell_command → Bash)')
     .option('--exit-code', 'exit 1 when the verdict is deny (for scripts and CI)')
+    .option('--all', 'list every gate evaluated, not only those that matched')
     .option('--json', 'print the explanation as JSON')
     .action(async (command: string | undefined, opts: Options) => {
       const input = parseInput(command, opts)
@@ -47,7 +49,8 @@ export function makeExplainCommand(io: CliIo): Command {
       } catch (err) {
         throw new CliError((err as Error).message, 2)
       }
-      const engine = await createEngine({ plugins: allPlugins, home, policiesDir: SHIPPED_POLICIES_DIR, userHome, log: pino({ level: 'silent' }), svcPorts })
+      const snapshot = await policySnapshot(home, { userHome, svcPorts, keepMode: true })
+      const engine = snapshot.engine
       try {
         let call: ToolCall = { sessionId: 'explain', source: 'explain', tool: opts.tool, input, cwd: opts.cwd }
         if (opts.harness) {
@@ -63,10 +66,10 @@ export function makeExplainCommand(io: CliIo): Command {
         const ctx = engine.evalContext()
         const gates = explainGates(trace)
         if (opts.json) io.out(JSON.stringify({ mode: engine.mode(), svc_ports: ctx.svcPorts, request: summary(request), gates, decision: verdictOf(decision) }, null, 2))
-        else io.out(render(engine.mode(), request, gates, decision, ctx.svcPorts))
+        else io.out(render(engine.mode(), request, gates, decision, ctx.svcPorts, opts.all ?? false))
         if (opts.exitCode && decision.verdict === 'deny') throw new CliError(`denied${decision.ruleId ? ` by ${decision.ruleId}` : ''}`)
       } finally {
-        await engine.close()
+        await snapshot.close()
       }
     })
 }
@@ -103,7 +106,7 @@ function verdictOf(d: Decision) {
 }
 
 /** Human-readable report: analysis first, then every gate, then the verdict. */
-export function render(mode: string, request: EvalRequest, gates: readonly GateLine[], decision: Decision, svcPorts?: readonly number[]): string {
+export function render(mode: string, request: EvalRequest, gates: readonly GateLine[], decision: Decision, svcPorts?: readonly number[], all = true): string {
   const out: string[] = [`tool: ${request.tool}${request.cwd ? `   cwd: ${request.cwd}` : ''}   daemon mode: ${mode}${svcPorts ? `   $SVC_PORTS: ${svcPorts.join(',')}` : ''}`]
   const shell = request.shell
   if (shell) {
@@ -125,9 +128,13 @@ export function render(mode: string, request: EvalRequest, gates: readonly GateL
   }
   if (request.paths.length > 0) out.push(`paths: ${request.paths.join(', ')}`)
   if (request.urls.length > 0) out.push(`urls: ${request.urls.map((u) => `${u.scheme}://${u.host}${u.port ? `:${u.port}` : ''}`).join(', ')}`)
-  out.push(`gates evaluated (${gates.length}, ${gates.filter((g) => g.matched).length} matched):`)
-  const width = Math.max(0, ...gates.map((g) => g.id.length))
-  for (const g of gates) out.push(`  ${g.matched ? 'MATCH' : '  -  '} ${g.layer.padEnd(8)} ${g.id.padEnd(width)}  [${g.on_hit}${g.pack ? ` · ${g.pack}` : ''}]  ${g.why}`)
+  const matched = gates.filter((g) => g.matched)
+  const shown = all ? gates : matched
+  out.push(
+    `gates evaluated (${gates.length}, ${matched.length} matched)${all || gates.length === matched.length ? ':' : `; the ${gates.length - matched.length} that did not match are listed with --all${matched.length > 0 ? ':' : ''}`}`,
+  )
+  const width = Math.max(0, ...shown.map((g) => g.id.length))
+  for (const g of shown) out.push(`  ${g.matched ? 'MATCH' : '  -  '} ${g.layer.padEnd(8)} ${g.id.padEnd(width)}  [${g.on_hit}${g.pack ? ` · ${g.pack}` : ''}]  ${g.why}`)
   const decided = gates.find((g) => g.matched && g.id === decision.ruleId)
   const pack = decided ? ` (${decided.pack ? `pack ${decided.pack}, ` : ''}severity ${decided.on_hit})` : ''
   out.push(`verdict: ${decision.verdict.toUpperCase()} (${decision.ledgerVerdict})${decision.ruleId ? ` rule ${decision.ruleId}${pack}` : ''}`)

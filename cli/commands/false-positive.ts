@@ -3,6 +3,7 @@
  * `apply <case-dir>` validates, shows the diff, asks (or `--yes`) and applies; `revert <apply-seq>` restores;
  * `rules-patch <case-dir> --rules-repo <path>` drafts the upstream fix of a registry rule.
  */
+import { existsSync } from 'node:fs'
 import { createInterface } from 'node:readline/promises'
 import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
@@ -78,6 +79,11 @@ async function validate(io: CliIo, url: string, body: object): Promise<Validatio
   )
   if (v.still_denied_by.length > 0) io.out(`note: the call would still be denied by ${v.still_denied_by.join(', ')}`)
   io.out(`target ${v.target.choice}: ${v.target.path}`)
+  // A repo target writes into the user's working tree: say so before they are asked to apply.
+  if (v.target.layer === 'repo')
+    io.out(
+      `note: this ${existsSync(v.target.path) ? 'edits' : 'creates'} ${v.target.path}, the repository's policy file, inside your working tree: it shows in \`git status\`, and committing it shares the rule with everyone who clones the repo. To keep it to yourself, use --target user (your user policy file in $SVC_HOME).`,
+    )
   io.out(v.diff)
   return v
 }

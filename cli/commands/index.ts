@@ -69,6 +69,11 @@ export const cliManifest: CommandManifest = {
       load: async () => ({ default: (await import('./explain.ts')).makeExplainCommand }),
     },
     {
+      name: 'scan',
+      summary: 'replay the agents’ own transcripts through the current policy: what svc would have denied, and why (no daemon, writes nothing)',
+      load: async () => ({ default: (await import('./scan.ts')).makeScanCommand }),
+    },
+    {
       name: 'false-positive',
       summary: 'recover from a false positive: write a case bundle and a replacement draft, validate and apply it, revert it',
       load: async () => ({ default: (await import('./false-positive.ts')).makeFalsePositiveCommand }),

@@ -23,8 +23,11 @@ import {
 } from '../../plugins/installer/index.ts'
 import { installClaudeSkill, removeClaudeSkill } from '../false-positive/skill.ts'
 import { CliError, type CliIo } from '../io.ts'
+import type { CurrentSession } from '../agent/renewer.ts'
+import { callDaemon } from '../http.ts'
 import { mintOnDaemon, totpSecrets } from '../signer/mint-flow.ts'
 import { daemonPort, daemonUrl, SHIPPED_POLICIES_DIR, svcHome, userHomeOf } from '../paths.ts'
+import { installedHooks } from '../status/collect.ts'
 import { addTierOptions } from './session.ts'
 
 // The installer's planner and config editors: this module loads only when `svc install` or `uninstall` runs.
@@ -65,7 +68,7 @@ async function confirm(io: CliIo, question: string): Promise<boolean> {
   return /^y(es)?$/i.test((await io.readStdin()).split(/\r?\n/)[0]?.trim() ?? '')
 }
 
-/** Asks for the TOTP secrets before anything is written, so a missing code changes nothing. */
+/** Asks for the TOTP secrets after the diff was shown and before anything is written, so a missing code changes nothing. */
 async function checkTier(io: CliIo, opts: CommonOptions): Promise<void> {
   if (opts.tier === 'totp') Object.assign(opts, await totpSecrets(io, opts))
 }
@@ -80,13 +83,35 @@ function selection(io: CliIo, opts: CommonOptions) {
   }
 }
 
-// Hooks are decided with the daemon's current session: mint one with the chosen tier (SPEC: install mints).
-async function mintSession(io: CliIo, opts: CommonOptions): Promise<void> {
+// Hooks are decided with the daemon's current session: mint one with the chosen tier (SPEC: install mints). Without
+// an explicit --tier, an active session is kept: replacing it with an unattested one would weaken what is in force.
+async function mintSession(io: CliIo, opts: CommonOptions, tierGiven: boolean): Promise<void> {
+  const baseUrl = daemonUrl(io.env, opts.url)
+  const current = await callDaemon<CurrentSession>(baseUrl, '/v1/sessions/current').catch(() => undefined)
+  if (current === undefined) {
+    io.err(
+      `warning: hooks are installed, but the svc daemon at ${baseUrl} is not running: every hook call is denied until it runs with a session (\`svc service install --agent <tier>\` keeps both going, or \`svc daemon\` then \`svc session create --tier <tier>\`)`,
+    )
+    return
+  }
+  if (!tierGiven && current.state === 'active' && current.session) {
+    io.out(`session: keeping the active session ${current.session.session_id} (signer ${current.session.signer}); --tier mints a new one`)
+    return
+  }
   try {
-    const res = await mintOnDaemon(io, { tier: opts.tier, home: svcHome(io.env, opts.home), baseUrl: daemonUrl(io.env, opts.url), code: opts.code, passphrase: opts.passphrase })
+    const res = await mintOnDaemon(io, { tier: opts.tier, home: svcHome(io.env, opts.home), baseUrl, code: opts.code, passphrase: opts.passphrase })
     io.out(`session: ${res.session_id}`)
   } catch (err) {
-    io.err(`warning: hooks are installed, but no session was minted (${(err as Error).message}); until one exists every hook call is denied`)
+    const why = (err as Error).message
+    if (current?.state === 'active') io.err(`warning: no new session was minted (${why}); the active session ${current.session?.session_id} stays in force`)
+    else if (current === undefined)
+      io.err(
+        `warning: hooks are installed, but the daemon at ${baseUrl} did not answer (${why}): every hook call is denied until it runs (\`svc daemon\`, or \`svc service install\`)`,
+      )
+    else
+      io.err(
+        `warning: hooks are installed, but no session was minted (${why}); every hook call is denied until one exists: run \`svc agent --tier <tier>\` or \`svc session create --tier <tier>\``,
+      )
   }
 }
 
@@ -115,7 +140,7 @@ export function makeInstallCommand(io: CliIo): Command {
     .option('--sandbox', 'also configure each harness’s own OS sandbox for the agent’s commands (svc home hidden, configs read-only, daemon ports unreachable)')
     .option('--system', 'with --sandbox: write the harnesses’ managed (root-owned) settings instead of the user’s; needs root')
     .action(async (opts: CommonOptions & { failOpen?: boolean; withSkill?: boolean; transport: 'command' | 'http'; mcp?: boolean; sandbox?: boolean; system?: boolean }) => {
-      await checkTier(io, opts)
+      const tierGiven = cmd.getOptionValueSource('tier') !== 'default'
       const { env, harnesses, skipped } = selection(io, opts)
       if (opts.mcp) {
         const { runWrap } = await import('../mcp-wrap/command.ts')
@@ -132,9 +157,10 @@ export function makeInstallCommand(io: CliIo): Command {
       if (plan.changes.length === 0 && shim !== 'current') {
         printPlan(io, plan)
         if (opts.dryRun) return io.out(`would refresh the ${shim} shim ${shimPath(req.svcHome)}`)
+        await checkTier(io, opts)
         installShim(req.svcHome)
         io.out(`refreshed the ${shim} shim ${shimPath(req.svcHome)}; the hook entries were already current`)
-        await mintSession(io, opts)
+        await mintSession(io, opts, tierGiven)
         return finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
       }
       if (
@@ -143,17 +169,21 @@ export function makeInstallCommand(io: CliIo): Command {
         if (!opts.dryRun && plan.changes.length === 0) await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
         return
       }
+      await checkTier(io, opts)
       applyInstall(req, plan.token)
       // Not "installed" until every harness will run the entries (trusted, where it asks for that); this throws when one will not.
       await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
+      // Counted as `svc status` counts them (the same function), so the two never disagree.
+      const hooks = installedHooks(req.svcHome).filter((h) => harnesses.some((d) => d.id === h.harness))
       io.out(
         `installed svc hooks${opts.sandbox ? ' and the sandbox layer' : ''} for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`,
       )
+      for (const h of hooks) io.out(`  ${h.harness} (${h.scope}) ${h.file}: ${h.entries} entries`)
       if (opts.withSkill && harnesses.some((h) => h.id === 'claude-code')) {
         const skill = installClaudeSkill(opts.scope === 'repo' ? env.repo! : env.home)
         io.out(`false-positive skill: ${skill.path}${skill.changed ? '' : ' (already installed)'}`)
       }
-      await mintSession(io, opts)
+      await mintSession(io, opts, tierGiven)
     })
 }
 

@@ -56,7 +56,7 @@ function pinDecisionCommand(io: CliIo, verb: 'accept' | 'reject'): Command {
     .action(async (server: string, opts: { fingerprint?: string; url?: string; passwordStdin?: boolean }) => {
       const url = daemonUrl(io.env, opts.url)
       const password = opts.passwordStdin ? await io.ask('operator password: ', { hidden: true }) : undefined
-      const token = await operatorToken(url, io, password)
+      const token = await operatorToken(url, io, password, true)
       let fingerprint = opts.fingerprint
       if (!fingerprint) {
         // The daemon pins only a fingerprint named exactly: show what is waiting, then name that one.

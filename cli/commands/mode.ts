@@ -18,7 +18,7 @@ export function makeModeCommand(io: CliIo): Command {
         return
       }
       const password = opts.passwordStdin ? await io.ask('operator password: ', { hidden: true }) : undefined
-      const token = await operatorToken(url, io, password)
+      const token = await operatorToken(url, io, password, true)
       const res = await callDaemon<{ mode: string; previous: string }>(url, '/v1/mode', { method: 'PATCH', body: { mode, ...(opts.reason ? { reason: opts.reason } : {}) }, token })
       io.out(`mode: ${res.previous} -> ${res.mode}`)
     })

@@ -119,6 +119,12 @@ export function makeServiceCommand(io: CliIo): Command {
     .option('--for <login>', 'with --system: the developer whose agents it gates (default: $SUDO_USER)')
     .action((opts: ServiceOptions & SystemOptions) => {
       if (opts.system) return installAsSystem(io, opts)
+      // A service has no terminal: a TOTP renewer there could never ask for the code it needs at every mint.
+      if (opts.agent === 'totp')
+        throw new CliError(
+          '--agent totp cannot work as a service: every TOTP mint needs a fresh code typed by a person, and a service has no terminal to ask in. Install the daemon service alone and run `svc agent --tier totp` in a terminal of your login session (it asks once per renewal), or choose --agent os-keychain',
+          2,
+        )
       const platform = platformOf()
       const spec = specFor(io, opts)
       const files = serviceFiles(platform, spec, io.env)

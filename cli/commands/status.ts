@@ -25,9 +25,11 @@ export function renderStatus(r: StatusReport): string {
         `session:  ${s.id} ${s.state}, signer ${s.signer}${s.banner ? ` (${s.banner})` : ''}, expires ${s.expiresAt}${s.state === 'active' && s.idleExpiresAt ? `, idle expiry ${s.idleExpiresAt}` : ''}`,
       )
     out.push(
-      s.renewer?.live
-        ? `renewal:  svc agent (${s.renewer.tier}) listening, last seen ${ago(s.renewer.seenAt)}${s.renewer.tier === 'totp' ? '; TOTP renewals need you to type a code' : '; renews silently'}`
-        : `renewal:  no renewer${s.renewer ? ` (svc agent ${s.renewer.tier} last seen ${ago(s.renewer.seenAt)})` : ''}: sessions end after idle expiry or 12 h; run \`svc agent --tier <tier>\``,
+      s.renewer?.waiting === 'code'
+        ? `renewal:  svc agent (totp) is waiting in its terminal for the passphrase and a code (asked ${ago(s.renewer.seenAt)}): type them there`
+        : s.renewer?.live
+          ? `renewal:  svc agent (${s.renewer.tier}) listening, last seen ${ago(s.renewer.seenAt)}${s.renewer.tier === 'totp' ? '; TOTP renewals need you to type a code' : '; renews silently'}`
+          : `renewal:  no renewer${s.renewer ? ` (svc agent ${s.renewer.tier} last seen ${ago(s.renewer.seenAt)})` : ''}: sessions end after idle expiry or 12 h; run \`svc agent --tier <tier>\``,
     )
   }
   if (r.hooks.length === 0) out.push('hooks:    none installed')

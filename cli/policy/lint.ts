@@ -1,6 +1,7 @@
 /**
  * `svc policy lint`: what makes a policy file wrong or useless before it is loaded. Schema and compile errors
- * carry line:col; a gate id defined in two files is an error (a sealed false-positive marker excepted),
+ * carry line:col, every one of a file (each gate is checked alone when the file does not load), with a did-you-mean;
+ * a gate id defined in two files is an error (a sealed false-positive marker excepted),
  * because the layers would silently run both; a gate with the same `when` as an earlier one is shadowed;
  * a `when` that matches every probe call (plain `ls`, a read in the project, ...) or whose `tool` constraints
  * cannot all hold matches everything or nothing.
@@ -8,7 +9,20 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pino from 'pino'
-import { applyPlugins, canonicalSha256, createHooks, createRegistries, EngineError, evaluateNode, GateCompiler, parsePolicy, type CompiledGate } from '../../core/index.ts'
+import { isSeq, LineCounter, parseDocument, stringify } from 'yaml'
+import {
+  applyPlugins,
+  canonicalSha256,
+  createHooks,
+  createRegistries,
+  EngineError,
+  evaluateNode,
+  GateCompiler,
+  parsePolicy,
+  type CompiledGate,
+  type Registries,
+} from '../../core/index.ts'
+import { didYouMean } from './did-you-mean.ts'
 import { allPlugins } from '../plugins.ts'
 import { fixtureWorld } from './world.ts'
 
@@ -31,14 +45,64 @@ const PROBES: readonly { tool: string; input: Record<string, unknown> }[] = [
   { tool: 'Grep', input: { pattern: 'TODO' } },
 ]
 
-function compileFile(file: string, compiler: GateCompiler): { gates: CompiledGate[]; finding?: Finding } {
+function findingOf(file: string, err: unknown, registry: Registries, at?: { line?: number; col?: number; gate?: number }): Finding {
+  if (!(err instanceof EngineError)) return { file, severity: 'error', message: (err as Error).message }
+  // A gate checked alone is /gates/0 of its one-gate file: name its place in the real one.
+  const message = at?.gate === undefined ? err.message : err.message.replace('/gates/0', `/gates/${at.gate}`)
+  return { file, line: at ? at.line : err.loc?.line, col: at ? at.col : err.loc?.col, severity: 'error', message: `${err.code} ${message}${didYouMean(message, registry)}` }
+}
+
+/**
+ * Every error of a file, not only the first: when the file as a whole does not load, its header and each gate
+ * are checked alone (at the gate's line), and each gate that passes the schema is compiled alone too.
+ */
+function compileFile(file: string, compiler: GateCompiler, registry: Registries): { gates: CompiledGate[]; findings: Finding[] } {
+  const text = readFileSync(file, 'utf8')
+  let parsed: ReturnType<typeof parsePolicy>
   try {
-    const parsed = parsePolicy(readFileSync(file, 'utf8'), file)
-    return { gates: compiler.compileAll(parsed.gates, { layer: 'daemon', source: file, policyMode: parsed.mode }) }
+    parsed = parsePolicy(text, file)
   } catch (err) {
-    if (!(err instanceof EngineError)) return { gates: [], finding: { file, severity: 'error', message: (err as Error).message } }
-    return { gates: [], finding: { file, line: err.loc?.line, col: err.loc?.col, severity: 'error', message: `${err.code} ${err.message}` } }
+    return { gates: [], findings: eachGate(file, text, err, compiler, registry) }
   }
+  const findings: Finding[] = []
+  for (const gate of parsed.gates) {
+    try {
+      compiler.compileAll([gate], { layer: 'daemon', source: file, policyMode: parsed.mode })
+    } catch (err) {
+      findings.push(findingOf(file, err, registry))
+    }
+  }
+  if (findings.length > 0) return { gates: [], findings }
+  try {
+    return { gates: compiler.compileAll(parsed.gates, { layer: 'daemon', source: file, policyMode: parsed.mode }), findings }
+  } catch (err) {
+    return { gates: [], findings: [findingOf(file, err, registry)] }
+  }
+}
+
+function eachGate(file: string, text: string, whole: unknown, compiler: GateCompiler, registry: Registries): Finding[] {
+  const lines = new LineCounter()
+  const doc = parseDocument(text, { lineCounter: lines })
+  const data = doc.errors.length === 0 ? (doc.toJS() as Record<string, unknown> | null) : null
+  const items = doc.get('gates')
+  if (!data || !Array.isArray(data.gates) || !isSeq(items)) return [findingOf(file, whole, registry)]
+  const findings: Finding[] = []
+  try {
+    parsePolicy(stringify({ ...data, gates: [] }), file)
+  } catch (err) {
+    findings.push(findingOf(file, err, registry, { line: 1 }))
+  }
+  data.gates.forEach((gate, i) => {
+    const node = items.items[i] as { range?: [number, number, number] } | undefined
+    const pos = node?.range ? lines.linePos(node.range[0]) : undefined
+    try {
+      const one = parsePolicy(stringify({ version: 1, gates: [gate] }), file)
+      compiler.compileAll(one.gates, { layer: 'daemon', source: file, policyMode: one.mode })
+    } catch (err) {
+      findings.push(findingOf(file, err, registry, { line: pos?.line, col: pos?.col, gate: i }))
+    }
+  })
+  return findings.length > 0 ? findings : [findingOf(file, whole, registry)]
 }
 
 // `all` of several `tool` lists without a glob and without a common name can never hold.
@@ -61,9 +125,9 @@ export async function lintPolicies(targets: readonly string[], context: readonly
   const findings: Finding[] = []
   const byFile = new Map<string, CompiledGate[]>()
   for (const file of new Set([...context, ...targets])) {
-    const { gates, finding } = compileFile(file, compiler)
-    if (finding && targets.includes(file)) findings.push(finding)
-    if (!finding) byFile.set(file, gates)
+    const compiled = compileFile(file, compiler, registry)
+    if (targets.includes(file)) findings.push(...compiled.findings)
+    if (compiled.findings.length === 0) byFile.set(file, compiled.gates)
   }
   const isMarker = (g: CompiledGate) => g.disabled && g.node === undefined && g.disabledBy !== undefined
   const at = (g: CompiledGate) => ({ file: g.loc.file, line: g.loc.line, col: g.loc.col })

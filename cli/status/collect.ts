@@ -9,6 +9,8 @@ import { daemonSeparation, type Separation } from './separation.ts'
 import { readFileSync, statSync } from 'node:fs'
 import { Agent, get as httpGet } from 'node:http'
 import { join } from 'node:path'
+import { sessionAdvice } from '../../core/index.ts'
+import type { SignerKind } from '../../core/types.ts'
 import type { HarnessDefinition } from '../../harness-contract/index.ts'
 import { harnessPlugins } from '../../harnesses/index.ts'
 import { entriesOf, loadInstallChecks, shimPath, shimState, type Manifest } from '../../plugins/installer/index.ts'
@@ -73,7 +75,7 @@ export interface StatusReport {
     readonly expiresAt?: string
     readonly idleExpiresAt?: string
     readonly banner?: string
-    readonly renewer?: { readonly tier: string; readonly seenAt: string; readonly live: boolean }
+    readonly renewer?: { readonly tier: string; readonly seenAt: string; readonly live: boolean; readonly waiting?: 'code' }
   }
   readonly hooks: readonly HarnessHooks[]
   /** The second layer per harness with hooks: its own OS sandbox as `svc install --sandbox` configured it. */
@@ -228,7 +230,7 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
       getJson<{
         state: 'active' | 'expired' | 'none'
         session?: { session_id: string; signer: string; expires_at: string; idle_expires_at?: string; banner?: string }
-        renewer?: { tier: string; seen_at: string }
+        renewer?: { tier: string; seen_at: string; waiting?: 'code' }
         now: string
       }>(`${url}/v1/sessions/current`),
       getJson<{ status: string; policy_hash: string; files: { path: string; layer: string; status: string; gates?: number; error?: string }[] }>(`${url}/v1/policy/view`),
@@ -258,7 +260,14 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
     if (mode === 'monitor') problems.push({ what: 'the daemon is in monitor mode: denies are only recorded, every call is let through', hint: 'switch back: `svc mode firewall`' })
     if (cur.status === 'fulfilled') {
       const c = cur.value
-      const renewer = c.renewer ? { tier: c.renewer.tier, seenAt: c.renewer.seen_at, live: Date.parse(c.now) - Date.parse(c.renewer.seen_at) < RENEWER_LIVE_MS } : undefined
+      const renewer = c.renewer
+        ? {
+            tier: c.renewer.tier,
+            seenAt: c.renewer.seen_at,
+            live: Date.parse(c.now) - Date.parse(c.renewer.seen_at) < RENEWER_LIVE_MS,
+            ...(c.renewer.waiting ? { waiting: c.renewer.waiting } : {}),
+          }
+        : undefined
       session = {
         state: c.state,
         id: c.session?.session_id,
@@ -270,13 +279,14 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
       }
       const renewable = renewer?.live === true && renewer.tier !== 'totp'
       if (c.state !== 'active' && !renewable) {
-        problems.push({
-          what: c.state === 'none' ? 'the daemon has no session: every hook call is denied' : `session ${c.session?.session_id} has expired: every hook call is denied`,
-          hint:
-            c.state === 'expired' && c.session?.signer === 'totp'
-              ? `type \`svc session rotate --id ${c.session.session_id} --tier totp\``
-              : 'run `svc agent --tier <tier>` (renews by itself) or `svc session create --tier <tier>`',
-        })
+        // The same advice a denied hook call carries, from the same state (core sessionAdvice).
+        const current = c.session ? { id: c.session.session_id, signer: c.session.signer as SignerKind } : undefined
+        const advice = sessionAdvice(
+          current,
+          c.renewer ? { tier: c.renewer.tier, seenAt: Date.parse(c.renewer.seen_at), ...(c.renewer.waiting ? { waiting: c.renewer.waiting } : {}) } : undefined,
+          Date.parse(c.now),
+        )
+        problems.push({ what: `${advice.what}: every hook call is denied`, hint: advice.next })
       }
     }
     if (view.status === 'fulfilled') {

@@ -177,7 +177,8 @@ export class GateCompiler {
     if (!validate(value)) {
       const err = validate.errors?.[0]
       const where = err?.instancePath ? `${path}${err.instancePath.replaceAll('/', '.')}` : path
-      throw new EngineError(ERR.GATE_CONFIG_INVALID, `gate "${gateId}": ${where} ${err?.message ?? 'is invalid'}`, { loc })
+      const extra = err?.keyword === 'additionalProperties' ? ` "${(err.params as { additionalProperty: string }).additionalProperty}"` : ''
+      throw new EngineError(ERR.GATE_CONFIG_INVALID, `gate "${gateId}": ${where} ${err?.message ?? 'is invalid'}${extra}`, { loc })
     }
   }
 }

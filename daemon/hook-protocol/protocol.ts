@@ -11,6 +11,7 @@ import { payloadHash } from '../../core/hash.ts'
 import { withPayloadDigest } from '../../core/engine/read-call.ts'
 import type { LeafObject } from '../../core/ledger/leaf.ts'
 import type { Session } from '../../core/sessions/store.ts'
+import { sessionAdvice } from '../../core/sessions/expired.ts'
 import type { ToolCall } from '../../core/types.ts'
 import { HookCoverage } from './coverage.ts'
 import { HookMemory, REPLAY_MS, replayIgnoreOf, type CallIdentity, type ReplayIgnore } from './memory.ts'
@@ -80,7 +81,9 @@ export class HookProtocol {
     const session = await this.#servingSession(now)
     // The payload digest made with the replay identity goes along: the call is canonicalised and hashed once.
     const sessionCall = { ...call, sessionId: session?.id ?? 'none' }
-    const result = await engine.check(identity ? withPayloadDigest(sessionCall, identity.payload) : sessionCall)
+    // Without a live session the call is refused with the true next step (the renewer's state says which).
+    const advice = session && engine.sessions.status(session.id, now).state === 'active' ? undefined : sessionAdvice(session, renewalOf(engine.sessions).renewer(), now)
+    const result = await engine.check(identity ? withPayloadDigest(sessionCall, identity.payload) : sessionCall, advice && `${advice.what}; ${advice.next}`)
     const answer: HookAnswer = { verdict: result.verdict, ruleId: result.rule_id, reason: result.reason, ...(result.nudge ? { nudge: result.nudge } : {}) }
     this.#memory.remember(result.ledger_seq, answer, callHash, now)
     return answer

@@ -283,15 +283,15 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
 
   app.addHook('preClose', async () => renewalOf(sessions).release())
 
-  app.get<{ Querystring: { wait_ms?: string; renewer?: string } }>('/v1/sessions/current', {
+  app.get<{ Querystring: { wait_ms?: string; renewer?: string; waiting?: 'code' } }>('/v1/sessions/current', {
     schema: {
       summary: 'The session harness hooks use, for the renewer (`svc agent`) and `svc status`',
       description:
-        'With `renewer`, the caller announces itself as the renewer of that tier; with `wait_ms`, the answer is held (long poll, at most 30 s) until a hook needs a session, a session is created, or the wait ends. It comes at once when there is no active current session.',
+        'With `renewer`, the caller announces itself as the renewer of that tier (`waiting=code`: it is asking a person for a TOTP code, which hooks are told); with `wait_ms`, the answer is held (long poll, at most 30 s) until a hook needs a session, a session is created, or the wait ends. It comes at once when there is no active current session.',
       querystring: {
         type: 'object',
         additionalProperties: false,
-        properties: { wait_ms: { type: 'string', pattern: '^[0-9]{1,5}$' }, renewer: { type: 'string', pattern: '^[a-z-]{1,32}$' } },
+        properties: { wait_ms: { type: 'string', pattern: '^[0-9]{1,5}$' }, renewer: { type: 'string', pattern: '^[a-z-]{1,32}$' }, waiting: { type: 'string', enum: ['code'] } },
       },
       response: {
         200: {
@@ -304,14 +304,14 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
             session: sessionView,
             renewal_wanted: { type: 'boolean' },
             idle_timeout_ms: { type: 'integer' },
-            renewer: { type: 'object', properties: { tier: { type: 'string' }, seen_at: { type: 'string' } } },
+            renewer: { type: 'object', properties: { tier: { type: 'string' }, seen_at: { type: 'string' }, waiting: { type: 'string', enum: ['code'] } } },
           },
         },
       },
     },
     handler: async (request, reply) => {
       const renewal = renewalOf(sessions)
-      if (request.query.renewer) renewal.seen(request.query.renewer, Date.now())
+      if (request.query.renewer) renewal.seen(request.query.renewer, Date.now(), request.query.waiting)
       const usable = () => {
         const current = sessions.current()
         return current !== undefined && sessions.status(current.id, Date.now()).state === 'active'
@@ -338,7 +338,7 @@ export default async function sessionRoutes(app: FastifyInstance): Promise<void>
         ...(current ? { session: view(current, now) } : {}),
         renewal_wanted: renewal.demanded() || !usable(),
         idle_timeout_ms: sessions.idleMs,
-        ...(info ? { renewer: { tier: info.tier, seen_at: iso(info.seenAt) } } : {}),
+        ...(info ? { renewer: { tier: info.tier, seen_at: iso(info.seenAt), ...(info.waiting ? { waiting: info.waiting } : {}) } } : {}),
       }
     },
   })

@@ -9,6 +9,7 @@ import { RefusalError } from '../../core/index.ts'
 import { defineHarness, denyText } from '../../harness-contract/index.ts'
 import { claudeSandboxPlan } from './sandbox.ts'
 import { probeClaude } from './probe.ts'
+import { claudeHistory } from './history.ts'
 import { asRecord, groupIsOurs, INSTALL_HEADER, parseClaudeStyle, readJsonc, serversFromJsonMap, shimCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../harness-contract/index.ts'
 
@@ -176,5 +177,6 @@ export default defineHarness({
   replayIgnore: { fields: ['description', 'timeout', 'run_in_background'] },
   sandboxSettings: (env) => [join(env.home, '.srt-settings.json')],
   sandboxProbe: probeClaude,
+  history: claudeHistory(configDir),
   samples: { '.claude/settings.json': here('./fixtures/install/settings.json') },
 })

@@ -13,6 +13,7 @@ import type { ConfigLocation, HarnessEnv, HookAnswer, InstallContext, InstallEnt
 import { mapCodexTool } from './tools.ts'
 import { probeCodex } from './probe.ts'
 import { codexTrust } from './trust.ts'
+import { codexHistory } from './history.ts'
 
 const ID = 'codex'
 const EVENTS = { PreToolUse: 'pre', PostToolUse: 'post' } as const
@@ -137,6 +138,7 @@ export default defineHarness({
     dirs: ['**/.codex'],
     programs: ['codex'],
   },
+  history: codexHistory((env) => codexDir(env, 'user')),
   configVariables: ['CODEX_HOME'],
   hookSwitches: {
     userFiles: (env) => [join(codexDir(env, 'user'), 'config.toml')],

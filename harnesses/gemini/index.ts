@@ -10,6 +10,7 @@ import { asRecord, compact, groupIsOurs, objectField, optionalString, readJsonc,
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../harness-contract/index.ts'
 import { mapGeminiTool } from './tools.ts'
 import { geminiSandboxPlan } from './sandbox.ts'
+import { geminiHistory } from './history.ts'
 
 const ID = 'gemini'
 const EVENTS = { BeforeTool: 'pre', AfterTool: 'post' } as const
@@ -144,6 +145,7 @@ export default defineHarness({
     dirs: ['**/.gemini', '/etc/gemini-cli'],
     programs: ['gemini'],
   },
+  history: geminiHistory(geminiHome),
   configVariables: ['GEMINI_CLI_HOME'],
   hookSwitches: {
     userFiles: (env) => [settingsFile(env, 'user')],

@@ -8,3 +8,4 @@ export { readJsonc, serversFromCodexToml, serversFromJsonMap } from './mcp-entri
 export { absolutePath, asRecord, compact, objectField, optionalString, requireString } from './payload.ts'
 export { onPath, probeCommands } from './probe.ts'
 export { appendEach, claudePathSpellings, LOOPBACK_HOSTS, setting, TOML_SANDBOX_HEADER } from './sandbox.ts'
+export { HistoryCollector, jsonlLines, str } from './history.ts'

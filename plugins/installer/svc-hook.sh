@@ -46,7 +46,14 @@ fail() {
     echo "svc: $1; the call was let through because svc was installed fail-open" >&2
     exit 0
   fi
-  echo "svc: $1. The tool call was blocked (fail-closed). Start the svc daemon (\`svc daemon\`) and retry." >&2
+  # The true way to start it: the service svc installed, else a terminal (`svc service install` sets one up).
+  start="Start the svc daemon (\`svc daemon\` in a terminal, or \`svc service install\` to keep it running) and retry"
+  if [ -f "${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user/svc-daemon.service" ]; then
+    start="Ask the user to restart the svc daemon service (\`systemctl --user restart svc-daemon.service\`; \`journalctl --user -u svc-daemon\` says why it stopped) and retry"
+  elif [ -f "$HOME/Library/LaunchAgents/dev.svc.daemon.plist" ]; then
+    start="Ask the user to restart the svc daemon service (\`launchctl kickstart -k gui/$(id -u)/dev.svc.daemon\`; its log is in ~/Library/Logs/svc/) and retry"
+  fi
+  echo "svc: $1. The tool call was blocked (fail-closed). $start." >&2
   exit 2
 }
 

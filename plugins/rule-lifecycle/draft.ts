@@ -9,7 +9,16 @@ import { stringify } from 'yaml'
 export interface BundleView {
   readonly event: { seq: number; source: string; tool: string; rule_id: string; verdict: string }
   readonly input: { command?: string; path?: string; url?: string; cwd?: string; tool_input: Record<string, unknown> }
-  readonly matched_gate: { id: string; source: string; on_hit: string; when: Record<string, unknown>; require_strong?: boolean; file: string }
+  readonly matched_gate: {
+    id: string
+    source: string
+    on_hit: string
+    when: Record<string, unknown>
+    require_strong?: boolean
+    file: string
+    description?: string
+    nudge?: string
+  }
   readonly redaction: { changed: readonly { field: string; kinds: readonly string[] }[] }
   readonly policy_hash: string
   readonly raw?: { tool: string; input: Record<string, unknown>; cwd: string | null }
@@ -29,10 +38,13 @@ export function draftReplacement(bundle: BundleView): { yaml: string; exact: boo
   const redacted = bundle.raw === undefined && bundle.redaction.changed.some((c) => c.field.startsWith('input.tool_input'))
   const gate = {
     id: `${bundle.matched_gate.id}.fp-${bundle.event.seq}`,
-    description: `${bundle.matched_gate.id} without the false positive at seq ${bundle.event.seq}`,
+    // The reason an agent reads on a deny is the description: keep what the gate protects, say what was narrowed.
+    description: `${bundle.matched_gate.description ?? `what ${bundle.matched_gate.id} blocks`} (narrowed from ${bundle.matched_gate.id}: the call wrongly blocked at seq ${bundle.event.seq} is allowed)`,
     when: exclusion ? { all: [bundle.matched_gate.when, { not: exclusion }] } : bundle.matched_gate.when,
     ...(bundle.matched_gate.on_hit !== 'deny' ? { on_hit: bundle.matched_gate.on_hit } : {}),
     ...(bundle.matched_gate.require_strong ? { require_strong: true } : {}),
+    // What the agent should do instead is unchanged by the narrowing.
+    ...(bundle.matched_gate.nudge ? { nudge: bundle.matched_gate.nudge } : {}),
   }
   const notes = [
     `# Replacement for ${bundle.matched_gate.id} (${bundle.matched_gate.source}), drafted from the false positive at seq ${bundle.event.seq}.`,

@@ -7,7 +7,7 @@ import { href } from '../route.js'
 import { Failure, Fields, useLoad } from './common.js'
 
 function Diff({ text }) {
-  return html`<pre class="diff" data-testid="diff">${text.split('\n').map((line) => html`<span class=${line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : ''}>${line}\n</span>`)}</pre>`
+  return html`<pre class="diff" data-testid="diff">${text.split('\n').map((line) => html`<span class=${line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : ''}>${line || ' '}</span>`)}</pre>`
 }
 
 function ReplayRows({ rows, testid }) {

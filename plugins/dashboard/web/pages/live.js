@@ -1,6 +1,7 @@
 // Live: the decision stream over SSE (resuming from the last seq after a reconnect), filtered by what the URL
-// says, virtualised (only the rows in view are in the DOM), with pause/resume.
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+// says, virtualised (only the rows in view are in the DOM), with pause/resume. Each decision shows its command
+// (or path or URL) as the daemon redacts it for every surface (GET /v1/ledger/calls), and the text filter finds it.
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { get } from '../api.js'
 import { html } from '../html.js'
 import { href, setParams } from '../route.js'
@@ -13,11 +14,17 @@ const FILTERS = [
   ['session', 'session'],
   ['gate', 'gate'],
   ['tool', 'tool'],
-  ['q', 'text'],
+  ['q', 'text (command, reason, …)'],
   ['since', 'since (ISO time)'],
 ]
 
-export function matches(leaf, f) {
+/** What a call was about, redacted by the daemon: its command, path or URL. */
+export function subjectOf(call) {
+  const input = call?.input
+  return input ? (input.command ?? input.path ?? input.url ?? '') : ''
+}
+
+export function matches(leaf, f, subject = '') {
   if (f.verdict && !f.verdict.split(',').includes(leaf.verdict)) return false
   if (f.harness && leaf.source !== f.harness) return false
   if (f.session && leaf.session_id !== f.session) return false
@@ -27,7 +34,7 @@ export function matches(leaf, f) {
   if (f.q) {
     const q = f.q.toLowerCase()
     if (
-      ![leaf.tool, leaf.reason, leaf.rule_id, leaf.source, leaf.session_id].some((s) =>
+      ![leaf.tool, leaf.reason, leaf.rule_id, leaf.source, leaf.session_id, subject].some((s) =>
         String(s ?? '')
           .toLowerCase()
           .includes(q),
@@ -38,7 +45,7 @@ export function matches(leaf, f) {
   return true
 }
 
-function Row({ e, top }) {
+function Row({ e, top, subject }) {
   const l = e.leaf
   return html`<a class=${`row v-${l.verdict}`} style=${{ transform: `translateY(${top}px)` }} href=${href('decision', e.seq)} data-seq=${e.seq}>
     <span class="seq">${e.seq}</span>
@@ -47,7 +54,8 @@ function Row({ e, top }) {
     <span class="src">${l.source}</span>
     <span class="tool">${l.tool}</span>
     <span class="rule">${l.rule_id}</span>
-    <span class="reason">${l.reason}</span>
+    <span class="subject" title=${subject}><code>${subject}</code></span>
+    <span class="reason" title=${l.reason}>${l.reason}</span>
   </a>`
 }
 
@@ -62,15 +70,36 @@ export function LivePage({ route }) {
   const [scroll, setScroll] = useState(0)
   const [height, setHeight] = useState(600)
   const box = useRef(null)
+  const [calls, setCalls] = useState(() => new Map())
+  const wanted = useRef([])
+  const timer = useRef(undefined)
+  // Calls are fetched in batches (at most 500 seqs a request) a moment after their entries arrive.
+  const want = useCallback((batch) => {
+    wanted.current.push(...batch.filter((e) => e.leaf.type === 'decision').map((e) => e.seq))
+    timer.current ??= setTimeout(async () => {
+      timer.current = undefined
+      const seqs = wanted.current.splice(0)
+      for (let i = 0; i < seqs.length; i += 500) {
+        const r = await get(`/v1/ledger/calls?seqs=${seqs.slice(i, i + 500).join(',')}`).catch(() => ({ calls: [] }))
+        setCalls((old) => {
+          const next = new Map(old)
+          for (const c of r.calls) next.set(c.seq, c)
+          return next
+        })
+      }
+    }, 150)
+  }, [])
 
   useEffect(() => {
     let es
     let closed = false
-    const add = (batch) =>
+    const add = (batch) => {
+      want(batch)
       setEntries((old) => {
         const seen = new Set(old.map((e) => e.seq))
         return [...batch.filter((e) => !seen.has(e.seq)).reverse(), ...old].sort((a, b) => b.seq - a.seq).slice(0, KEEP)
       })
+    }
     get('/v1/ledger/entries?order=desc&limit=500').then(
       (r) => {
         if (closed) return
@@ -93,7 +122,7 @@ export function LivePage({ route }) {
       closed = true
       es?.close()
     }
-  }, [])
+  }, [want])
 
   useEffect(() => {
     const measure = () => box.current && setHeight(box.current.clientHeight)
@@ -103,7 +132,7 @@ export function LivePage({ route }) {
   }, [])
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: f is route.params, so the route stands for it
-  const shown = useMemo(() => entries.filter((e) => matches(e.leaf, f)), [entries, route])
+  const shown = useMemo(() => entries.filter((e) => matches(e.leaf, f, subjectOf(calls.get(e.seq)))), [entries, calls, route])
   const first = Math.max(0, Math.floor(scroll / ROW) - 5)
   const last = Math.min(shown.length, first + Math.ceil(height / ROW) + 10)
   const toggle = () => {
@@ -112,6 +141,7 @@ export function LivePage({ route }) {
       const batch = held.current
       held.current = []
       setHeldCount(0)
+      want(batch)
       setEntries((old) => [...batch.reverse(), ...old].slice(0, KEEP))
     }
     setPaused(!paused)
@@ -129,7 +159,7 @@ export function LivePage({ route }) {
     </form>
     <div class="rows" ref=${box} onScroll=${(e) => setScroll(e.target.scrollTop)} data-testid="rows">
       <div class="spacer" style=${{ height: `${shown.length * ROW}px` }}>
-        ${shown.slice(first, last).map((e, i) => html`<${Row} key=${e.seq} e=${e} top=${(first + i) * ROW} />`)}
+        ${shown.slice(first, last).map((e, i) => html`<${Row} key=${e.seq} e=${e} top=${(first + i) * ROW} subject=${subjectOf(calls.get(e.seq))} />`)}
       </div>
     </div>
   </section>`

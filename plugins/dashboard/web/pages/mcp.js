@@ -1,5 +1,6 @@
 // MCP servers: every server the harness configs define or svc has seen, whether it runs through `svc mcp-proxy`,
-// its pin state, tool by tool what changed in a changed fingerprint, accept and reject (operator, ledgered).
+// its pin state, tool by tool what changed in a changed fingerprint, accept and reject (operator, ledgered), beside
+// the server's name so they are in view at any width.
 // Server names, identities, tool names and descriptions come from agents' configs: shown as text only.
 import { useState } from 'preact/hooks'
 import { get, send } from '../api.js'
@@ -38,14 +39,6 @@ export function McpPage() {
   }
   const columns = [
     ['server', (s) => s.name],
-    ['harness / file', (s) => (s.harness ? `${s.harness}: ${s.file}` : 'seen at run time')],
-    ['transport', (s) => s.transport],
-    ['through svc', (s) => (s.governed ? 'yes' : html`<span class="warn">no</span> <span class="note">${s.ungoverned_reason ?? ''}</span>`)],
-    ['pin', (s) => s.pin.state],
-    ['pinned', (s) => s.pin.pinned_fingerprint ?? ''],
-    ['waiting', (s) => (waiting(s) ? `${waiting(s)} (${s.record.latest_source ?? s.record.pending_source ?? ''})` : '')],
-    ['tools', (s) => html`<${Tools} tools=${s.tools} />`],
-    ['identity', (s) => html`<code>${JSON.stringify(s.identity)}</code>`],
     [
       '',
       (s) =>
@@ -53,6 +46,14 @@ export function McpPage() {
           ? html`<button onClick=${() => decide(s, 'accept')} data-testid=${`accept-${s.name}`}>Accept</button> ${s.record?.rejected_fingerprint === waiting(s) ? html`<span class="warn">rejected</span>` : html`<button onClick=${() => decide(s, 'reject')} data-testid=${`reject-${s.name}`}>Reject</button>`}`
           : '',
     ],
+    ['harness / file', (s) => (s.harness ? html`${s.harness}: <code>${s.file}</code>` : 'seen at run time')],
+    ['transport', (s) => s.transport],
+    ['through svc', (s) => (s.governed ? 'yes' : html`<span class="warn">no</span> <span class="note">${s.ungoverned_reason ?? ''}</span>`)],
+    ['pin', (s) => s.pin.state],
+    ['pinned', (s) => html`<code>${s.pin.pinned_fingerprint ?? ''}</code>`],
+    ['waiting', (s) => (waiting(s) ? html`<code>${waiting(s)}</code> (${s.record.latest_source ?? s.record.pending_source ?? ''})` : '')],
+    ['tools', (s) => html`<${Tools} tools=${s.tools} />`],
+    ['identity', (s) => html`<code>${JSON.stringify(s.identity)}</code>`],
   ]
   return html`<section>
     <${Table} testid="pins" columns=${columns} rows=${data} />
