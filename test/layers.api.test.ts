@@ -19,7 +19,7 @@ beforeAll(async () => {
     `version: 1
 gates:
   - id: npm.publish
-    when: { tool: Bash, command_regex: '^npm publish' }
+    when: { tool: Bash, command_regex: '^npm pack' }
     nudge: Publishing is done by CI.
 `,
   )
@@ -71,7 +71,7 @@ const check = async (sid: string, tool: string, input: Record<string, unknown>, 
 describe('layers', () => {
   it('a registry rule denies with source registry:<id>', async () => {
     const sid = await d.session()
-    const res = await check(sid, 'Bash', { command: 'npm publish --access public' })
+    const res = await check(sid, 'Bash', { command: 'npm pack --pack-destination dist' })
     expect(res).toMatchObject({ verdict: 'deny', rule_id: 'npm.publish', nudge: 'Publishing is done by CI.' })
     expect(d.engine.ledger.get(res.ledger_seq)!.policyTrace).toContainEqual({ layer: 'registry', source: 'registry:acme-npm', verdict: 'deny', rule_id: 'npm.publish' })
     const view = await d.request('GET', '/v1/policy/view')

@@ -14,8 +14,8 @@ beforeAll(async () => {
     policyPath,
     `version: 1
 gates:
-  - id: local.no-npm-publish
-    when: { tool: Bash, command_regex: '^npm publish' }
+  - id: local.no-npm-pack
+    when: { tool: Bash, command_regex: '^npm pack' }
 `,
   )
   d = await startTestDaemon({ home })
@@ -28,14 +28,14 @@ const view = async () => (await d.request('GET', '/v1/policy/view')).body
 describe('policy reload', () => {
   it('picks up an edited file without a restart', async () => {
     const sid = await d.session()
-    expect((await check(sid, 'npm publish')).rule_id).toBe('local.no-npm-publish')
+    expect((await check(sid, 'npm pack')).rule_id).toBe('local.no-npm-pack')
     const before = (await view()).policy_hash
     writeFileSync(
       policyPath,
       `version: 1
 gates:
-  - id: local.no-yarn-publish
-    when: { tool: Bash, command_regex: '^yarn publish' }
+  - id: local.no-yarn-pack
+    when: { tool: Bash, command_regex: '^yarn pack' }
 `,
     )
     await waitFor(async () => (await view()).policy_hash !== before, 'the new policy hash')
@@ -46,11 +46,11 @@ gates:
       return leaves.filter((l: any) => l.verdict === 'policy_reloaded').length ? leaves : undefined
     }, 'the policy_reloaded entry')
     expect(reloads.filter((l: any) => l.verdict === 'policy_reloaded').at(-1)).toMatchObject({ type: 'control', facts: { policy_hash: after, previous_policy_hash: before } })
-    const allowed = await check(sid, 'npm publish')
+    const allowed = await check(sid, 'npm pack')
     expect(allowed.verdict).toBe('allow')
     const leaf = (await d.request('GET', `/v1/ledger/entries?after=${allowed.ledger_seq - 1}&limit=1`)).body.entries[0].leaf
     expect(leaf).toMatchObject({ policy_hash: after, mode: 'firewall' })
-    expect((await check(sid, 'yarn publish')).rule_id).toBe('local.no-yarn-publish')
+    expect((await check(sid, 'yarn pack')).rule_id).toBe('local.no-yarn-pack')
   })
 
   it.each([
@@ -77,14 +77,14 @@ gates:
     expect(file.error.loc.file).toBe(policyPath)
     expect(file.error.loc.line).toEqual(expect.any(Number))
     expect(bad.policy_hash).toBe(good.policy_hash)
-    expect((await check(sid, 'yarn publish')).rule_id).toBe('local.no-yarn-publish')
+    expect((await check(sid, 'yarn pack')).rule_id).toBe('local.no-yarn-pack')
     // Restore a good file for the next case.
     writeFileSync(
       policyPath,
       `version: 1
 gates:
-  - id: local.no-yarn-publish
-    when: { tool: Bash, command_regex: '^yarn publish' }
+  - id: local.no-yarn-pack
+    when: { tool: Bash, command_regex: '^yarn pack' }
 `,
     )
     await waitFor(async () => (await view()).status === 'ok', 'the restored file')
