@@ -52,7 +52,7 @@ describe('bad input on every hook route', () => {
   it('covers every event of every harness', () => {
     const served = new Set(routes.map((r) => `${r.harness.id} ${r.event}`))
     for (const r of routes) for (const event of Object.keys(r.harness.events)) expect(served).toContain(`${r.harness.id} ${event}`)
-    expect(new Set(routes.map((r) => r.harness.id))).toEqual(new Set(['claude-code', 'codex', 'gemini', 'cursor']))
+    expect(new Set(routes.map((r) => r.harness.id))).toEqual(new Set(['copilot-cli', 'opencode', 'claude-code', 'codex', 'gemini', 'cursor']))
   })
 
   for (const route of routes) {
@@ -63,8 +63,11 @@ describe('bad input on every hook route', () => {
       const original = await post(path, JSON.stringify(route.body))
       expect(original.status, original.text).toBe(200)
       const originalDenied = original.text !== allow && d.engine.ledger.size() > base
-      // Each mutant is its own tool use: a duplicate delivery would get the first answer replayed, unexamined.
-      const toolUseId = typeof route.body.tool_use_id === 'string' ? JSON.stringify(route.body.tool_use_id) : undefined
+      // Each mutant is its own tool use: a duplicate delivery would get the first answer replayed, unexamined. The
+      // call's id is the harness's own field (Claude's tool_use_id, OpenCode's callID), or derived from its session
+      // (Copilot CLI sends none).
+      const idField = ['tool_use_id', 'callID', 'sessionId'].find((k) => typeof route.body[k] === 'string')
+      const toolUseId = idField ? JSON.stringify(route.body[idField]) : undefined
       for (const [i, m] of mutants(route.body).entries()) {
         const mustDeny = m.deny === 'always' || (m.deny === 'unless-dropped' && originalDenied)
         const before = state(mustDeny)

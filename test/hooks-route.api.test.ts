@@ -116,7 +116,7 @@ describe('POST /v1/hooks/{harness}/{event}', () => {
     expect(unknown).toMatchObject({
       status: 404,
       type: expect.stringContaining('application/problem+json'),
-      body: { code: 'not_found', detail: 'unknown harness "vim"; supported: claude-code, codex, gemini, cursor' },
+      body: { code: 'not_found', detail: 'unknown harness "vim"; supported: claude-code, codex, gemini, cursor, copilot-cli, opencode' },
     })
     expect((await daemon.request('POST', '/v1/hooks/windsurf/pre_run_command', {})).body).toMatchObject({ status: 501, code: 'not_implemented' })
     const event = await daemon.request('POST', '/v1/hooks/gemini/PreToolUse', {})

@@ -31,7 +31,7 @@ describe('install API', () => {
     expect(plan.status).toBe(200)
     expect(plan.body.files).toEqual([expect.objectContaining({ path: join(home, '.cursor/hooks.json'), harnesses: ['cursor'], action: 'modify' })])
     expect(plan.body.files[0].diff).toContain(`"preToolUse": [ { "command": "${daemon.home}/bin/svc-hook cursor preToolUse --url=${daemon.url} --svc-install=`)
-    expect(plan.body.skipped.map((s: { harness: string }) => s.harness)).toEqual(['claude-code', 'codex', 'gemini'])
+    expect(plan.body.skipped.map((s: { harness: string }) => s.harness)).toEqual(['claude-code', 'codex', 'gemini', 'copilot-cli', 'opencode'])
     const apply = await daemon.request('POST', '/v1/install/apply', { token: plan.body.token }, auth)
     expect(apply.body).toMatchObject({ applied: true, token: plan.body.token })
     const installed = readFileSync(join(home, '.cursor/hooks.json'), 'utf8')
@@ -64,7 +64,7 @@ describe('install API', () => {
     expect((await daemon.request('POST', '/v1/install/plan', { harnesses: ['windsurf'] }, auth)).body).toMatchObject({
       status: 501,
       code: 'not_implemented',
-      detail: 'harness "windsurf" is not yet implemented; supported: claude-code, codex, gemini, cursor',
+      detail: 'harness "windsurf" is not yet implemented; supported: claude-code, codex, gemini, cursor, copilot-cli, opencode',
     })
     expect((await daemon.request('POST', '/v1/install/plan', { harnesses: ['emacs'] }, auth)).body).toMatchObject({
       status: 400,

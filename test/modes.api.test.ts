@@ -22,7 +22,7 @@ gates:
     on_hit: monitor
     nudge: never shown
   - id: user.prod-deploy
-    when: { tool: Bash, command_regex: '^kubectl .*--context=prod' }
+    when: { tool: Bash, command_regex: '^deployctl .*--context=prod' }
     on_hit: allow
     require_strong: true
     nudge: Production needs a hardware-key session.
@@ -88,19 +88,19 @@ describe('require_strong', () => {
   it('denies weak signers even when the gate allows, in every mode; a hardware key passes', async () => {
     for (const signer of ['unattested', 'software', 'totp', 'os_keychain'] as const) {
       const s = d.engine.sessions.create({ signer, ...(signer === 'unattested' ? {} : { seed: newSeed() }) }, Date.now())
-      const res = await check(s.id, 'kubectl apply -f x.yaml --context=prod')
+      const res = await check(s.id, 'deployctl apply -f x.yaml --context=prod')
       expect(res).toMatchObject({ verdict: 'deny', rule_id: 'user.prod-deploy', nudge: 'Production needs a hardware-key session.' })
       expect(res.reason).toContain(`signed by ${signer}`)
     }
     await setMode('monitor')
     try {
       const s = d.engine.sessions.create({ signer: 'totp', seed: newSeed() }, Date.now())
-      expect((await check(s.id, 'kubectl apply --context=prod')).verdict).toBe('deny')
+      expect((await check(s.id, 'deployctl apply --context=prod')).verdict).toBe('deny')
     } finally {
       await setMode('firewall')
     }
     const strong = d.engine.sessions.create({ signer: 'hardware_key', seed: newSeed() }, Date.now())
-    expect(await check(strong.id, 'kubectl apply --context=prod')).toMatchObject({ verdict: 'allow', rule_id: 'user.prod-deploy' })
+    expect(await check(strong.id, 'deployctl apply --context=prod')).toMatchObject({ verdict: 'allow', rule_id: 'user.prod-deploy' })
   })
 })
 
@@ -164,15 +164,15 @@ gates:
       join(home, 'policy.yaml'),
       `version: 1
 gates:
-  - id: local.no-shutdown
+  - id: local.no-cowsay
     disabled: true
-    when: { tool: Bash, command_regex: '^shutdown' }
+    when: { tool: Bash, command_regex: '^cowsay' }
 `,
     )
     d.engine.policy.refresh(Date.now())
     const view = await d.request('GET', '/v1/policy/view')
-    expect(view.body.warnings).toContainEqual(expect.objectContaining({ gate_id: 'local.no-shutdown', message: expect.stringContaining('stays active') }))
+    expect(view.body.warnings).toContainEqual(expect.objectContaining({ gate_id: 'local.no-cowsay', message: expect.stringContaining('stays active') }))
     const sid = await d.session()
-    expect((await check(sid, 'shutdown -h now')).rule_id).toBe('local.no-shutdown')
+    expect((await check(sid, 'cowsay moo')).rule_id).toBe('local.no-cowsay')
   })
 })

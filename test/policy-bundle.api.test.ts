@@ -90,7 +90,7 @@ describe('signed policy bundle', () => {
     const sid = await d.session({ groups: ['contractors'] })
     expect(await check(d, sid, 'curl https://example.com')).toMatchObject({ verdict: 'deny', rule_id: 'org.no-curl' })
     expect(await check(d, sid, 'scp a b:')).toMatchObject({ verdict: 'deny', rule_id: 'acme.no-scp-r5' })
-    expect(await check(d, sid, 'kubectl delete ns prod')).toMatchObject({ verdict: 'deny', rule_id: 'contractors.no-kubectl' })
+    expect(await check(d, sid, 'kubectl get pods')).toMatchObject({ verdict: 'deny', rule_id: 'contractors.no-kubectl' })
     const view = (await d.request('GET', '/v1/policy/view')).body
     const sources = Object.fromEntries(view.gates.map((g: { id: string; source: string }) => [g.id, g.source]))
     expect(sources).toMatchObject({ 'org.no-curl': 'bundle', 'acme.no-scp-r5': 'bundle:registry:acme', 'contractors.no-kubectl': 'bundle:group:contractors' })

@@ -45,11 +45,16 @@ function fixtures(id: string): { file: string; body: Record<string, unknown> }[]
 export function hookRoutes(): HookRoute[] {
   const out: HookRoute[] = []
   for (const { harness } of harnessPlugins) {
+    // A payload names its event (`hook_event_name`), or its file does (`pre-tool-use.captured.json` is preToolUse,
+    // `tool_execute_before.bash.json` tool_execute_before): harnesses whose event is in the URL only.
+    const flat = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '')
+    const eventOf = (f: { file: string; body: Record<string, unknown> }) =>
+      typeof f.body.hook_event_name === 'string' ? f.body.hook_event_name : Object.keys(harness.events).find((e) => flat(e) === flat(f.file.split('.')[0]!))
     const own = fixtures(harness.id)
     for (const [event, phase] of Object.entries(harness.events)) {
-      let matching = own.filter((f) => f.body.hook_event_name === event)
+      let matching = own.filter((f) => eventOf(f) === event)
       if (matching.length === 0) {
-        const same = own.find((f) => harness.events[String(f.body.hook_event_name)] === (phase === 'post_error' ? 'post' : phase))
+        const same = own.find((f) => harness.events[String(eventOf(f))] === (phase === 'post_error' ? 'post' : phase))
         if (!same) throw new Error(`${harness.id} ${event}: no fixture of its phase to start from`)
         matching = [{ file: same.file, body: { ...same.body, hook_event_name: event } }]
       }
