@@ -8,18 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join, relative, sep } from 'node:path'
 import { Command } from 'commander'
 import { writePrivateFile } from '../../core/index.ts'
-import {
-  generateSigningKey,
-  MANIFEST,
-  packBundle,
-  parseManifest,
-  refusedName,
-  SIGNATURES,
-  signFiles,
-  trustRoot,
-  unpackBundle,
-  verifyBundle,
-} from '../../plugins/policy-bundle/index.ts'
+import { generateSigningKey, loadBundleTools, MANIFEST, parseManifest, refusedName, SIGNATURES, signFiles, trustRoot } from '../../plugins/policy-bundle/index.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { lintPolicies } from './lint.ts'
 import { repeatable } from '../repeatable-option.ts'
@@ -80,11 +69,12 @@ async function build(io: CliIo, dir: string, opts: BuildOpts): Promise<void> {
   await step(() => parseManifest(manifest))
   files.set(MANIFEST, manifest)
   if (opts.key) files.set(SIGNATURES, Buffer.from(await step(() => signFiles(files, readFile(opts.key!, 'signing key')))))
-  writeFileSync(opts.out, packBundle(files))
+  writeFileSync(opts.out, (await loadBundleTools()).packBundle(files))
   io.out(`wrote ${opts.out}: revision ${revision}, ${files.size - (opts.key ? 2 : 1)} policy file(s)${opts.key ? ', signed' : ', unsigned (run `svc policy bundle sign`)'}`)
 }
 
 async function sign(io: CliIo, file: string, opts: { key: string; out?: string }): Promise<void> {
+  const { packBundle, unpackBundle } = await loadBundleTools()
   const files = await step(async () => unpackBundle(readFileSync(file)))
   files.delete(SIGNATURES)
   parseManifest(files.get(MANIFEST))
@@ -100,7 +90,7 @@ async function verify(io: CliIo, file: string, opts: { key: string[]; json?: boo
   const bytes = await step(() => readFileSync(file))
   let bundle
   try {
-    bundle = await verifyBundle(bytes, roots)
+    bundle = await (await loadBundleTools()).verifyBundle(bytes, roots)
   } catch (err) {
     throw new CliError(`bundle REFUSED: ${(err as Error).message}`)
   }

@@ -38,8 +38,11 @@ const plugin: EnginePlugin = {
 export default plugin
 
 // What `svc policy bundle` builds, signs and checks with (the same code the daemon verifies with).
-export { packBundle, unpackBundle } from './archive.ts'
+/** The archive and verification code (tar, jose) for `svc policy bundle`: loaded when asked, never by a daemon's start. */
+export async function loadBundleTools() {
+  const [{ packBundle, unpackBundle }, { verifyBundle }] = await Promise.all([import('./archive.ts'), import('./verify.ts')])
+  return { packBundle, unpackBundle, verifyBundle }
+}
 export { MANIFEST, refusedName, SIGNATURES } from './layout.ts'
 export { parseManifest } from './manifest.ts'
 export { generateSigningKey, signFiles, trustRoot } from './signature.ts'
-export { verifyBundle } from './verify.ts'
