@@ -24,7 +24,7 @@ describe('svc explain', () => {
     expect(r.stdout).toContain('verdict: DENY (deny) rule fs.rm-root-or-home (pack filesystem, severity deny)')
     expect(r.stdout).toMatch(/nudge: Delete the specific directory/)
     const all = await svc(['explain', "sudo bash -c 'r''m -rf ~'", '--cwd', userHome, '--all'])
-    expect(all.stdout).toMatch(/ - +daemon\s+git\.reset-hard\s+\[deny\]\s+command: no match/)
+    expect(all.stdout).toMatch(/ - +daemon\s+git\.reset-hard\s+\[deny · git\]\s+command: no match/)
   })
 
   it('writes nothing: no $SVC_HOME is created, and an existing one is left as it was', async () => {
