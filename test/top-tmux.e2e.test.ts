@@ -44,7 +44,8 @@ describe.skipIf(!TMUX)('svc top in a real terminal (tmux)', () => {
     tmux('send-keys', '-t', 'top', '2')
     await waitFor(() => /fs\.rm-root-or-home\s+daemon\s+deny\s+1 hits/.test(screen()), `the gates view; screen:\n${screen()}`, 15_000)
     tmux('send-keys', '-t', 'top', 'q')
-    await waitFor(() => existsSync(exitFile), `svc top to quit; screen:\n${screen()}`, 15_000)
+    // The shell creates the file before it writes the status: wait for the line, not the file.
+    await waitFor(() => existsSync(exitFile) && readFileSync(exitFile, 'utf8').endsWith('\n'), `svc top to quit; screen:\n${screen()}`, 15_000)
     expect(readFileSync(exitFile, 'utf8').trim()).toBe('exit=0')
     // The alternate screen is left: the dashboard no longer covers the terminal.
     await waitFor(() => !screen().includes('1 Decisions'), `the screen restored; screen:\n${screen()}`, 5_000)
