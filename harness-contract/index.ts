@@ -32,3 +32,4 @@ export {
   type ProtectedPaths,
   type TrustRequest,
 } from './harness.ts'
+export { PROTECTED_SET, protectedSet, userProtected, type ProtectedList } from './protected-set.ts'

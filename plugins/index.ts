@@ -18,6 +18,7 @@ import mcpPin from './mcp-pin/index.ts'
 import normaliseToolInput from './normalise-tool-input/index.ts'
 import otlpExport from './otlp-export/index.ts'
 import policyBundle from './policy-bundle/index.ts'
+import protectedSet from './protected-set/index.ts'
 import ruleLifecycle from './rule-lifecycle/index.ts'
 import shellAnalysis from './shell-analysis/index.ts'
 import witness from './witness/index.ts'
@@ -25,6 +26,7 @@ import witness from './witness/index.ts'
 export const builtinPlugins: readonly EnginePlugin[] = [
   normaliseToolInput,
   shellAnalysis,
+  protectedSet,
   tool,
   commandRegex,
   command,
