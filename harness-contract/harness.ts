@@ -66,6 +66,13 @@ export interface SandboxFacts {
   readonly ports: readonly number[]
   /** Absolute paths of every harness hook/MCP config and svc policy file the agent's commands must not write. */
   readonly protectedFiles: readonly string[]
+  /**
+   * The protected set (protected-set.ts) as absolute paths, `*` globs allowed in `denyRead`/`allowRead`: secrets no
+   * command may read (carve-outs in `allowRead`), start-up files, svc's project layer and `.envrc` none may write.
+   */
+  readonly secrets?: { readonly denyRead: readonly string[]; readonly allowRead: readonly string[]; readonly denyWrite: readonly string[] }
+  /** Hosts the user allowed commands to reach (the project's registries and git remote); none by default. */
+  readonly allowedDomains?: readonly string[]
   /** Write the harness's managed (root-owned, enterprise) settings instead of the user's. */
   readonly system: boolean
   /** Root of the managed settings (`/etc` normally; a temp dir in tests). */

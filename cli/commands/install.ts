@@ -14,6 +14,7 @@ import {
   harnessEnvOf,
   HarnessSelectionError,
   loadInstallTools,
+  networkNeeds,
   readManifest,
   sandboxFacts,
   selectHarnesses,
@@ -114,7 +115,8 @@ export function makeInstallCommand(io: CliIo): Command {
     .option('--mcp', 'also run every stdio MCP server of the harness configs through `svc mcp-proxy` (as `svc mcp wrap`)')
     .option('--sandbox', 'also configure each harness’s own OS sandbox for the agent’s commands (svc home hidden, configs read-only, daemon ports unreachable)')
     .option('--system', 'with --sandbox: write the harnesses’ managed (root-owned) settings instead of the user’s; needs root')
-    .action(async (opts: CommonOptions & { failOpen?: boolean; withSkill?: boolean; transport: 'command' | 'http'; mcp?: boolean; sandbox?: boolean; system?: boolean }) => {
+    .option('--allow-domains <hosts...>', 'with --sandbox: hosts the agent’s commands may reach (`detected`: the registries and git remotes of the project)')
+    .action(async (opts: CommonOptions & { failOpen?: boolean; withSkill?: boolean; transport: 'command' | 'http'; mcp?: boolean; sandbox?: boolean; system?: boolean; allowDomains?: string[] }) => {
       await checkTier(io, opts)
       const { env, harnesses, skipped } = selection(io, opts)
       if (opts.mcp) {
@@ -158,8 +160,9 @@ export function makeInstallCommand(io: CliIo): Command {
 }
 
 /** The `sandbox` part of an install request (`--sandbox`, `--system`), or nothing. */
-function sandboxRequest(io: CliIo, opts: { sandbox?: boolean; system?: boolean; url?: string }, env: HarnessEnv, home: string) {
+function sandboxRequest(io: CliIo, opts: { sandbox?: boolean; system?: boolean; url?: string; allowDomains?: string[] }, env: HarnessEnv, home: string) {
   if (opts.system && !opts.sandbox) throw new CliError('--system only applies with --sandbox (the managed sandbox settings)')
+  if (opts.allowDomains && !opts.sandbox) throw new CliError('--allow-domains only applies with --sandbox (the hosts sandboxed commands may reach)')
   if (!opts.sandbox) return {}
   // SVC_SYSTEM_ROOT relocates /etc for tests; the real one needs root, or the files would be the agent's to edit.
   const systemRoot = io.env.SVC_SYSTEM_ROOT ?? '/etc'
@@ -172,7 +175,26 @@ function sandboxRequest(io: CliIo, opts: { sandbox?: boolean; system?: boolean; 
     listening = daemonPort(io.env)
   }
   const ports = protectedPorts(io.env, listening)
-  return { sandbox: sandboxFacts({ registered: [...registered().values()], env, svcHome: home, ports, policiesDir: SHIPPED_POLICIES_DIR, system: !!opts.system, systemRoot }) }
+  const allowedDomains = allowedHosts(io, opts.allowDomains, env.repo ?? process.cwd())
+  return {
+    sandbox: sandboxFacts({ registered: [...registered().values()], env, svcHome: home, ports, policiesDir: SHIPPED_POLICIES_DIR, system: !!opts.system, systemRoot, allowedDomains, vars: io.env }),
+  }
+}
+
+/** The hosts `--allow-domains` names (`detected`: the project's registries and git remotes); offers them when none is named. */
+function allowedHosts(io: CliIo, named: readonly string[] | undefined, project: string): string[] {
+  const needs = networkNeeds(project)
+  if (!named) {
+    if (needs.length > 0)
+      io.err(
+        `note: ${project} uses ${needs.map((n) => `${n.domain} (${n.why})`).join(', ')}; sandboxed commands reach none of them. Allow them with --allow-domains detected (commands could then also send data there)`,
+      )
+    return []
+  }
+  const hosts = named.flatMap((h) => (h === 'detected' ? needs.map((n) => n.domain) : h.split(',')))
+  const loopback = hosts.filter((h) => /^(localhost|127\.|0\.0\.0\.0|\[?::1\]?$)/.test(h))
+  if (loopback.length > 0) throw new CliError(`--allow-domains: ${loopback.join(', ')} is this host, where the daemon listens; it stays unreachable`)
+  return [...new Set(hosts.filter(Boolean))]
 }
 
 /**

@@ -12,7 +12,10 @@ import { dirname, join } from 'node:path'
 import type { ProbeResult, ProbeTargets } from '../../harness-contract/index.ts'
 import { asRecord, onPath, probeCommands, readJsonc } from '../kit/index.ts'
 
-type SrtSettings = { filesystem: { denyRead: string[]; allowWrite: string[]; denyWrite: string[] }; network: { allowedDomains: string[]; deniedDomains: string[] } }
+export type SrtSettings = {
+  filesystem: { denyRead: string[]; allowRead: string[]; allowWrite: string[]; denyWrite: string[] }
+  network: { allowedDomains: string[]; deniedDomains: string[] }
+}
 type Env = Readonly<Record<string, string | undefined>>
 
 /** A Claude-settings path (`~/x`, `//abs`, `/rel-to-settings`, `./rel`) as the absolute path srt takes. */
@@ -34,7 +37,7 @@ export function srtSettingsFromClaude(block: Record<string, unknown>, where: { h
   const net = (block.network ?? {}) as Record<string, string[] | undefined>
   const abs = (list: string[] | undefined) => [...new Set((list ?? []).map((p) => resolveClaudePath(p, where.home, where.settingsDir, where.cwd)))]
   return {
-    filesystem: { denyRead: abs(fs.denyRead), allowWrite: [where.cwd, where.tmp, ...abs(fs.allowWrite)], denyWrite: abs(fs.denyWrite) },
+    filesystem: { denyRead: abs(fs.denyRead), allowRead: abs(fs.allowRead), allowWrite: [where.cwd, where.tmp, ...abs(fs.allowWrite)], denyWrite: abs(fs.denyWrite) },
     network: { allowedDomains: [...(net.allowedDomains ?? [])], deniedDomains: [...(net.deniedDomains ?? [])] },
   }
 }

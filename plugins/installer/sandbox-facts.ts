@@ -2,9 +2,12 @@
  * The facts `svc install --sandbox` hands every harness's `sandboxPlan`: svc's home, the daemon's ports, and the
  * files no agent command may write — every registered harness's hook and MCP configs (not only the harnesses
  * being installed: a command of one harness rewriting another's hooks switches svc off just as well), the sandbox
- * settings files a command could loosen (each harness's `sandboxSettings`), and svc's shipped policy packs.
+ * settings files a command could loosen (each harness's `sandboxSettings`), and svc's shipped policy packs — plus
+ * the protected set the gates use (secrets unreadable; start-up files, `.svc.yaml`/`.svc/`, `.envrc` unwritable)
+ * and the hosts the user allowed.
  */
-import type { HarnessDefinition, HarnessEnv, SandboxFacts } from '../../harness-contract/index.ts'
+import { protectedSet, type HarnessDefinition, type HarnessEnv, type SandboxFacts } from '../../harness-contract/index.ts'
+import { sandboxPaths } from './sandbox-paths.ts'
 
 export interface SandboxFactsRequest {
   readonly registered: readonly HarnessDefinition[]
@@ -14,15 +17,22 @@ export interface SandboxFactsRequest {
   readonly policiesDir: string
   readonly system: boolean
   readonly systemRoot: string
+  /** Hosts commands may reach (`--allow-domains`). */
+  readonly allowedDomains?: readonly string[]
+  /** The CLI's environment: SVC_PROTECTED_READ / SVC_PROTECTED_WRITE add to the protected set. */
+  readonly vars?: Readonly<Record<string, string | undefined>>
 }
 
 export function sandboxFacts(req: SandboxFactsRequest): SandboxFacts {
   const configs = req.registered.flatMap((h) => h.configLocations(req.env).map((l) => l.path))
   const sandboxFiles = req.registered.flatMap((h) => h.sandboxSettings?.(req.env) ?? [])
+  const paths = sandboxPaths(protectedSet(req.vars ?? {}), { home: req.env.home, repo: req.env.repo, policiesDir: req.policiesDir })
   return {
     svcHome: req.svcHome,
     ports: req.ports,
     protectedFiles: [...new Set([...configs, ...sandboxFiles, req.policiesDir])],
+    secrets: { denyRead: paths.denyRead, allowRead: paths.allowRead, denyWrite: paths.denyWrite },
+    allowedDomains: req.allowedDomains ?? [],
     system: req.system,
     systemRoot: req.systemRoot,
   }
