@@ -10,6 +10,8 @@ export {
   denyText,
   harnessRegistry,
   plannedHarnesses,
+  SANDBOX_COVERS,
+  type SandboxCover,
   HookPayloadError,
   type ConfigLocation,
   type HarnessDefinition,
