@@ -70,7 +70,7 @@ export interface SandboxFacts {
    * The protected set (protected-set.ts) as absolute paths, `*` globs allowed in `denyRead`/`allowRead`: secrets no
    * command may read (carve-outs in `allowRead`), start-up files, svc's project layer and `.envrc` none may write.
    */
-  readonly secrets?: { readonly denyRead: readonly string[]; readonly allowRead: readonly string[]; readonly denyWrite: readonly string[] }
+  readonly secrets?: { readonly denyRead: readonly string[]; readonly allowRead: readonly string[]; readonly denyWrite: readonly string[]; readonly envVars?: readonly string[] }
   /** Hosts the user allowed commands to reach (the project's registries and git remote); none by default. */
   readonly allowedDomains?: readonly string[]
   /** Write the harness's managed (root-owned, enterprise) settings instead of the user's. */

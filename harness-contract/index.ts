@@ -34,4 +34,4 @@ export {
   type ProtectedPaths,
   type TrustRequest,
 } from './harness.ts'
-export { PROTECTED_SET, protectedSet, userProtected, type ProtectedList } from './protected-set.ts'
+export { PROTECTED_SET, protectedSet, SECRET_ENV_NAME, userProtected, type ProtectedList } from './protected-set.ts'

@@ -20,6 +20,8 @@ export interface ProtectedList {
   readonly gateOnly?: Readonly<Record<string, string>>
   /** Shown by `svc status` and the docs: what the list holds. */
   readonly what: string
+  /** `env`: the items are environment variable names, not paths. */
+  readonly kind?: 'env'
 }
 
 /** Private keys (secrets pack, `secrets.ssh-private-key`). */
@@ -109,8 +111,25 @@ const RUN_LATER: ProtectedList = {
   globs: ['**/.envrc'],
 }
 
+/**
+ * Environment variables that hold secrets: the sandbox unsets them for commands (`credentials.envVars`), and
+ * `svc install --sandbox` adds every variable of the installing user's environment whose name says secret
+ * (SECRET_ENV_NAME). The gate judges printing an environment (`env_dump`, a process's `environ`) on its own.
+ */
+const SECRET_ENV_VARS: ProtectedList = {
+  name: '$SVC_SECRET_ENV_VARS',
+  keep: 'read',
+  kind: 'env',
+  what: 'environment variables holding secrets (unset inside the sandbox)',
+  // prettier-ignore
+  globs: ['AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'GITHUB_TOKEN', 'GH_TOKEN', 'GITLAB_TOKEN', 'NPM_TOKEN', 'NODE_AUTH_TOKEN', 'PYPI_TOKEN', 'TWINE_PASSWORD', 'CARGO_REGISTRY_TOKEN', 'DOCKER_PASSWORD', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'HF_TOKEN', 'SLACK_TOKEN', 'STRIPE_SECRET_KEY', 'DATABASE_URL', 'PGPASSWORD', 'MYSQL_PWD', 'VAULT_TOKEN', 'SVC_ADMIN_PASSWORD'],
+}
+
+/** A variable name that says it holds a secret (`*_TOKEN`, `*_API_KEY`, `*SECRET*`, `*PASSWORD*`, `*_CREDENTIALS`). */
+export const SECRET_ENV_NAME = /(^|_)(TOKEN|API_?KEY|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|CREDENTIALS?|ACCESS_KEY)(_|$)/i
+
 /** The protected set, in the order status and the docs show it. */
-export const PROTECTED_SET: readonly ProtectedList[] = [SECRET_KEYS, PUBLIC_KEYS, CREDENTIALS, CREDENTIAL_READS, ENV_FILES, ENV_TEMPLATES, AUTORUN, POLICY_FILES, RUN_LATER]
+export const PROTECTED_SET: readonly ProtectedList[] = [SECRET_KEYS, PUBLIC_KEYS, CREDENTIALS, CREDENTIAL_READS, ENV_FILES, ENV_TEMPLATES, AUTORUN, POLICY_FILES, RUN_LATER, SECRET_ENV_VARS]
 
 /**
  * The user's additions, as `SVC_PROTECTED_PORTS` adds ports: `SVC_PROTECTED_READ` and `SVC_PROTECTED_WRITE` hold

@@ -82,6 +82,7 @@ describe('svc install --sandbox: generated configuration per harness', () => {
     applyInstall(req, planInstall(req).token)
     const claude = parseJsoncStrict(read('.claude', 'settings.json'), 'claude') as Record<string, any>
     expect(claude.sandbox.network.allowedDomains).toEqual(['registry.npmjs.org'])
+    expect(claude.sandbox.credentials.envVars).toEqual(expect.arrayContaining([{ name: 'GITHUB_TOKEN', mode: 'deny' }]))
     expect(claude.sandbox.filesystem.denyRead).toContain('~/.config/acme/token')
     expect(claude.permissions.deny).toEqual(expect.arrayContaining(['Read(~/.config/acme/token)', 'Read(~/.aws/**)']))
     expect(schemaProblems(CLAUDE_SCHEMA, claude)).toEqual([])

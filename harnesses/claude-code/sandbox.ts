@@ -55,6 +55,13 @@ export function claudeSandboxPlan(ctx: InstallContext & { readonly sandbox: Sand
     ...appendEach(file, ['sandbox', 'filesystem', 'allowRead'], spell(secrets.allowRead), schema),
     ...appendEach(file, ['sandbox', 'filesystem', 'denyWrite'], [...svcHome, ...files, ...spell(secrets.denyWrite)], schema),
     ...appendEach(file, ['sandbox', 'network', 'allowedDomains'], ctx.sandbox.allowedDomains ?? [], schema),
+    // Secret variables unset for commands (Claude Code 2.1.187+, `sandbox.credentials.envVars`).
+    ...appendEach(
+      file,
+      ['sandbox', 'credentials', 'envVars'],
+      (secrets.envVars ?? []).map((name) => ({ name, mode: 'deny' })),
+      schema,
+    ),
     ...appendEach(file, ['sandbox', 'network', 'deniedDomains'], LOOPBACK_HOSTS, schema),
     // Claude's own file tools run outside the sandbox; its deny rules refuse them even with the hook gone.
     ...appendEach(

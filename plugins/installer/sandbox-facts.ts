@@ -6,7 +6,7 @@
  * the protected set the gates use (secrets unreadable; start-up files, `.svc.yaml`/`.svc/`, `.envrc` unwritable)
  * and the hosts the user allowed.
  */
-import { protectedSet, type HarnessDefinition, type HarnessEnv, type SandboxFacts } from '../../harness-contract/index.ts'
+import { protectedSet, SECRET_ENV_NAME, type HarnessDefinition, type HarnessEnv, type SandboxFacts } from '../../harness-contract/index.ts'
 import { sandboxPaths } from './sandbox-paths.ts'
 
 export interface SandboxFactsRequest {
@@ -26,12 +26,16 @@ export interface SandboxFactsRequest {
 export function sandboxFacts(req: SandboxFactsRequest): SandboxFacts {
   const configs = req.registered.flatMap((h) => h.configLocations(req.env).map((l) => l.path))
   const sandboxFiles = req.registered.flatMap((h) => h.sandboxSettings?.(req.env) ?? [])
-  const paths = sandboxPaths(protectedSet(req.vars ?? {}), { home: req.env.home, repo: req.env.repo, policiesDir: req.policiesDir })
+  const set = protectedSet(req.vars ?? {})
+  const paths = sandboxPaths(set, { home: req.env.home, repo: req.env.repo, policiesDir: req.policiesDir })
+  // The declared secret variables, and those of the installing user's environment whose name says secret.
+  const named = set.filter((l) => l.kind === 'env').flatMap((l) => l.globs)
+  const envVars = [...new Set([...named, ...Object.keys(req.vars ?? {}).filter((n) => SECRET_ENV_NAME.test(n))])]
   return {
     svcHome: req.svcHome,
     ports: req.ports,
     protectedFiles: [...new Set([...configs, ...sandboxFiles, req.policiesDir])],
-    secrets: { denyRead: paths.denyRead, allowRead: paths.allowRead, denyWrite: paths.denyWrite },
+    secrets: { denyRead: paths.denyRead, allowRead: paths.allowRead, denyWrite: paths.denyWrite, envVars },
     allowedDomains: req.allowedDomains ?? [],
     system: req.system,
     systemRoot: req.systemRoot,

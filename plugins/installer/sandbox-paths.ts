@@ -52,7 +52,7 @@ export function sandboxPaths(set: readonly ProtectedList[], w: Where): SandboxPa
   const allowRead = new Set<string>()
   const denyWrite = new Set<string>()
   const gateOnly: string[] = []
-  for (const list of set) {
+  for (const list of set.filter((l) => l.kind !== 'env')) {
     for (const glob of list.globs) {
       const reason = list.gateOnly?.[glob]
       if (reason) {
