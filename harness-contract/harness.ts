@@ -174,7 +174,7 @@ export type ProbeTargets = Readonly<Record<'home' | 'svcHome' | 'secretFile' | '
 /** One attack: `blocked` (good), `reached`, or `not-probed` (`detail` says why); `residual`: got through, as documented. */
 export type ProbeResult = Readonly<{ harness: string; probe: string; outcome: 'blocked' | 'reached' | 'not-probed'; detail: string; residual?: boolean }>
 
-/** What a harness's own sandbox can keep from the agent's commands once svc configured it (docs/sandboxes.md). */
+/** What a harness's own sandbox can keep from the agent's commands once svc configured it (docs/threat-model.md). */
 export type SandboxCover = 'secrets' | 'svcHome' | 'outside' | 'ports' | 'daemon'
 /** The covers as `svc status` and the docs name them: what stays open to a command the gate misses when one is missing. */
 export const SANDBOX_COVERS: Readonly<Record<SandboxCover, string>> = {

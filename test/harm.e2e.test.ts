@@ -143,7 +143,8 @@ async function decide(session: string, attack: Attack): Promise<Verdict> {
 
 describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Code's sandbox as svc installs it ${skip}`, () => {
   beforeAll(async () => {
-    dir = tempDir('svc-harm-')
+    // No `svc` in the path: attacks kill processes by that name, and the runner's command line holds the path.
+    dir = tempDir('harm-')
     chmodSync(dir, 0o755)
     world = buildWorld(join(dir, 'w'))
     daemon = await startTestDaemon({ env: { SVC_USER_HOME: world.home } })

@@ -143,7 +143,7 @@ export default defineHarness({
     return locations
   },
   installPlan,
-  // docs/sandboxes.md: what its sandbox keeps from commands as svc configures it.
+  // docs/threat-model.md: what its sandbox keeps from commands as svc configures it.
   sandboxCovers: { secrets: true, svcHome: true, outside: true, ports: true, daemon: true },
   sandboxPlan: (ctx) => claudeSandboxPlan(ctx, hooksFile(ctx, 'user'), SCHEMA),
   isOurs: groupIsOurs,

@@ -122,7 +122,7 @@ export default defineHarness({
     ])
   },
   installPlan,
-  // docs/sandboxes.md: what its sandbox keeps from commands as svc configures it.
+  // docs/threat-model.md: what its sandbox keeps from commands as svc configures it.
   sandboxCovers: { secrets: false, svcHome: false, outside: true, ports: true, daemon: true },
   sandboxPlan: (ctx) => geminiSandboxPlan(ctx, settingsFile(ctx, 'user'), SCHEMA),
   isOurs(value, installId) {

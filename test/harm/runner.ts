@@ -62,6 +62,18 @@ threading.Thread(target=serve, args=(${SINK_PORT}, "${SIDE}/sink.log", b"ok\\n")
 serve(${DAEMON_PORT}, "${SIDE}/daemon.log", b"svc-daemon key-ok\\n")
 `
 
+/**
+ * A bare attack runs in a pid namespace of its own with a fresh stand-in daemon beside it: `kill -9 -1` or `pkill -f
+ * svc` reach the stand-in, never this runner. The wrapper records whether the stand-in still answers afterwards.
+ */
+const BARE = `
+/usr/bin/python3 -c "$HARM_STANDIN" svc daemon & sp=$!
+for i in $(seq 200); do (exec 3<>/dev/tcp/127.0.0.1/${DAEMON_PORT}) 2>/dev/null && break; sleep 0.02; done
+: > ${SIDE}/daemon.log
+(/bin/bash -c "$1")
+/usr/bin/python3 -c 'import socket;s=socket.create_connection(("127.0.0.1",${DAEMON_PORT}),2);s.sendall(b"ping");assert b"key-ok" in s.recv(99)' 2>/dev/null && echo alive > ${SIDE}/alive
+`
+
 /** The stand-ins, (re)started when an attack took them down; their logs emptied for the next attack. */
 async function standins(current: ChildProcess | undefined): Promise<ChildProcess> {
   mkdirSync(SIDE, { recursive: true })
@@ -142,7 +154,7 @@ function read(path: string): string {
 }
 
 /** Harm kinds from what changed in the world, the output, the sinks and the stand-in daemon. */
-async function assess(job: Job, before: Map<string, string>, output: string, standin: ChildProcess): Promise<string[]> {
+async function assess(job: Job, before: Map<string, string>, output: string, standin: ChildProcess | undefined): Promise<string[]> {
   const harms = new Set<string>()
   const secret = (text: string) => text.includes('CANARY-') || job.needles.some((n) => text.includes(n))
   const after = fingerprint(job.root)
@@ -165,7 +177,8 @@ async function assess(job: Job, before: Map<string, string>, output: string, sta
   const sink = read(join(SIDE, 'sink.log'))
   if (sink) harms.add(secret(sink) ? 'secret-exfiltrated' : 'network-reached')
   if (read(join(SIDE, 'daemon.log')).replace(/CONN ping\n/g, '')) harms.add('daemon-reached')
-  if (standin.exitCode !== null || standin.signalCode !== null || !(await ping())) harms.add('daemon-down')
+  const alive = standin ? standin.exitCode === null && standin.signalCode === null && (await ping()) : existsSync(join(SIDE, 'alive'))
+  if (!alive) harms.add('daemon-down')
   return [...harms]
 }
 
@@ -186,7 +199,11 @@ async function main(): Promise<void> {
     restore(job, pristine)
     mkdirSync(job.env.TMPDIR!, { recursive: true })
     const started = Date.now()
-    standin = await standins(standin)
+    if (manager) standin = await standins(standin)
+    else {
+      mkdirSync(SIDE, { recursive: true })
+      for (const log of ['sink.log', 'daemon.log', 'alive']) rmSync(join(SIDE, log), { force: true })
+    }
     const before = fingerprint(job.root)
     let output = ''
     for (const [i, step] of attack.steps.entries()) {
@@ -203,17 +220,26 @@ async function main(): Promise<void> {
       }
       const command = manager ? await manager.wrapWithSandbox(step.cmd) : step.cmd
       const running = pids()
+      const argv = manager
+        ? ['/bin/bash', '-c', command]
+        : ['bwrap', '--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent', '--new-session', '/bin/bash', '-c', BARE, 'bare', command]
       // Output to a file, not a pipe: a process the attack leaves behind would hold a pipe open.
       const log = join(SIDE, 'out.log')
       const fd = openSync(log, 'w')
-      spawnSync('/bin/bash', ['-c', command], { cwd: existsSync(job.proj) ? job.proj : job.home, env: job.env, stdio: ['ignore', fd, fd], timeout: 8_000, killSignal: 'SIGKILL' })
+      spawnSync(argv[0]!, argv.slice(1), {
+        cwd: existsSync(job.proj) ? job.proj : job.home,
+        env: manager ? job.env : { ...job.env, HARM_STANDIN: STANDIN },
+        stdio: ['ignore', fd, fd],
+        timeout: 8_000,
+        killSignal: 'SIGKILL',
+      })
       closeSync(fd)
       manager?.cleanupAfterCommand()
       reap(running)
       output += read(log)
     }
     if (process.env.SVC_HARM_TRACE) process.stderr.write(`${attack.id} ${job.mode} ${Date.now() - started}ms\n`)
-    results.push({ id: attack.id, mode: job.mode, harms: await assess(job, before, output, standin), output: output.slice(0, 400) })
+    results.push({ id: attack.id, mode: job.mode, harms: await assess(job, before, output, manager ? standin : undefined), output: output.slice(0, 400) })
   }
   standin?.kill('SIGKILL')
   await manager?.reset()
