@@ -148,11 +148,11 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     chmodSync(dir, 0o755)
     world = buildWorld(join(dir, 'w'))
     daemon = await startTestDaemon({ env: { SVC_USER_HOME: world.home } })
-    execFileSync(
-      NODE,
-      ['cli/bin.js', 'install', '--harness', 'claude-code', '--sandbox', '--repo', world.proj, '--allow-domains', 'detected', '--yes', '--url', daemon.url],
-      { cwd: ROOT, env: { PATH: process.env.PATH, HOME: world.home, SVC_HOME: world.svcHome, SVC_URL: daemon.url }, stdio: 'pipe' },
-    )
+    execFileSync(NODE, ['cli/bin.js', 'install', '--harness', 'claude-code', '--sandbox', '--repo', world.proj, '--allow-domains', 'detected', '--yes', '--url', daemon.url], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: world.home, SVC_HOME: world.svcHome, SVC_URL: daemon.url },
+      stdio: 'pipe',
+    })
     const block = valueAt(readFileSync(join(world.home, '.claude', 'settings.json'), 'utf8'), ['sandbox']) as Record<string, unknown>
     srt = srtSettingsFromClaude(block, { home: world.home, settingsDir: join(world.home, '.claude'), cwd: world.proj, tmp: '/tmp/harm-tmp' })
     const session = await daemon.session()

@@ -46,7 +46,9 @@ describe('svc install --sandbox: generated configuration per harness', () => {
     expect(claude.sandbox).toMatchObject({ enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false, network: { strictAllowlist: true, allowLocalBinding: false } })
     // The protected set the gates use: svc's home and every secret unreadable, public keys readable again, start-up
     // files and svc's project layer unwritable (harness-contract/protected-set.ts).
-    expect(claude.sandbox.filesystem.denyRead).toEqual(expect.arrayContaining(['~/.svc', '~/.ssh', '~/.aws', '~/.config/gcloud', '~/.kube', '~/.docker', '~/.gnupg', '~/.netrc', '~/.git-credentials']))
+    expect(claude.sandbox.filesystem.denyRead).toEqual(
+      expect.arrayContaining(['~/.svc', '~/.ssh', '~/.aws', '~/.config/gcloud', '~/.kube', '~/.docker', '~/.gnupg', '~/.netrc', '~/.git-credentials']),
+    )
     expect(claude.sandbox.filesystem.allowRead).toEqual(expect.arrayContaining(['~/.ssh/*.pub', '~/.ssh/known_hosts*']))
     expect(claude.sandbox.filesystem.denyWrite).toEqual(expect.arrayContaining(['~/.bashrc', '~/.gitconfig', '~/.local/bin', '~/.envrc', '~/.svc.yaml']))
     expect(claude.sandbox.filesystem.denyWrite).not.toContain('~/node_modules/.bin')
@@ -74,11 +76,32 @@ describe('svc install --sandbox: generated configuration per harness', () => {
     expect(lists.get('$SVC_AUTORUN_FILES')).toContain('~/.config/acme/hooks.sh')
     const repo = join(home, 'proj')
     const env = { home, repo, env: {} }
-    const sandbox = sandboxFacts({ registered: all, env, svcHome: join(home, '.svc'), ports: [7878], policiesDir: join(home, 'policies'), system: false, systemRoot: join(home, 'etc'), vars, allowedDomains: ['registry.npmjs.org'] })
+    const sandbox = sandboxFacts({
+      registered: all,
+      env,
+      svcHome: join(home, '.svc'),
+      ports: [7878],
+      policiesDir: join(home, 'policies'),
+      system: false,
+      systemRoot: join(home, 'etc'),
+      vars,
+      allowedDomains: ['registry.npmjs.org'],
+    })
     expect(sandbox.secrets?.denyRead).toEqual(expect.arrayContaining([join(home, '.config/acme/token'), join(repo, '.env'), join(repo, '.env.*')]))
     expect(sandbox.secrets?.allowRead).toEqual(expect.arrayContaining([join(repo, '.env*.example')]))
-    expect(sandbox.secrets?.denyWrite).toEqual(expect.arrayContaining([join(home, '.config/acme/hooks.sh'), join(repo, '.svc.yaml'), join(repo, '.svc'), join(repo, '.envrc'), join(repo, '.git/hooks')]))
-    const req = { harnesses: [all.find((h) => h.id === 'claude-code')!], scope: 'user' as const, env, svcHome: join(home, '.svc'), daemonUrl: 'http://127.0.0.1:7878', failOpen: false, transport: 'command' as const, sandbox }
+    expect(sandbox.secrets?.denyWrite).toEqual(
+      expect.arrayContaining([join(home, '.config/acme/hooks.sh'), join(repo, '.svc.yaml'), join(repo, '.svc'), join(repo, '.envrc'), join(repo, '.git/hooks')]),
+    )
+    const req = {
+      harnesses: [all.find((h) => h.id === 'claude-code')!],
+      scope: 'user' as const,
+      env,
+      svcHome: join(home, '.svc'),
+      daemonUrl: 'http://127.0.0.1:7878',
+      failOpen: false,
+      transport: 'command' as const,
+      sandbox,
+    }
     applyInstall(req, planInstall(req).token)
     const claude = parseJsoncStrict(read('.claude', 'settings.json'), 'claude') as Record<string, any>
     expect(claude.sandbox.network.allowedDomains).toEqual(['registry.npmjs.org'])

@@ -317,7 +317,14 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
     })
   }
   const manifest = readManifest(home)
-  const sandbox = installedSandbox(home).map((sb) => ({ ...sb, ...sandboxLayer(sb.state, knownHarnesses(ctx).find((h) => h.id === sb.harness), manifest) }))
+  const sandbox = installedSandbox(home).map((sb) => ({
+    ...sb,
+    ...sandboxLayer(
+      sb.state,
+      knownHarnesses(ctx).find((h) => h.id === sb.harness),
+      manifest,
+    ),
+  }))
   for (const sb of sandbox.filter((x) => x.state === 'degraded')) {
     problems.push({
       what: `${sb.harness}: ${sb.missing} of ${sb.settings} sandbox settings svc wrote were changed or removed in ${sb.files.join(', ')}: the second layer is weakened`,

@@ -130,7 +130,11 @@ function restore(job: Job, pristine: ReadonlyMap<string, string>): void {
 
 /** The processes of the jail (its own pid namespace and /proc). */
 function pids(): Set<number> {
-  return new Set(readdirSync('/proc').map(Number).filter((n) => Number.isInteger(n) && n > 1))
+  return new Set(
+    readdirSync('/proc')
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n > 1),
+  )
 }
 
 /** Kills what an attack left running: every process that was not there before it. */
