@@ -34,4 +34,4 @@ export {
   type ProtectedPaths,
   type TrustRequest,
 } from './harness.ts'
-export { PROTECTED_SET, protectedSet, SECRET_ENV_NAME, userProtected, type ProtectedList } from './protected-set.ts'
+export { SECRET_ENV_NAME, type ProtectedList } from './protected-set.ts'

@@ -77,7 +77,10 @@ function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunRe
     '/',
     '--dev',
     '/dev',
-    '--proc',
+    // The host's /proc, not a fresh one: sandbox-runtime's bubblewrap cannot mount proc under a jail's own. Each
+    // attack gets a pid namespace of its own (the runner's inner bubblewrap, or the sandbox's).
+    '--bind',
+    '/proc',
     '/proc',
     '--tmpfs',
     '/tmp',
@@ -158,7 +161,11 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     const session = await daemon.session()
     for (const attack of ATTACKS) verdicts.push(await decide(session, attack))
     cpSync(world.root, join(dir, 'pristine'), { recursive: true, verbatimSymlinks: true })
-    const allowed = verdicts.filter((v) => v.allowed.every(Boolean)).map((v) => ({ id: v.attack.id, steps: v.attack.steps, allowed: v.allowed }))
+    const allowed = [
+      // The control: an ordinary edit of tracked work runs inside the sandbox (the workspace is writable there).
+      { id: 'control', steps: [{ cmd: 'echo control-ran; echo more >> README.md' }], allowed: [true] },
+      ...verdicts.filter((v) => v.allowed.every(Boolean)).map((v) => ({ id: v.attack.id, steps: v.attack.steps, allowed: v.allowed })),
+    ]
     const everything = verdicts.map((v) => ({ id: v.attack.id, steps: v.attack.steps, allowed: v.attack.steps.map(() => true) }))
     const half = Math.ceil(everything.length / 2)
     // Two jails at a time: the machine running the suite has two cores to spare at most.
@@ -203,7 +210,17 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     for (const [cls, r] of table) lines.push(`| ${cls} | ${r.attacks} | ${r.gate} | ${r.sandbox} | ${r.undo} | ${r.harm} | ${r.harmless} |`)
     const report = `${lines.join('\n')}\n\nharm through both layers:\n${through.join('\n') || '(none)'}\n`
     console.log(report)
-    if (process.env.SVC_HARM_REPORT) writeFileSync(process.env.SVC_HARM_REPORT, report)
+    if (process.env.SVC_HARM_REPORT) {
+      writeFileSync(process.env.SVC_HARM_REPORT, report)
+      writeFileSync(
+        `${process.env.SVC_HARM_REPORT}.json`,
+        JSON.stringify(
+          { verdicts: verdicts.map((v) => ({ id: v.attack.id, allowed: v.allowed, rules: v.rules })), bare: [...bare.values()], sandbox: [...boxed.values()] },
+          null,
+          1,
+        ),
+      )
+    }
     expect(table.size).toBe(10)
   })
 
@@ -215,9 +232,7 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     expect(beyond).toEqual([])
   })
 
-  it('the sandbox runs ordinary commands (a harmless control inside it succeeds)', () => {
-    const control = [...boxed.values()]
-    expect(control.length).toBeGreaterThan(0)
-    expect(control.some((r) => r.harms.length === 0)).toBe(true)
+  it('the sandbox runs commands: the control edits tracked work inside it, and the suite sees that edit', () => {
+    expect(boxed.get('control')).toMatchObject({ harms: ['workspace'], output: expect.stringContaining('control-ran') })
   })
 })

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { parse as parseToml } from 'smol-toml'
 import { createRegistries, extensionRegistry } from '../core/index.ts'
 import { harnessPlugins } from '../harnesses/index.ts'
-import protectedSetPlugin from '../plugins/protected-set/index.ts'
+import protectedSetPlugin, { protectedSet } from '../plugins/protected-set/index.ts'
 import { applyInstall, applyUninstall } from '../plugins/installer/apply.ts'
 import { parseJsoncStrict } from '../plugins/installer/jsonc-edit.ts'
 import { planInstall, planUninstall } from '../plugins/installer/plan.ts'
@@ -32,7 +32,7 @@ afterEach(() => rmSync(home, { recursive: true, force: true }))
 function request(system = false) {
   const env = { home, env: {} }
   const svcHome = join(home, '.svc')
-  const sandbox = sandboxFacts({ registered: all, env, svcHome, ports: [7878, 7879], policiesDir: join(home, 'policies'), system, systemRoot: join(home, 'etc') })
+  const sandbox = sandboxFacts({ registered: all, env, svcHome, ports: [7878, 7879], policiesDir: join(home, 'policies'), system, systemRoot: join(home, 'etc'), set: protectedSet({}) })
   return { harnesses: all, scope: 'user' as const, env, svcHome, daemonUrl: 'http://127.0.0.1:7878', failOpen: false, transport: 'command' as const, sandbox }
 }
 
@@ -45,7 +45,7 @@ describe('svc install --sandbox: generated configuration per harness', () => {
     const claude = parseJsoncStrict(read('.claude', 'settings.json'), 'claude') as Record<string, any>
     expect(claude.sandbox).toMatchObject({ enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false, network: { strictAllowlist: true, allowLocalBinding: false } })
     // The protected set the gates use: svc's home and every secret unreadable, public keys readable again, start-up
-    // files and svc's project layer unwritable (harness-contract/protected-set.ts).
+    // files and svc's project layer unwritable (plugins/protected-set/set.ts).
     expect(claude.sandbox.filesystem.denyRead).toEqual(
       expect.arrayContaining(['~/.svc', '~/.ssh', '~/.aws', '~/.config/gcloud', '~/.kube', '~/.docker', '~/.gnupg', '~/.netrc', '~/.git-credentials']),
     )
@@ -85,6 +85,7 @@ describe('svc install --sandbox: generated configuration per harness', () => {
       system: false,
       systemRoot: join(home, 'etc'),
       vars,
+      set: protectedSet(vars),
       allowedDomains: ['registry.npmjs.org'],
     })
     expect(sandbox.secrets?.denyRead).toEqual(expect.arrayContaining([join(home, '.config/acme/token'), join(repo, '.env'), join(repo, '.env.*')]))

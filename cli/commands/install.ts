@@ -22,6 +22,7 @@ import {
   shimState,
   type Plan,
 } from '../../plugins/installer/index.ts'
+import { protectedSet } from '../../plugins/protected-set/index.ts'
 import { installClaudeSkill, removeClaudeSkill } from '../false-positive/skill.ts'
 import { CliError, type CliIo } from '../io.ts'
 import { mintOnDaemon, totpSecrets } from '../signer/mint-flow.ts'
@@ -207,6 +208,7 @@ function sandboxRequest(io: CliIo, opts: { sandbox?: boolean; system?: boolean; 
       system: !!opts.system,
       systemRoot,
       allowedDomains,
+      set: protectedSet(io.env),
       vars: io.env,
     }),
   }

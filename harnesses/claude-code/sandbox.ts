@@ -34,7 +34,7 @@ export function claudeSandboxPlan(ctx: InstallContext & { readonly sandbox: Sand
   const home = ctx.home
   const svcHome = claudePathSpellings(ctx.sandbox.svcHome, home)
   const files = ctx.sandbox.protectedFiles.flatMap((f) => claudePathSpellings(f, home))
-  // The protected set the gates use (harness-contract/protected-set.ts): secrets unreadable, start-up files,
+  // The protected set the gates use (plugins/protected-set/set.ts): secrets unreadable, start-up files,
   // svc's project layer and `.envrc` unwritable, public keys and .env templates readable again.
   const secrets = ctx.sandbox.secrets ?? { denyRead: [], allowRead: [], denyWrite: [] }
   const spell = (paths: readonly string[]) => paths.flatMap((p) => claudePathSpellings(p, home))

@@ -6,7 +6,7 @@
  * the protected set the gates use (secrets unreadable; start-up files, `.svc.yaml`/`.svc/`, `.envrc` unwritable)
  * and the hosts the user allowed.
  */
-import { protectedSet, SECRET_ENV_NAME, type HarnessDefinition, type HarnessEnv, type SandboxFacts } from '../../harness-contract/index.ts'
+import { SECRET_ENV_NAME, type HarnessDefinition, type HarnessEnv, type ProtectedList, type SandboxFacts } from '../../harness-contract/index.ts'
 import { sandboxPaths } from './sandbox-paths.ts'
 
 export interface SandboxFactsRequest {
@@ -19,14 +19,16 @@ export interface SandboxFactsRequest {
   readonly systemRoot: string
   /** Hosts commands may reach (`--allow-domains`). */
   readonly allowedDomains?: readonly string[]
-  /** The CLI's environment: SVC_PROTECTED_READ / SVC_PROTECTED_WRITE add to the protected set. */
+  /** The protected set (plugins/protected-set, with the user's SVC_PROTECTED_READ/WRITE), passed in by the CLI. */
+  readonly set?: readonly ProtectedList[]
+  /** The installing environment: variables whose name says secret are unset for commands too. */
   readonly vars?: Readonly<Record<string, string | undefined>>
 }
 
 export function sandboxFacts(req: SandboxFactsRequest): SandboxFacts {
   const configs = req.registered.flatMap((h) => h.configLocations(req.env).map((l) => l.path))
   const sandboxFiles = req.registered.flatMap((h) => h.sandboxSettings?.(req.env) ?? [])
-  const set = protectedSet(req.vars ?? {})
+  const set = req.set ?? []
   const paths = sandboxPaths(set, { home: req.env.home, repo: req.env.repo, policiesDir: req.policiesDir })
   // The declared secret variables, and those of the installing user's environment whose name says secret.
   const named = set.filter((l) => l.kind === 'env').flatMap((l) => l.globs)

@@ -1,5 +1,5 @@
 /**
- * The protected set (harness-contract/protected-set.ts) as paths an OS sandbox takes: absolute, with `*` only where
+ * The protected set (plugins/protected-set/set.ts) as paths an OS sandbox takes: absolute, with `*` only where
  * sandbox-runtime expands read-deny globs. `~/x/**` is the directory `~/x`; a project glob `**\/x` is `x` in the
  * home and at the root of the project `--repo` names (a deeper walk would run on every command); a write path
  * with a wildcard is denied from its last fixed directory (outside the workspace a sandbox denies writes anyway).

@@ -1,11 +1,11 @@
 /**
- * The protected set (harness-contract/protected-set.ts) as policy lists: the shipped packs name `$SVC_SECRET_KEYS`,
+ * The protected set (./set.ts) as policy lists: the shipped packs name `$SVC_SECRET_KEYS`,
  * `$SVC_CREDENTIALS`, `$SVC_AUTORUN_FILES`, … and the gate compiler splices these items in, so the gates and the
  * sandbox settings `svc install --sandbox` writes come from one declaration (and the user's SVC_PROTECTED_READ/WRITE).
  * @module
  */
 import { addToPolicyList, type EnginePlugin } from '../../core/index.ts'
-import { protectedSet } from '../../harness-contract/index.ts'
+import { protectedSet } from './set.ts'
 
 const plugin: EnginePlugin = {
   name: 'feature:protected-set',
@@ -15,3 +15,5 @@ const plugin: EnginePlugin = {
 }
 
 export default plugin
+
+export { PROTECTED_SET, protectedSet, userProtected } from './set.ts'

@@ -128,27 +128,6 @@ function restore(job: Job, pristine: ReadonlyMap<string, string>): void {
   }
 }
 
-/** The processes of the jail (its own pid namespace and /proc). */
-function pids(): Set<number> {
-  return new Set(
-    readdirSync('/proc')
-      .map(Number)
-      .filter((n) => Number.isInteger(n) && n > 1),
-  )
-}
-
-/** Kills what an attack left running: every process that was not there before it. */
-function reap(before: ReadonlySet<number>): void {
-  for (const pid of pids()) {
-    if (before.has(pid) || pid === process.pid) continue
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {
-      // gone already
-    }
-  }
-}
-
 function read(path: string): string {
   try {
     return readFileSync(path, 'utf8')
@@ -223,7 +202,6 @@ async function main(): Promise<void> {
         continue
       }
       const command = manager ? await manager.wrapWithSandbox(step.cmd) : step.cmd
-      const running = pids()
       const argv = manager
         ? ['/bin/bash', '-c', command]
         : ['bwrap', '--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent', '--new-session', '/bin/bash', '-c', BARE, 'bare', command]
@@ -239,7 +217,6 @@ async function main(): Promise<void> {
       })
       closeSync(fd)
       manager?.cleanupAfterCommand()
-      reap(running)
       output += read(log)
     }
     if (process.env.SVC_HARM_TRACE) process.stderr.write(`${attack.id} ${job.mode} ${Date.now() - started}ms\n`)
