@@ -85,7 +85,7 @@ export const FOLDERS: Readonly<Record<string, string>> = {
   'guardrail-providers/kit/': 'what the vendors share: defineGuardrailProvider (failures abstain), the classification cache, the JSON POST',
   'ledger-verify/': 'offline ledger verification used by the CLI and benches',
   'harness-contract/':
-    'the harness contract: defineHarness, the registry, hook inputs and answers, install plans, protected paths, the protected set's list type, probes; what harness folders implement and the daemon, installer, MCP pinning, status and doctor read',
+    'the harness contract: defineHarness, the registry, hook inputs and answers, install plans, protected paths, the protected set list type, probes; what harness folders implement and the daemon, installer, MCP pinning, status and doctor read',
   'hook-key/': 'the per-install hook key and the MAC the shim and the MCP relay check every daemon answer with (a leaf: Node built-ins only)',
   'redaction/': 'the one redaction every surface uses (case bundles, OTLP export, `svc log`, `svc top`): a library any family may import through `index.ts`',
   'cli/': '`svc` (commander): the bin, the composition root (`cli/plugins.ts`) and every command',
