@@ -16,4 +16,4 @@ const plugin: EnginePlugin = {
 
 export default plugin
 
-export { PROTECTED_SET, protectedSet, userProtected } from './set.ts'
+export { protectedSet } from './set.ts'
