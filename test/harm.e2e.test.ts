@@ -63,7 +63,6 @@ function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunRe
     '--new-session',
     '--unshare-net',
     '--unshare-ipc',
-    '--unshare-pid',
     '--unshare-uts',
     '--unshare-user',
     '--uid',
@@ -77,8 +76,9 @@ function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunRe
     '/',
     '--dev',
     '/dev',
-    // The host's /proc, not a fresh one: sandbox-runtime's bubblewrap cannot mount proc under a jail's own. Each
-    // attack gets a pid namespace of its own (the runner's inner bubblewrap, or the sandbox's).
+    // The host's /proc and pid namespace: sandbox-runtime's bubblewrap cannot mount proc under a jail's own, and it
+    // finds its namespaces by pid in /proc. Each attack gets a pid namespace of its own (the runner's inner
+    // bubblewrap, or the sandbox's), so no attack sees or signals a process outside it.
     '--bind',
     '/proc',
     '/proc',
@@ -234,5 +234,7 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
 
   it('the sandbox runs commands: the control edits tracked work inside it, and the suite sees that edit', () => {
     expect(boxed.get('control')).toMatchObject({ harms: ['workspace'], output: expect.stringContaining('control-ran') })
+    // A sandbox that failed to start would count as "stopped": no run may end in a bubblewrap error.
+    expect([...boxed.values()].filter((r) => /^bwrap: /m.test(r.output)).map((r) => `${r.id}: ${r.output}`)).toEqual([])
   })
 })
