@@ -45,6 +45,9 @@ interface CommonOptions {
   passphrase?: string
 }
 
+type InstallOptions = CommonOptions & { failOpen?: boolean; withSkill?: boolean; transport: 'command' | 'http'; mcp?: boolean } & SandboxOptions
+type SandboxOptions = { sandbox?: boolean; system?: boolean; url?: string; allowDomains?: string[] }
+
 const registered = (): ReadonlyMap<string, HarnessDefinition> => new Map(harnessPlugins.map((p) => [p.harness.id, p.harness]))
 
 function printPlan(io: CliIo, plan: Plan): void {
@@ -117,72 +120,51 @@ export function makeInstallCommand(io: CliIo): Command {
     .option('--sandbox', 'also configure each harness’s own OS sandbox for the agent’s commands (svc home hidden, configs read-only, daemon ports unreachable)')
     .option('--system', 'with --sandbox: write the harnesses’ managed (root-owned) settings instead of the user’s; needs root')
     .option('--allow-domains <hosts...>', 'with --sandbox: hosts the agent’s commands may reach (`detected`: the registries and git remotes of the project)')
-    .action(
-      async (
-        opts: CommonOptions & {
-          failOpen?: boolean
-          withSkill?: boolean
-          transport: 'command' | 'http'
-          mcp?: boolean
-          sandbox?: boolean
-          system?: boolean
-          allowDomains?: string[]
-        },
-      ) => {
-        await checkTier(io, opts)
-        const { env, harnesses, skipped } = selection(io, opts)
-        if (opts.mcp) {
-          const { runWrap } = await import('../mcp-wrap/command.ts')
-          await runWrap(io, 'wrap', undefined, { yes: opts.yes, dryRun: opts.dryRun, repo: env.repo }, (question) => confirm(io, question))
-        }
-        for (const s of skipped) io.err(`skipped ${s.harness}: ${s.reason}`)
-        if (harnesses.length === 0) throw new CliError(`no supported harness detected at ${opts.scope} scope; name one with --harness`)
-        const home = svcHome(io.env, opts.home)
-        const url = daemonUrl(io.env, opts.url)
-        const req = {
-          harnesses,
-          scope: opts.scope,
-          env,
-          svcHome: home,
-          daemonUrl: url,
-          failOpen: !!opts.failOpen,
-          transport: opts.transport,
-          ...sandboxRequest(io, opts, env, home),
-        }
-        const plan = planInstall(req)
-        // Entries in place but the shim they run is missing or from another version: refresh it (no config changes).
-        const shim = shimState(req.svcHome)
-        if (plan.changes.length === 0 && shim !== 'current') {
-          printPlan(io, plan)
-          if (opts.dryRun) return io.out(`would refresh the ${shim} shim ${shimPath(req.svcHome)}`)
-          installShim(req.svcHome)
-          io.out(`refreshed the ${shim} shim ${shimPath(req.svcHome)}; the hook entries were already current`)
-          await mintSession(io, opts)
-          return finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
-        }
-        if (
-          !(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))
-        ) {
-          if (!opts.dryRun && plan.changes.length === 0) await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
-          return
-        }
-        applyInstall(req, plan.token)
-        // Not "installed" until every harness will run the entries (trusted, where it asks for that); this throws when one will not.
-        await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
-        io.out(
-          `installed svc hooks${opts.sandbox ? ' and the sandbox layer' : ''} for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`,
-        )
-        if (opts.withSkill && harnesses.some((h) => h.id === 'claude-code')) {
-          const skill = installClaudeSkill(opts.scope === 'repo' ? env.repo! : env.home)
-          io.out(`false-positive skill: ${skill.path}${skill.changed ? '' : ' (already installed)'}`)
-        }
+    .action(async (opts: InstallOptions) => {
+      await checkTier(io, opts)
+      const { env, harnesses, skipped } = selection(io, opts)
+      if (opts.mcp) {
+        const { runWrap } = await import('../mcp-wrap/command.ts')
+        await runWrap(io, 'wrap', undefined, { yes: opts.yes, dryRun: opts.dryRun, repo: env.repo }, (question) => confirm(io, question))
+      }
+      for (const s of skipped) io.err(`skipped ${s.harness}: ${s.reason}`)
+      if (harnesses.length === 0) throw new CliError(`no supported harness detected at ${opts.scope} scope; name one with --harness`)
+      const home = svcHome(io.env, opts.home)
+      const url = daemonUrl(io.env, opts.url)
+      const req = { harnesses, scope: opts.scope, env, svcHome: home, daemonUrl: url, failOpen: !!opts.failOpen, transport: opts.transport, ...sandboxRequest(io, opts, env, home) }
+      const plan = planInstall(req)
+      // Entries in place but the shim they run is missing or from another version: refresh it (no config changes).
+      const shim = shimState(req.svcHome)
+      if (plan.changes.length === 0 && shim !== 'current') {
+        printPlan(io, plan)
+        if (opts.dryRun) return io.out(`would refresh the ${shim} shim ${shimPath(req.svcHome)}`)
+        installShim(req.svcHome)
+        io.out(`refreshed the ${shim} shim ${shimPath(req.svcHome)}; the hook entries were already current`)
         await mintSession(io, opts)
-      },
-    )
+        return finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
+      }
+      if (
+        !(await reviewPlan(io, plan, opts, { unchanged: 'svc hooks are already installed; nothing to change', question: 'write these changes to', refused: 'nothing written' }))
+      ) {
+        if (!opts.dryRun && plan.changes.length === 0) await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
+        return
+      }
+      applyInstall(req, plan.token)
+      // Not "installed" until every harness will run the entries (trusted, where it asks for that); this throws when one will not.
+      await finishHarnessTrust(io, harnesses, req.svcHome, env.repo ?? env.home)
+      io.out(
+        `installed svc hooks${opts.sandbox ? ' and the sandbox layer' : ''} for ${harnesses.map((h) => h.id).join(', ')} (${plan.changes.length} file(s); backups in ${req.svcHome}/install/backups)`,
+      )
+      if (opts.withSkill && harnesses.some((h) => h.id === 'claude-code')) {
+        const skill = installClaudeSkill(opts.scope === 'repo' ? env.repo! : env.home)
+        io.out(`false-positive skill: ${skill.path}${skill.changed ? '' : ' (already installed)'}`)
+      }
+      await mintSession(io, opts)
+    })
 }
 
 /** The `sandbox` part of an install request (`--sandbox`, `--system`), or nothing. */
-function sandboxRequest(io: CliIo, opts: { sandbox?: boolean; system?: boolean; url?: string; allowDomains?: string[] }, env: HarnessEnv, home: string) {
+function sandboxRequest(io: CliIo, opts: SandboxOptions, env: HarnessEnv, home: string) {
   if (opts.system && !opts.sandbox) throw new CliError('--system only applies with --sandbox (the managed sandbox settings)')
   if (opts.allowDomains && !opts.sandbox) throw new CliError('--allow-domains only applies with --sandbox (the hosts sandboxed commands may reach)')
   if (!opts.sandbox) return {}
