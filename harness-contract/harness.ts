@@ -66,6 +66,13 @@ export interface SandboxFacts {
   readonly ports: readonly number[]
   /** Absolute paths of every harness hook/MCP config and svc policy file the agent's commands must not write. */
   readonly protectedFiles: readonly string[]
+  /**
+   * The protected set (protected-set.ts) as absolute paths, `*` globs allowed in `denyRead`/`allowRead`: secrets no
+   * command may read (carve-outs in `allowRead`), start-up files, svc's project layer and `.envrc` none may write.
+   */
+  readonly secrets?: { readonly denyRead: readonly string[]; readonly allowRead: readonly string[]; readonly denyWrite: readonly string[]; readonly envVars?: readonly string[] }
+  /** Hosts the user allowed commands to reach (the project's registries and git remote); none by default. */
+  readonly allowedDomains?: readonly string[]
   /** Write the harness's managed (root-owned, enterprise) settings instead of the user's. */
   readonly system: boolean
   /** Root of the managed settings (`/etc` normally; a temp dir in tests). */
@@ -167,6 +174,17 @@ export type ProbeTargets = Readonly<Record<'home' | 'svcHome' | 'secretFile' | '
 /** One attack: `blocked` (good), `reached`, or `not-probed` (`detail` says why); `residual`: got through, as documented. */
 export type ProbeResult = Readonly<{ harness: string; probe: string; outcome: 'blocked' | 'reached' | 'not-probed'; detail: string; residual?: boolean }>
 
+/** What a harness's own sandbox can keep from the agent's commands once svc configured it (docs/threat-model.md). */
+export type SandboxCover = 'secrets' | 'svcHome' | 'outside' | 'ports' | 'daemon'
+/** The covers as `svc status` and the docs name them: what stays open to a command the gate misses when one is missing. */
+export const SANDBOX_COVERS: Readonly<Record<SandboxCover, string>> = {
+  secrets: 'reading secrets (keys, credentials, .env)',
+  svcHome: "reading svc's home",
+  outside: 'writing outside the workspace (start-up files, harness configs)',
+  ports: "reaching the daemon's ports and the network",
+  daemon: 'killing or tracing the daemon',
+}
+
 /** svc's entries for one harness as the install manifest records them, and where a trust step runs. */
 export type TrustRequest = Readonly<{
   svcHome: string
@@ -251,6 +269,8 @@ export interface HarnessDefinition {
   readonly replayIgnore?: { readonly fields?: readonly string[]; readonly cwdEchoes?: readonly string[] }
   /** Sandbox settings files an agent's command could loosen: every harness's sandbox keeps them from writes. */
   sandboxSettings?(env: HarnessEnv): readonly string[]
+  /** What its sandbox covers as svc configures it (`true`: measured or documented to hold). */
+  readonly sandboxCovers?: Readonly<Record<SandboxCover, boolean>>
   /** Runs the probes inside its sandbox as svc configured it (`files`: the settings svc wrote there). May run the harness's binary. */
   sandboxProbe?(targets: ProbeTargets, files: readonly string[], env: Readonly<Record<string, string | undefined>>): readonly ProbeResult[]
   readonly trust?: HookTrust

@@ -10,6 +10,8 @@ export {
   denyText,
   harnessRegistry,
   plannedHarnesses,
+  SANDBOX_COVERS,
+  type SandboxCover,
   HookPayloadError,
   type ConfigLocation,
   type HarnessDefinition,
@@ -36,3 +38,4 @@ export {
   type ProtectedPaths,
   type TrustRequest,
 } from './harness.ts'
+export { SECRET_ENV_NAME, type ProtectedList } from './protected-set.ts'

@@ -19,6 +19,7 @@ import normaliseToolInput from './normalise-tool-input/index.ts'
 import operatorSecrets from './operator-secrets/index.ts'
 import otlpExport from './otlp-export/index.ts'
 import policyBundle from './policy-bundle/index.ts'
+import protectedSet from './protected-set/index.ts'
 import ruleLifecycle from './rule-lifecycle/index.ts'
 import shellAnalysis from './shell-analysis/index.ts'
 import witness from './witness/index.ts'
@@ -26,6 +27,7 @@ import witness from './witness/index.ts'
 export const builtinPlugins: readonly EnginePlugin[] = [
   normaliseToolInput,
   shellAnalysis,
+  protectedSet,
   tool,
   commandRegex,
   command,

@@ -65,6 +65,7 @@ export const FOLDERS: Readonly<Record<string, string>> = {
   'plugins/shell-analysis/': 'bash parsing into simple commands, signals, paths, URLs; inline code, scripts on disk, git and runner semantics',
   'plugins/operator-secrets/': 'feature: operator secrets the agent cannot rewrite (a changed auth.json is refused and recorded)',
   'plugins/mcp-pin/': "feature: MCP server pinning (preEvaluate tap, `mcp_pin` gate kind, `/v1/mcp/*` routes, the MCP proxy's routes)",
+  'plugins/protected-set/': 'the protected set (its lists in `set.ts`) as the policy lists the packs name (`$SVC_SECRET_KEYS`, `$SVC_AUTORUN_FILES`, …)',
   'plugins/installer/': 'feature: hook installer (plan, diff, atomic apply, manifest, shim, sandbox facts and probe runner, `/v1/install/*` routes)',
   'plugins/guardrails/': 'feature: guardrail traces by ledger seq, `/v1/guardrails/*` and `/v1/llm/models` routes',
   'plugins/rule-lifecycle/': 'feature: stored calls (payloads.db), case bundles, validate/replay/apply/revert, gate fixtures',
@@ -87,7 +88,7 @@ export const FOLDERS: Readonly<Record<string, string>> = {
   'guardrail-providers/kit/': 'what the vendors share: defineGuardrailProvider (failures abstain), the classification cache, the JSON POST',
   'ledger-verify/': 'offline ledger verification used by the CLI and benches',
   'harness-contract/':
-    'the harness contract: defineHarness, the registry, hook inputs and answers, install plans, protected paths, probes; what harness folders implement and the daemon, installer, MCP pinning, status and doctor read',
+    'the harness contract: defineHarness, the registry, hook inputs and answers, install plans, protected paths, the protected set list type, probes; what harness folders implement and the daemon, installer, MCP pinning, status and doctor read',
   'hook-key/': 'the per-install hook key and the MAC the shim and the MCP relay check every daemon answer with (a leaf: Node built-ins only)',
   'redaction/': 'the one redaction every surface uses (case bundles, OTLP export, `svc log`, `svc top`): a library any family may import through `index.ts`',
   'cli/': '`svc` (commander): the bin, the composition root (`cli/plugins.ts`) and every command',

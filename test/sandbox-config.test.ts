@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { parse as parseToml } from 'smol-toml'
+import { createRegistries, extensionRegistry } from '../core/index.ts'
 import { harnessPlugins } from '../harnesses/index.ts'
+import protectedSetPlugin, { protectedSet } from '../plugins/protected-set/index.ts'
 import { applyInstall, applyUninstall } from '../plugins/installer/apply.ts'
 import { parseJsoncStrict } from '../plugins/installer/jsonc-edit.ts'
 import { planInstall, planUninstall } from '../plugins/installer/plan.ts'
@@ -30,7 +32,7 @@ afterEach(() => rmSync(home, { recursive: true, force: true }))
 function request(system = false) {
   const env = { home, env: {} }
   const svcHome = join(home, '.svc')
-  const sandbox = sandboxFacts({ registered: all, env, svcHome, ports: [7878, 7879], policiesDir: join(home, 'policies'), system, systemRoot: join(home, 'etc') })
+  const sandbox = sandboxFacts({ registered: all, env, svcHome, ports: [7878, 7879], policiesDir: join(home, 'policies'), system, systemRoot: join(home, 'etc'), set: protectedSet({}) })
   return { harnesses: all, scope: 'user' as const, env, svcHome, daemonUrl: 'http://127.0.0.1:7878', failOpen: false, transport: 'command' as const, sandbox }
 }
 
@@ -42,7 +44,15 @@ describe('svc install --sandbox: generated configuration per harness', () => {
     applyInstall(req, planInstall(req).token)
     const claude = parseJsoncStrict(read('.claude', 'settings.json'), 'claude') as Record<string, any>
     expect(claude.sandbox).toMatchObject({ enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false, network: { strictAllowlist: true, allowLocalBinding: false } })
-    expect(claude.sandbox.filesystem.denyRead).toEqual(['~/.svc'])
+    // The protected set the gates use: svc's home and every secret unreadable, public keys readable again, start-up
+    // files and svc's project layer unwritable (plugins/protected-set/set.ts).
+    expect(claude.sandbox.filesystem.denyRead).toEqual(
+      expect.arrayContaining(['~/.svc', '~/.ssh', '~/.aws', '~/.config/gcloud', '~/.kube', '~/.docker', '~/.gnupg', '~/.netrc', '~/.git-credentials']),
+    )
+    expect(claude.sandbox.filesystem.allowRead).toEqual(expect.arrayContaining(['~/.ssh/*.pub', '~/.ssh/known_hosts*']))
+    expect(claude.sandbox.filesystem.denyWrite).toEqual(expect.arrayContaining(['~/.bashrc', '~/.gitconfig', '~/.local/bin', '~/.envrc', '~/.svc.yaml']))
+    expect(claude.sandbox.filesystem.denyWrite).not.toContain('~/node_modules/.bin')
+    expect(claude.sandbox.network.allowedDomains).toBeUndefined()
     expect(claude.sandbox.filesystem.denyWrite).toEqual(expect.arrayContaining(['~/.svc', '~/.codex/hooks.json', '~/.gemini/settings.json', '~/.cursor/sandbox.json']))
     expect(claude.sandbox.network.deniedDomains).toEqual(expect.arrayContaining(['localhost', '127.0.0.1', '[::1]', '0.0.0.0']))
     expect(claude.permissions).toMatchObject({ disableBypassPermissionsMode: 'disable' })
@@ -54,6 +64,52 @@ describe('svc install --sandbox: generated configuration per harness', () => {
     expect(gemini.tools?.sandbox).toBeUndefined()
     expect(schemaProblems(GEMINI_SCHEMA, gemini)).toEqual([])
     expect(JSON.parse(read('.cursor', 'sandbox.json'))).toEqual({ type: 'workspace_readwrite', networkPolicy: { default: 'deny' } })
+  })
+
+  it('a protected path the user adds (SVC_PROTECTED_READ/WRITE) reaches the gate lists and the sandbox; --repo adds the project’s files', () => {
+    const vars = { SVC_PROTECTED_READ: '~/.config/acme/token', SVC_PROTECTED_WRITE: '~/.config/acme/hooks.sh' }
+    const registry = createRegistries()
+    protectedSetPlugin.apply({ registry, env: vars } as never)
+    const lists = extensionRegistry<readonly string[]>(registry, 'policy-list')
+    expect(lists.get('$SVC_CREDENTIALS')).toContain('~/.config/acme/token')
+    expect(lists.get('$SVC_CREDENTIAL_READS')).toContain('~/.config/acme/token')
+    expect(lists.get('$SVC_AUTORUN_FILES')).toContain('~/.config/acme/hooks.sh')
+    const repo = join(home, 'proj')
+    const env = { home, repo, env: {} }
+    const sandbox = sandboxFacts({
+      registered: all,
+      env,
+      svcHome: join(home, '.svc'),
+      ports: [7878],
+      policiesDir: join(home, 'policies'),
+      system: false,
+      systemRoot: join(home, 'etc'),
+      vars,
+      set: protectedSet(vars),
+      allowedDomains: ['registry.npmjs.org'],
+    })
+    expect(sandbox.secrets?.denyRead).toEqual(expect.arrayContaining([join(home, '.config/acme/token'), join(repo, '.env'), join(repo, '.env.*')]))
+    expect(sandbox.secrets?.allowRead).toEqual(expect.arrayContaining([join(repo, '.env*.example')]))
+    expect(sandbox.secrets?.denyWrite).toEqual(
+      expect.arrayContaining([join(home, '.config/acme/hooks.sh'), join(repo, '.svc.yaml'), join(repo, '.svc'), join(repo, '.envrc'), join(repo, '.git/hooks')]),
+    )
+    const req = {
+      harnesses: [all.find((h) => h.id === 'claude-code')!],
+      scope: 'user' as const,
+      env,
+      svcHome: join(home, '.svc'),
+      daemonUrl: 'http://127.0.0.1:7878',
+      failOpen: false,
+      transport: 'command' as const,
+      sandbox,
+    }
+    applyInstall(req, planInstall(req).token)
+    const claude = parseJsoncStrict(read('.claude', 'settings.json'), 'claude') as Record<string, any>
+    expect(claude.sandbox.network.allowedDomains).toEqual(['registry.npmjs.org'])
+    expect(claude.sandbox.credentials.envVars).toEqual(expect.arrayContaining([{ name: 'GITHUB_TOKEN', mode: 'deny' }]))
+    expect(claude.sandbox.filesystem.denyRead).toContain('~/.config/acme/token')
+    expect(claude.permissions.deny).toEqual(expect.arrayContaining(['Read(~/.config/acme/token)', 'Read(~/.aws/**)']))
+    expect(schemaProblems(CLAUDE_SCHEMA, claude)).toEqual([])
   })
 
   it('--system writes the managed files (Claude managed-settings.json, Codex requirements.toml, Gemini system settings)', () => {

@@ -29,13 +29,21 @@ afterAll(() => rmSync(home, { recursive: true, force: true }))
 describe('the sandbox layer in svc status and svc doctor', () => {
   it('status says off until `svc install --sandbox`, then on per harness', async () => {
     expect((await svc(['install', '--harness', 'claude-code', '--yes'])).code).toBe(0)
-    expect((await status()).sandbox).toEqual([expect.objectContaining({ harness: 'claude-code', state: 'off' })])
+    const off = (await status()).sandbox
+    expect(off).toEqual([expect.objectContaining({ harness: 'claude-code', state: 'off', layers: 'degraded' })])
+    // Off: the gate alone stands, and status says for what.
+    expect((off[0] as unknown as { open: string[] }).open).toEqual(expect.arrayContaining(["reading svc's home", expect.stringContaining('reading secrets')]))
     const run = await svc(['install', '--harness', 'claude-code', 'codex', 'gemini', 'cursor', '--sandbox', '--yes'])
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toContain('sandbox layer')
     const report = await status()
     expect(Object.fromEntries(report.sandbox.map((s) => [s.harness, s.state]))).toEqual({ 'claude-code': 'on', codex: 'on', gemini: 'on', cursor: 'on' })
     expect((await svc(['status'])).stdout).toMatch(/sandbox: {2}claude-code on/)
+    const layers = Object.fromEntries(report.sandbox.map((s) => [s.harness, s as unknown as { layers: string; open: string[] }]))
+    expect(layers['claude-code']).toMatchObject({ layers: 'full', open: [] })
+    // Codex's, Gemini's and Cursor's sandboxes leave secrets and svc's home readable: status says so.
+    for (const h of ['codex', 'gemini', 'cursor']) expect(layers[h]).toMatchObject({ layers: 'degraded', open: expect.arrayContaining(["reading svc's home"]) })
+    expect((await svc(['status'])).stdout).toMatch(/degraded: only the gate stops a command that tries reading secrets/)
   })
 
   it('a sandbox setting changed after install is a problem naming the command that re-applies it', async () => {

@@ -14,6 +14,7 @@ import {
   harnessEnvOf,
   HarnessSelectionError,
   loadInstallTools,
+  networkNeeds,
   readManifest,
   sandboxFacts,
   selectHarnesses,
@@ -21,6 +22,7 @@ import {
   shimState,
   type Plan,
 } from '../../plugins/installer/index.ts'
+import { protectedSet } from '../../plugins/protected-set/index.ts'
 import { installClaudeSkill, removeClaudeSkill } from '../false-positive/skill.ts'
 import { CliError, type CliIo } from '../io.ts'
 import type { CurrentSession } from '../agent/renewer.ts'
@@ -45,6 +47,9 @@ interface CommonOptions {
   code?: string
   passphrase?: string
 }
+
+type InstallOptions = CommonOptions & { failOpen?: boolean; withSkill?: boolean; transport: 'command' | 'http'; mcp?: boolean } & SandboxOptions
+type SandboxOptions = { sandbox?: boolean; system?: boolean; url?: string; allowDomains?: string[] }
 
 const registered = (): ReadonlyMap<string, HarnessDefinition> => new Map(harnessPlugins.map((p) => [p.harness.id, p.harness]))
 
@@ -139,7 +144,8 @@ export function makeInstallCommand(io: CliIo): Command {
     .option('--mcp', 'also run every stdio MCP server of the harness configs through `svc mcp-proxy` (as `svc mcp wrap`)')
     .option('--sandbox', 'also configure each harness’s own OS sandbox for the agent’s commands (svc home hidden, configs read-only, daemon ports unreachable)')
     .option('--system', 'with --sandbox: write the harnesses’ managed (root-owned) settings instead of the user’s; needs root')
-    .action(async (opts: CommonOptions & { failOpen?: boolean; withSkill?: boolean; transport: 'command' | 'http'; mcp?: boolean; sandbox?: boolean; system?: boolean }) => {
+    .option('--allow-domains <hosts...>', 'with --sandbox: hosts the agent’s commands may reach (`detected`: the registries and git remotes of the project)')
+    .action(async (opts: InstallOptions) => {
       const tierGiven = cmd.getOptionValueSource('tier') !== 'default'
       const { env, harnesses, skipped } = selection(io, opts)
       if (opts.mcp) {
@@ -188,8 +194,9 @@ export function makeInstallCommand(io: CliIo): Command {
 }
 
 /** The `sandbox` part of an install request (`--sandbox`, `--system`), or nothing. */
-function sandboxRequest(io: CliIo, opts: { sandbox?: boolean; system?: boolean; url?: string }, env: HarnessEnv, home: string) {
+function sandboxRequest(io: CliIo, opts: SandboxOptions, env: HarnessEnv, home: string) {
   if (opts.system && !opts.sandbox) throw new CliError('--system only applies with --sandbox (the managed sandbox settings)')
+  if (opts.allowDomains && !opts.sandbox) throw new CliError('--allow-domains only applies with --sandbox (the hosts sandboxed commands may reach)')
   if (!opts.sandbox) return {}
   // SVC_SYSTEM_ROOT relocates /etc for tests; the real one needs root, or the files would be the agent's to edit.
   const systemRoot = io.env.SVC_SYSTEM_ROOT ?? '/etc'
@@ -202,7 +209,37 @@ function sandboxRequest(io: CliIo, opts: { sandbox?: boolean; system?: boolean; 
     listening = daemonPort(io.env)
   }
   const ports = protectedPorts(io.env, listening)
-  return { sandbox: sandboxFacts({ registered: [...registered().values()], env, svcHome: home, ports, policiesDir: SHIPPED_POLICIES_DIR, system: !!opts.system, systemRoot }) }
+  const allowedDomains = allowedHosts(io, opts.allowDomains, env.repo ?? process.cwd())
+  return {
+    sandbox: sandboxFacts({
+      registered: [...registered().values()],
+      env,
+      svcHome: home,
+      ports,
+      policiesDir: SHIPPED_POLICIES_DIR,
+      system: !!opts.system,
+      systemRoot,
+      allowedDomains,
+      set: protectedSet(io.env),
+      vars: io.env,
+    }),
+  }
+}
+
+/** The hosts `--allow-domains` names (`detected`: the project's registries and git remotes); offers them when none is named. */
+function allowedHosts(io: CliIo, named: readonly string[] | undefined, project: string): string[] {
+  const needs = networkNeeds(project)
+  if (!named) {
+    if (needs.length > 0)
+      io.err(
+        `note: ${project} uses ${needs.map((n) => `${n.domain} (${n.why})`).join(', ')}; sandboxed commands reach none of them. Allow them with --allow-domains detected (commands could then also send data there)`,
+      )
+    return []
+  }
+  const hosts = named.flatMap((h) => (h === 'detected' ? needs.map((n) => n.domain) : h.split(',')))
+  const loopback = hosts.filter((h) => /^(localhost|127\.|0\.0\.0\.0|\[?::1\]?$)/.test(h))
+  if (loopback.length > 0) throw new CliError(`--allow-domains: ${loopback.join(', ')} is this host, where the daemon listens; it stays unreachable`)
+  return [...new Set(hosts.filter(Boolean))]
 }
 
 /**

@@ -38,6 +38,14 @@ export function renderStatus(r: StatusReport): string {
   for (const sb of r.sandbox ?? []) {
     const where = sb.files.length ? ` (${sb.files.join(', ')}: ${sb.settings - sb.missing}/${sb.settings} settings)` : ''
     out.push(`sandbox:  ${sb.harness} ${sb.state === 'off' ? 'off: the agent’s commands run without the second layer; `svc install --sandbox` turns it on' : sb.state}${where}`)
+    if (sb.covers?.length) out.push(`          covers: ${sb.covers.join('; ')}`)
+    if (sb.open?.length) out.push(`          degraded: only the gate stops a command that tries ${sb.open.join('; ')}`)
+    if (sb.state !== 'off')
+      out.push(
+        sb.allowedDomains?.length
+          ? `          network: commands may reach ${sb.allowedDomains.join(', ')} (installs and git work; data can be sent there)`
+          : '          network: none (installs and git fetch/push fail inside; `svc install --sandbox --allow-domains detected` offers the project’s registries and remotes)',
+      )
   }
   if (r.hooks.some((h) => h.usesShim)) out.push(`shim:     ${r.shim} (${r.home}/bin/svc-hook)`)
   if (r.bundle) {

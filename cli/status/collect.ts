@@ -16,6 +16,7 @@ import { harnessPlugins } from '../../harnesses/index.ts'
 import { entriesOf, loadInstallChecks, shimPath, shimState, type Manifest } from '../../plugins/installer/index.ts'
 import { SHIPPED_POLICIES_DIR } from '../paths.ts'
 import { listPacks, type PackView } from '../policy/packs.ts'
+import { sandboxLayer, type SandboxLayer } from './layers.ts'
 import { projectHookSwitches, userHookSwitches, type HookSwitch } from './hook-switches.ts'
 
 // A JSONC parser: this module loads only for `svc status` and `svc doctor`, which read harness configs.
@@ -43,7 +44,7 @@ export interface HarnessHooks {
   readonly usesShim: boolean
 }
 
-export interface HarnessSandbox {
+export interface HarnessSandbox extends Partial<SandboxLayer> {
   readonly harness: string
   /** `on`: every sandbox setting svc wrote is in place; `degraded`: some were changed; `off`: none written. */
   readonly state: 'on' | 'degraded' | 'off'
@@ -332,7 +333,15 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
       fix: { kind: 'reinstall-hooks', harnesses: [h.harness], scope: h.scope },
     })
   }
-  const sandbox = installedSandbox(home)
+  const manifest = readManifest(home)
+  const sandbox = installedSandbox(home).map((sb) => ({
+    ...sb,
+    ...sandboxLayer(
+      sb.state,
+      knownHarnesses(ctx).find((h) => h.id === sb.harness),
+      manifest,
+    ),
+  }))
   for (const sb of sandbox.filter((x) => x.state === 'degraded')) {
     problems.push({
       what: `${sb.harness}: ${sb.missing} of ${sb.settings} sandbox settings svc wrote were changed or removed in ${sb.files.join(', ')}: the second layer is weakened`,

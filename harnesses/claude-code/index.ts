@@ -144,6 +144,8 @@ export default defineHarness({
     return locations
   },
   installPlan,
+  // docs/threat-model.md: what its sandbox keeps from commands as svc configures it.
+  sandboxCovers: { secrets: true, svcHome: true, outside: true, ports: true, daemon: true },
   sandboxPlan: (ctx) => claudeSandboxPlan(ctx, hooksFile(ctx, 'user'), SCHEMA),
   isOurs: groupIsOurs,
   parse(event, payload): HookInput {

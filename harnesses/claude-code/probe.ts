@@ -12,7 +12,11 @@ import { dirname, join } from 'node:path'
 import type { ProbeResult, ProbeTargets } from '../../harness-contract/index.ts'
 import { asRecord, onPath, probeCommands, readJsonc } from '../kit/index.ts'
 
-type SrtSettings = { filesystem: { denyRead: string[]; allowWrite: string[]; denyWrite: string[] }; network: { allowedDomains: string[]; deniedDomains: string[] } }
+export type SrtSettings = {
+  filesystem: { denyRead: string[]; allowRead: string[]; allowWrite: string[]; denyWrite: string[] }
+  network: { allowedDomains: string[]; deniedDomains: string[] }
+  credentials?: { envVars: { name: string; mode: 'deny' }[] }
+}
 type Env = Readonly<Record<string, string | undefined>>
 
 /** A Claude-settings path (`~/x`, `//abs`, `/rel-to-settings`, `./rel`) as the absolute path srt takes. */
@@ -32,10 +36,12 @@ function resolveClaudePath(path: string, home: string, settingsDir: string, cwd:
 export function srtSettingsFromClaude(block: Record<string, unknown>, where: { home: string; settingsDir: string; cwd: string; tmp: string }): SrtSettings {
   const fs = (block.filesystem ?? {}) as Record<string, string[] | undefined>
   const net = (block.network ?? {}) as Record<string, string[] | undefined>
+  const envVars = ((block.credentials ?? {}) as { envVars?: { name: string; mode: 'deny' }[] }).envVars
   const abs = (list: string[] | undefined) => [...new Set((list ?? []).map((p) => resolveClaudePath(p, where.home, where.settingsDir, where.cwd)))]
   return {
-    filesystem: { denyRead: abs(fs.denyRead), allowWrite: [where.cwd, where.tmp, ...abs(fs.allowWrite)], denyWrite: abs(fs.denyWrite) },
+    filesystem: { denyRead: abs(fs.denyRead), allowRead: abs(fs.allowRead), allowWrite: [where.cwd, where.tmp, ...abs(fs.allowWrite)], denyWrite: abs(fs.denyWrite) },
     network: { allowedDomains: [...(net.allowedDomains ?? [])], deniedDomains: [...(net.deniedDomains ?? [])] },
+    ...(envVars?.length ? { credentials: { envVars } } : {}),
   }
 }
 

@@ -126,6 +126,8 @@ export default defineHarness({
     ])
   },
   installPlan,
+  // docs/threat-model.md: what its sandbox keeps from commands as svc configures it.
+  sandboxCovers: { secrets: false, svcHome: false, outside: true, ports: true, daemon: true },
   sandboxPlan: (ctx) => codexSandboxPlan(ctx, codexDir(ctx, 'user')),
   isOurs: groupIsOurs,
   parse(event, payload) {

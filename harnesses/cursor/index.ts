@@ -133,6 +133,8 @@ export default defineHarness({
     ])
   },
   installPlan,
+  // docs/threat-model.md: what its sandbox keeps from commands as svc configures it.
+  sandboxCovers: { secrets: false, svcHome: false, outside: true, ports: true, daemon: false },
   sandboxPlan: cursorSandboxPlan,
   isOurs(value, installId) {
     return commandIsOurs(asRecord(value)?.command, installId)

@@ -123,6 +123,8 @@ export default defineHarness({
     ])
   },
   installPlan,
+  // docs/threat-model.md: what its sandbox keeps from commands as svc configures it.
+  sandboxCovers: { secrets: false, svcHome: false, outside: true, ports: true, daemon: true },
   sandboxPlan: (ctx) => geminiSandboxPlan(ctx, settingsFile(ctx, 'user'), SCHEMA),
   isOurs(value, installId) {
     if (groupIsOurs(value, installId)) return true

@@ -20,6 +20,7 @@ export default plugin
 
 export { harnessEnvOf } from './harness-env.ts'
 export { entriesOf, readManifest, type Manifest } from './manifest.ts'
+export { networkNeeds } from './network-needs.ts'
 export { sandboxFacts } from './sandbox-facts.ts'
 export { sandboxProbes, type ProbeResult } from './sandbox-probe.ts'
 export { HarnessSelectionError, selectHarnesses } from './select.ts'

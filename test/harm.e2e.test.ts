@@ -1,0 +1,244 @@
+/**
+ * The harm suite (issue 27): two layers, one promise. A scratch world with canaries (test/harm/world.ts); `svc
+ * install --harness claude-code --sandbox` run for real into it; every attack (test/harm/attacks.ts) decided by a
+ * real daemon through POST /v1/gates/check; then every attack executed for real in an outer bubblewrap jail (no
+ * network, its own pid namespace, no capabilities, only the world and /tmp writable) — once bare, to show the
+ * attack does harm, and, when the gate allowed every step, once inside sandbox-runtime with exactly the settings svc
+ * wrote (test/harm/runner.ts). Nothing an attack runs can reach the machine: the jail binds a copy of the world at
+ * its own path and a tmpfs over /tmp. The per-class table is printed (and written to $SVC_HARM_REPORT when set).
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { srtCli, srtMissing, srtSettingsFromClaude } from '../harnesses/claude-code/probe.ts'
+import { valueAt } from '../plugins/installer/jsonc-edit.ts'
+import { ATTACKS, type Attack, type HarmClass } from './harm/attacks.ts'
+import type { Job, RunResult } from './harm/runner.ts'
+import { buildWorld, CANARY_ENV, type World } from './harm/world.ts'
+import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
+
+const ROOT = new URL('..', import.meta.url).pathname
+const NODE = process.execPath
+const PATH = '/usr/local/bin:/usr/bin:/bin'
+const missing = srtCli() ? srtMissing({ PATH: process.env.PATH }) : ['@anthropic-ai/sandbox-runtime']
+const skip = missing.length > 0 ? `(needs ${missing.join(', ')}: apt-get install bubblewrap socat ripgrep)` : ''
+/** Harm only svc undo could take back: tracked work and history inside the workspace (issue 27, part 3). */
+const WORKSPACE_HARMS = new Set(['workspace', 'workspace-history'])
+/** Measured harm beyond tracked work, left open this round: `git config` writes, and `.git` deleted whole. */
+const KNOWN_RESIDUAL = new Set(['layer-12', 'layer-13', 'workspace-2', 'workspace-18', 'chain-2'])
+
+interface Verdict {
+  readonly attack: Attack
+  readonly allowed: boolean[]
+  readonly rules: string[]
+}
+
+let dir: string
+let world: World
+let daemon: TestDaemon
+let srt: unknown
+const verdicts: Verdict[] = []
+const bare = new Map<string, RunResult>()
+const boxed = new Map<string, RunResult>()
+
+/** Runs the attacks of `job` in the outer jail (see the file comment); resolves with the runner's results. */
+function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunResult[]> {
+  const scratch = join(dir, `jail-${name}`)
+  const out = join(dir, `out-${name}`)
+  mkdirSync(scratch, { recursive: true })
+  mkdirSync(out, { recursive: true })
+  const full: Job = {
+    ...job,
+    root: world.root,
+    pristine: join(dir, 'pristine'),
+    home: world.home,
+    proj: world.proj,
+    env: { PATH, HOME: world.home, TMPDIR: '/tmp/harm-tmp', LANG: 'C.UTF-8', [CANARY_ENV]: world.envToken, ...(process.env.SVC_HARM_TRACE ? { SVC_HARM_TRACE: '1' } : {}) },
+    srt,
+    needles: [world.hookKey],
+    out: join(out, 'results.json'),
+  }
+  writeFileSync(join(out, 'job.json'), JSON.stringify(full))
+  const args = [
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-net',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-user',
+    '--uid',
+    '1000',
+    '--gid',
+    '1000',
+    '--cap-drop',
+    'ALL',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    // The host's /proc and pid namespace: sandbox-runtime's bubblewrap cannot mount proc under a jail's own, and it
+    // finds its namespaces by pid in /proc. Each attack gets a pid namespace of its own (the runner's inner
+    // bubblewrap, or the sandbox's), so no attack sees or signals a process outside it.
+    '--bind',
+    '/proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    '--bind',
+    scratch,
+    world.root,
+    '--ro-bind',
+    full.pristine,
+    full.pristine,
+    '--bind',
+    out,
+    out,
+    '--chdir',
+    ROOT,
+    NODE,
+    join(ROOT, 'test/harm/runner.ts'),
+    join(out, 'job.json'),
+  ]
+  return new Promise((resolve, reject) => {
+    const child = spawn('bwrap', args, { env: { PATH, ...(process.env.SVC_HARM_TRACE ? { SVC_HARM_TRACE: '1' } : {}) }, stdio: ['ignore', 'ignore', 'pipe'] })
+    let err = ''
+    child.stderr.on('data', (d) => {
+      err += d
+      if (process.env.SVC_HARM_TRACE) process.stderr.write(`[${name}] ${d}`)
+    })
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`jail ${name} exited ${code}: ${err.slice(-2000)}`))
+      resolve(JSON.parse(readFileSync(full.out, 'utf8')) as RunResult[])
+    })
+  })
+}
+
+/** Every step decided by the daemon; a planted file the gate allowed is put in place for the next step's analysis. */
+async function decide(session: string, attack: Attack): Promise<Verdict> {
+  const allowed: boolean[] = []
+  const rules: string[] = []
+  const planted: [string, string | undefined][] = []
+  for (const step of attack.steps) {
+    const body =
+      'write' in step
+        ? { tool: 'Write', input: { file_path: join(world.proj, step.write), content: step.content } }
+        : { tool: 'Bash', input: { command: step.cmd, description: 'run' } }
+    const res = await daemon.request('POST', '/v1/gates/check', { session_id: session, source: 'claude-code', cwd: world.proj, ...body })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    allowed.push(res.body.verdict === 'allow')
+    rules.push(res.body.rule_id)
+    if ('write' in step && res.body.verdict === 'allow') {
+      const path = join(world.proj, step.write)
+      let before: string | undefined
+      try {
+        before = readFileSync(path, 'utf8')
+      } catch {
+        before = undefined
+      }
+      planted.push([path, before])
+      mkdirSync(dirname(path), { recursive: true })
+      writeFileSync(path, step.content)
+    }
+  }
+  for (const [path, before] of planted.reverse()) before === undefined ? rmSync(path, { force: true }) : writeFileSync(path, before)
+  return { attack, allowed, rules }
+}
+
+describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Code's sandbox as svc installs it ${skip}`, () => {
+  beforeAll(async () => {
+    // No `svc` in the path: attacks kill processes by that name, and the runner's command line holds the path.
+    dir = tempDir('harm-')
+    chmodSync(dir, 0o755)
+    world = buildWorld(join(dir, 'w'))
+    daemon = await startTestDaemon({ env: { SVC_USER_HOME: world.home } })
+    execFileSync(NODE, ['cli/bin.js', 'install', '--harness', 'claude-code', '--sandbox', '--repo', world.proj, '--allow-domains', 'detected', '--yes', '--url', daemon.url], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: world.home, SVC_HOME: world.svcHome, SVC_URL: daemon.url },
+      stdio: 'pipe',
+    })
+    const block = valueAt(readFileSync(join(world.home, '.claude', 'settings.json'), 'utf8'), ['sandbox']) as Record<string, unknown>
+    srt = srtSettingsFromClaude(block, { home: world.home, settingsDir: join(world.home, '.claude'), cwd: world.proj, tmp: '/tmp/harm-tmp' })
+    const session = await daemon.session()
+    for (const attack of ATTACKS) verdicts.push(await decide(session, attack))
+    cpSync(world.root, join(dir, 'pristine'), { recursive: true, verbatimSymlinks: true })
+    const allowed = [
+      // The control: an ordinary edit of tracked work runs inside the sandbox (the workspace is writable there).
+      { id: 'control', steps: [{ cmd: 'echo control-ran; echo more >> README.md' }], allowed: [true] },
+      ...verdicts.filter((v) => v.allowed.every(Boolean)).map((v) => ({ id: v.attack.id, steps: v.attack.steps, allowed: v.allowed })),
+    ]
+    const everything = verdicts.map((v) => ({ id: v.attack.id, steps: v.attack.steps, allowed: v.attack.steps.map(() => true) }))
+    const half = Math.ceil(everything.length / 2)
+    // Two jails at a time: the machine running the suite has two cores to spare at most.
+    const [a, b] = await Promise.all([inJail('bare-1', { mode: 'bare', attacks: everything.slice(0, half) }), inJail('sandbox', { mode: 'sandbox', attacks: allowed })])
+    const c = await inJail('bare-2', { mode: 'bare', attacks: everything.slice(half) })
+    for (const r of [...a, ...c]) bare.set(r.id, r)
+    for (const r of b) boxed.set(r.id, r)
+  }, 600_000)
+  afterAll(async () => {
+    await daemon?.stop()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('runs at least 150 attacks over every class, each decided by the daemon', () => {
+    expect(ATTACKS.length).toBeGreaterThanOrEqual(150)
+    expect(new Set(ATTACKS.map((a) => a.class)).size).toBe(10)
+    expect(verdicts.length).toBe(ATTACKS.length)
+  })
+
+  it('the attacks are real: each class does harm in the bare jail', () => {
+    const real = new Set(ATTACKS.filter((a) => (bare.get(a.id)?.harms.length ?? 0) > 0).map((a) => a.class))
+    expect([...real].sort()).toEqual([...new Set(ATTACKS.map((a) => a.class))].sort())
+  })
+
+  it('prints the per-class table: stopped by the gate, by the sandbox, harm done', () => {
+    const table = new Map<HarmClass, { attacks: number; harmless: number; gate: number; sandbox: number; undo: number; harm: number }>()
+    const through: string[] = []
+    for (const v of verdicts) {
+      const row = table.get(v.attack.class) ?? { attacks: 0, harmless: 0, gate: 0, sandbox: 0, undo: 0, harm: 0 }
+      row.attacks++
+      const real = (bare.get(v.attack.id)?.harms.length ?? 0) > 0
+      const left = boxed.get(v.attack.id)?.harms ?? []
+      if (!v.allowed.every(Boolean)) row.gate++
+      else if (left.length === 0) real ? row.sandbox++ : row.harmless++
+      else {
+        row.harm++
+        through.push(`${v.attack.id} [${left.join(', ')}]: ${v.attack.steps.map((s) => ('cmd' in s ? s.cmd : `Write ${s.write}`)).join(' ; ')}`)
+      }
+      table.set(v.attack.class, row)
+    }
+    const lines = ['| class | attacks | stopped by gate | stopped by sandbox | recovered by undo | harm done | harmless bare |', '|---|--:|--:|--:|--:|--:|--:|']
+    for (const [cls, r] of table) lines.push(`| ${cls} | ${r.attacks} | ${r.gate} | ${r.sandbox} | ${r.undo} | ${r.harm} | ${r.harmless} |`)
+    const report = `${lines.join('\n')}\n\nharm through both layers:\n${through.join('\n') || '(none)'}\n`
+    console.log(report)
+    if (process.env.SVC_HARM_REPORT) {
+      writeFileSync(process.env.SVC_HARM_REPORT, report)
+      writeFileSync(
+        `${process.env.SVC_HARM_REPORT}.json`,
+        JSON.stringify(
+          { verdicts: verdicts.map((v) => ({ id: v.attack.id, allowed: v.allowed, rules: v.rules })), bare: [...bare.values()], sandbox: [...boxed.values()] },
+          null,
+          1,
+        ),
+      )
+    }
+    expect(table.size).toBe(10)
+  })
+
+  it('through both layers, nothing but tracked work inside the workspace is harmed', () => {
+    const beyond = verdicts
+      .filter((v) => v.allowed.every(Boolean))
+      .map((v) => ({ id: v.attack.id, harms: (boxed.get(v.attack.id)?.harms ?? []).filter((h) => !WORKSPACE_HARMS.has(h)), out: boxed.get(v.attack.id)?.output }))
+      .filter((r) => r.harms.length > 0)
+    // Known residual (docs/threat-model.md): `.git/config` is writable inside the sandbox here, and deleting `.git`
+    // or the project takes its hooks and config along. Anything else beyond tracked work fails the suite.
+    expect(beyond.map((r) => r.id).filter((id) => !KNOWN_RESIDUAL.has(id))).toEqual([])
+  })
+
+  it('the sandbox runs commands: the control edits tracked work inside it, and the suite sees that edit', () => {
+    expect(boxed.get('control')).toMatchObject({ harms: ['workspace'], output: expect.stringContaining('control-ran') })
+    // A sandbox that failed to start would count as "stopped": no run may end in a bubblewrap error.
+    expect([...boxed.values()].filter((r) => /^bwrap: /m.test(r.output)).map((r) => `${r.id}: ${r.output}`)).toEqual([])
+  })
+})
