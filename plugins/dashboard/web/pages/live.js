@@ -146,7 +146,13 @@ export function LivePage({ route }) {
     }
     setPaused(!paused)
   }
-  const setFilter = (key, value) => setParams('live', undefined, { ...f, [key]: value })
+  // What the user is typing, until Enter or leaving the field applies it: a live entry re-renders the page, and a
+  // field bound to the URL alone would lose the half-typed text.
+  const [draft, setDraft] = useState({})
+  const setFilter = (key, value) => {
+    setDraft(({ [key]: _, ...rest }) => rest)
+    setParams('live', undefined, { ...f, [key]: value })
+  }
 
   return html`<section>
     <div class="bar">
@@ -155,7 +161,7 @@ export function LivePage({ route }) {
       <span>${shown.length} of ${entries.length} shown</span>
     </div>
     <form class="filters" onSubmit=${(e) => e.preventDefault()}>
-      ${FILTERS.map(([key, label]) => html`<label>${label}<input name=${key} value=${f[key] ?? ''} onChange=${(e) => setFilter(key, e.target.value)} /></label>`)}
+      ${FILTERS.map(([key, label]) => html`<label>${label}<input name=${key} value=${draft[key] ?? f[key] ?? ''} onInput=${(e) => setDraft((d) => ({ ...d, [key]: e.target.value }))} onChange=${(e) => setFilter(key, e.target.value)} /></label>`)}
     </form>
     <div class="rows" ref=${box} onScroll=${(e) => setScroll(e.target.scrollTop)} data-testid="rows">
       <div class="spacer" style=${{ height: `${shown.length * ROW}px` }}>
