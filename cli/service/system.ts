@@ -15,6 +15,7 @@ import writeFileAtomic from 'write-file-atomic'
 import { ensureHookKey, HOOK_KEY_FILE } from '../../hook-key/index.ts'
 import { lookupUser, type SystemUser } from '../daemon/run-as.ts'
 import { trustLine } from '../daemon/trust-env.ts'
+import { systemdArg, xml } from './units.ts'
 
 /**
  * Where the service file goes: the system's directory, or `$SVC_SYSTEM_SERVICE_DIR` (a package build's staging
@@ -43,8 +44,6 @@ export interface SystemSpec {
 export const userHomeOf = (user: string) => `/var/lib/${user}`
 export const daemonHomeOf = (user: string) => join(userHomeOf(user), 'daemon')
 const homeOf = (spec: SystemSpec) => spec.home ?? daemonHomeOf(spec.user)
-
-const systemdArg = (arg: string) => `"${arg.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\$/g, '$$$$').replace(/%/g, '%%')}"`
 
 /** The systemd system unit: the daemon's user, and every restriction that leaves it able to read projects. */
 export function systemUnit(spec: SystemSpec, trusted: string, account: SystemUser): string {
@@ -98,8 +97,6 @@ export function systemUnit(spec: SystemSpec, trusted: string, account: SystemUse
     '',
   ].join('\n')
 }
-
-const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 
 /** launchd's daemon form: loaded by root at boot, run as the daemon's user (UserName). */
 export function launchDaemon(spec: SystemSpec, trusted: string, account: SystemUser): string {

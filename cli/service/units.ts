@@ -44,7 +44,7 @@ function commands(spec: ServiceSpec): Record<'daemon' | 'agent', string[]> {
 }
 
 /** systemd quoting: each argument in double quotes, with `\`, `"`, `$` and `%` escaped. */
-const systemdArg = (arg: string) => `"${arg.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\$/g, '$$$$').replace(/%/g, '%%')}"`
+export const systemdArg = (arg: string) => `"${arg.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\$/g, '$$$$').replace(/%/g, '%%')}"`
 
 function systemdUnit(name: 'daemon' | 'agent', argv: string[], spec: ServiceSpec): string {
   const env = { SVC_HOME: spec.home, ...spec.env }
@@ -70,7 +70,7 @@ function systemdUnit(name: 'daemon' | 'agent', argv: string[], spec: ServiceSpec
   return lines.join('\n')
 }
 
-const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+export const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 
 function launchdPlist(name: 'daemon' | 'agent', argv: string[], spec: ServiceSpec): string {
   const logs = join(spec.userHome, 'Library', 'Logs', 'svc')
