@@ -4,7 +4,7 @@
  * each decision's command redacted as every surface redacts it and its text filter finds a command, and the
  * false-positive diff keeps its lines. Screenshots go to test-results/dashboard-1280/.
  */
-import { existsSync, mkdirSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -31,7 +31,10 @@ const contentWidth = () => page.evaluate('Math.max(document.documentElement.scro
 describe.skipIf(!existsSync(CHROMIUM))('dashboard at 1,280 px', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true })
-    d = await startTestDaemon({ dashboard: true, env: { HOME: tempDir() } })
+    // The Gates page shows each gate's file: served from a deep folder, so the page must fit wherever svc is installed.
+    const policiesDir = join(tempDir(), 'alonginstallationfolder'.repeat(5), 'policies')
+    cpSync(join(PROJECT_ROOT, 'policies'), policiesDir, { recursive: true })
+    d = await startTestDaemon({ dashboard: true, policiesDir, env: { HOME: tempDir() } })
     sid = await d.session()
     context = await chromium.launchPersistentContext(tempDir('svc-chromium-'), {
       executablePath: CHROMIUM,
