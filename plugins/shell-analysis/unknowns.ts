@@ -8,6 +8,7 @@
 import type { Invocation } from './invocation.ts'
 import type { AnalysisState } from './state.ts'
 import { safeComputedTarget } from './computed-targets.ts'
+import { findReachesGit } from './find-git.ts'
 import { lexicalPath } from './paths.ts'
 
 const RECURSIVE_DELETERS: ReadonlySet<string> = new Set(['rm', 'grm', 'srm'])
@@ -39,6 +40,7 @@ export function flagUnknowns(st: AnalysisState, inv: Invocation, program: string
   if (NETWORK_CLIENTS.has(program) && aimsAtUnknownLoopbackPort(inv)) st.signals.add('unknown_port')
   if (treeDestination(program, inv.argv).some((i) => unknownOperand(inv, i))) st.signals.add('unknown_target')
   if (destroys(program, inv.argv) && targets(inv).some((i) => ownRepository(st, inv, inv.argv[i]!))) st.signals.add('own_repository')
+  if (program === 'find' && findDeletesOwnGit(st, inv)) st.signals.add('own_repository')
   // `cp -a /tmp/x/. .`, `rsync -a x/ ./`: a tree lands on the project root, where its hook and policy files live.
   if ((program === 'cp' || program === 'rsync') && treeDestination(program, inv.argv).some((i) => projectRoot(st, inv, inv.argv[i]!))) st.signals.add('tree_into_project')
 }
@@ -60,6 +62,26 @@ function ownRepository(st: AnalysisState, inv: Invocation, arg: string): boolean
   if (path === undefined || !/\/\.git$/.test(path)) return false
   const repo = path.slice(0, -'/.git'.length) || '/'
   return cwd === repo || cwd.startsWith(repo === '/' ? '/' : `${repo}/`)
+}
+
+/** Programs that delete what find hands them, so a find over `.git`'s files deletes history even without `-r`. */
+const FIND_DELETERS: ReadonlySet<string> = new Set([...RECURSIVE_DELETERS, ...DELETERS, 'unlink', 'rmdir'])
+
+/** `find . -name .git -exec rm -rf {} +`, `find . -type f -delete`: a find whose deleting action reaches the own `.git`. */
+function findDeletesOwnGit(st: AnalysisState, inv: Invocation): boolean {
+  const { argv } = inv
+  const firstExpr = argv.findIndex((a, i) => i > 0 && (a.startsWith('-') || a === '(' || a === '!'))
+  const roots = argv.slice(1, firstExpr === -1 ? argv.length : firstExpr)
+  const dynamic = (i: number) => inv.info[i]?.dynamic === true
+  return argv.some((a, i) => {
+    const deletes = a === '-delete' || (/^-(exec|execdir|ok|okdir)$/.test(a) && FIND_DELETERS.has(programOf(argv.slice(i + 1))))
+    // A root inside `.git` (`find .git/objects -type f -delete`) is the repository's history itself.
+    const gitOf = (root: string) => root.replace(/^(.*\.git)\/.*$/, '$1')
+    return (
+      deletes &&
+      (roots.length > 0 ? roots : ['.']).some((root) => ownRepository(st, inv, gitOf(root)) || (findReachesGit(argv, i, root, dynamic) && ownRepository(st, inv, `${root}/.git`)))
+    )
+  })
 }
 
 /**
