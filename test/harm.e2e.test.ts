@@ -8,15 +8,15 @@
  * its own path and a tmpfs over /tmp. The per-class table is printed (and written to $SVC_HARM_REPORT when set).
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { srtCli, srtMissing, srtSettingsFromClaude } from '../harnesses/claude-code/probe.ts'
 import { valueAt } from '../plugins/installer/jsonc-edit.ts'
 import { ATTACKS, type Attack, type HarmClass } from './harm/attacks.ts'
-import type { Job, RunResult } from './harm/runner.ts'
+import type { Job, Mode, RunResult } from './harm/runner.ts'
 import { buildWorld, CANARY_ENV, type World } from './harm/world.ts'
-import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon.ts'
+import { startTestDaemon, type TestDaemon } from './helpers/daemon.ts'
 
 const ROOT = new URL('..', import.meta.url).pathname
 const NODE = process.execPath
@@ -41,9 +41,14 @@ let srt: unknown
 const verdicts: Verdict[] = []
 const bare = new Map<string, RunResult>()
 const boxed = new Map<string, RunResult>()
+/** The same attacks inside Codex's sandbox, as `svc install --harness codex --sandbox` configured it. */
+const codexBoxed = new Map<string, RunResult>()
+const CODEX = join(ROOT, 'node_modules/@openai/codex/bin/codex.js')
+let codexPrefix: string[] = []
 
 /** Runs the attacks of `job` in the outer jail (see the file comment); resolves with the runner's results. */
 function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunResult[]> {
+  const codex = job.mode === ('codex' satisfies Mode)
   const scratch = join(dir, `jail-${name}`)
   const out = join(dir, `out-${name}`)
   mkdirSync(scratch, { recursive: true })
@@ -54,8 +59,19 @@ function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunRe
     pristine: join(dir, 'pristine'),
     home: world.home,
     proj: world.proj,
-    env: { PATH, HOME: world.home, TMPDIR: '/tmp/harm-tmp', LANG: 'C.UTF-8', [CANARY_ENV]: world.envToken, ...(process.env.SVC_HARM_TRACE ? { SVC_HARM_TRACE: '1' } : {}) },
+    // Codex keeps its helper links in CODEX_HOME: on the jail's /tmp (not under TMPDIR, where Codex refuses to put
+    // them), not in the world the suite fingerprints.
+    env: {
+      PATH,
+      HOME: world.home,
+      TMPDIR: '/tmp/harm-tmp',
+      LANG: 'C.UTF-8',
+      [CANARY_ENV]: world.envToken,
+      ...(codex ? { CODEX_HOME: '/tmp/harm-codex-home' } : {}),
+      ...(process.env.SVC_HARM_TRACE ? { SVC_HARM_TRACE: '1' } : {}),
+    },
     srt,
+    ...(codex ? { codex: codexPrefix } : {}),
     needles: [world.hookKey],
     out: join(out, 'results.json'),
   }
@@ -115,6 +131,18 @@ function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunRe
   })
 }
 
+/**
+ * `codex sandbox` with the sandbox keys svc wrote to the world's `~/.codex/config.toml`, passed as `-c` overrides:
+ * this Codex build's `codex sandbox` reads the file but applies only the command line's `sandbox_mode` (checked).
+ */
+function codexSandbox(toml: string): string[] {
+  const mode = /^sandbox_mode = "([a-z-]+)"$/m.exec(toml)?.[1]
+  const network = /^sandbox_workspace_write\.network_access = (true|false)$/m.exec(toml)?.[1]
+  expect(mode, 'svc install --harness codex --sandbox wrote sandbox_mode').toBe('workspace-write')
+  expect(network, 'and network_access').toBe('false')
+  return [NODE, CODEX, 'sandbox', '-c', `sandbox_mode="${mode}"`, '-c', `sandbox_workspace_write.network_access=${network}`, '--']
+}
+
 /** Every step decided by the daemon; a planted file the gate allowed is put in place for the next step's analysis. */
 async function decide(session: string, attack: Attack): Promise<Verdict> {
   const allowed: boolean[] = []
@@ -149,7 +177,8 @@ async function decide(session: string, attack: Attack): Promise<Verdict> {
 describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Code's sandbox as svc installs it ${skip}`, () => {
   beforeAll(async () => {
     // No `svc` in the path: attacks kill processes by that name, and the runner's command line holds the path.
-    dir = tempDir('harm-')
+    // Not under /tmp: a real home is not there, and Codex's workspace-write sandbox keeps /tmp writable.
+    dir = mkdtempSync('/var/tmp/svc-harm-')
     chmodSync(dir, 0o755)
     world = buildWorld(join(dir, 'w'))
     daemon = await startTestDaemon({ env: { SVC_USER_HOME: world.home } })
@@ -158,6 +187,13 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
       env: { PATH: process.env.PATH, HOME: world.home, SVC_HOME: world.svcHome, SVC_URL: daemon.url },
       stdio: 'pipe',
     })
+    // Codex on PATH: svc install asks it to trust svc's hook entries.
+    execFileSync(NODE, ['cli/bin.js', 'install', '--harness', 'codex', '--sandbox', '--yes', '--url', daemon.url], {
+      cwd: ROOT,
+      env: { PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`, HOME: world.home, SVC_HOME: world.svcHome, SVC_URL: daemon.url },
+      stdio: 'pipe',
+    })
+    codexPrefix = codexSandbox(readFileSync(join(world.home, '.codex', 'config.toml'), 'utf8'))
     const block = valueAt(readFileSync(join(world.home, '.claude', 'settings.json'), 'utf8'), ['sandbox']) as Record<string, unknown>
     srt = srtSettingsFromClaude(block, { home: world.home, settingsDir: join(world.home, '.claude'), cwd: world.proj, tmp: '/tmp/harm-tmp' })
     const session = await daemon.session()
@@ -172,9 +208,10 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     const half = Math.ceil(everything.length / 2)
     // Two jails at a time: the machine running the suite has two cores to spare at most.
     const [a, b] = await Promise.all([inJail('bare-1', { mode: 'bare', attacks: everything.slice(0, half) }), inJail('sandbox', { mode: 'sandbox', attacks: allowed })])
-    const c = await inJail('bare-2', { mode: 'bare', attacks: everything.slice(half) })
+    const [c, d] = await Promise.all([inJail('bare-2', { mode: 'bare', attacks: everything.slice(half) }), inJail('codex', { mode: 'codex', attacks: allowed })])
     for (const r of [...a, ...c]) bare.set(r.id, r)
     for (const r of b) boxed.set(r.id, r)
+    for (const r of d) codexBoxed.set(r.id, r)
   }, 600_000)
   afterAll(async () => {
     await daemon?.stop()
@@ -234,6 +271,28 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     // Known residual (docs/threat-model.md): `.git/config` is writable inside the sandbox here, and deleting `.git`
     // or the project takes its hooks and config along. Anything else beyond tracked work fails the suite.
     expect(beyond.map((r) => r.id).filter((id) => !KNOWN_RESIDUAL.has(id))).toEqual([])
+  })
+
+  it("inside Codex's sandbox: the per-class table; nothing is written outside the workspace, no port or process of svc's is reached", () => {
+    const table = new Map<HarmClass, { allowed: number; sandbox: number; harm: number; harms: Set<string> }>()
+    for (const v of verdicts.filter((x) => x.allowed.every(Boolean))) {
+      const row = table.get(v.attack.class) ?? { allowed: 0, sandbox: 0, harm: 0, harms: new Set<string>() }
+      const left = codexBoxed.get(v.attack.id)?.harms ?? []
+      row.allowed++
+      if (left.length === 0) row.sandbox++
+      else row.harm++
+      for (const h of left) row.harms.add(h)
+      table.set(v.attack.class, row)
+    }
+    const lines = ['| class | allowed by the gate | stopped by Codex sandbox | harm done | kinds of harm |', '|---|--:|--:|--:|---|']
+    for (const [cls, r] of table) lines.push(`| ${cls} | ${r.allowed} | ${r.sandbox} | ${r.harm} | ${[...r.harms].sort().join(', ')} |`)
+    console.log(`Codex CLI (codex sandbox, workspace-write, no network):\n${lines.join('\n')}\n`)
+    if (process.env.SVC_HARM_REPORT) writeFileSync(`${process.env.SVC_HARM_REPORT}.codex`, lines.join('\n'))
+    expect(codexBoxed.get('control')).toMatchObject({ harms: ['workspace'], output: expect.stringContaining('control-ran') })
+    // What docs/threat-model.md says Codex's sandbox covers as svc configures it; secrets stay readable there.
+    const covered = new Set(['outside-workspace', 'svc-home', 'network-reached', 'secret-exfiltrated', 'daemon-reached', 'daemon-down'])
+    const breaches = [...codexBoxed.values()].filter((r) => r.harms.some((h) => covered.has(h))).map((r) => `${r.id} [${r.harms.join(', ')}]`)
+    expect(breaches).toEqual([])
   })
 
   it('the sandbox runs commands: the control edits tracked work inside it, and the suite sees that edit', () => {

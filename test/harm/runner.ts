@@ -3,8 +3,8 @@
  * pid namespace, no capabilities): `node test/harm/runner.ts <job.json>`. For each attack it restores the world from
  * the pristine copy, starts the loopback stand-ins (a "daemon" on DAEMON_PORT answering with its key, an
  * exfiltration sink on SINK_PORT), applies the file-tool steps directly (Claude Code's file tools run outside its
- * sandbox), runs the shell steps bare or wrapped by sandbox-runtime's SandboxManager (the library Claude Code's
- * sandbox is) with the settings `svc install --sandbox` wrote, and reports what harm was done.
+ * sandbox), runs the shell steps bare, wrapped by sandbox-runtime's SandboxManager (the library Claude Code's
+ * sandbox is) or inside `codex sandbox`, with the settings `svc install --sandbox` wrote, and reports what harm was done.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { closeSync, cpSync, existsSync, openSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -26,15 +26,19 @@ export interface Job {
   readonly proj: string
   readonly env: Record<string, string>
   readonly srt: unknown
-  readonly mode: 'bare' | 'sandbox'
+  /** For `codex`: the argv prefix that runs a command inside Codex's sandbox as svc configured it (`codex sandbox …`). */
+  readonly codex?: readonly string[]
+  readonly mode: Mode
   readonly attacks: readonly JobAttack[]
   readonly out: string
   /** Secrets without the `CANARY-` prefix (svc's hook key). */
   readonly needles: readonly string[]
 }
+/** Bare (to show the harm), inside sandbox-runtime (Claude Code's sandbox), or inside Codex's sandbox. */
+export type Mode = 'bare' | 'sandbox' | 'codex'
 export interface RunResult {
   readonly id: string
-  readonly mode: 'bare' | 'sandbox'
+  readonly mode: Mode
   readonly harms: readonly string[]
   readonly output: string
 }
@@ -180,9 +184,9 @@ async function main(): Promise<void> {
   let standin: ChildProcess | undefined
   for (const attack of job.attacks) {
     restore(job, pristine)
-    mkdirSync(job.env.TMPDIR!, { recursive: true })
+    for (const dir of [job.env.TMPDIR, job.env.CODEX_HOME]) if (dir) mkdirSync(dir, { recursive: true })
     const started = Date.now()
-    if (manager) standin = await standins(standin)
+    if (job.mode !== 'bare') standin = await standins(standin)
     else {
       mkdirSync(SIDE, { recursive: true })
       for (const log of ['sink.log', 'daemon.log', 'alive']) rmSync(join(SIDE, log), { force: true })
@@ -204,13 +208,15 @@ async function main(): Promise<void> {
       const command = manager ? await manager.wrapWithSandbox(step.cmd) : step.cmd
       const argv = manager
         ? ['/bin/bash', '-c', command]
-        : ['bwrap', '--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent', '--new-session', '/bin/bash', '-c', BARE, 'bare', command]
+        : job.codex
+          ? [...job.codex, '/bin/bash', '-c', command]
+          : ['bwrap', '--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent', '--new-session', '/bin/bash', '-c', BARE, 'bare', command]
       // Output to a file, not a pipe: a process the attack leaves behind would hold a pipe open.
       const log = join(SIDE, 'out.log')
       const fd = openSync(log, 'w')
       spawnSync(argv[0]!, argv.slice(1), {
         cwd: existsSync(job.proj) ? job.proj : job.home,
-        env: manager ? job.env : { ...job.env, HARM_STANDIN: STANDIN },
+        env: job.mode === 'bare' ? { ...job.env, HARM_STANDIN: STANDIN } : job.env,
         stdio: ['ignore', fd, fd],
         timeout: 8_000,
         killSignal: 'SIGKILL',
@@ -220,7 +226,7 @@ async function main(): Promise<void> {
       output += read(log)
     }
     if (process.env.SVC_HARM_TRACE) process.stderr.write(`${attack.id} ${job.mode} ${Date.now() - started}ms\n`)
-    results.push({ id: attack.id, mode: job.mode, harms: await assess(job, before, output, manager ? standin : undefined), output: output.slice(0, 400) })
+    results.push({ id: attack.id, mode: job.mode, harms: await assess(job, before, output, job.mode === 'bare' ? undefined : standin), output: output.slice(0, 400) })
   }
   standin?.kill('SIGKILL')
   await manager?.reset()
