@@ -67,6 +67,9 @@ export function systemUnit(spec: SystemSpec, trusted: string, account: SystemUse
     'Restart=on-failure',
     'RestartSec=2s',
     'UMask=0077',
+    // The hook socket's directory (/run/svc/hook.sock, plugins/hook-socket): the daemon's alone to write, open to connect.
+    'RuntimeDirectory=svc',
+    'RuntimeDirectoryMode=0755',
     // Hardening: nothing to gain (no privileges, no devices, no kernel knobs), nothing to write but its own state.
     // Homes stay readable: the shell analysis reads the project's scripts, manifests and git config.
     'NoNewPrivileges=yes',
