@@ -60,7 +60,7 @@ export async function startHookSocket(app: FastifyInstance, path: string, log: L
       new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeAllConnections()
-        // The socket stays: a hook that finds it with no daemon behind is refused (ECONNREFUSED) and blocks.
+        // Node removes the socket file as it closes; a hook then finds none and blocks, and only this account may bind it again.
       }),
   }
 }
