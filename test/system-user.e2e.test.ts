@@ -216,6 +216,9 @@ describe.skipIf(skip)('the daemon as its own account, against code running as th
 
     const status = await svc(['status', '--url', url])
     expect(status.stdout).toContain(`separation: the daemon runs as ${DAEMON_USER}`)
+    const doctor = await svc(['doctor', '--url', url])
+    expect(doctor.stdout).toContain(`separation: the daemon runs as ${DAEMON_USER}`)
+    expect(doctor.stdout, 'the hooks call the socket').not.toContain('call its TCP port')
   }, 120_000)
 
   it('fails closed, naming the file, on a project the daemon may not read; works once it may', async () => {
