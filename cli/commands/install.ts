@@ -159,9 +159,20 @@ export function makeInstallCommand(io: CliIo): Command {
       const home = svcHome(io.env, opts.home)
       const url = daemonUrl(io.env, opts.url)
       const hookSocket = hookRoute(url, io.env, opts.socket)
-      if (hookSocket && opts.transport === 'http') throw new CliError(`the daemon runs as its own account and takes hooks on ${hookSocket}, which native HTTP hooks cannot call: use --transport command`)
+      if (hookSocket && opts.transport === 'http')
+        throw new CliError(`the daemon runs as its own account and takes hooks on ${hookSocket}, which native HTTP hooks cannot call: use --transport command`)
       if (hookSocket) io.out(`hooks call the daemon's socket ${hookSocket} (its account alone can create it), through the shim's curl path`)
-      const req = { harnesses, scope: opts.scope, env, svcHome: home, daemonUrl: url, ...(hookSocket ? { hookSocket } : {}), failOpen: !!opts.failOpen, transport: opts.transport, ...sandboxRequest(io, opts, env, home) }
+      const req = {
+        harnesses,
+        scope: opts.scope,
+        env,
+        svcHome: home,
+        daemonUrl: url,
+        ...(hookSocket ? { hookSocket } : {}),
+        failOpen: !!opts.failOpen,
+        transport: opts.transport,
+        ...sandboxRequest(io, opts, env, home),
+      }
       const plan = planInstall(req)
       // Entries in place but the shim they run is missing or from another version: refresh it (no config changes).
       const shim = shimState(req.svcHome)

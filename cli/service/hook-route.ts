@@ -33,7 +33,8 @@ export function hookRoute(url: string, env: NodeJS.ProcessEnv, flag?: string): s
   }
   if (separation.state === 'separate') {
     const problem = socketProblem(path, separation.uid!)
-    if (problem) throw new CliError(`the daemon at ${url} runs as ${separation.user ?? `uid ${separation.uid}`}, so hooks call its Unix socket, but ${problem}; name it with --socket`)
+    if (problem)
+      throw new CliError(`the daemon at ${url} runs as ${separation.user ?? `uid ${separation.uid}`}, so hooks call its Unix socket, but ${problem}; name it with --socket`)
     return path
   }
   // The daemon is not answering: the socket is still used when its directory is another account's, as a stopped

@@ -47,7 +47,15 @@ export async function startHookSocket(app: FastifyInstance, path: string, log: L
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (ROUTED.test(req.url ?? '')) return app.routing(req, res)
     res.writeHead(404, { 'content-type': 'application/problem+json' })
-    res.end(JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404, code: 'not_found', detail: 'the hook socket serves /v1/hooks/ and /v1/health only; the API is on the TCP port' }))
+    res.end(
+      JSON.stringify({
+        type: 'about:blank',
+        title: 'Not Found',
+        status: 404,
+        code: 'not_found',
+        detail: 'the hook socket serves /v1/hooks/ and /v1/health only; the API is on the TCP port',
+      }),
+    )
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

@@ -93,7 +93,10 @@ export function callerOf(env: Readonly<Record<string, string | undefined>>): Cal
   if (!stat) throw new Error(`SVC_USER_HOME=${env.SVC_USER_HOME} is missing: the daemon cannot tell whose rights its reads must have`)
   let gids = [stat.gid]
   try {
-    gids = execFileSync('id', ['-G', String(stat.uid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim().split(/\s+/).map(Number)
+    gids = execFileSync('id', ['-G', String(stat.uid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+      .trim()
+      .split(/\s+/)
+      .map(Number)
   } catch {}
   return { uid: stat.uid, gids }
 }
