@@ -139,7 +139,7 @@ beforeAll(async () => {
   daemon.stdout!.on('data', (c) => (daemonLog += c))
   daemon.stderr!.on('data', (c) => (daemonLog += c))
   daemonPid = daemon.pid!
-  await waitFor(async () => (await fetch(`${url}/v1/health`).catch(() => undefined))?.ok, `the daemon as ${DAEMON_USER}`, 30_000)
+  await waitFor(async () => (await fetch(`${url}/v1/health`).catch(() => undefined))?.ok, `the daemon as ${DAEMON_USER}`, 60_000)
 }, 120_000)
 
 afterAll(async () => {
