@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { tempDir } from '../../test/helpers/temp.ts'
 import { callerMayRead, type Caller } from './caller-access.ts'
-import { DiskReads } from './disk.ts'
+import { DiskReads, stillTrue } from './disk.ts'
 
 // Permission bits are judged from stat, for a caller that is not the files' owner (whoever runs the test owns them).
 const stranger: Caller = { uid: 4242424, gids: [4242424] }
@@ -49,5 +49,16 @@ describe('reads with the caller’s rights', () => {
     expect(disk.script(join(closed, 'hook.key'))).toBe('unreadable')
     expect(disk.callerRefused).toEqual([join(open, 'link'), join(closed, 'hook.key')])
     expect(new DiskReads().text(join(open, 'link')), 'without a caller, the process’s own rights').toBe('k')
+  })
+
+  it('a remembered analysis is not trusted again once the caller loses the right to read a file it read', () => {
+    const file = join(open, 'script.sh')
+    writeFileSync(file, 'echo hi\n')
+    chmodSync(file, 0o644)
+    const disk = new DiskReads(stranger)
+    expect(disk.script(file)).toEqual({ text: 'echo hi\n' })
+    expect(stillTrue(disk.observations())).toBe(true)
+    chmodSync(file, 0o600)
+    expect(stillTrue(disk.observations())).toBe(false)
   })
 })
