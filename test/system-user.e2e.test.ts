@@ -216,7 +216,7 @@ describe.skipIf(skip)('the daemon as its own account, against code running as th
 
     const status = await svc(['status', '--url', url])
     expect(status.stdout).toContain(`separation: the daemon runs as ${DAEMON_USER}`)
-    const doctor = await svc(['doctor', '--url', url])
+    const doctor = await asDeveloper(SVC, ['doctor', '--url', url], '', { SVC_HOOK_SOCKET: socketPath })
     expect(doctor.stdout).toContain(`separation: the daemon runs as ${DAEMON_USER}`)
     expect(doctor.stdout, 'the hooks call the socket').not.toContain('call its TCP port')
   }, 120_000)

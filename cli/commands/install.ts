@@ -158,7 +158,7 @@ export function makeInstallCommand(io: CliIo): Command {
       if (harnesses.length === 0) throw new CliError(`no supported harness detected at ${opts.scope} scope; name one with --harness`)
       const home = svcHome(io.env, opts.home)
       const url = daemonUrl(io.env, opts.url)
-      const hookSocket = hookRoute(url, io.env, opts.socket)
+      const hookSocket = hookRoute(url, io.env, opts.socket, (line) => io.err(line))
       if (hookSocket && opts.transport === 'http')
         throw new CliError(`the daemon runs as its own account and takes hooks on ${hookSocket}, which native HTTP hooks cannot call: use --transport command`)
       if (hookSocket) io.out(`hooks call the daemon's socket ${hookSocket} (its account alone can create it), through the shim's curl path`)

@@ -21,10 +21,11 @@ function socketProblem(path: string, uid: number): string | undefined {
 }
 
 /**
- * The socket the hooks must call, or undefined for the TCP URL. A separated daemon without a sound socket is an
- * error: hooks on its TCP port could be answered by a stand-in once the daemon stops.
+ * The socket the hooks must call, or undefined for the TCP URL. A named socket (`--socket`, $SVC_HOOK_SOCKET) that is
+ * not sound is an error. A separated daemon with nothing at the default path (a container's, whose port a root
+ * proxy holds; a daemon started without `--user`) keeps TCP, with `warn` saying so.
  */
-export function hookRoute(url: string, env: NodeJS.ProcessEnv, flag?: string): string | undefined {
+export function hookRoute(url: string, env: NodeJS.ProcessEnv, flag?: string, warn: (line: string) => void = () => {}): string | undefined {
   const path = hookSocketPath(env, flag)
   const separation = daemonSeparation(url)
   if (separation.state === 'same-user') {
@@ -33,6 +34,12 @@ export function hookRoute(url: string, env: NodeJS.ProcessEnv, flag?: string): s
   }
   if (separation.state === 'separate') {
     const problem = socketProblem(path, separation.uid!)
+    if (problem && !flag && !env.SVC_HOOK_SOCKET && !lstatSync(path, { throwIfNoEntry: false })) {
+      warn(
+        `warning: the daemon at ${url} runs as ${separation.user ?? `uid ${separation.uid}`} but serves no hook socket at ${path}, so hooks call its TCP port (a daemon started with \`svc daemon --user\` serves one; \`--socket\` names another path)`,
+      )
+      return undefined
+    }
     if (problem)
       throw new CliError(`the daemon at ${url} runs as ${separation.user ?? `uid ${separation.uid}`}, so hooks call its Unix socket, but ${problem}; name it with --socket`)
     return path

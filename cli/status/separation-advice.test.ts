@@ -20,11 +20,12 @@ const report = (state: 'separate' | 'same-user', files: string[]) =>
 
 describe('doctor on separation', () => {
   it('flags hooks of a separated daemon that still call its TCP port, and only those', () => {
-    expect(separationProblems(report('separate', [viaSocket]))).toEqual([])
-    const [problem] = separationProblems(report('separate', [viaSocket, viaTcp]))
+    expect(separationProblems(report('separate', [viaSocket]), '/run/svc/hook.sock')).toEqual([])
+    const [problem] = separationProblems(report('separate', [viaSocket, viaTcp]), '/run/svc/hook.sock')
     expect(problem!.what).toContain(`hooks in ${viaTcp} call its TCP port`)
     expect(problem!.hint).toContain('svc install')
-    expect(separationProblems(report('same-user', [viaTcp])), 'under the same uid a socket adds nothing').toEqual([])
+    expect(separationProblems(report('same-user', [viaTcp]), '/run/svc/hook.sock'), 'under the same uid a socket adds nothing').toEqual([])
+    expect(separationProblems(report('separate', [viaTcp]), undefined), 'no socket to call (a container’s daemon)').toEqual([])
   })
 
   it('says under --fix how to separate a daemon that runs as the developer, and nothing once separated', () => {

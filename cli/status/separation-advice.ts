@@ -21,14 +21,15 @@ function tcpHookFiles(report: StatusReport): string[] {
     .map((h) => h.file)
 }
 
-export function separationProblems(report: StatusReport): Problem[] {
-  if (report.separation?.state !== 'separate') return []
+/** `socket`: the hook socket's path when one is there (a container's daemon, whose port a root proxy holds, has none). */
+export function separationProblems(report: StatusReport, socket: string | undefined): Problem[] {
+  if (report.separation?.state !== 'separate' || socket === undefined) return []
   const files = tcpHookFiles(report)
   if (files.length === 0) return []
   return [
     {
       what: `the daemon runs as its own account, but hooks in ${files.join(', ')} call its TCP port, where a stand-in could answer once it stops`,
-      hint: 'run `svc install` again (it writes hooks that call the daemon’s Unix socket; `--socket <path>` names it when it is not /run/svc/hook.sock)',
+      hint: `run \`svc install\` again (it writes hooks that call the daemon’s Unix socket ${socket})`,
     },
   ]
 }
