@@ -63,6 +63,8 @@ export interface ServiceContext {
   readonly log: Logger
   /** The version the daemon reports (e.g. what an export names as its `service.version`). */
   readonly version: string
+  /** The daemon's API app: a service that serves it on another socket (plugins/hook-socket) routes through it. */
+  readonly app: FastifyInstance
 }
 
 export interface RunningService {

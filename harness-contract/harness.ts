@@ -41,6 +41,8 @@ export interface InstallContext extends HarnessEnv {
   readonly shimPath: string
   /** Daemon base URL, e.g. `http://127.0.0.1:7878`. */
   readonly daemonUrl: string
+  /** A daemon under its own account: its hook socket, which the shim calls instead of the URL (`--socket=`). */
+  readonly hookSocket?: string
   /** Stable id of this control plane's installs; a marker in every entry we write. */
   readonly installId: string
   /** Installed fail-open: the shim lets calls through when the daemon is down. */

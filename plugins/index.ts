@@ -13,6 +13,7 @@ import signal from './gates/signal/index.ts'
 import tool from './gates/tool/index.ts'
 import url from './gates/url/index.ts'
 import guardrails from './guardrails/index.ts'
+import hookSocket from './hook-socket/index.ts'
 import installer from './installer/index.ts'
 import mcpPin from './mcp-pin/index.ts'
 import normaliseToolInput from './normalise-tool-input/index.ts'
@@ -43,6 +44,7 @@ export const builtinPlugins: readonly EnginePlugin[] = [
   policyBundle,
   dashboard,
   witness,
+  hookSocket,
   otlpExport,
   operatorSecrets,
 ]

@@ -72,6 +72,7 @@ export const FOLDERS: Readonly<Record<string, string>> = {
   'plugins/dashboard/': 'feature: the web dashboard on its own port (login, CSRF, CSP, the forwarded API, the SSE feed); `web/` is its front end (Preact + htm, no build)',
   'plugins/policy-bundle/': 'feature: signed policy bundles (fetch, verify, activate), the managed file, `/v1/policy/bundle`',
   'plugins/otlp-export/': "feature: the ledger shipped to an OpenTelemetry collector (the daemon's export service on its own thread, cursor, records, shipper)",
+  'plugins/hook-socket/': "feature: the hook routes on a Unix socket in a directory only a separated daemon's account can write (`SVC_HOOK_SOCKET`)",
   'plugins/witness/': "feature: C2SP witnessing (the daemon's witnessing service, the host log key, cosignatures, the tlog policy, per-witness state)",
   'harnesses/': 'one folder per harness, listed in `harnesses/index.ts`',
   'harnesses/claude-code/': 'Claude Code: payloads, answers, config locations, install plan, MCP configs, sandbox settings and probe, protected paths, hook switches',

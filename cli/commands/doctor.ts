@@ -4,6 +4,9 @@
  * what it can: refreshes a stale or missing shim, and re-installs hook entries a harness update removed or
  * that call an old daemon URL (the same reviewed-plan machinery as `svc install`, applied atomically).
  */
+import { lstatSync } from 'node:fs'
+import { hookSocketPath } from '../service/hook-route.ts'
+import { separationHowTo, separationProblems } from '../status/separation-advice.ts'
 import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
 import type { HarnessDefinition } from '../../harness-contract/index.ts'
@@ -139,6 +142,10 @@ export function makeDoctorCommand(io: CliIo): Command {
         ;({ report, problems } = await check())
       }
       io.out(renderStatus({ ...report, problems: [] }).replace(/\nprotection: .*$/s, ''))
+      const socket = hookSocketPath(io.env)
+      problems = [...problems, ...separationProblems(report, lstatSync(socket, { throwIfNoEntry: false })?.isSocket() ? socket : undefined)]
+      const howTo = opts.fix ? separationHowTo(report) : undefined
+      if (howTo) io.out(howTo)
       if (opts.probe) {
         for (const p of sandboxProbes(report, userHomeOf(io.env), io.env)) {
           const outcome = p.outcome === 'blocked' ? 'blocked (good)' : p.outcome === 'not-probed' ? 'not probed' : p.residual ? 'reached (known residual)' : 'REACHED'

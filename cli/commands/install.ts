@@ -28,6 +28,7 @@ import { CliError, type CliIo } from '../io.ts'
 import type { CurrentSession } from '../agent/renewer.ts'
 import { callDaemon } from '../http.ts'
 import { mintOnDaemon, totpSecrets } from '../signer/mint-flow.ts'
+import { hookRoute } from '../service/hook-route.ts'
 import { daemonPort, daemonUrl, SHIPPED_POLICIES_DIR, svcHome, userHomeOf } from '../paths.ts'
 import { installedHooks } from '../status/collect.ts'
 import { addTierOptions } from './session.ts'
@@ -48,7 +49,7 @@ interface CommonOptions {
   passphrase?: string
 }
 
-type InstallOptions = CommonOptions & { failOpen?: boolean; withSkill?: boolean; transport: 'command' | 'http'; mcp?: boolean } & SandboxOptions
+type InstallOptions = CommonOptions & { failOpen?: boolean; withSkill?: boolean; transport: 'command' | 'http'; mcp?: boolean; socket?: string } & SandboxOptions
 type SandboxOptions = { sandbox?: boolean; system?: boolean; url?: string; allowDomains?: string[] }
 
 const registered = (): ReadonlyMap<string, HarnessDefinition> => new Map(harnessPlugins.map((p) => [p.harness.id, p.harness]))
@@ -141,6 +142,7 @@ export function makeInstallCommand(io: CliIo): Command {
     .option('--fail-open', 'let tool calls through when the daemon is down (default: fail closed)')
     .option('--with-skill', 'also install the false-positive skill for Claude Code (.claude/skills/svc-false-positive)')
     .addOption(new Option('--transport <kind>', 'command shim, or the harness’s native HTTP hook where it has one (fails open)').choices(['command', 'http']).default('command'))
+    .option('--socket <path>', "a daemon under its own account: its hook socket (default $SVC_HOOK_SOCKET or /run/svc/hook.sock; used whenever the daemon is another account's)")
     .option('--mcp', 'also run every stdio MCP server of the harness configs through `svc mcp-proxy` (as `svc mcp wrap`)')
     .option('--sandbox', 'also configure each harness’s own OS sandbox for the agent’s commands (svc home hidden, configs read-only, daemon ports unreachable)')
     .option('--system', 'with --sandbox: write the harnesses’ managed (root-owned) settings instead of the user’s; needs root')
@@ -156,7 +158,21 @@ export function makeInstallCommand(io: CliIo): Command {
       if (harnesses.length === 0) throw new CliError(`no supported harness detected at ${opts.scope} scope; name one with --harness`)
       const home = svcHome(io.env, opts.home)
       const url = daemonUrl(io.env, opts.url)
-      const req = { harnesses, scope: opts.scope, env, svcHome: home, daemonUrl: url, failOpen: !!opts.failOpen, transport: opts.transport, ...sandboxRequest(io, opts, env, home) }
+      const hookSocket = hookRoute(url, io.env, opts.socket, (line) => io.err(line))
+      if (hookSocket && opts.transport === 'http')
+        throw new CliError(`the daemon runs as its own account and takes hooks on ${hookSocket}, which native HTTP hooks cannot call: use --transport command`)
+      if (hookSocket) io.out(`hooks call the daemon's socket ${hookSocket} (its account alone can create it), through the shim's curl path`)
+      const req = {
+        harnesses,
+        scope: opts.scope,
+        env,
+        svcHome: home,
+        daemonUrl: url,
+        ...(hookSocket ? { hookSocket } : {}),
+        failOpen: !!opts.failOpen,
+        transport: opts.transport,
+        ...sandboxRequest(io, opts, env, home),
+      }
       const plan = planInstall(req)
       // Entries in place but the shim they run is missing or from another version: refresh it (no config changes).
       const shim = shimState(req.svcHome)

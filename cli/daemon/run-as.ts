@@ -6,8 +6,9 @@
  * operator secrets or policy, cut its ledger, nor signal it. Started as that user already, it changes nothing.
  */
 import { execFileSync } from 'node:child_process'
-import { accessSync, chownSync, constants, existsSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs'
+import { accessSync, chmodSync, chownSync, constants, existsSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { DEFAULT_HOOK_SOCKET } from '../../plugins/hook-socket/index.ts'
 
 export interface SystemUser {
   readonly name: string
@@ -42,13 +43,28 @@ function chownTree(dir: string, uid: number, gid: number): void {
 }
 
 /**
+ * The hook socket's directory (plugins/hook-socket), made as root before the drop: the account's own, 0755, so
+ * developers can reach the socket and only the daemon can create or replace one there. An existing directory of
+ * another account is taken only when empty (never /run itself).
+ */
+function socketDir(dir: string, user: SystemUser): void {
+  const stat = statSync(dir, { throwIfNoEntry: false })
+  if (stat && stat.uid !== user.uid && readdirSync(dir).length > 0)
+    throw new Error(`SVC_HOOK_SOCKET: ${dir} is another account's and not empty; give the socket a directory of its own (e.g. /run/svc/hook.sock)`)
+  mkdirSync(dir, { recursive: true, mode: 0o755 })
+  chownSync(dir, user.uid, user.gid)
+  chmodSync(dir, 0o755)
+}
+
+/**
  * Becomes `name` for the rest of the process, with `home` ($SVC_HOME) owned by it; returns the environment the
  * daemon then runs with (HOME and USER of that account: the ledger marker and caches go to its home, not root's).
  */
 export function runAs(name: string, home: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const user = lookupUser(name)
   const current = process.getuid?.()
-  if (current === user.uid) return { ...env, HOME: user.home, USER: user.name, LOGNAME: user.name, SVC_DAEMON_ACCOUNT: user.name }
+  const socket = env.SVC_HOOK_SOCKET || DEFAULT_HOOK_SOCKET
+  if (current === user.uid) return { ...env, HOME: user.home, USER: user.name, LOGNAME: user.name, SVC_DAEMON_ACCOUNT: user.name, SVC_HOOK_SOCKET: socket }
   if (current !== 0) throw new Error(`--user ${name} needs root to switch to it (this process is uid ${current}); or start the daemon as ${name}`)
   if (user.uid === 0) throw new Error(`--user ${name} is root: the daemon's own user must not be`)
   // The ledger's evidence outside $SVC_HOME (core/ledger/ledger-guard.ts) goes under the user's own home.
@@ -60,6 +76,7 @@ export function runAs(name: string, home: string, env: NodeJS.ProcessEnv): NodeJ
   mkdirSync(dirname(home), { recursive: true, mode: 0o755 })
   mkdirSync(home, { recursive: true, mode: 0o700 })
   chownTree(home, user.uid, user.gid)
+  socketDir(dirname(socket), user)
   process.setgroups!([user.gid])
   process.setgid!(user.gid)
   process.setuid!(user.uid)
@@ -68,7 +85,7 @@ export function runAs(name: string, home: string, env: NodeJS.ProcessEnv): NodeJ
     process.setuid!(0)
   } catch {
     accessSync(home, constants.R_OK | constants.W_OK | constants.X_OK)
-    return { ...env, HOME: user.home, USER: user.name, LOGNAME: user.name, SVC_DAEMON_ACCOUNT: user.name }
+    return { ...env, HOME: user.home, USER: user.name, LOGNAME: user.name, SVC_DAEMON_ACCOUNT: user.name, SVC_HOOK_SOCKET: socket }
   }
   throw new Error(`dropping to ${name} did not hold: the process could become root again`)
 }

@@ -63,10 +63,15 @@ export function systemUnit(spec: SystemSpec, trusted: string, account: SystemUse
     `Environment=${systemdArg(`SVC_HOME=${home}`)}`,
     // `~` in the agent's commands is the developer's home, not the daemon's account's.
     `Environment=${systemdArg(`SVC_USER_HOME=${spec.developer.home}`)}`,
+    // The analysis reads with this account's rights only (plugins/shell-analysis/caller-access.ts).
+    `Environment=${systemdArg(`SVC_CALLER_USER=${spec.developer.name}`)}`,
     ...(trusted ? [`Environment=${systemdArg(`SVC_TRUSTED_HOST_KEYS=${trusted}`)}`] : []),
     'Restart=on-failure',
     'RestartSec=2s',
     'UMask=0077',
+    // The hook socket's directory (/run/svc/hook.sock, plugins/hook-socket): the daemon's alone to write, open to connect.
+    'RuntimeDirectory=svc',
+    'RuntimeDirectoryMode=0755',
     // Hardening: nothing to gain (no privileges, no devices, no kernel knobs), nothing to write but its own state.
     // Homes stay readable: the shell analysis reads the project's scripts, manifests and git config.
     'NoNewPrivileges=yes',
@@ -104,6 +109,8 @@ export function launchDaemon(spec: SystemSpec, trusted: string, account: SystemU
   const argv = [spec.svcBin, 'daemon', '--user', spec.user, '--home', home, '--port', String(spec.port)]
   const env: Record<string, string> = {
     SVC_HOME: home,
+    SVC_USER_HOME: spec.developer.home,
+    SVC_CALLER_USER: spec.developer.name,
     PATH: '/usr/local/bin:/opt/homebrew/bin:/usr/bin:/bin:/usr/sbin:/sbin',
     ...(trusted ? { SVC_TRUSTED_HOST_KEYS: trusted } : {}),
   }
@@ -206,7 +213,7 @@ export function installSystem(spec: SystemSpec): SystemInstallResult {
   mkdirSync(dirname(unitPath), { recursive: true })
   writeFileAtomic.sync(unitPath, spec.platform === 'linux' ? systemUnit(spec, trusted, account) : launchDaemon(spec, trusted, account), { mode: 0o644 })
   wrote.push(unitPath)
-  const direct = `SVC_USER_HOME=${spec.developer.home} ${trusted ? `SVC_TRUSTED_HOST_KEYS="${trusted}" ` : ''}svc daemon --user ${spec.user} --home ${home} --port ${spec.port}`
+  const direct = `SVC_USER_HOME=${spec.developer.home} SVC_CALLER_USER=${spec.developer.name} ${trusted ? `SVC_TRUSTED_HOST_KEYS="${trusted}" ` : ''}svc daemon --user ${spec.user} --home ${home} --port ${spec.port}`
   if (spec.platform === 'linux') {
     if (!systemdRuns()) notes.push(`systemd does not run here (PID 1 is not systemd): start the daemon as root with \`${direct}\`; it drops to ${spec.user} by itself`)
     else {

@@ -14,7 +14,7 @@ export async function startServices(
   })
   const log = opts.logger ?? opts.engine.log
   for (const service of backgroundServices(opts.engine.registry).values()) {
-    const started = await service.start({ engine: opts.engine, env: opts.env, version: opts.version, log: log.child({ service: service.name }) })
+    const started = await service.start({ app, engine: opts.engine, env: opts.env, version: opts.version, log: log.child({ service: service.name }) })
     if (started) running.push(started)
   }
 }

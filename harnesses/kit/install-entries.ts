@@ -20,7 +20,7 @@ function shellQuote(word: string): string {
  * blocks those when the daemon is down (the tool already ran).
  */
 export function shimCommand(ctx: InstallContext, harness: string, event: string, observe: boolean): string {
-  const words = [ctx.shimPath, harness, event, `--url=${ctx.daemonUrl}`, `${INSTALL_MARKER}${ctx.installId}`]
+  const words = [ctx.shimPath, harness, event, `--url=${ctx.daemonUrl}`, ...(ctx.hookSocket ? [`--socket=${ctx.hookSocket}`] : []), `${INSTALL_MARKER}${ctx.installId}`]
   if (observe) words.push('--observe')
   if (ctx.failOpen) words.push('--fail-open')
   return words.map(shellQuote).join(' ')

@@ -41,7 +41,13 @@ function configFile(env: HarnessEnv, scope: 'user' | 'repo'): string {
 }
 
 function installPlan(ctx: InstallContext) {
-  const options: SvcPluginOptions = { shim: ctx.shimPath, url: ctx.daemonUrl, install: ctx.installId, ...(ctx.failOpen ? { failOpen: true } : {}) }
+  const options: SvcPluginOptions = {
+    shim: ctx.shimPath,
+    url: ctx.daemonUrl,
+    ...(ctx.hookSocket ? { socket: ctx.hookSocket } : {}),
+    install: ctx.installId,
+    ...(ctx.failOpen ? { failOpen: true } : {}),
+  }
   const file = configFile(ctx, ctx.scope)
   return {
     entries: [{ format: 'jsonc' as const, file, pointer: ['plugin'], value: [pathToFileURL(PLUGIN).href, options], seed: { $schema: 'https://opencode.ai/config.json' } }],

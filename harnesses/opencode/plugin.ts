@@ -16,6 +16,8 @@ export interface SvcPluginOptions {
   readonly shim: string
   /** The daemon's literal loopback URL. */
   readonly url: string
+  /** A daemon under its own account: its hook socket (the shim's `--socket=`). */
+  readonly socket?: string
   /** The install id marking svc's entries. */
   readonly install: string
   readonly failOpen?: boolean
@@ -28,7 +30,15 @@ interface Ran {
 }
 
 function runShim(o: SvcPluginOptions, event: string, payload: unknown, observe: boolean): Promise<Ran> {
-  const args = ['opencode', event, `--url=${o.url}`, `--svc-install=${o.install}`, ...(observe ? ['--observe'] : []), ...(o.failOpen ? ['--fail-open'] : [])]
+  const args = [
+    'opencode',
+    event,
+    `--url=${o.url}`,
+    ...(o.socket ? [`--socket=${o.socket}`] : []),
+    `--svc-install=${o.install}`,
+    ...(observe ? ['--observe'] : []),
+    ...(o.failOpen ? ['--fail-open'] : []),
+  ]
   return new Promise((resolve) => {
     let stdout = ''
     let stderr = ''

@@ -21,6 +21,8 @@ export interface InstallRequest {
   readonly daemonUrl: string
   readonly failOpen: boolean
   readonly transport: 'command' | 'http'
+  /** A separated daemon's hook socket (cli/service/hook-route.ts): command hooks call it, never the TCP port. */
+  readonly hookSocket?: string
   /** `svc install --sandbox`: also configure each harness's own OS sandbox (`sandboxPlan`). */
   readonly sandbox?: SandboxFacts
 }
@@ -112,6 +114,7 @@ export function planInstall(req: InstallRequest): Plan {
     scope: req.scope,
     shimPath: `${req.svcHome}/bin/svc-hook`,
     daemonUrl: literalLoopbackUrl(req.daemonUrl),
+    ...(req.hookSocket ? { hookSocket: req.hookSocket } : {}),
     installId,
     failOpen: req.failOpen,
     transport: req.transport,

@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -101,6 +101,42 @@ describe('svc-hook shim (real child process)', () => {
     expect(open.code).toBe(0)
     expect(open.stderr).toMatch(/let through because svc was installed fail-open/)
     expect(await runShim(['gemini', 'AfterTool', '--url=http://127.0.0.1:9', '--observe'], payload)).toEqual({ code: 0, stdout: '', stderr: '' })
+  })
+
+  // Changing the directory's owner needs root (CI runs as root); without it only the refusals are checked.
+  it('takes the Unix socket route with --socket (curl --unix-socket), and refuses a socket it could replace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-shim-sock-'))
+    chmodSync(dir, 0o755)
+    const path = join(dir, 'hook.sock')
+    let via = ''
+    const sock = createServer((req, res) => {
+      let body = ''
+      req.on('data', (c) => (body += c))
+      req.on('end', () => {
+        via = `${req.url} ${req.headers.host}`
+        res.writeHead(200, svc(req, '{}')).end('{}')
+      })
+    })
+    sock.listen(path)
+    await once(sock, 'listening')
+    try {
+      const args = ['claude-code', 'PreToolUse', `--url=${base}`, `--socket=${path}`]
+      const mine = await runShim(args, payload)
+      expect(mine.code).toBe(2)
+      expect(mine.stderr).toContain(`the hook socket's directory ${dir} is yours`)
+      if (process.getuid?.() === 0) {
+        chownSync(dir, 65534, 65534)
+        expect(await runShim(args, payload)).toEqual({ code: 0, stdout: '{}', stderr: '' })
+        expect(via).toBe('/v1/hooks/claude-code/PreToolUse localhost')
+      }
+      const gone = await runShim(['claude-code', 'PreToolUse', `--url=${base}`, `--socket=${dir}/none.sock`], payload)
+      expect(gone.code).toBe(2)
+      expect(gone.stderr).toMatch(/hook socket .*none\.sock is not there.*svc system daemon/)
+      expect((await runShim(['claude-code', 'PreToolUse', `--url=${base}`, '--socket=relative.sock'], payload)).stderr).toContain("bad socket path 'relative.sock'")
+    } finally {
+      sock.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('refuses a malformed harness or event name in its own command line', async () => {

@@ -5,7 +5,11 @@
 # it spawns only two short `sha256sum` processes: the HTTP exchange goes through bash's /dev/tcp, the nonce
 # comes from $SRANDOM. Anywhere else it is POSIX sh + curl (>= 7.84) + openssl, as before.
 #
-#   svc-hook <harness> <event> [--url=URL] [--svc-install=ID] [--key=FILE] [--observe] [--fail-open] [--timeout=SECONDS]
+#   svc-hook <harness> <event> [--url=URL] [--socket=PATH] [--svc-install=ID] [--key=FILE] [--observe] [--fail-open] [--timeout=SECONDS]
+#
+# --socket: a daemon under its own account (`svc service install --system`) is reached on its Unix socket, in a
+# directory only that account can write, so no process of the developer's uid can stand in for it. bash's
+# /dev/tcp cannot open a Unix socket: that route always takes the curl + openssl path (curl --unix-socket).
 #
 # Fails closed: when the daemon is unreachable, slower than --timeout, or answers anything but a
 # well-formed svc answer, a pre-tool event is blocked with exit 2 and the reason on stderr (the blocking
@@ -27,6 +31,7 @@ timeout=${SVC_HOOK_TIMEOUT:-5}
 observe=0
 fail_open=0
 install=
+socket=
 # Beside the shim in $SVC_HOME/bin; computed without external commands (a planted `dirname` could lie).
 case $0 in */*) key_file=${0%/*}/../hook.key ;; *) key_file=./../hook.key ;; esac
 for arg do
@@ -34,6 +39,7 @@ for arg do
     --url=*) url=${arg#--url=} ;;
     --svc-install=*) install=${arg#--svc-install=} ;;
     --key=*) key_file=${arg#--key=} ;;
+    --socket=*) socket=${arg#--socket=} ;;
     --timeout=*) timeout=${arg#--timeout=} ;;
     --observe) observe=1 ;;
     --fail-open) fail_open=1 ;;
@@ -53,6 +59,7 @@ fail() {
   elif [ -f "$HOME/Library/LaunchAgents/dev.svc.daemon.plist" ]; then
     start="Ask the user to restart the svc daemon service (\`launchctl kickstart -k gui/$(id -u)/dev.svc.daemon\`; its log is in ~/Library/Logs/svc/) and retry"
   fi
+  [ -n "$socket" ] && start="Ask the user to start the svc system daemon (\`sudo systemctl start svc-daemon.service\`, or as root \`svc daemon --user <account>\` where no service manager runs) and retry"
   echo "svc: $1. The tool call was blocked (fail-closed). $start." >&2
   exit 2
 }
@@ -67,6 +74,17 @@ case $url in
   *) fail "the daemon URL '$url' is not a literal loopback address (http://127.0.0.1:PORT or http://[::1]:PORT); re-run \`svc install\`" ;;
 esac
 case ${url##*:} in '' | *[!0-9]*) fail "bad port in the daemon URL '$url'" ;; esac
+# The socket's directory must not be the caller's: whoever can write it can replace the socket.
+at=$url
+case $socket in
+  '') ;;
+  /*[!A-Za-z0-9._/-]* | [!/]*) fail "bad socket path '$socket' in the hook command" ;;
+  *)
+    [ -S "$socket" ] || fail "the svc daemon's hook socket $socket is not there (curl exit 7)"
+    [ -O "${socket%/*}" ] && fail "the hook socket's directory ${socket%/*} is yours, so any of your processes could replace the socket; re-run \`svc install\`"
+    url=http://localhost at=$socket
+    ;;
+esac
 
 [ -r "$key_file" ] || fail "cannot read the hook key $key_file; re-run \`svc install\`"
 key=
@@ -91,12 +109,12 @@ find_tool() {
 relay() {
   case $status in
     200) ;;
-    '') fail "the svc daemon at $url did not answer (curl exit 52)" ;;
+    '') fail "the svc daemon at $at did not answer (curl exit 52)" ;;
     *) fail "the svc daemon answered HTTP $status" ;;
   esac
-  [ "$hook" = 1 ] || fail "the answer at $url did not come from svc"
+  [ "$hook" = 1 ] || fail "the answer at $at did not come from svc"
   case $expected in *[!0-9a-f]* | '') fail "could not check the answer's MAC" ;; esac
-  [ "$mac" = "$expected" ] || fail "the answer at $url carries no valid svc MAC (not the svc daemon, or a replayed answer)"
+  [ "$mac" = "$expected" ] || fail "the answer at $at carries no valid svc MAC (not the svc daemon, or a replayed answer)"
   case $body in
     '' | '{'*'}') ;;
     *) fail "the svc daemon sent an answer that is not JSON" ;;
@@ -109,7 +127,7 @@ find_tool sha256sum
 # sh, or bash before 5.1 (no $SRANDOM): curl and openssl. -q (first argument) skips ~/.curlrc, and
 # --noproxy skips proxy variables (which would also send hooks through a corporate proxy).
 fast=
-case ${BASH_VERSION:-} in 5.[1-9]* | [6-9].* | [1-9][0-9].*) [ -n "$found" ] && fast=1 ;; esac
+case ${BASH_VERSION:-} in 5.[1-9]* | [6-9].* | [1-9][0-9].*) [ -n "$found" ] && [ -z "$socket" ] && fast=1 ;; esac
 if [ -z "$fast" ]; then
   find_tool curl
   curl=$found
@@ -119,12 +137,14 @@ if [ -z "$fast" ]; then
   [ -n "$openssl" ] || fail "openssl was not found (it checks that answers come from the svc daemon)"
   nonce=$("$openssl" rand -hex 16 2>/dev/null)
   case $nonce in *[!0-9a-f]* | '') fail "openssl could not make a nonce" ;; esac
-  resp=$("$curl" -q --noproxy '*' -sS --max-time "$timeout" --connect-timeout 2 -X POST \
+  set --
+  [ -n "$socket" ] && set -- --unix-socket "$socket"
+  resp=$("$curl" -q "$@" --noproxy '*' -sS --max-time "$timeout" --connect-timeout 2 -X POST \
     -H 'Content-Type: application/json' -H "X-Svc-Install: $install" -H "X-Svc-Nonce: $nonce" \
     --data-binary @- -w '
 %{http_code} %header{x-svc-hook} %header{x-svc-mac}' "$url/v1/hooks/$harness/$event" 2>/dev/null)
   rc=$?
-  [ "$rc" -eq 0 ] || fail "the svc daemon at $url did not answer (curl exit $rc)"
+  [ "$rc" -eq 0 ] || fail "the svc daemon at $at did not answer (curl exit $rc)"
   trailer=${resp##*
 }
   body=${resp%
@@ -192,11 +212,11 @@ printf "$opad" >&"$outer_in"
 IFS= read -r -N 16777216 -t "$timeout" -u "$from" resp
 if [ $? -gt 128 ]; then
   kill "$exchange_pid" 2>/dev/null
-  fail "the svc daemon at $url did not answer (curl exit 28)"
+  fail "the svc daemon at $at did not answer (curl exit 28)"
 fi
 exec {from}<&-
 wait "$exchange_pid"
-[ $? = 7 ] && fail "the svc daemon at $url did not answer (curl exit 7)"
+[ $? = 7 ] && fail "the svc daemon at $at did not answer (curl exit 7)"
 
 status= hook= mac= body=
 head=${resp%%$'\r\n\r\n'*}

@@ -6,6 +6,7 @@ import type { CommandAnalysis } from '../../core/types.ts'
 import type { CodeParsers } from './code-parsers.ts'
 import type { BashParser, SyntaxNode, SyntaxTree } from './parser.ts'
 import { AnalysisState, BudgetExceeded, DEFAULT_BUDGET, type Budget, type Scope, type Stdin } from './state.ts'
+import type { Caller } from './caller-access.ts'
 import { DiskReads } from './disk.ts'
 import { inlineHeredocs } from './heredocs.ts'
 import { walkStatement } from './walk.ts'
@@ -26,6 +27,8 @@ export interface AnalyzeOptions {
   readonly disk?: DiskReads
   /** The daemon's own account when it runs as one (`svc daemon --user`): a kill by name cannot reach it. */
   readonly daemonAccount?: string
+  /** Whose rights the analysis reads with, for a daemon under its own account (caller-access.ts). */
+  readonly caller?: Caller
 }
 
 /** Script files on disk are followed this many levels (`bash a.sh` whose a.sh runs `bash b.sh`). */
@@ -34,7 +37,7 @@ const MAX_FILE_DEPTH = 3
 /** Analyses `raw`. Never throws for any input: limits and parser failures come back as `error`. */
 export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalysis {
   const budget: Budget = { ...DEFAULT_BUDGET, ...opts.budget }
-  const disk = opts.disk ?? new DiskReads()
+  const disk = opts.disk ?? new DiskReads(opts.caller)
   const st = new AnalysisState(
     {
       home: opts.home,
@@ -142,7 +145,10 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
   }
   // A file it needed and may not read (a daemon under its own account, a project closed to it) is unknown: fail closed, naming it.
   const refused = (opts.fileDepth ?? 0) === 0 ? disk.refused : []
-  if (error === undefined && refused.length > 0)
+  const byCaller = (opts.fileDepth ?? 0) === 0 ? disk.callerRefused : []
+  if (error === undefined && byCaller.length > 0)
+    error = `svc may not read ${byCaller.slice(0, 3).join(', ')}${byCaller.length > 3 ? ` and ${byCaller.length - 3} more` : ''} (permission denied: the calling user could not read it, and svc reads nothing for them they could not), so it cannot tell what runs`
+  else if (error === undefined && refused.length > 0)
     error = `svc may not read ${refused.slice(0, 3).join(', ')}${refused.length > 3 ? ` and ${refused.length - 3} more` : ''} (permission denied), so it cannot tell what runs; give the daemon's account read access to the project`
   const result: CommandAnalysis = { raw, commands: st.commands, signals: [...st.signals].sort() }
   return error === undefined ? result : { ...result, error }

@@ -10,6 +10,7 @@
 import { accessSync, closeSync, constants, existsSync, globSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs'
 import { join, posix } from 'node:path'
 import { pathSpellings, sha256 } from '../../core/index.ts'
+import { type Caller, callerMayRead } from './caller-access.ts'
 
 /** The largest file read as text (a curl config, a script, a patch, package.json). */
 export const MAX_READ = 1024 * 1024
@@ -61,6 +62,11 @@ const PROBES = {
   },
   /** Whether anything is there (following symlinks). */
   exists: (path: string): boolean => existsSync(path),
+  /** `uid:gid,gid:path`: whether that caller could read path (caller-access.ts); asked before reading any text. */
+  callerMay: (spec: string): boolean => {
+    const [uid, gids, ...path] = spec.split(':')
+    return callerMayRead(path.join(':'), { uid: Number(uid), gids: gids!.split(',').map(Number) })
+  },
   /**
    * What running `path` as a script would read, when its text is not known otherwise: `none` (nothing there, a
    * directory or a device: nothing the agent wrote runs), `unreadable` (a FIFO or socket, whose text comes from
@@ -101,7 +107,22 @@ export interface Observation {
 export class DiskReads {
   readonly #seen = new Map<string, Observation>()
   readonly #refused = new Set<string>()
+  readonly #callerRefused = new Set<string>()
   #unrepeatable = false
+
+  /** `caller`: a daemon under its own account reads only what this account could (caller-access.ts). */
+  readonly caller: Caller | undefined
+  constructor(caller?: Caller) {
+    this.caller = caller
+  }
+
+  /** Whether the caller could read `path` (always, without a caller); a refusal is noted like the daemon's own. */
+  #callerMay(path: string): boolean {
+    if (!this.caller || this.#read('callerMay', `${this.caller.uid}:${this.caller.gids.join(',')}:${path}`)) return true
+    this.#refused.add(path)
+    this.#callerRefused.add(path)
+    return false
+  }
 
   #read<K extends Kind>(kind: K, path: string): ReturnType<(typeof PROBES)[K]> {
     const answer = PROBES[kind](path) as ReturnType<(typeof PROBES)[K]>
@@ -119,6 +140,7 @@ export class DiskReads {
 
   /** A regular file's text (at most MAX_READ bytes), or undefined. */
   text(path: string): string | undefined {
+    if (!this.#callerMay(path)) return undefined
     const text = this.#read('text', path)
     if (text === undefined) this.#noteRefused(path)
     return text
@@ -143,6 +165,11 @@ export class DiskReads {
     return [...this.#refused]
   }
 
+  /** Of those, the ones the caller could not read either (so no grant to the daemon would help). */
+  get callerRefused(): readonly string[] {
+    return [...this.#callerRefused]
+  }
+
   /** What git's discovery finds at `dir` (see PROBES.gitEntry). */
   gitEntry(dir: string): 'repo' | 'file' | 'bare' | 'none' {
     return this.#read('gitEntry', dir)
@@ -164,6 +191,7 @@ export class DiskReads {
 
   /** What running `path` as a script reads (see PROBES.script): its text, the head of a large file, or why none. */
   script(path: string): { text: string } | { head: string } | 'none' | 'unreadable' {
+    if (!this.#callerMay(path)) return 'unreadable'
     const answer = this.#read('script', path)
     if (answer === 'unreadable') this.#noteRefused(path)
     if (answer === 'none' || answer === 'unreadable') return answer

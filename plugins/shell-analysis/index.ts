@@ -3,6 +3,7 @@
  * commands that would actually run (see analyze.ts), and adds the paths and URLs they touch to the
  * request. It replaces the raw-command placeholder; gates read `request.shell`.
  */
+import { callerOf } from './caller-access.ts'
 import { EngineError, ERR, lexicalPath, STAGE, type CallUrl, type CommandAnalysis, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
 import { AnalysisMemo } from './memo.ts'
 import { loadBashParser, type BashParser } from './parser.ts'
@@ -151,6 +152,8 @@ export function createShellAnalysisPlugin(budget: Partial<Budget> = {}, sharedMe
     apply({ hooks, env }) {
       // Set by `svc daemon --user` (cli/daemon/run-as.ts): the daemon is another account's process.
       const daemonAccount = env.SVC_DAEMON_ACCOUNT || undefined
+      // Its reads then carry the developer's rights, not its own (caller-access.ts).
+      const caller = callerOf(env)
       let parser: BashParser | undefined
       let codeParsers: CodeParsers | undefined
       const terminals = new TerminalLines()
@@ -176,6 +179,7 @@ export function createShellAnalysisPlugin(budget: Partial<Budget> = {}, sharedMe
           ...(ctx.svcHome ? { svcHome: ctx.svcHome } : {}),
           ...(codeParsers ? { codeParsers } : {}),
           ...(daemonAccount ? { daemonAccount } : {}),
+          ...(caller ? { caller } : {}),
         })
         const shell = typed?.unknownKeys ? { ...analysed, signals: [...new Set([...analysed.signals, 'unknown_keys'])].sort() } : analysed
         const paths = new Set(request.paths)

@@ -42,7 +42,7 @@ export class AnalysisMemo {
       }
     }
     this.#misses++
-    const disk = new DiskReads()
+    const disk = new DiskReads(opts.caller)
     const analysis = deepFreeze(analyzeCommand(raw, { ...opts, disk }))
     const observations = disk.observations()
     if (disk.unrepeatable || observations.length > MAX_OBSERVATIONS) return analysis
@@ -68,6 +68,7 @@ function keyOf(raw: string, opts: AnalyzeOptions): string {
     opts.budget ?? null,
     opts.codeParsers !== undefined,
     opts.daemonAccount ?? null,
+    opts.caller ?? null,
   ])
 }
 

@@ -10,11 +10,15 @@ import { GateIndex } from '../../core/policy/gate-index.ts'
 import { createCorpusWorld, loadCorpus, type CorpusCase, type CorpusWorld } from './harness.ts'
 
 let world: CorpusWorld
+/** The same world decided by a daemon under its own account (cases marked `separated`). */
+let separated: CorpusWorld
 beforeAll(async () => {
   world = await createCorpusWorld()
+  separated = await createCorpusWorld({ env: { SVC_DAEMON_ACCOUNT: 'svcd' } })
 })
 afterAll(async () => {
   await world?.close()
+  await separated?.close()
 })
 
 const label = (c: CorpusCase): string => (c.cmd ?? `${c.tool} ${JSON.stringify(c.input)}`).slice(0, 120)
@@ -27,9 +31,10 @@ const skippedByCase = new Map<CorpusCase, number>()
 
 /** Decides a case with the gate index, and again running every gate; fails unless both decide alike. */
 async function decide(c: CorpusCase) {
-  const indexed = await world.decide(c)
+  const decider = c.separated ? separated : world
+  const indexed = await decider.decide(c)
   const full: GateTrace[] = []
-  const everyGate = await world.decide(c, {}, full)
+  const everyGate = await decider.decide(c, {}, full)
   const what = c.cmd ?? JSON.stringify(c.input)
   expect(indexed.decision.hits, `${what}: indexed hits`).toEqual(everyGate.decision.hits)
   expect([indexed.decision.verdict, indexed.decision.ruleId], `${what}: indexed verdict`).toEqual([everyGate.decision.verdict, everyGate.decision.ruleId])

@@ -21,6 +21,8 @@ export interface CorpusCase {
   /** Gate id expected to deny; `analysis` for a core refusal of unanalysable input. */
   readonly rule?: string
   readonly note?: string
+  /** Decided by a daemon under its own account (`svc daemon --user`: SVC_DAEMON_ACCOUNT), not the developer's uid. */
+  readonly separated?: boolean
 }
 
 export interface CorpusWorld {
@@ -53,7 +55,7 @@ export function loadCorpus(dir: 'deny' | 'allow'): { file: string; cases: Corpus
 export const CORPUS_SVC_PORTS = protectedPorts({ SVC_PROTECTED_PORTS: '17878' }, 9000)
 
 /** Builds the world: temp $SVC_HOME, a governed user's home with a project, keys and links. */
-export async function createCorpusWorld(options: { svcPorts?: readonly number[] } = {}): Promise<CorpusWorld> {
+export async function createCorpusWorld(options: { svcPorts?: readonly number[]; env?: Readonly<Record<string, string>> } = {}): Promise<CorpusWorld> {
   const root = mkdtempSync(join(tmpdir(), 'svc-corpus-'))
   const home = join(root, 'home', 'dev')
   const cwd = join(home, 'proj')
@@ -120,6 +122,7 @@ export async function createCorpusWorld(options: { svcPorts?: readonly number[] 
     userHome: home,
     log: pino({ level: 'silent' }),
     svcPorts: options.svcPorts ?? CORPUS_SVC_PORTS,
+    ...(options.env ? { env: options.env } : {}),
   })
   return {
     engine,
