@@ -14,6 +14,7 @@ import { asRecord, commandIsOurs, compact, objectField, optionalString, readJson
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../harness-contract/index.ts'
 import { mapCopilotTool } from './tools.ts'
 import { copilotSandboxPlan } from './sandbox.ts'
+import { copilotHistory } from './history.ts'
 
 const ID = 'copilot-cli'
 const EVENTS = { preToolUse: 'pre', postToolUse: 'post', postToolUseFailure: 'post_error' } as const
@@ -150,5 +151,8 @@ export default defineHarness({
   // Its shell tool explains itself (`description`), which says nothing about what runs.
   replayIgnore: { fields: ['description'] },
   sandboxSettings: (env) => [join(copilotHome(env), 'settings.json')],
+  history: copilotHistory(copilotHome),
+  // What its preToolUse hook would receive for a native call (`svc explain --harness copilot-cli`, `svc scan`).
+  nativeCall: (tool, input, cwd) => ({ event: 'preToolUse', payload: { toolName: tool, toolArgs: input, ...(cwd ? { cwd } : {}), sessionId: 'svc-fixture', timestamp: 0 } }),
   samples: { '.copilot/settings.json': here('./fixtures/install/settings.json') },
 })
