@@ -279,6 +279,8 @@ export interface HarnessDefinition {
   readonly protects?: ProtectedPaths
   /** Environment variables that move its user configs (passed on in `HarnessEnv.env`). */
   readonly configVariables?: readonly string[]
+  /** Environment variables that make a run load no svc hook without moving a config (`OPENCODE_PURE`). */
+  readonly hookOffVariables?: readonly string[]
   readonly hookSwitches?: HookSwitches
   /** Input fields that describe rather than change a call (`cwdEchoes`: when equal to the cwd): ignored when matching a duplicate delivery. */
   readonly replayIgnore?: { readonly fields?: readonly string[]; readonly cwdEchoes?: readonly string[] }
@@ -344,6 +346,8 @@ export function defineHarness(definition: HarnessDefinition): HarnessPlugin {
     apply({ registry }) {
       registerOnce(harnessRegistry(registry), definition.id, definition, name)
       addProtected(registry, definition.protects)
+      // A nested run of one of its `programs` with one of these set or cleared loads no svc hook (shell analysis).
+      addToPolicyList(registry, '$SVC_HARNESS_VARIABLES', [...(definition.configVariables ?? []), ...(definition.hookOffVariables ?? [])])
     },
   }
 }

@@ -143,7 +143,9 @@ export default defineHarness({
     dirs: ['**/.config/opencode', '**/.opencode', '**/.opencode/plugin', '**/.opencode/plugins'],
     programs: ['opencode'],
   },
-  configVariables: ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'OPENCODE_CONFIG', 'OPENCODE_CONFIG_DIR', 'OPENCODE_CONFIG_CONTENT'],
+  configVariables: ['XDG_CONFIG_HOME', 'OPENCODE_CONFIG', 'OPENCODE_CONFIG_DIR', 'OPENCODE_CONFIG_CONTENT'],
+  // They do not move a config: they drop its plugins, svc's included.
+  hookOffVariables: ['OPENCODE_PURE', 'OPENCODE_DISABLE_PROJECT_CONFIG'],
   history: opencodeHistory(dataDir),
   // What the plugin would send for a native call (`svc explain --harness opencode`, `svc scan`).
   nativeCall: (tool, input, cwd) => ({ event: 'tool_execute_before', payload: { tool, args: input, ...(cwd ? { cwd } : {}), sessionID: 'svc-fixture', callID: 'svc-fixture' } }),

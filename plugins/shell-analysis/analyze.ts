@@ -26,6 +26,9 @@ export interface AnalyzeOptions {
   readonly disk?: DiskReads
   /** The daemon's own account when it runs as one (`svc daemon --user`): a kill by name cannot reach it. */
   readonly daemonAccount?: string
+  /** Harness CLIs (`$SVC_HARNESS_PROGRAMS`) and the variables that move their configs (`$SVC_HARNESS_VARIABLES`). */
+  readonly harnessPrograms?: readonly string[]
+  readonly harnessVariables?: readonly string[]
 }
 
 /** Script files on disk are followed this many levels (`bash a.sh` whose a.sh runs `bash b.sh`). */
@@ -42,6 +45,8 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
       ...(opts.svcHome ? { svcHome: opts.svcHome } : {}),
       ...(opts.codeParsers ? { codeParsers: opts.codeParsers } : {}),
       ...(opts.daemonAccount ? { daemonAccount: opts.daemonAccount } : {}),
+      ...(opts.harnessPrograms ? { harnessPrograms: opts.harnessPrograms } : {}),
+      ...(opts.harnessVariables ? { harnessVariables: opts.harnessVariables } : {}),
     },
     budget,
     disk,

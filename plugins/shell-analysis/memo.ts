@@ -68,6 +68,8 @@ function keyOf(raw: string, opts: AnalyzeOptions): string {
     opts.budget ?? null,
     opts.codeParsers !== undefined,
     opts.daemonAccount ?? null,
+    opts.harnessPrograms ?? null,
+    opts.harnessVariables ?? null,
   ])
 }
 
