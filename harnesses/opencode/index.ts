@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { defineHarness, denyText } from '../../harness-contract/index.ts'
-import { asRecord, compact, objectField, optionalString, readJsonc, requireString, stdioCommand } from '../kit/index.ts'
+import { asRecord, compact, mappedCall, objectField, optionalString, readJsonc, requireString, stdioCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, McpServerEntry } from '../../harness-contract/index.ts'
 import type { SvcPluginOptions } from './plugin.ts'
 import { mapOpencodeTool } from './tools.ts'
@@ -67,15 +67,7 @@ function parse(event: string, payload: Readonly<Record<string, unknown>>): HookI
   // `workdir` is where OpenCode runs a command: relative paths in it are relative to that.
   const workdir = typeof args.workdir === 'string' && args.workdir.startsWith('/') ? args.workdir : undefined
   const mapped = mapOpencodeTool(nativeTool, args, workdir ?? cwd, mcp)
-  const toolUseId = optionalString(payload, 'callID')
-  const call = {
-    source: ID,
-    tool: mapped.tool,
-    input: mapped.input,
-    ...((workdir ?? cwd) ? { cwd: workdir ?? cwd } : {}),
-    ...(toolUseId ? { toolUseId } : {}),
-    meta: compact({ harness_session_id: optionalString(payload, 'sessionID'), native_tool: nativeTool !== mapped.tool ? nativeTool : undefined }),
-  }
+  const call = mappedCall(ID, nativeTool, mapped, { cwd: workdir ?? cwd, toolUseId: optionalString(payload, 'callID'), session: optionalString(payload, 'sessionID') })
   if (phase === 'pre') return { kind: 'call', call }
   return { kind: 'outcome', outcome: payload.error ? 'tool_errored' : 'ran', call }
 }
