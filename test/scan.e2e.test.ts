@@ -158,6 +158,6 @@ describe('svc scan over real transcripts', () => {
   it('refuses a harness it has no transcripts for, naming those it has', async () => {
     const r = await scan(['--harness', 'nope'])
     expect(r.code).toBe(2)
-    expect(r.stderr).toContain('harnesses with transcripts: claude-code, codex, copilot-cli, gemini, opencode')
+    expect(r.stderr).toContain('harnesses with transcripts: claude-code, codex, gemini, copilot-cli, opencode')
   })
 })
