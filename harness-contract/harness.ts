@@ -241,7 +241,7 @@ export interface HarnessHistory {
   locations(env: HarnessEnv): readonly HistoryLocation[]
   /** Pure: parses one file's text (`path` for formats that keep facts beside it, such as a project root file). */
   read(text: string, path: string, readSibling: (path: string) => string | undefined): HistoryRead
-  /** For a store that is not text (OpenCode's SQLite database): reads the file itself, read-only, instead of `read`. */
+  /** For a store that is not text (a SQLite database): reads the file itself, read-only, instead of `read`. */
   readFile?(path: string): HistoryRead
 }
 
@@ -266,7 +266,7 @@ export interface HarnessDefinition {
   isOurs(value: unknown, installId: string): boolean
   /**
    * The pre-tool event and payload its hook would receive for a native tool call (fixtures, `svc explain --harness`,
-   * `svc scan`). Without it: `tool_name`, `tool_input`, `cwd` (Claude Code's shape) on each pre-tool event.
+   * `svc scan`). Without it: `tool_name`, `tool_input`, `cwd` on each pre-tool event.
    */
   nativeCall?(tool: string, input: Readonly<Record<string, unknown>>, cwd: string | undefined): { readonly event: string; readonly payload: Record<string, unknown> }
   /** Parses a native payload; throws HookPayloadError on a payload it cannot use. */

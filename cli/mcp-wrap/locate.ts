@@ -43,7 +43,13 @@ function jsonServers(root: Node, base: readonly string[], argv: boolean, out: Lo
     const at = (n: Node): Span => ({ start: n.offset, end: n.offset + n.length })
     if (argv) {
       const [program, ...rest] = allStrings(command) ?? []
-      out.push({ name, pointer: [...base, name], remote: remote || !program, argv: true, ...(program && command ? { command: at(command), commandValue: program, argsValue: rest } : {}) })
+      out.push({
+        name,
+        pointer: [...base, name],
+        remote: remote || !program,
+        argv: true,
+        ...(program && command ? { command: at(command), commandValue: program, argsValue: rest } : {}),
+      })
       continue
     }
     const args = field('args')

@@ -80,7 +80,10 @@ function wrapEdits(file: McpConfigFile, server: LocatedServer, svcCommand: strin
   const args = list(wrapArgs(server.name, file.harness, server.commandValue!, server.argsValue ?? []))
   const original = file.text.slice(server.command!.start, server.command!.end)
   // An argv command is one array: the wrapper's argv replaces it whole (and unwrap puts the array's bytes back).
-  if (server.argv) return [{ from: 'commandStart', to: 'commandEnd', before: original, after: list([svcCommand, ...wrapArgs(server.name, file.harness, server.commandValue!, server.argsValue ?? [])]) }]
+  if (server.argv)
+    return [
+      { from: 'commandStart', to: 'commandEnd', before: original, after: list([svcCommand, ...wrapArgs(server.name, file.harness, server.commandValue!, server.argsValue ?? [])]) },
+    ]
   if (!server.args)
     return [
       { from: 'commandStart', to: 'commandEnd', wrappedTo: 'argsEnd', before: original, after: file.format === 'toml' ? `${cmd}\nargs = ${args}` : `${cmd}, "args": ${args}` },

@@ -40,18 +40,26 @@ export function opencodeHistory(dataDir: (env: HarnessEnv) => string): HarnessHi
       const out = new HistoryCollector()
       const db = new DatabaseSync(path, { readOnly: true })
       try {
-        ;(db.prepare(PARTS).all() as unknown as PartRow[]).forEach((row, i) => {
+        const rows = db.prepare(PARTS).all() as unknown as PartRow[]
+        for (const [i, row] of rows.entries()) {
           const part = json(row.part)
-          if (!part) return out.unreadable(i + 1, 'a part whose data is not a JSON object')
-          if (part.type !== 'tool') return
+          if (!part) {
+            out.unreadable(i + 1, 'a part whose data is not a JSON object')
+            continue
+          }
+          if (part.type !== 'tool') continue
           const tool = str(part.tool)
           const input = asRecord(asRecord(part.state)?.input)
-          if (!tool || !input) return out.unreadable(i + 1, `a tool part without ${tool ? 'an input object' : 'a tool name'}`)
+          if (!tool || !input) {
+            out.unreadable(i + 1, `a tool part without ${tool ? 'an input object' : 'a tool name'}`)
+            continue
+          }
           const cwd = str(asRecord(json(row.message)?.path)?.cwd) ?? row.directory ?? undefined
           const at = Number.isFinite(row.created) ? new Date(row.created).toISOString() : undefined
           // Call ids are the model's: unique within a session only.
-          out.add(str(part.callID) && `${row.session}/${str(part.callID)}`, { tool, input, line: i + 1, ...(cwd ? { cwd } : {}), ...(at ? { at } : {}) })
-        })
+          const id = str(part.callID)
+          out.add(id && `${row.session}/${id}`, { tool, input, line: i + 1, ...(cwd ? { cwd } : {}), ...(at ? { at } : {}) })
+        }
       } finally {
         db.close()
       }

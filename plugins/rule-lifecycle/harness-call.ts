@@ -16,7 +16,10 @@ export function harnessCall(registry: Registries, harness: string, tool: string,
     ? [[own.event, own.payload] as const]
     : Object.entries(def.events)
         .filter(([, phase]) => phase === 'pre')
-        .map(([event]) => [event, { hook_event_name: event, tool_name: tool, tool_input: input, ...(cwd ? { cwd } : {}), session_id: 'svc-fixture', tool_use_id: 'svc-fixture' }] as const)
+        .map(
+          ([event]) =>
+            [event, { hook_event_name: event, tool_name: tool, tool_input: input, ...(cwd ? { cwd } : {}), session_id: 'svc-fixture', tool_use_id: 'svc-fixture' }] as const,
+        )
   for (const [event, payload] of shapes) {
     try {
       const parsed = def.parse(event, payload)
