@@ -70,7 +70,7 @@ async function gemini(prompt: string): Promise<void> {
 async function copilot(prompt: string): Promise<void> {
   const model = await startFakeChat()
   const env = { PATH, HOME: home, NO_COLOR: '1', COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_BASE_URL: model.url, COPILOT_PROVIDER_API_KEY: 'k', COPILOT_MODEL: 'gpt-4.1' }
-  const r = await spawnBounded(COPILOT, ['-p', prompt, '--allow-all-tools', '--no-auto-update'], { cwd: work, env })
+  const r = await spawnBounded(COPILOT, ['-p', prompt, '--allow-all-tools', '--no-auto-update'], { cwd: work, env, timeoutMs: 300_000 })
   await model.close()
   expect(r.code, r.out).toBe(0)
 }
