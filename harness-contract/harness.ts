@@ -30,8 +30,16 @@ export interface ConfigLocation {
   readonly format: 'jsonc' | 'toml'
   /** `hooks`: where the installer writes; `mcp`: where MCP servers are read from. */
   readonly purpose: 'hooks' | 'mcp'
+  /** How a JSON(C) `mcp` file declares its servers when not `mcpServers` with a `command` string and `args`. */
+  readonly mcpShape?: McpShape
   /** Absolute path of the published JSON Schema the written file must satisfy. */
   readonly schema?: string
+}
+
+/** The key of a JSON config's server map, and `argv`: `command` is one array (program and arguments), with no `args`. */
+export interface McpShape {
+  readonly map: string
+  readonly command: 'string' | 'argv'
 }
 
 /** What the installer puts into hook entries. */
@@ -235,6 +243,8 @@ export interface HarnessHistory {
   locations(env: HarnessEnv): readonly HistoryLocation[]
   /** Pure: parses one file's text (`path` for formats that keep facts beside it, such as a project root file). */
   read(text: string, path: string, readSibling: (path: string) => string | undefined): HistoryRead
+  /** For a store that is not text (a SQLite database): reads the file itself, read-only, instead of `read`. */
+  readFile?(path: string): HistoryRead
 }
 
 /** The definition a harness folder provides. */
@@ -256,6 +266,11 @@ export interface HarnessDefinition {
   sandboxPlan?(ctx: InstallContext & { readonly sandbox: SandboxFacts }): HarnessInstallPlan
   /** True when a config value (hook handler or group) was written by this control plane. */
   isOurs(value: unknown, installId: string): boolean
+  /**
+   * The pre-tool event and payload its hook would receive for a native tool call (fixtures, `svc explain --harness`,
+   * `svc scan`). Without it: `tool_name`, `tool_input`, `cwd` on each pre-tool event.
+   */
+  nativeCall?(tool: string, input: Readonly<Record<string, unknown>>, cwd: string | undefined): { readonly event: string; readonly payload: Record<string, unknown> }
   /** Parses a native payload; throws HookPayloadError on a payload it cannot use. */
   parse(event: string, payload: Readonly<Record<string, unknown>>): HookInput
   /** Renders a decision (or `undefined` for outcome/ignored events) in the native format of `event`. */
@@ -266,6 +281,8 @@ export interface HarnessDefinition {
   readonly protects?: ProtectedPaths
   /** Environment variables that move its user configs (passed on in `HarnessEnv.env`). */
   readonly configVariables?: readonly string[]
+  /** Environment variables that make a run load no svc hook without moving a config (`OPENCODE_PURE`). */
+  readonly hookOffVariables?: readonly string[]
   readonly hookSwitches?: HookSwitches
   /** Input fields that describe rather than change a call (`cwdEchoes`: when equal to the cwd): ignored when matching a duplicate delivery. */
   readonly replayIgnore?: { readonly fields?: readonly string[]; readonly cwdEchoes?: readonly string[] }
@@ -331,6 +348,8 @@ export function defineHarness(definition: HarnessDefinition): HarnessPlugin {
     apply({ registry }) {
       registerOnce(harnessRegistry(registry), definition.id, definition, name)
       addProtected(registry, definition.protects)
+      // A nested run of one of its `programs` with one of these set or cleared loads no svc hook (shell analysis).
+      addToPolicyList(registry, '$SVC_HARNESS_VARIABLES', [...(definition.configVariables ?? []), ...(definition.hookOffVariables ?? [])])
     },
   }
 }

@@ -32,6 +32,7 @@ export {
   type InstallEntry,
   type SandboxFacts,
   type McpServerEntry,
+  type McpShape,
   type NativeResponse,
   type ProbeResult,
   type ProbeTargets,

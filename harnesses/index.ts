@@ -32,6 +32,8 @@ export const PLANNED_PROTECTED: ProtectedPaths = {
     '**/cline_mcp_settings.json',
   ],
   dirs: ['**/.codeium/windsurf', '~/.codeium', '**/.windsurf', '**/.factory', '**/.clinerules', '**/.clinerules/hooks'],
+  // Factory's CLI, and agent CLIs svc does not gate yet: their config commands and moved-config runs are kept from agents too.
+  programs: ['droid', 'qwen', 'amp', 'goose'],
 }
 
 /** The whole harness family as the composition root registers it. */

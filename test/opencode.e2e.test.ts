@@ -118,6 +118,40 @@ describe.skipIf(!existsSync(OPENCODE))('OpenCode with svc installed (real binary
     }
   }, 180_000)
 
+  it('svc mcp wrap swaps an MCP server’s argv for the proxy; the real OpenCode runs it through svc; unwrap gives back the bytes', async () => {
+    const svcEnv = { SVC_HOME: join(home, '.svc'), SVC_URL: daemon.url }
+    const server = { fx: { type: 'local', command: [process.execPath, join(ROOT, 'test/fixtures/mcp/server.ts')], environment: svcEnv } }
+    const installed = readFileSync(config, 'utf8')
+    const configured = installed.replace('"autoupdate": false', `"autoupdate": false,\n  // my MCP server\n  "mcp": ${JSON.stringify(server)}`)
+    writeFileSync(config, configured)
+    try {
+      const wrap = await run(join(ROOT, 'cli/svc.sh'), ['mcp', 'wrap', '--yes', '--repo', work], svcEnv)
+      expect(wrap.out).toContain('wrapped fx')
+      expect(readFileSync(config, 'utf8')).toContain('// my MCP server')
+      // First sight: the proxy shows OpenCode no tools of an unpinned server, and queues its list for review.
+      model.declared.clear()
+      await opencode('MCP: fx_echo {"text":"too early"}')
+      expect(model.declared.has('fx_echo')).toBe(false)
+      const pins = await daemon.request('GET', '/v1/mcp/pins')
+      const served = pins.body.servers.find((s: { server: string }) => s.server === 'fx').served_fingerprint
+      const accepted = await daemon.request('POST', '/v1/mcp/pin/accept', { server: 'fx', fingerprint: served }, { authorization: `Bearer ${await daemon.operatorToken()}` })
+      expect(accepted.status).toBe(200)
+      const before = daemon.engine.ledger.size()
+      const res = await opencode('MCP: fx_echo {"text":"via proxy"}')
+      expect(res.code, res.out).toBe(0)
+      expect(model.toolResults.at(-1)).toContain('echo: via proxy')
+      const rows = Array.from({ length: daemon.engine.ledger.size() - before }, (_, i) => daemon.engine.ledger.get(before + i)!)
+      const hook = rows.find((r) => r.kind === 'decision' && r.source === 'opencode' && r.tool === 'mcp__fx__echo')
+      expect(hook).toMatchObject({ verdict: 'allow' })
+      expect(rows.find((r) => r.kind === 'decision' && r.source === 'mcp-proxy')).toMatchObject({ tool: 'mcp__fx__echo', verdict: 'allow' })
+      const unwrap = await run(join(ROOT, 'cli/svc.sh'), ['mcp', 'unwrap', '--yes', '--repo', work], svcEnv)
+      expect(unwrap.code, unwrap.out).toBe(0)
+      expect(readFileSync(config, 'utf8')).toBe(configured)
+    } finally {
+      writeFileSync(config, installed)
+    }
+  }, 300_000)
+
   it('blocks tool calls when the daemon is stopped (fail closed), with the shim’s reason', async () => {
     await daemon.stop()
     const marker = join(home, 'daemon-down-marker')

@@ -1,6 +1,6 @@
 /**
- * `svc scan` over transcripts the real harness binaries wrote (Claude Code, Codex, Gemini CLI; pinned
- * devDependencies) against scripted models on loopback, with no svc installed: an ordinary `ls` and a key read
+ * `svc scan` over transcripts the real harness binaries wrote (Claude Code, Codex, Gemini CLI, GitHub Copilot CLI,
+ * OpenCode; pinned devDependencies) against scripted models on loopback, with no svc installed: an ordinary `ls` and a key read
  * (of a key that does not exist in the throwaway home, so nothing is read). The scan reports exactly the key reads,
  * per gate and pack, with reasons; a corrupt line is reported as unreadable; nothing is written to `~/.svc`.
  */
@@ -9,6 +9,7 @@ import { delimiter, join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { findCodex } from '../harnesses/codex/app-server.ts'
 import { startFakeAnthropic } from './helpers/fake-anthropic.ts'
+import { startFakeChat } from './helpers/fake-openai-chat.ts'
 import { startFakeGemini } from './helpers/fake-gemini.ts'
 import { startFakeResponses } from './helpers/fake-openai-responses.ts'
 import { runCli } from './helpers/run-cli.ts'
@@ -21,6 +22,8 @@ const PATH = `${BIN}${delimiter}${process.env.PATH ?? ''}`
 const CLAUDE = join(BIN, 'claude')
 const CODEX = findCodex({ PATH: BIN })
 const GEMINI = join(ROOT, 'node_modules/@google/gemini-cli/bundle/gemini.js')
+const COPILOT = join(ROOT, `node_modules/@github/copilot-${process.platform}-${process.arch}/copilot`)
+const OPENCODE = join(ROOT, `node_modules/opencode-${process.platform}-${process.arch}/bin/opencode`)
 const COMMANDS = ['ls -la', 'cat ~/.ssh/id_rsa']
 
 let home: string
@@ -64,7 +67,30 @@ async function gemini(prompt: string): Promise<void> {
   expect(r.code, r.out).toBe(0)
 }
 
+async function copilot(prompt: string): Promise<void> {
+  const model = await startFakeChat()
+  const env = { PATH, HOME: home, NO_COLOR: '1', COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_BASE_URL: model.url, COPILOT_PROVIDER_API_KEY: 'k', COPILOT_MODEL: 'gpt-4.1' }
+  const r = await spawnBounded(COPILOT, ['-p', prompt, '--allow-all-tools', '--no-auto-update'], { cwd: work, env, timeoutMs: 300_000 })
+  await model.close()
+  expect(r.code, r.out).toBe(0)
+}
+
+async function opencode(prompt: string): Promise<void> {
+  const model = await startFakeChat()
+  const provider = { fake: { npm: '@ai-sdk/openai-compatible', name: 'Scripted', options: { baseURL: model.url, apiKey: 'k' }, models: { m: { name: 'M', tool_call: true } } } }
+  mkdirSync(join(home, '.config/opencode'), { recursive: true })
+  writeFileSync(join(home, '.config/opencode/opencode.json'), JSON.stringify({ model: 'fake/m', provider, autoupdate: false }))
+  const quiet = { OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_DEFAULT_PLUGINS: '1', OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1', OPENCODE_DISABLE_SHARE: '1' }
+  // Its background install of @opencode-ai/plugin fails at once against a dead loopback registry, offline.
+  const npm = { npm_config_registry: 'http://127.0.0.1:9/', npm_config_offline: 'true' }
+  const r = await spawnBounded(OPENCODE, ['run', prompt], { cwd: work, env: { PATH, HOME: home, NO_COLOR: '1', ...quiet, ...npm }, timeoutMs: 300_000 })
+  await model.close()
+  expect(r.code, r.out).toBe(0)
+}
+
 const claudeRuns = existsSync(CLAUDE)
+const copilotRuns = existsSync(COPILOT)
+const opencodeRuns = existsSync(OPENCODE)
 const codexRuns = CODEX !== undefined && ['linux', 'darwin'].includes(process.platform)
 
 beforeAll(async () => {
@@ -80,9 +106,11 @@ beforeAll(async () => {
     if (claudeRuns) await claude(`RUN: ${command}`)
     if (codexRuns) await codex(`RUN: ${command}`)
     await gemini(`RUN: ${command}`)
+    if (copilotRuns) await copilot(`RUN: ${command}`)
+    if (opencodeRuns) await opencode(`RUN: ${command}`)
   }
-  ran.push(...(claudeRuns ? ['claude-code'] : []), ...(codexRuns ? ['codex'] : []), 'gemini')
-}, 240_000)
+  ran.push(...(claudeRuns ? ['claude-code'] : []), ...(codexRuns ? ['codex'] : []), 'gemini', ...(copilotRuns ? ['copilot-cli'] : []), ...(opencodeRuns ? ['opencode'] : []))
+}, 900_000)
 
 const scan = (args: string[]) => runCli(['scan', ...args], { HOME: home })
 
@@ -130,6 +158,6 @@ describe('svc scan over real transcripts', () => {
   it('refuses a harness it has no transcripts for, naming those it has', async () => {
     const r = await scan(['--harness', 'nope'])
     expect(r.code).toBe(2)
-    expect(r.stderr).toContain('harnesses with transcripts: claude-code, codex, gemini')
+    expect(r.stderr).toContain('harnesses with transcripts: claude-code, codex, gemini, copilot-cli, opencode')
   })
 })

@@ -1,7 +1,8 @@
 /**
  * `svc mcp wrap [server]` and `svc mcp unwrap [server]` (also `svc install --mcp`): run the user's stdio MCP
  * servers through `svc mcp-proxy` in every harness config that defines them (Claude Code `~/.claude.json` and
- * `.mcp.json`, Codex `config.toml`, Gemini CLI `settings.json`, Cursor `mcp.json`), with the hook installer's
+ * `.mcp.json`, Codex `config.toml`, Gemini CLI `settings.json`, Cursor `mcp.json`, Copilot CLI `mcp-config.json`,
+ * OpenCode's argv `command` arrays in `opencode.json(c)`: whatever each harness's `mcp` locations name), with the hook installer's
  * guarantees: the diff first, a question unless `--yes`, every change checked before any file is written,
  * atomic writes, comments and layout kept, byte-exact unwrap, and a second wrap changing nothing. `env` and `cwd`
  * stay in the entry, so the harness starts the proxy (and so the server) with them.

@@ -23,7 +23,7 @@ export function mcpConfigFiles(home: string, repo: string | undefined, env: Node
     for (const loc of harness.configLocations({ home, repo, env })) {
       if (loc.purpose !== 'mcp' || seen.has(loc.path) || !existsSync(loc.path)) continue
       seen.add(loc.path)
-      out.push({ path: loc.path, format: loc.format, harness: harness.id, text: readFileSync(loc.path, 'utf8') })
+      out.push({ path: loc.path, format: loc.format, harness: harness.id, text: readFileSync(loc.path, 'utf8'), ...(loc.mcpShape ? { shape: loc.mcpShape } : {}) })
     }
   }
   return out

@@ -1,10 +1,12 @@
 /**
  * Where a stdio MCP server entry's `command` and `args` values sit in a config file's text, so wrapping and
  * unwrapping splice exactly those bytes and nothing else (comments, layout and key order survive).
- * JSON(C): `mcpServers` at the top (Claude Code, Gemini CLI, Cursor) and Claude Code's `projects.*.mcpServers`.
+ * JSON(C): `mcpServers` at the top (Claude Code, Gemini CLI, Cursor) and Claude Code's `projects.*.mcpServers`,
+ * or the map a harness names in its location's `mcpShape` (OpenCode's `mcp`, whose `command` is one argv array).
  * TOML (Codex): `[mcp_servers.<name>]` tables with one-line `command` and a (possibly multi-line) `args` array.
  */
 import { findNodeAtLocation, parseTree, type Node } from 'jsonc-parser'
+import type { McpShape } from '../../harness-contract/index.ts'
 
 export interface Span {
   readonly start: number
@@ -21,9 +23,14 @@ export interface LocatedServer {
   readonly args?: Span
   readonly commandValue?: string
   readonly argsValue?: readonly string[]
+  /** `command` is one argv array: its span is the whole array, `commandValue` its first item, `argsValue` the rest. */
+  readonly argv?: boolean
 }
 
-function jsonServers(root: Node, base: readonly string[], out: LocatedServer[]): void {
+const allStrings = (node: Node | undefined): string[] | undefined =>
+  node?.type === 'array' && node.children?.every((c) => c.type === 'string') ? node.children.map((c) => String(c.value)) : undefined
+
+function jsonServers(root: Node, base: readonly string[], argv: boolean, out: LocatedServer[]): void {
   const map = findNodeAtLocation(root, [...base])
   if (map?.type !== 'object') return
   for (const prop of map.children ?? []) {
@@ -32,27 +39,44 @@ function jsonServers(root: Node, base: readonly string[], out: LocatedServer[]):
     const name = String(keyNode.value)
     const field = (key: string) => value.children?.find((p) => p.children?.[0]?.value === key)?.children?.[1]
     const command = field('command')
+    const remote = field('url') !== undefined || field('httpUrl') !== undefined
+    const at = (n: Node): Span => ({ start: n.offset, end: n.offset + n.length })
+    if (argv) {
+      const [program, ...rest] = allStrings(command) ?? []
+      out.push({
+        name,
+        pointer: [...base, name],
+        remote: remote || !program,
+        argv: true,
+        ...(program && command ? { command: at(command), commandValue: program, argsValue: rest } : {}),
+      })
+      continue
+    }
     const args = field('args')
-    const remote = command?.type !== 'string' || field('url') !== undefined || field('httpUrl') !== undefined
-    const argsValue = args?.type === 'array' && args.children?.every((c) => c.type === 'string') ? args.children.map((c) => String(c.value)) : undefined
+    const argsValue = allStrings(args)
     out.push({
       name,
       pointer: [...base, name],
-      remote,
-      ...(command?.type === 'string' ? { command: { start: command.offset, end: command.offset + command.length }, commandValue: String(command.value) } : {}),
-      ...(args ? { args: { start: args.offset, end: args.offset + args.length } } : {}),
+      remote: remote || command?.type !== 'string',
+      ...(command?.type === 'string' ? { command: at(command), commandValue: String(command.value) } : {}),
+      ...(args ? { args: at(args) } : {}),
       ...(argsValue ? { argsValue } : {}),
     })
   }
 }
 
-export function locateJson(text: string): LocatedServer[] {
+/** The servers of a JSON(C) config: `mcpServers` (and Claude Code's per-project maps) unless `shape` names another map. */
+export function locateJson(text: string, shape?: McpShape): LocatedServer[] {
   const root = parseTree(text, [], { allowTrailingComma: true })
   if (!root) return []
   const out: LocatedServer[] = []
-  jsonServers(root, ['mcpServers'], out)
+  if (shape) {
+    jsonServers(root, [shape.map], shape.command === 'argv', out)
+    return out
+  }
+  jsonServers(root, ['mcpServers'], false, out)
   const projects = findNodeAtLocation(root, ['projects'])
-  for (const prop of projects?.type === 'object' ? (projects.children ?? []) : []) jsonServers(root, ['projects', String(prop.children?.[0]?.value), 'mcpServers'], out)
+  for (const prop of projects?.type === 'object' ? (projects.children ?? []) : []) jsonServers(root, ['projects', String(prop.children?.[0]?.value), 'mcpServers'], false, out)
   return out
 }
 

@@ -10,6 +10,7 @@ import { parseTree, type ParseError } from 'jsonc-parser'
 import { parse as parseToml } from 'smol-toml'
 import { unwrapArgs, wrapArgs } from '../../core/index.ts'
 import { CliError } from '../io.ts'
+import type { McpShape } from '../../harness-contract/index.ts'
 import { locateJson, locateToml, type LocatedServer } from './locate.ts'
 
 export interface McpConfigFile {
@@ -17,6 +18,8 @@ export interface McpConfigFile {
   readonly format: 'jsonc' | 'toml'
   readonly harness: string
   readonly text: string
+  /** The harness's `mcpShape` for this file, when not the usual `mcpServers` map. */
+  readonly shape?: McpShape
 }
 
 type Anchor = 'commandStart' | 'commandEnd' | 'argsStart' | 'argsEnd'
@@ -47,8 +50,8 @@ export interface FileChange {
   readonly records: readonly WrapRecord[]
 }
 
-export function locate(file: Pick<McpConfigFile, 'format' | 'text'>): LocatedServer[] {
-  return file.format === 'toml' ? locateToml(file.text, (t) => parseToml(t) as Record<string, unknown>) : locateJson(file.text)
+export function locate(file: Pick<McpConfigFile, 'format' | 'text' | 'shape'>): LocatedServer[] {
+  return file.format === 'toml' ? locateToml(file.text, (t) => parseToml(t) as Record<string, unknown>) : locateJson(file.text, file.shape)
 }
 
 function anchors(server: LocatedServer): Partial<Record<Anchor, number>> {
@@ -76,6 +79,11 @@ function wrapEdits(file: McpConfigFile, server: LocatedServer, svcCommand: strin
   const cmd = JSON.stringify(svcCommand)
   const args = list(wrapArgs(server.name, file.harness, server.commandValue!, server.argsValue ?? []))
   const original = file.text.slice(server.command!.start, server.command!.end)
+  // An argv command is one array: the wrapper's argv replaces it whole (and unwrap puts the array's bytes back).
+  if (server.argv)
+    return [
+      { from: 'commandStart', to: 'commandEnd', before: original, after: list([svcCommand, ...wrapArgs(server.name, file.harness, server.commandValue!, server.argsValue ?? [])]) },
+    ]
   if (!server.args)
     return [
       { from: 'commandStart', to: 'commandEnd', wrappedTo: 'argsEnd', before: original, after: file.format === 'toml' ? `${cmd}\nargs = ${args}` : `${cmd}, "args": ${args}` },
@@ -112,13 +120,13 @@ export function planWrap(files: readonly McpConfigFile[], svcCommand: string, on
     const records: WrapRecord[] = []
     // One at a time, located again after each splice (earlier edits move later offsets).
     for (;;) {
-      const target = locate({ format: file.format, text }).find(
+      const target = locate({ ...file, text }).find(
         (s) => !s.remote && s.command && (only === undefined || s.name === only) && !unwrapArgs(s.argsValue) && !records.some((r) => isDeepStrictEqual(r.pointer, s.pointer)),
       )
       if (!target) break
       const edits = wrapEdits({ ...file, text }, target, svcCommand)
       text = splice(text, target, edits, true, file.path)
-      const again = locate({ format: file.format, text }).find((s) => isDeepStrictEqual(s.pointer, target.pointer))
+      const again = locate({ ...file, text }).find((s) => isDeepStrictEqual(s.pointer, target.pointer))
       if (again?.commandValue !== svcCommand || unwrapArgs(again.argsValue)?.command !== target.commandValue)
         throw new CliError(`${file.path}: could not wrap MCP server "${target.name}" cleanly; nothing was written`)
       records.push({ file: file.path, server: target.name, pointer: target.pointer, harness: file.harness, edits })
@@ -138,7 +146,7 @@ export function planUnwrap(files: readonly McpConfigFile[], records: readonly Wr
     let text = file.text
     const done: WrapRecord[] = []
     for (const record of records.filter((r) => r.file === file.path && (only === undefined || r.server === only))) {
-      const server = locate({ format: file.format, text }).find((s) => isDeepStrictEqual(s.pointer, record.pointer))
+      const server = locate({ ...file, text }).find((s) => isDeepStrictEqual(s.pointer, record.pointer))
       if (!server || !unwrapArgs(server.argsValue)) continue
       text = splice(text, server, record.edits, false, file.path)
       done.push(record)

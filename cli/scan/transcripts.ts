@@ -73,7 +73,8 @@ export function readTranscripts(
             unreadable.push({ harness: h.id, path, why: `larger than ${MAX_FILE / 1024 / 1024} MiB` })
             continue
           }
-          const read = h.history!.read(readFileSync(path, 'utf8'), path, readSibling)
+          const history = h.history!
+          const read = history.readFile ? history.readFile(path) : history.read(readFileSync(path, 'utf8'), path, readSibling)
           transcripts.push({ harness: h.id, path, mtimeMs: st.mtimeMs, ...read })
         } catch (err) {
           unreadable.push({ harness: h.id, path, why: (err as Error).message })

@@ -7,13 +7,13 @@
  * permissionDecisionReason}`, which reaches the model as "Denied by preToolUse hook: <reason>". Exit 2 (the
  * shim's fail-closed exit) also denies. No tool-call id is sent: one is derived from session, tool and args.
  */
-import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { defineHarness, denyText } from '../../harness-contract/index.ts'
-import { asRecord, commandIsOurs, compact, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand } from '../kit/index.ts'
+import { asRecord, commandIsOurs, derivedToolUseId, mappedCall, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../harness-contract/index.ts'
 import { mapCopilotTool } from './tools.ts'
 import { copilotSandboxPlan } from './sandbox.ts'
+import { copilotHistory } from './history.ts'
 
 const ID = 'copilot-cli'
 const EVENTS = { preToolUse: 'pre', postToolUse: 'post', postToolUseFailure: 'post_error' } as const
@@ -51,14 +51,6 @@ function installPlan(ctx: InstallContext) {
   return { entries, notes }
 }
 
-// Copilot sends no tool-call id; a digest of session, tool and args links postToolUse to its preToolUse.
-function derivedToolUseId(payload: Readonly<Record<string, unknown>>, tool: string, args: unknown): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify([payload.sessionId ?? '', tool, args ?? {}]))
-    .digest('hex')
-  return `copilot-${digest.slice(0, 24)}`
-}
-
 function parse(event: string, payload: Readonly<Record<string, unknown>>): HookInput {
   const phase = EVENTS[event as keyof typeof EVENTS]
   if (!phase) return { kind: 'ignore', why: `event ${event} is not gated` }
@@ -67,14 +59,9 @@ function parse(event: string, payload: Readonly<Record<string, unknown>>): HookI
   // Older builds sent toolArgs as a JSON string; objectField takes both.
   const args = objectField(payload, 'toolArgs')
   const mapped = mapCopilotTool(nativeTool, args, cwd)
-  const call = {
-    source: ID,
-    tool: mapped.tool,
-    input: mapped.input,
-    ...(cwd ? { cwd } : {}),
-    toolUseId: derivedToolUseId(payload, nativeTool, args),
-    meta: compact({ harness_session_id: optionalString(payload, 'sessionId'), native_tool: nativeTool !== mapped.tool ? nativeTool : undefined }),
-  }
+  // Copilot sends no tool-call id: one derived from session, tool and args links postToolUse to its preToolUse.
+  const toolUseId = derivedToolUseId('copilot', payload.sessionId, nativeTool, args)
+  const call = mappedCall(ID, nativeTool, mapped, { cwd, toolUseId, session: optionalString(payload, 'sessionId') })
   if (phase === 'pre') return { kind: 'call', call, derivedId: true }
   const resultType = asRecord(payload.toolResult)?.resultType
   if (resultType === 'denied' || resultType === 'rejected') return { kind: 'ignore', why: `the tool did not run (${resultType})` }
@@ -150,5 +137,8 @@ export default defineHarness({
   // Its shell tool explains itself (`description`), which says nothing about what runs.
   replayIgnore: { fields: ['description'] },
   sandboxSettings: (env) => [join(copilotHome(env), 'settings.json')],
+  history: copilotHistory(copilotHome),
+  // What its preToolUse hook would receive for a native call (`svc explain --harness copilot-cli`, `svc scan`).
+  nativeCall: (tool, input, cwd) => ({ event: 'preToolUse', payload: { toolName: tool, toolArgs: input, ...(cwd ? { cwd } : {}), sessionId: 'svc-fixture', timestamp: 0 } }),
   samples: { '.copilot/settings.json': here('./fixtures/install/settings.json') },
 })

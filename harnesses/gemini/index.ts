@@ -2,11 +2,10 @@
  * Gemini CLI: `hooks` in settings.json (comments allowed), `BeforeTool`/`AfterTool` command hooks named
  * `svc:<event>`, answers `{decision, reason}`, and `mcp_context` on MCP calls (runtime server identity).
  */
-import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineHarness, denyText } from '../../harness-contract/index.ts'
-import { asRecord, compact, groupIsOurs, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand } from '../kit/index.ts'
+import { asRecord, derivedToolUseId, groupIsOurs, mappedCall, objectField, optionalString, readJsonc, requireString, serversFromJsonMap, shimCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, InstallEntry, McpServerEntry } from '../../harness-contract/index.ts'
 import { mapGeminiTool } from './tools.ts'
 import { geminiSandboxPlan } from './sandbox.ts'
@@ -47,14 +46,6 @@ function installPlan(ctx: InstallContext) {
   return { entries, notes }
 }
 
-// Gemini sends no tool-call id; a digest of session, tool and input links AfterTool to its BeforeTool.
-function derivedToolUseId(payload: Readonly<Record<string, unknown>>, tool: string, input: unknown): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify([payload.session_id ?? '', tool, input ?? {}]))
-    .digest('hex')
-  return `gemini-${digest.slice(0, 24)}`
-}
-
 function parse(event: string, payload: Readonly<Record<string, unknown>>): HookInput {
   const phase = EVENTS[event as keyof typeof EVENTS]
   if (!phase) return { kind: 'ignore', why: `event ${event} is not gated` }
@@ -63,18 +54,9 @@ function parse(event: string, payload: Readonly<Record<string, unknown>>): HookI
   const rawInput = objectField(payload, 'tool_input')
   const mcpContext = asRecord(payload.mcp_context)
   const mapped = mapGeminiTool(nativeTool, rawInput, cwd, mcpContext)
-  const call = {
-    source: ID,
-    tool: mapped.tool,
-    input: mapped.input,
-    ...(cwd ? { cwd } : {}),
-    toolUseId: optionalString(payload, 'tool_use_id') ?? derivedToolUseId(payload, nativeTool, payload.tool_input),
-    meta: compact({
-      harness_session_id: optionalString(payload, 'session_id'),
-      native_tool: nativeTool !== mapped.tool ? nativeTool : undefined,
-      mcp_context: mcpContext,
-    }),
-  }
+  // Gemini sends no tool-call id: one derived from session, tool and input links AfterTool to its BeforeTool.
+  const toolUseId = optionalString(payload, 'tool_use_id') ?? derivedToolUseId('gemini', payload.session_id, nativeTool, payload.tool_input)
+  const call = mappedCall(ID, nativeTool, mapped, { cwd, toolUseId, session: optionalString(payload, 'session_id'), meta: { mcp_context: mcpContext } })
   if (phase === 'pre') return { kind: 'call', call, derivedId: optionalString(payload, 'tool_use_id') === undefined }
   const response = asRecord(payload.tool_response)
   const errored = response?.error !== undefined && response.error !== null

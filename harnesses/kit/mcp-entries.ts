@@ -28,7 +28,7 @@ function str(value: unknown): string | undefined {
 }
 
 /** The command an entry runs: for an entry svc wrapped, the real server inside the wrapper (marked `wrapped`). */
-function stdioCommand(command: string | undefined, args: string[] | undefined): Pick<McpServerEntry, 'command' | 'args' | 'wrapped'> {
+export function stdioCommand(command: string | undefined, args: string[] | undefined): Pick<McpServerEntry, 'command' | 'args' | 'wrapped'> {
   const inner = unwrapArgs(args)
   if (inner) return { command: inner.command, args: [...inner.args], wrapped: true }
   return { command, args }

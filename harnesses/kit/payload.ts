@@ -2,7 +2,9 @@
  * Small pure helpers shared by harness plugins for reading untyped hook payloads: typed fields, absolute
  * paths, compact meta.
  */
+import { createHash } from 'node:crypto'
 import { isAbsolute, resolve } from 'node:path'
+import type { ToolCall } from '../../core/index.ts'
 import { HookPayloadError } from '../../harness-contract/index.ts'
 
 /** A plain object, or undefined. */
@@ -66,4 +68,32 @@ export function withFilePath(input: Record<string, unknown>, keys: readonly stri
 /** Drops undefined values (keeps ledger meta small and stable). */
 export function compact(record: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined))
+}
+
+/** A tool use id for a harness that sends none: a digest of session, native tool and input links a post-tool event to its pre-tool one. */
+export function derivedToolUseId(prefix: string, session: unknown, tool: string, input: unknown): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([session ?? '', tool, input ?? {}]))
+    .digest('hex')
+  return `${prefix}-${digest.slice(0, 24)}`
+}
+
+/**
+ * The policy's call for a native one: the mapped tool and input, where it ran, the id linking its outcome, and in
+ * `meta` the harness's session and (when renamed) its own tool name, plus any `meta` of the harness's own.
+ */
+export function mappedCall(
+  source: string,
+  nativeTool: string,
+  mapped: { readonly tool: string; readonly input: Record<string, unknown> },
+  at: { readonly cwd?: string | undefined; readonly toolUseId?: string | undefined; readonly session?: string | undefined; readonly meta?: Record<string, unknown> },
+): Omit<ToolCall, 'sessionId'> {
+  return {
+    source,
+    tool: mapped.tool,
+    input: mapped.input,
+    ...(at.cwd ? { cwd: at.cwd } : {}),
+    ...(at.toolUseId ? { toolUseId: at.toolUseId } : {}),
+    meta: compact({ harness_session_id: at.session, native_tool: nativeTool !== mapped.tool ? nativeTool : undefined, ...at.meta }),
+  }
 }

@@ -11,10 +11,11 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { defineHarness, denyText } from '../../harness-contract/index.ts'
-import { asRecord, compact, objectField, optionalString, readJsonc, requireString } from '../kit/index.ts'
+import { asRecord, compact, mappedCall, objectField, optionalString, readJsonc, requireString, stdioCommand } from '../kit/index.ts'
 import type { ConfigLocation, HarnessEnv, HookAnswer, HookInput, InstallContext, McpServerEntry } from '../../harness-contract/index.ts'
 import type { SvcPluginOptions } from './plugin.ts'
 import { mapOpencodeTool } from './tools.ts'
+import { opencodeHistory } from './history.ts'
 
 const ID = 'opencode'
 const EVENTS = { tool_execute_before: 'pre', tool_execute_after: 'post' } as const
@@ -22,6 +23,13 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 /** The plugin OpenCode loads (Bun runs TypeScript as is). */
 const PLUGIN = here('./plugin.ts')
 const NAMES = ['opencode.jsonc', 'opencode.json', 'config.json']
+/** Its MCP servers: the `mcp` map, `command` one argv array (`svc mcp wrap` swaps the whole array). */
+const MCP_SHAPE = { map: 'mcp', command: 'argv' } as const
+
+/** OpenCode's data directory (sessions, logs): $XDG_DATA_HOME/opencode, ~/.local/share/opencode by default. */
+function dataDir(env: HarnessEnv): string {
+  return join(env.env.XDG_DATA_HOME || join(env.home, '.local', 'share'), 'opencode')
+}
 
 /** OpenCode's user config directory: $XDG_CONFIG_HOME/opencode, ~/.config/opencode by default. */
 function userDir(env: HarnessEnv): string {
@@ -65,15 +73,7 @@ function parse(event: string, payload: Readonly<Record<string, unknown>>): HookI
   // `workdir` is where OpenCode runs a command: relative paths in it are relative to that.
   const workdir = typeof args.workdir === 'string' && args.workdir.startsWith('/') ? args.workdir : undefined
   const mapped = mapOpencodeTool(nativeTool, args, workdir ?? cwd, mcp)
-  const toolUseId = optionalString(payload, 'callID')
-  const call = {
-    source: ID,
-    tool: mapped.tool,
-    input: mapped.input,
-    ...((workdir ?? cwd) ? { cwd: workdir ?? cwd } : {}),
-    ...(toolUseId ? { toolUseId } : {}),
-    meta: compact({ harness_session_id: optionalString(payload, 'sessionID'), native_tool: nativeTool !== mapped.tool ? nativeTool : undefined }),
-  }
+  const call = mappedCall(ID, nativeTool, mapped, { cwd: workdir ?? cwd, toolUseId: optionalString(payload, 'callID'), session: optionalString(payload, 'sessionID') })
   if (phase === 'pre') return { kind: 'call', call }
   return { kind: 'outcome', outcome: payload.error ? 'tool_errored' : 'ran', call }
 }
@@ -94,7 +94,8 @@ function mcpServers(env: HarnessEnv, read: (path: string) => string | undefined)
       const names = (m: unknown) => (asRecord(m) ? Object.keys(asRecord(m)!).sort() : undefined)
       if (typeof s.url === 'string') return [compact({ name, harness: ID, file, transport: 'http', url: s.url, headerNames: names(s.headers) }) as unknown as McpServerEntry]
       if (!argv[0]) return []
-      return [compact({ name, harness: ID, file, transport: 'stdio', command: argv[0], args: argv.slice(1), envNames: names(s.environment) }) as unknown as McpServerEntry]
+      // A wrapped entry's identity is the real server inside svc's wrapper.
+      return [compact({ name, harness: ID, file, transport: 'stdio', ...stdioCommand(argv[0], argv.slice(1)), envNames: names(s.environment) }) as unknown as McpServerEntry]
     }),
   )
 }
@@ -108,7 +109,10 @@ export default defineHarness({
     return !!env.repo && (exists(join(env.repo, '.opencode')) || NAMES.some((n) => exists(join(env.repo!, n))))
   },
   configLocations(env): ConfigLocation[] {
-    return (env.repo ? (['user', 'repo'] as const) : (['user'] as const)).map((scope) => ({ scope, path: configFile(env, scope), format: 'jsonc', purpose: 'hooks' }))
+    const scopes = env.repo ? (['user', 'repo'] as const) : (['user'] as const)
+    return (['hooks', 'mcp'] as const).flatMap((purpose) =>
+      scopes.map((scope): ConfigLocation => ({ scope, path: configFile(env, scope), format: 'jsonc', purpose, ...(purpose === 'mcp' ? { mcpShape: MCP_SHAPE } : {}) })),
+    )
   },
   installPlan,
   sandboxPlan: () => ({
@@ -138,6 +142,11 @@ export default defineHarness({
     programs: ['opencode'],
   },
   configVariables: ['XDG_CONFIG_HOME', 'OPENCODE_CONFIG', 'OPENCODE_CONFIG_DIR', 'OPENCODE_CONFIG_CONTENT'],
+  // They do not move a config: they drop its plugins, svc's included.
+  hookOffVariables: ['OPENCODE_PURE', 'OPENCODE_DISABLE_PROJECT_CONFIG'],
+  history: opencodeHistory(dataDir),
+  // What the plugin would send for a native call (`svc explain --harness opencode`, `svc scan`).
+  nativeCall: (tool, input, cwd) => ({ event: 'tool_execute_before', payload: { tool, args: input, ...(cwd ? { cwd } : {}), sessionID: 'svc-fixture', callID: 'svc-fixture' } }),
   replayIgnore: { fields: ['description'] },
   samples: { '.config/opencode/opencode.jsonc': here('./fixtures/install/opencode.jsonc') },
 })

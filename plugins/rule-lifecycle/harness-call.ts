@@ -11,9 +11,16 @@ export function harnessCall(registry: Registries, harness: string, tool: string,
   const def = harnessRegistry(registry).get(harness)
   if (!def) throw new Error(`unknown harness "${harness}" (known: ${[...harnessRegistry(registry).keys()].sort().join(', ')})`)
   const problems: string[] = []
-  for (const [event, phase] of Object.entries(def.events)) {
-    if (phase !== 'pre') continue
-    const payload = { hook_event_name: event, tool_name: tool, tool_input: input, ...(cwd ? { cwd } : {}), session_id: 'svc-fixture', tool_use_id: 'svc-fixture' }
+  const own = def.nativeCall?.(tool, input, cwd)
+  const shapes = own
+    ? [[own.event, own.payload] as const]
+    : Object.entries(def.events)
+        .filter(([, phase]) => phase === 'pre')
+        .map(
+          ([event]) =>
+            [event, { hook_event_name: event, tool_name: tool, tool_input: input, ...(cwd ? { cwd } : {}), session_id: 'svc-fixture', tool_use_id: 'svc-fixture' }] as const,
+        )
+  for (const [event, payload] of shapes) {
     try {
       const parsed = def.parse(event, payload)
       if (parsed.kind === 'call') return parsed.call

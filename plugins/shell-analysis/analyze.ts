@@ -29,6 +29,9 @@ export interface AnalyzeOptions {
   readonly daemonAccount?: string
   /** Whose rights the analysis reads with, for a daemon under its own account (caller-access.ts). */
   readonly caller?: Caller
+  /** Harness CLIs (`$SVC_HARNESS_PROGRAMS`) and the variables that move their configs (`$SVC_HARNESS_VARIABLES`). */
+  readonly harnessPrograms?: readonly string[]
+  readonly harnessVariables?: readonly string[]
 }
 
 /** Script files on disk are followed this many levels (`bash a.sh` whose a.sh runs `bash b.sh`). */
@@ -45,6 +48,8 @@ export function analyzeCommand(raw: string, opts: AnalyzeOptions): CommandAnalys
       ...(opts.svcHome ? { svcHome: opts.svcHome } : {}),
       ...(opts.codeParsers ? { codeParsers: opts.codeParsers } : {}),
       ...(opts.daemonAccount ? { daemonAccount: opts.daemonAccount } : {}),
+      ...(opts.harnessPrograms ? { harnessPrograms: opts.harnessPrograms } : {}),
+      ...(opts.harnessVariables ? { harnessVariables: opts.harnessVariables } : {}),
     },
     budget,
     disk,

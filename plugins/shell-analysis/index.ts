@@ -4,7 +4,7 @@
  * request. It replaces the raw-command placeholder; gates read `request.shell`.
  */
 import { callerOf } from './caller-access.ts'
-import { EngineError, ERR, lexicalPath, STAGE, type CallUrl, type CommandAnalysis, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
+import { EngineError, ERR, extensionRegistry, lexicalPath, STAGE, type CallUrl, type CommandAnalysis, type EnginePlugin, type EvalRequest } from '../../core/index.ts'
 import { AnalysisMemo } from './memo.ts'
 import { loadBashParser, type BashParser } from './parser.ts'
 import type { Budget } from './state.ts'
@@ -149,7 +149,9 @@ export function shellCwd(input: Readonly<Record<string, unknown>>, cwd: string |
 export function createShellAnalysisPlugin(budget: Partial<Budget> = {}, sharedMemo?: AnalysisMemo): EnginePlugin {
   return {
     name: NAME,
-    apply({ hooks, env }) {
+    apply({ hooks, env, registry }) {
+      // Filled by the harness plugins (each definition's programs and config variables): read when a call comes.
+      const lists = extensionRegistry<readonly string[]>(registry, 'policy-list')
       // Set by `svc daemon --user` (cli/daemon/run-as.ts): the daemon is another account's process.
       const daemonAccount = env.SVC_DAEMON_ACCOUNT || undefined
       // Its reads then carry the developer's rights, not its own (caller-access.ts).
@@ -180,6 +182,8 @@ export function createShellAnalysisPlugin(budget: Partial<Budget> = {}, sharedMe
           ...(codeParsers ? { codeParsers } : {}),
           ...(daemonAccount ? { daemonAccount } : {}),
           ...(caller ? { caller } : {}),
+          harnessPrograms: lists.get('$SVC_HARNESS_PROGRAMS') ?? [],
+          harnessVariables: lists.get('$SVC_HARNESS_VARIABLES') ?? [],
         })
         const shell = typed?.unknownKeys ? { ...analysed, signals: [...new Set([...analysed.signals, 'unknown_keys'])].sort() } : analysed
         const paths = new Set(request.paths)

@@ -69,6 +69,8 @@ function keyOf(raw: string, opts: AnalyzeOptions): string {
     opts.codeParsers !== undefined,
     opts.daemonAccount ?? null,
     opts.caller ?? null,
+    opts.harnessPrograms ?? null,
+    opts.harnessVariables ?? null,
   ])
 }
 

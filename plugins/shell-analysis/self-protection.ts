@@ -2,7 +2,9 @@
  * Two ways around svc that no single argument shows:
  * - a nested harness run whose configuration was moved or cleared (`HOME=/tmp/h claude -p …`,
  *   `CLAUDE_CONFIG_DIR=/tmp/c claude`, `CODEX_HOME=/tmp/c codex exec`, `env -i claude`): it loads no svc hook,
- *   so it runs ungated (`harness_config_moved`);
+ *   so it runs ungated (`harness_config_moved`). Which programs and variables count comes from the harness
+ *   registry (each definition's `protects.programs`, `configVariables` and `hookOffVariables`, passed in as the
+ *   policy lists `$SVC_HARNESS_PROGRAMS` and `$SVC_HARNESS_VARIABLES`), so a new harness folder adds its own;
  * - stopping the daemon without naming it: every process (`kill -9 -1`, `pkill -u "$USER"`), or a pattern that
  *   matches the daemon's process (`pkill -f 'node.*daemon'`, `pkill '^no'`, `kill $(pgrep -f daemon)`)
  *   (`daemon_pattern`; the policy refuses it where something kills). Not a daemon pattern when the daemon runs as
@@ -11,27 +13,21 @@
 import type { Invocation } from './invocation.ts'
 import type { AnalysisState, Scope } from './state.ts'
 
-/** Harness CLIs that read their hooks from a config directory at start. */
-const HARNESSES: ReadonlySet<string> = new Set(['claude', 'codex', 'gemini', 'cursor-agent', 'copilot', 'opencode', 'qwen', 'droid', 'amp', 'goose'])
-/** Variables that move where a harness finds its config (and so its hooks). */
-// OPENCODE_PURE and OPENCODE_DISABLE_PROJECT_CONFIG do not move a config: they drop its plugins, svc's included.
-const CONFIG_VARIABLES: ReadonlySet<string> = new Set([
-  'HOME',
-  'XDG_CONFIG_HOME',
-  'CLAUDE_CONFIG_DIR',
-  'CODEX_HOME',
-  'GEMINI_CLI_HOME',
-  'COPILOT_HOME',
-  'OPENCODE_PURE',
-  'OPENCODE_DISABLE_PROJECT_CONFIG',
-  'USERPROFILE',
-])
-/** Scope key noting that this command moved or cleared a config variable (NUL cannot be in a variable name). */
+/** Variables that move where any program finds its config (the harnesses' own come from their definitions). */
+const HOME_VARIABLES: readonly string[] = ['HOME', 'XDG_CONFIG_HOME', 'USERPROFILE']
+/** Scope key noting that this command cleared every variable (`env -i`); `MOVED + name` one variable (NUL cannot be in a name). */
 const MOVED = '\0harness-config-moved'
 
 /** Notes an assignment, `unset` or `env -u` of `name`; `env -i` clears them all (name undefined). */
 export function noteConfigVariable(scope: Scope, name: string | undefined): void {
-  if (name === undefined || CONFIG_VARIABLES.has(name)) scope.vars.set(MOVED, '')
+  scope.vars.set(name === undefined ? MOVED : `${MOVED}:${name}`, '')
+}
+
+/** A harness CLI (a registered harness's `programs`) started with its config variables moved or cleared (`variables`). */
+function movedHarnessRun(st: AnalysisState, inv: Invocation, program: string): boolean {
+  const { harnessPrograms = [], harnessVariables = [] } = st.options
+  if (!harnessPrograms.includes(program)) return false
+  return inv.scope.vars.has(MOVED) || [...HOME_VARIABLES, ...harnessVariables].some((name) => inv.scope.vars.has(`${MOVED}:${name}`))
 }
 
 /**
@@ -75,7 +71,7 @@ const VALUED = new Set([
 
 /** Flags nested harness runs with a moved config and kills that reach the daemon without naming it. */
 export function watchSelfProtection(st: AnalysisState, inv: Invocation, program: string): void {
-  if (HARNESSES.has(program) && inv.scope.vars.has(MOVED)) st.signals.add('harness_config_moved')
+  if (movedHarnessRun(st, inv, program)) st.signals.add('harness_config_moved')
   const args = inv.argv.slice(1)
   if (program === 'kill' && killsEveryProcess(args)) st.signals.add('daemon_pattern')
   if (program !== 'pkill' && program !== 'pgrep' && program !== 'killall' && program !== 'pidof') return

@@ -87,6 +87,9 @@ export interface AnalysisOptions {
   readonly codeParsers?: CodeParsers
   /** The daemon's own account (`svc daemon --user`), when it runs as one. */
   readonly daemonAccount?: string
+  /** Harness CLIs, and the variables that move their configs or drop their hooks (the harness registry's lists). */
+  readonly harnessPrograms?: readonly string[]
+  readonly harnessVariables?: readonly string[]
 }
 
 /** Collects commands and signals and enforces the budget while one command string is analysed. */
