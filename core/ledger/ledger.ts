@@ -91,6 +91,8 @@ export class SqliteLedger {
   #observers: ((entry: LedgerEntry) => void)[] = []
   /** Newest cosignature per witness for GET /v1/ledger/root; set by the fleet witness feature (the core submits nothing). */
   cosignatures: () => readonly CosignatureView[] = () => []
+  /** Runs before each checkpoint is signed; a throw refuses it (the witness plugin's watermark records the size outside the ledger first). */
+  beforeSign: (treeSize: number, root: Buffer) => void = () => {}
   /** The last error writing `checkpoints.log` (the checkpoint row itself was committed). */
   lastCheckpointLogError: string | undefined
 
@@ -319,6 +321,7 @@ export class SqliteLedger {
     const vkey = noteVerifierKey(this.origin, key.publicKey)
     const last = this.#lastCheckpoint
     if (last && last.treeSize === treeSize && last.signerKid === signerKid) return { note: last.note, vkey, treeSize, root }
+    this.beforeSign(treeSize, root)
     const note = signNote(checkpointText(this.origin, treeSize, root), this.origin, key)
     const createdMs = Date.now()
     this.#lastCheckpoint = { treeSize, signerKid, note, root }
