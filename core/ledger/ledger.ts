@@ -4,8 +4,7 @@
  * synchronous=FULL) by the writer thread, which owns the only write connection, so no fsync ever runs on the
  * event loop. One batch is in flight at a time; appends queued meanwhile go into the next batch (group commit).
  * Reads (proofs, lookups, entries) use a connection of their own on the caller's thread (WAL readers) and only
- * ever see committed leaves. The daemon signs checkpoints by itself (`autoCheckpoint`) and each one is also
- * appended to `checkpoints.log` outside the database.
+ * ever see committed leaves. The daemon signs checkpoints by itself (`autoCheckpoint`), each also in `checkpoints.log`.
  */
 import { randomBytes } from 'node:crypto'
 import { EngineError, ERR } from '../errors.ts'

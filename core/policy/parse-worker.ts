@@ -25,8 +25,7 @@ export function parseInline<K extends ParseKind>(kind: K, text: string, file: st
   return (kind === 'policy' ? parsePolicy(text, file) : parseGroupPolicy(text, file)) as Parsed<K>
 }
 
-// Only the thread started as the parser listens: other threads load this module through core/index.ts (the OTLP export's took its `stop` for a job).
-const PARSER = 'svc-policy-parser'
+const PARSER = 'svc-policy-parser' // the parser thread's workerData: other threads load this module too (the OTLP export's took its `stop` for a job)
 let worker: Worker | undefined
 let nextId = 1
 const pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>()
