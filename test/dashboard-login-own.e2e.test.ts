@@ -69,7 +69,10 @@ describe.skipIf(!hasBrowser)('the login cookie reaching another port of 127.0.0.
     await page.getByTestId('mode').filter({ hasText: 'firewall' }).waitFor()
     // The operator visits another local page: the browser sends it the dashboard's cookie.
     await page.goto(`${otherUrl}/`)
-    const stolen = cookiesSeen.join('; ').split(/;\s*/).find((c) => c.startsWith('svc_dashboard_'))
+    const stolen = cookiesSeen
+      .join('; ')
+      .split(/;\s*/)
+      .find((c) => c.startsWith('svc_dashboard_'))
     expect(stolen, 'the browser sends the cookie to the other port (the premise)').toBeDefined()
     // With the cookie alone: no secret to be had, no read, no change.
     const session = await fetch(`${base}/session`, { headers: { cookie: stolen! } })

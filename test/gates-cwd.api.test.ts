@@ -32,7 +32,13 @@ const gates = async (query = '') => {
 
 it('lists every repository layer above the cwd, with its counters', async () => {
   const sid = await d.session()
-  const hit = await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'codex', tool: 'Write', input: { file_path: 'db/migrations/1.sql', content: 'x' }, cwd: join(inner, 'src') })
+  const hit = await d.request('POST', '/v1/gates/check', {
+    session_id: sid,
+    source: 'codex',
+    tool: 'Write',
+    input: { file_path: 'db/migrations/1.sql', content: 'x' },
+    cwd: join(inner, 'src'),
+  })
   expect(hit.body).toMatchObject({ verdict: 'deny', rule_id: 'outer.no-migrations' })
 
   const rows = await gates(`?cwd=${encodeURIComponent(join(inner, 'src'))}`)

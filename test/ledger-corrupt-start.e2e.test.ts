@@ -32,7 +32,8 @@ async function record(p: ReturnType<typeof place>, n: number, kill: boolean): Pr
   const d = await startDaemonProcess(p.env)
   const created = await d.post('/v1/sessions/create', mintSession(unlockHostKey('software', { home: p.home, env: p.env })))
   let last = -1
-  for (let i = 0; i < n; i++) last = (await d.post('/v1/gates/check', { session_id: created.body.session_id, source: 'claude-code', tool: 'Bash', input: { command: `echo ${i}` } })).body.ledger_seq
+  for (let i = 0; i < n; i++)
+    last = (await d.post('/v1/gates/check', { session_id: created.body.session_id, source: 'claude-code', tool: 'Bash', input: { command: `echo ${i}` } })).body.ledger_seq
   if (kill) {
     d.child.kill('SIGKILL')
     await new Promise((r) => d.child.once('exit', r))

@@ -28,7 +28,10 @@ it('stops cleanly while exporting to a local collector: no error logged, exit 0'
   } finally {
     const code = await daemon.stop()
     await receiver.close()
-    const errors = daemon.stdout().split('\n').filter((l) => /"level":(50|60)/.test(l))
+    const errors = daemon
+      .stdout()
+      .split('\n')
+      .filter((l) => /"level":(50|60)/.test(l))
     expect(errors).toEqual([])
     expect(daemon.stdout()).not.toMatch(/PE_POLICY_INVALID|Received undefined/)
     expect(daemon.stderr()).not.toMatch(/PE_POLICY_INVALID|Received undefined/)
