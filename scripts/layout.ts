@@ -94,7 +94,7 @@ export const FOLDERS: Readonly<Record<string, string>> = {
   'redaction/': 'the one redaction every surface uses (case bundles, OTLP export, `svc log`, `svc top`): a library any family may import through `index.ts`',
   'cli/': '`svc` (commander): the bin, the composition root (`cli/plugins.ts`) and every command',
   'cli/commands/': "one file per command, listed in the CLI's manifest (`cli/commands/index.ts`) and loaded lazily; the command table built from the manifests",
-  'cli/daemon/': '`svc daemon` as a process: its log, host keys trusted from the environment, the warm-up after start, idle memory release',
+  'cli/daemon/': '`svc daemon` as a process: its log, host keys trusted from the environment, the warm-up after start, idle memory release, a corrupt database named at start',
   'cli/agent/': '`svc agent`: the session renewer and its desktop notifications',
   'cli/signer/': 'host signers (software, TOTP, OS keychain), minting, the QR code',
   'cli/service/': 'systemd user units and launchd agents',

@@ -69,7 +69,10 @@ describe.skipIf(!hasBrowser)('the login cookie reaching another port of 127.0.0.
     await page.getByTestId('mode').filter({ hasText: 'firewall' }).waitFor()
     // The operator visits another local page: the browser sends it the dashboard's cookie.
     await page.goto(`${otherUrl}/`)
-    const stolen = cookiesSeen.join('; ').split(/;\s*/).find((c) => c.startsWith('svc_dashboard_'))
+    const stolen = cookiesSeen
+      .join('; ')
+      .split(/;\s*/)
+      .find((c) => c.startsWith('svc_dashboard_'))
     expect(stolen, 'the browser sends the cookie to the other port (the premise)').toBeDefined()
     // With the cookie alone: no secret to be had, no read, no change.
     const session = await fetch(`${base}/session`, { headers: { cookie: stolen! } })
@@ -83,6 +86,10 @@ describe.skipIf(!hasBrowser)('the login cookie reaching another port of 127.0.0.
     })
     expect(flip.status).toBe(403)
     expect(d.engine.mode()).toBe('firewall')
+    // Nor the live stream: it reads every decision as the dashboard shows it.
+    const events = await fetch(`${base}/events?after=-1`, { headers: { cookie: stolen! } })
+    expect(events.status).toBe(403)
+    expect(await events.text()).not.toMatch(/event: entry/)
     // The page itself, reloaded in its tab, is still logged in and can act.
     await page.goto(`${base}/#/policy`)
     await page.getByTestId('mode').filter({ hasText: 'firewall' }).waitFor()
@@ -92,6 +99,12 @@ describe.skipIf(!hasBrowser)('the login cookie reaching another port of 127.0.0.
       return res.status
     })
     expect(status).toBe(200)
+    // And its Live page still streams: a decision made now arrives over the stream the page opens with its secret.
+    await page.goto(`${base}/#/live`)
+    await page.getByTestId('conn').filter({ hasText: 'live' }).waitFor()
+    const sid = await d.session()
+    await d.request('POST', '/v1/gates/check', { session_id: sid, source: 'claude-code', tool: 'Bash', input: { command: 'echo streamed-with-the-secret' } })
+    await page.getByText('echo streamed-with-the-secret').first().waitFor({ timeout: 15_000 })
   })
 })
 
@@ -108,9 +121,9 @@ describe('logout and live streams', () => {
 
   it('caps live streams per login and in total', async () => {
     const open: AbortController[] = []
-    const stream = async (cookie: string) => {
+    const stream = async ({ cookie, csrf }: { cookie: string; csrf: string }) => {
       const c = new AbortController()
-      const res = await fetch(`${base}/events`, { headers: { cookie }, signal: c.signal })
+      const res = await fetch(`${base}/events`, { headers: { cookie, 'x-csrf-token': csrf }, signal: c.signal })
       if (res.status === 200) open.push(c)
       else await res.text()
       return res.status
@@ -118,17 +131,17 @@ describe('logout and live streams', () => {
     try {
       const first = await login()
       const statuses = []
-      for (let i = 0; i < 5; i++) statuses.push(await stream(first.cookie))
+      for (let i = 0; i < 5; i++) statuses.push(await stream(first))
       expect(statuses).toEqual([200, 200, 200, 200, 429])
       for (let l = 0; l < 3; l++) {
-        const { cookie } = await login()
-        for (let i = 0; i < 4; i++) expect(await stream(cookie)).toBe(200)
+        const next = await login()
+        for (let i = 0; i < 4; i++) expect(await stream(next)).toBe(200)
       }
-      expect(await stream((await login()).cookie)).toBe(429)
+      expect(await stream(await login())).toBe(429)
       // A stream that ends frees its place.
       open.shift()!.abort()
       await new Promise((r) => setTimeout(r, 200))
-      expect(await stream(first.cookie)).toBe(200)
+      expect(await stream(first)).toBe(200)
     } finally {
       for (const c of open) c.abort()
     }

@@ -212,7 +212,7 @@ describe('event stream', () => {
     const check = (command: string) => d.request('POST', '/v1/gates/check', { session_id: sid, source: 'claude-code', tool: 'Bash', input: { command } })
     const a = (await check('ls')).body.ledger_seq as number
     const b = (await check('git reset --hard HEAD~1')).body.ledger_seq as number
-    const resumed = readFrames({ cookie, 'last-event-id': String(a - 1) }, b - a + 2)
+    const resumed = readFrames({ cookie, 'x-csrf-token': csrf, 'last-event-id': String(a - 1) }, b - a + 2)
     await new Promise((r) => setTimeout(r, 100))
     const c = (await check('pwd')).body.ledger_seq as number
     const { ids, text } = await resumed
@@ -220,7 +220,7 @@ describe('event stream', () => {
     expect(ids).toContain(c)
     expect(text).not.toContain(csrf)
     expect(text).toContain('"rule_id":"git.reset-hard"')
-    const bad = await fetch(`${base}/events`, { headers: { cookie, 'last-event-id': 'abc' } })
+    const bad = await fetch(`${base}/events`, { headers: { cookie, 'x-csrf-token': csrf, 'last-event-id': 'abc' } })
     expect(bad.status).toBe(400)
   })
 })
@@ -274,7 +274,8 @@ describe('shutdown', () => {
     const o = await startTestDaemon({ dashboard: true })
     const res = await fetch(`${o.dashboardUrl}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: PASSWORD }) })
     const cookie = res.headers.get('set-cookie')!.split(';')[0]!
-    const stream = await fetch(`${o.dashboardUrl}/events`, { headers: { cookie } })
+    const { csrf } = (await res.json()) as { csrf: string }
+    const stream = await fetch(`${o.dashboardUrl}/events`, { headers: { cookie, 'x-csrf-token': csrf } })
     const reader = stream.body!.getReader()
     await reader.read()
     await o.stop()

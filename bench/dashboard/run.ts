@@ -34,9 +34,10 @@ const { api, dashboard } = await new Promise<{ api: string; dashboard: string }>
   child.once('exit', (code) => reject(new Error(`daemon exited ${code}`)))
 })
 
-async function loginCookie(): Promise<string> {
+/** The login's cookie and its secret: the event stream needs both, as every dashboard read does. */
+async function loginHeaders(): Promise<Record<string, string>> {
   const res = await fetch(`${dashboard}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: BENCH_PASSWORD }) })
-  return res.headers.get('set-cookie')!.split(';')[0]!
+  return { cookie: res.headers.get('set-cookie')!.split(';')[0]!, 'x-csrf-token': ((await res.json()) as { csrf: string }).csrf }
 }
 
 /** Bytes of every file the page loads, fetched over plain HTTP (the module graph is fixed: web/ and three vendor files). */
@@ -98,9 +99,9 @@ async function browserFirstLoad(): Promise<string> {
 }
 
 /** A logged-in event-stream reader that records the seqs it receives. */
-async function sseClient(cookie: string, from: number): Promise<{ seqs: Set<number>; close(): void }> {
+async function sseClient(headers: Record<string, string>, from: number): Promise<{ seqs: Set<number>; close(): void }> {
   const controller = new AbortController()
-  const res = await fetch(`${dashboard}/events?after=${from}`, { headers: { cookie }, signal: controller.signal })
+  const res = await fetch(`${dashboard}/events?after=${from}`, { headers, signal: controller.signal })
   const seqs = new Set<number>()
   const reader = res.body!.getReader()
   const decoder = new TextDecoder()
@@ -147,9 +148,9 @@ try {
   console.log(`first load (Chromium): ${await browserFirstLoad()}`)
   await checkLoad(session) // warm-up
   const alone = await checkLoad(session)
-  const cookie = await loginCookie()
+  const login = await loginHeaders()
   const start = (await treeSize()) - 1
-  const clients = await Promise.all(Array.from({ length: SSE_CLIENTS }, () => sseClient(cookie, start)))
+  const clients = await Promise.all(Array.from({ length: SSE_CLIENTS }, () => sseClient(login, start)))
   const withClients = await checkLoad(session)
   const last = (await treeSize()) - 1
   const t0 = performance.now()

@@ -2,10 +2,11 @@
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { collectWhenIdle } from '../daemon/idle-gc.ts'
 import { warmUp } from '../daemon/warm-up.ts'
-import type { CliIo } from '../io.ts'
+import { CliError, type CliIo } from '../io.ts'
 import { DEFAULT_DASHBOARD_PORT, DEFAULT_PORT, svcHome } from '../paths.ts'
 import { startSvcDaemon } from '../start-daemon.ts'
 import { runAs } from '../daemon/run-as.ts'
+import { corruptDatabaseMessage, isCorruptDatabase } from '../daemon/corrupt-db.ts'
 
 function parsePort(value: string): number {
   const port = Number(value)
@@ -78,6 +79,9 @@ export function makeDaemonCommand(io: CliIo): Command {
           env,
           newLedger: opts.newLedger,
           dashboardPort: dashboardPort(opts.dashboardPort, env, opts.port),
+        }).catch((err: unknown) => {
+          // SQLite's "database disk image is malformed" names no file: name it, and say nothing was changed.
+          throw isCorruptDatabase(err) ? new CliError(corruptDatabaseMessage(home, err as Error)) : err
         })
         if (opts.devSession) {
           try {

@@ -4,8 +4,7 @@
  * synchronous=FULL) by the writer thread, which owns the only write connection, so no fsync ever runs on the
  * event loop. One batch is in flight at a time; appends queued meanwhile go into the next batch (group commit).
  * Reads (proofs, lookups, entries) use a connection of their own on the caller's thread (WAL readers) and only
- * ever see committed leaves. The daemon signs checkpoints by itself (`autoCheckpoint`) and each one is also
- * appended to `checkpoints.log` outside the database.
+ * ever see committed leaves. The daemon signs checkpoints by itself (`autoCheckpoint`), each also in `checkpoints.log`.
  */
 import { randomBytes } from 'node:crypto'
 import { EngineError, ERR } from '../errors.ts'
@@ -91,6 +90,8 @@ export class SqliteLedger {
   #observers: ((entry: LedgerEntry) => void)[] = []
   /** Newest cosignature per witness for GET /v1/ledger/root; set by the fleet witness feature (the core submits nothing). */
   cosignatures: () => readonly CosignatureView[] = () => []
+  /** Runs before each checkpoint is signed; a throw refuses it (the witness plugin's watermark records the size outside the ledger first). */
+  beforeSign: (treeSize: number, root: Buffer) => void = () => {}
   /** The last error writing `checkpoints.log` (the checkpoint row itself was committed). */
   lastCheckpointLogError: string | undefined
 
@@ -319,6 +320,7 @@ export class SqliteLedger {
     const vkey = noteVerifierKey(this.origin, key.publicKey)
     const last = this.#lastCheckpoint
     if (last && last.treeSize === treeSize && last.signerKid === signerKid) return { note: last.note, vkey, treeSize, root }
+    this.beforeSign(treeSize, root)
     const note = signNote(checkpointText(this.origin, treeSize, root), this.origin, key)
     const createdMs = Date.now()
     this.#lastCheckpoint = { treeSize, signerKid, note, root }

@@ -4,7 +4,7 @@
  * their locations); compiling stays on the main thread, in slices (steps.ts). The worker starts on first
  * use and exits when idle; errors come back as the EngineError the inline parser would have thrown.
  */
-import { isMainThread, parentPort, type Worker } from 'node:worker_threads'
+import { isMainThread, parentPort, workerData, type Worker } from 'node:worker_threads'
 import { EngineError, ERR } from '../errors.ts'
 import { startWorker as startThread } from '../worker-thread.ts'
 import { parseGroupPolicy, parsePolicy, type ParsedGroupPolicy, type ParsedPolicy, type RawGate } from './parse.ts'
@@ -25,6 +25,7 @@ export function parseInline<K extends ParseKind>(kind: K, text: string, file: st
   return (kind === 'policy' ? parsePolicy(text, file) : parseGroupPolicy(text, file)) as Parsed<K>
 }
 
+const PARSER = 'svc-policy-parser' // the parser thread's workerData: other threads load this module too (the OTLP export's took its `stop` for a job)
 let worker: Worker | undefined
 let nextId = 1
 const pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>()
@@ -41,7 +42,7 @@ export function parseInWorker<K extends ParseKind>(kind: K, text: string, file: 
 }
 
 function startWorker(): Worker {
-  const w = startThread(new URL(import.meta.url))
+  const w = startThread(new URL(import.meta.url), { workerData: PARSER })
   w.on('message', (reply: Reply) => {
     const job = pending.get(reply.id)
     pending.delete(reply.id)
@@ -62,7 +63,7 @@ function startWorker(): Worker {
   return w
 }
 
-if (!isMainThread && parentPort) {
+if (!isMainThread && parentPort && workerData === PARSER) {
   const port = parentPort
   port.on('message', (job: Job) => {
     try {

@@ -192,16 +192,23 @@ export class PolicyStore {
         { layer: 'group', gates: group },
       )
     let out: LayerGates[] = layers
-    for (const root of this.#repoRootsFor(request, ctx.now)) {
-      const repo = this.#repoFile(root, ctx.now)
-      if (!repo.good) continue
-      const { active, disabled: sealed } = this.#repoGatesOf(repo.good, repo.src.path)
-      const disabled = this.#unlocked(sealed)
+    for (const { active, disabled } of this.#repoRootsFor(request, ctx.now).flatMap((root) => this.#repoLayer(root, ctx.now))) {
       const repoLayer: LayerGates = { layer: 'repo', gates: active }
       // A repo's sealed disables apply to every layer before it and to its own gates.
       out = disabled.size === 0 ? [...out, repoLayer] : [...out, repoLayer].map((l) => ({ ...l, exclude: l.exclude ? new Set([...l.exclude, ...disabled]) : disabled }))
     }
     return out
+  }
+
+  /** Every repo layer a call in `cwd` meets (innermost first): its active gates and the ids its valid seals disable. */
+  repoLayers(cwd: string | undefined, now: number): RepoGates[] {
+    return this.#repoRoots.findAll(cwd, now).flatMap((root) => this.#repoLayer(root, now))
+  }
+
+  #repoLayer(root: string, now: number): RepoGates[] {
+    const repo = this.#repoFile(root, now)
+    const gates = repo.good && this.#repoGatesOf(repo.good, repo.src.path)
+    return gates ? [{ active: gates.active, disabled: this.#unlocked(gates.disabled) }] : []
   }
 
   #repoGatesOf(good: LoadedPolicy, path: string): RepoGates {

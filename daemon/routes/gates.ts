@@ -58,28 +58,33 @@ const fileStatus = {
 export default async function gateRoutes(app: FastifyInstance): Promise<void> {
   const isDisabled = (g: CompiledGate) => app.engine.policy.isDisabled(g)
 
-  app.get('/v1/gates', {
+  app.get<{ Querystring: { cwd?: string } }>('/v1/gates', {
     schema: {
-      summary: 'Active gates with matched count and last hit',
+      summary: 'Active gates with matched count and last hit; `cwd` adds every repo layer a call there meets',
+      querystring: { type: 'object', additionalProperties: false, properties: { cwd: ABSOLUTE_PATH } },
       response: { 200: { type: 'object', required: ['gates'], properties: { gates: { type: 'array', items: gateRow } } } },
     },
-    handler: async () => ({
-      gates: app.engine.policy
-        .allGates()
-        .filter((g) => g.node && !isDisabled(g))
-        .map((g) => {
-          const stats = app.engine.state.stats(gateKey(g.source, g.id))
-          return {
-            id: g.id,
-            source: g.source,
-            layer: g.layer,
-            on_hit: g.onHit,
-            disabled: false,
-            matched_count: stats.matched,
-            last_hit_at: stats.lastHitAt ? new Date(stats.lastHitAt).toISOString() : null,
-          }
-        }),
-    }),
+    handler: async (request) => {
+      const repos = app.engine.policy.repoLayers(request.query.cwd, Date.now())
+      const sealed = new Set(repos.flatMap((r) => [...r.disabled])) // what a repo's valid seals disable for calls in it
+      const own = app.engine.policy.allGates().filter((g) => g.node && !isDisabled(g))
+      return {
+        gates: [...own, ...repos.flatMap((r) => r.active)]
+          .filter((g) => !sealed.has(g.id))
+          .map((g) => {
+            const stats = app.engine.state.stats(gateKey(g.source, g.id))
+            return {
+              id: g.id,
+              source: g.source,
+              layer: g.layer,
+              on_hit: g.onHit,
+              disabled: false,
+              matched_count: stats.matched,
+              last_hit_at: stats.lastHitAt ? new Date(stats.lastHitAt).toISOString() : null,
+            }
+          }),
+      }
+    },
   })
 
   app.get('/v1/gates/stats', {

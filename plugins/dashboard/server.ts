@@ -87,7 +87,7 @@ export async function buildDashboard(opts: DashboardOptions): Promise<FastifyIns
   })
 
   app.get<{ Querystring: { after?: string } }>('/events', async (request, reply) => {
-    const session = sessions.require(request, true)
+    const session = sessions.require(request)
     const lastId = request.headers['last-event-id']
     const resume = typeof lastId === 'string' && lastId !== '' ? lastId : request.query.after
     if (resume !== undefined && !SEQ.test(resume)) throw new ApiProblem(400, 'invalid_request', 'Last-Event-ID and after must be a ledger seq')

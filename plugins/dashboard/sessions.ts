@@ -3,9 +3,8 @@
  * browser) behind a random session id in an `HttpOnly; SameSite=Strict` cookie, and a second secret (the
  * `X-CSRF-Token`) the page gets only in the login answer and keeps in its own tab (`sessionStorage`, which no
  * other origin reads). Browsers send a cookie for 127.0.0.1 to every port of it, so the cookie alone must not
- * be enough: every API read and change, `GET /session` and `/doctor` need both; only the event stream (which a
- * browser's EventSource opens without headers, and which only reads) takes the cookie alone. Nothing answers
- * the secret back. Logout and expiry revoke the operator token with the login.
+ * be enough: every API read and change, the event stream (which the page reads with fetch, not EventSource,
+ * to send the header), `GET /session` and `/doctor` need both. Nothing answers the secret back. Logout and expiry revoke the operator token with the login.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -74,15 +73,12 @@ export class DashboardSessions {
     return { id, session }
   }
 
-  /**
-   * 401 without a live session; 403 unless the request carries the login's secret in `X-CSRF-Token`
-   * (`cookieOnly`: the event stream, which a browser opens without headers).
-   */
-  require(request: FastifyRequest, cookieOnly = false): DashboardSession & { id: string } {
+  /** 401 without a live session; 403 unless the request carries the login's secret in `X-CSRF-Token`. */
+  require(request: FastifyRequest): DashboardSession & { id: string } {
     const found = this.find(request)
     if (!found) throw new ApiProblem(401, 'unauthorized', 'log in to the dashboard first (POST /login)')
     const sent = request.headers['x-csrf-token']
-    if (!cookieOnly && (typeof sent !== 'string' || !sameSecret(sent, found.session.csrf)))
+    if (typeof sent !== 'string' || !sameSecret(sent, found.session.csrf))
       throw new ApiProblem(403, 'forbidden', 'this request needs the X-CSRF-Token header of the current dashboard login (the login cookie alone is not enough)')
     return { ...found.session, id: found.id }
   }

@@ -1,7 +1,7 @@
 /**
  * How many live streams (`GET /events`) the dashboard holds open: a few per login (a page in a few tabs) and a
  * bounded total, so neither one login nor many can make the daemon hold connections and buffers without end.
- * One stream too many is a 429 naming the cap; the page's EventSource retries once one closes.
+ * One stream too many is a 429 naming the cap; the page (web/stream.js) retries every second until one closes.
  */
 import { ApiProblem } from '../../core/index.ts'
 

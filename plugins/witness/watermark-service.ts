@@ -1,7 +1,8 @@
 /**
  * The daemon's side of the watermark (watermark.ts): at start it refuses a ledger below what it recorded (or a
- * witness cosigned), naming the file to restore or the record to remove on purpose; then it follows the newest
- * committed checkpoint (each second, and at stop).
+ * witness cosigned), naming the file to restore or the record to remove on purpose; then it records each
+ * checkpoint before the ledger signs it (it used to follow them each second: a kill in that second, or the
+ * checkpoint signed at stop, left a signed size the record did not hold).
  */
 import type { Ledger } from '../../core/index.ts'
 import { belowRecords, readWatermark, watermarkPath, writeWatermark } from './watermark.ts'
@@ -15,27 +16,20 @@ export function startWatermark(home: string, env: NodeJS.ProcessEnv, ledger: Led
       `the ledger was cut short, so the daemon does not start: ${problems.join('; ')}. Restore the cut leaves from a backup (\`svc ledger verify\` checks them); to accept the shorter ledger on purpose, remove ${path} (and witness-state.json)`,
     )
   let recorded = readWatermark(path, ledger.origin)?.tree_size ?? -1
-  const follow = () => {
-    const latest = ledger.store.latestCheckpoint()
-    if (!latest || latest.treeSize <= recorded) return
-    writeWatermark(path, { origin: ledger.origin, tree_size: latest.treeSize, root: latest.root.toString('base64') })
-    recorded = latest.treeSize
+  const record = (treeSize: number, root: Buffer) => {
+    if (treeSize <= recorded) return
+    writeWatermark(path, { origin: ledger.origin, tree_size: treeSize, root: root.toString('base64') })
+    recorded = treeSize
   }
-  // A record that cannot be written now (a full disk, the ledger closed at stop) is tried again; it never stops the daemon.
-  const tryFollow = () => {
-    try {
-      follow()
-    } catch {
-      // the last record written stands until the next second
-    }
+  // The newest checkpoint already in the ledger, then each one before it is signed: a checkpoint that cannot be
+  // recorded is not signed (the next tick tries again), so none ever reaches checkpoints.log, a witness or a
+  // client ahead of this record. It stays on after stop: the daemon signs its last checkpoint as the ledger closes.
+  const latest = ledger.store.latestCheckpoint()
+  try {
+    if (latest) record(latest.treeSize, latest.root)
+  } catch {
+    // not writable now (a full disk): the next checkpoint writes it, or is not signed
   }
-  tryFollow()
-  const timer = setInterval(tryFollow, 1000)
-  timer.unref()
-  return {
-    stop() {
-      clearInterval(timer)
-      tryFollow()
-    },
-  }
+  ledger.beforeSign = record
+  return { stop() {} }
 }

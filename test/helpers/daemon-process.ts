@@ -11,6 +11,8 @@ export interface DaemonProcess {
   readonly url: string
   /** Everything the daemon wrote to stderr so far. */
   stderr(): string
+  /** Everything the daemon wrote to stdout so far (its JSON log lines). */
+  stdout(): string
   post(path: string, body: unknown): Promise<{ status: number; body: any }>
   /** SIGTERM and wait for the exit code. */
   stop(): Promise<number | null>
@@ -28,9 +30,11 @@ export function startDaemonProcess(env: NodeJS.ProcessEnv, args: readonly string
     const child = spawn(bin, ['daemon', '--port', '0', '--dashboard-port', '0', ...args], { env: own ? childEnv(env) : env, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     let err = ''
+    let log = ''
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()))
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString()
+      log += d.toString()
       const m = /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out)
       if (!m) return
       out = ''
@@ -39,6 +43,7 @@ export function startDaemonProcess(env: NodeJS.ProcessEnv, args: readonly string
         child,
         url,
         stderr: () => err,
+        stdout: () => log,
         async post(path, body) {
           const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
           return { status: res.status, body: await res.json() }

@@ -5,6 +5,8 @@
 const KEY = 'svc.dashboard.secret'
 let csrf = sessionStorage.getItem(KEY)
 const secret = () => ({ 'x-csrf-token': csrf ?? '' })
+/** The header carrying this login's secret (for the live stream, stream.js). */
+export const loginSecret = secret
 
 export class Problem extends Error {
   constructor(status, body) {

@@ -1,10 +1,11 @@
-// Live: the decision stream over SSE (resuming from the last seq after a reconnect), filtered by what the URL
+// Live: the decision stream over SSE (stream.js, with the login's secret; resuming from the last seq after a reconnect), filtered by what the URL
 // says, virtualised (only the rows in view are in the DOM), with pause/resume. Each decision shows its command
 // (or path or URL) as the daemon redacts it for every surface (GET /v1/ledger/calls), and the text filter finds it.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { get } from '../api.js'
 import { html } from '../html.js'
 import { href, setParams } from '../route.js'
+import { openStream } from '../stream.js'
 
 const ROW = 30
 const KEEP = 20000
@@ -91,7 +92,7 @@ export function LivePage({ route }) {
   }, [])
 
   useEffect(() => {
-    let es
+    let stopStream
     let closed = false
     const add = (batch) => {
       want(batch)
@@ -104,23 +105,22 @@ export function LivePage({ route }) {
       (r) => {
         if (closed) return
         add([...r.entries].reverse())
-        es = new EventSource(`/events?after=${r.tree_size - 1}`)
-        es.onopen = () => setConn('live')
-        es.onerror = () => setConn(es.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting')
-        es.addEventListener('entry', (m) => {
-          const e = JSON.parse(m.data)
-          if (e.leaf.type === 'control') dispatchEvent(new Event('svc:control'))
-          if (pausedRef.current) {
-            held.current.push(e)
-            setHeldCount(held.current.length)
-          } else add([e])
+        stopStream = openStream(r.tree_size - 1, {
+          onState: setConn,
+          onEntry: (e) => {
+            if (e.leaf.type === 'control') dispatchEvent(new Event('svc:control'))
+            if (pausedRef.current) {
+              held.current.push(e)
+              setHeldCount(held.current.length)
+            } else add([e])
+          },
         })
       },
       () => setConn('error'),
     )
     return () => {
       closed = true
-      es?.close()
+      stopStream?.()
     }
   }, [want])
 
