@@ -22,6 +22,7 @@ import policyBundle from './policy-bundle/index.ts'
 import protectedSet from './protected-set/index.ts'
 import ruleLifecycle from './rule-lifecycle/index.ts'
 import shellAnalysis from './shell-analysis/index.ts'
+import snapshots from './snapshots/index.ts'
 import witness from './witness/index.ts'
 
 export const builtinPlugins: readonly EnginePlugin[] = [
@@ -45,4 +46,5 @@ export const builtinPlugins: readonly EnginePlugin[] = [
   witness,
   otlpExport,
   operatorSecrets,
+  snapshots,
 ]
