@@ -11,11 +11,12 @@ import { deflateSync } from 'node:zlib'
 
 /** A failed git command, with its argv and stderr, so a refusal can name what went wrong. */
 export class GitError extends Error {
-  constructor(
-    readonly args: readonly string[],
-    readonly stderr: string,
-  ) {
+  readonly args: readonly string[]
+  readonly stderr: string
+  constructor(args: readonly string[], stderr: string) {
     super(`git ${args.join(' ')} failed: ${stderr.trim().split('\n').slice(-2).join(' ') || 'no output'}`)
+    this.args = args
+    this.stderr = stderr
   }
 }
 

@@ -43,12 +43,13 @@ export function storeDirOf(home: string, workspace: string): string {
 }
 
 export class SnapshotStore {
+  readonly home: string
+  readonly keep: number
   #lastGc = 0
 
-  constructor(
-    readonly home: string,
-    readonly keep: number = DEFAULT_KEEP,
-  ) {
+  constructor(home: string, keep: number = DEFAULT_KEEP) {
+    this.home = home
+    this.keep = keep
     if (!Number.isInteger(keep) || keep < 1) throw new RangeError(`snapshots to keep must be a positive integer, not ${keep}`)
   }
 
