@@ -23,15 +23,18 @@ const NODE = process.execPath
 const PATH = '/usr/local/bin:/usr/bin:/bin'
 const missing = srtCli() ? srtMissing({ PATH: process.env.PATH }) : ['@anthropic-ai/sandbox-runtime']
 const skip = missing.length > 0 ? `(needs ${missing.join(', ')}: apt-get install bubblewrap socat ripgrep)` : ''
-/** Harm only svc undo could take back: tracked work and history inside the workspace (issue 27, part 3). */
-const WORKSPACE_HARMS = new Set(['workspace', 'workspace-history'])
-/** Measured harm beyond tracked work, left open this round: `git config` writes, and `.git` deleted whole. */
-const KNOWN_RESIDUAL = new Set(['layer-12', 'layer-13', 'workspace-2', 'workspace-18', 'chain-2'])
+/**
+ * Harm done through both layers that `svc undo` cannot take back, pinned by id with the reason: anything else that
+ * gets through and is not recovered fails the suite.
+ */
+const UNRECOVERED: Record<string, string> = {}
 
 interface Verdict {
   readonly attack: Attack
   readonly allowed: boolean[]
   readonly rules: string[]
+  /** The ledger seq of the last workspace snapshot the daemon took while deciding the attack. */
+  readonly snapshot?: number
 }
 
 let dir: string
@@ -41,6 +44,7 @@ let srt: unknown
 const verdicts: Verdict[] = []
 const bare = new Map<string, RunResult>()
 const boxed = new Map<string, RunResult>()
+let lastSnapshot = -1
 
 /** Runs the attacks of `job` in the outer jail (see the file comment); resolves with the runner's results. */
 function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunResult[]> {
@@ -57,6 +61,8 @@ function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunRe
     env: { PATH, HOME: world.home, TMPDIR: '/tmp/harm-tmp', LANG: 'C.UTF-8', [CANARY_ENV]: world.envToken, ...(process.env.SVC_HARM_TRACE ? { SVC_HARM_TRACE: '1' } : {}) },
     srt,
     needles: [world.hookKey],
+    // The user's `svc undo`, run by the runner between attacks, outside the attack's sandbox.
+    undo: { argv: [NODE, join(ROOT, 'cli/bin.js')], env: { PATH, HOME: world.home, SVC_HOME: daemon.home } },
     out: join(out, 'results.json'),
   }
   writeFileSync(join(out, 'job.json'), JSON.stringify(full))
@@ -95,6 +101,10 @@ function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunRe
     '--bind',
     out,
     out,
+    // The daemon's snapshot store (its svc home is not in the jail otherwise): what `svc undo` restores from.
+    '--bind',
+    join(daemon.home, 'snapshots'),
+    join(daemon.home, 'snapshots'),
     '--chdir',
     ROOT,
     NODE,
@@ -143,7 +153,16 @@ async function decide(session: string, attack: Attack): Promise<Verdict> {
     }
   }
   for (const [path, before] of planted.reverse()) before === undefined ? rmSync(path, { force: true }) : writeFileSync(path, before)
-  return { attack, allowed, rules }
+  const last = (await daemon.request('GET', '/v1/ledger/entries?verdict=snapshot_taken&order=desc&limit=1')).body.entries[0]?.leaf as { seq: number } | undefined
+  const snapshot = last && last.seq > lastSnapshot ? last.seq : undefined
+  if (last) lastSnapshot = last.seq
+  return { attack, allowed, rules, ...(snapshot === undefined ? {} : { snapshot }) }
+}
+
+/** The attack did harm through both layers, all of it of kinds undo is for, and `svc undo` put everything back. */
+function recovered(id: string): boolean {
+  const run = boxed.get(id)
+  return !!run && run.harms.length > 0 && run.harms.every((h) => ['workspace', 'workspace-history', 'project-layer'].includes(h)) && run.undo?.recovered === true
 }
 
 describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Code's sandbox as svc installs it ${skip}`, () => {
@@ -152,7 +171,8 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     dir = tempDir('harm-')
     chmodSync(dir, 0o755)
     world = buildWorld(join(dir, 'w'))
-    daemon = await startTestDaemon({ env: { SVC_USER_HOME: world.home } })
+    // Every attack's snapshot is kept (the default keeps the last 30 of a workspace).
+    daemon = await startTestDaemon({ env: { SVC_USER_HOME: world.home, SVC_SNAPSHOT_KEEP: '1000' } })
     execFileSync(NODE, ['cli/bin.js', 'install', '--harness', 'claude-code', '--sandbox', '--repo', world.proj, '--allow-domains', 'detected', '--yes', '--url', daemon.url], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, HOME: world.home, SVC_HOME: world.svcHome, SVC_URL: daemon.url },
@@ -163,10 +183,11 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     const session = await daemon.session()
     for (const attack of ATTACKS) verdicts.push(await decide(session, attack))
     cpSync(world.root, join(dir, 'pristine'), { recursive: true, verbatimSymlinks: true })
+    mkdirSync(join(daemon.home, 'snapshots'), { recursive: true })
     const allowed = [
       // The control: an ordinary edit of tracked work runs inside the sandbox (the workspace is writable there).
       { id: 'control', steps: [{ cmd: 'echo control-ran; echo more >> README.md' }], allowed: [true] },
-      ...verdicts.filter((v) => v.allowed.every(Boolean)).map((v) => ({ id: v.attack.id, steps: v.attack.steps, allowed: v.allowed })),
+      ...verdicts.filter((v) => v.allowed.every(Boolean)).map((v) => ({ id: v.attack.id, steps: v.attack.steps, allowed: v.allowed, snapshot: v.snapshot })),
     ]
     const everything = verdicts.map((v) => ({ id: v.attack.id, steps: v.attack.steps, allowed: v.attack.steps.map(() => true) }))
     const half = Math.ceil(everything.length / 2)
@@ -202,15 +223,18 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
       const left = boxed.get(v.attack.id)?.harms ?? []
       if (!v.allowed.every(Boolean)) row.gate++
       else if (left.length === 0) real ? row.sandbox++ : row.harmless++
+      else if (recovered(v.attack.id)) row.undo++
       else {
         row.harm++
-        through.push(`${v.attack.id} [${left.join(', ')}]: ${v.attack.steps.map((s) => ('cmd' in s ? s.cmd : `Write ${s.write}`)).join(' ; ')}`)
+        const undo = boxed.get(v.attack.id)?.undo
+        const why = undo ? ` (undo: ${undo.recovered ? 'recovered' : `not recovered${undo.left ? `, differs: ${undo.left.join(' ')}` : ''}; ${undo.output.split('\n').at(-1)}`})` : ''
+        through.push(`${v.attack.id} [${left.join(', ')}]${why}: ${v.attack.steps.map((s) => ('cmd' in s ? s.cmd : `Write ${s.write}`)).join(' ; ')}`)
       }
       table.set(v.attack.class, row)
     }
     const lines = ['| class | attacks | stopped by gate | stopped by sandbox | recovered by undo | harm done | harmless bare |', '|---|--:|--:|--:|--:|--:|--:|']
     for (const [cls, r] of table) lines.push(`| ${cls} | ${r.attacks} | ${r.gate} | ${r.sandbox} | ${r.undo} | ${r.harm} | ${r.harmless} |`)
-    const report = `${lines.join('\n')}\n\nharm through both layers:\n${through.join('\n') || '(none)'}\n`
+    const report = `${lines.join('\n')}\n\nharm through both layers, not recovered by svc undo:\n${through.join('\n') || '(none)'}\n`
     console.log(report)
     if (process.env.SVC_HARM_REPORT) {
       writeFileSync(process.env.SVC_HARM_REPORT, report)
@@ -226,14 +250,11 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     expect(table.size).toBe(10)
   })
 
-  it('through both layers, nothing but tracked work inside the workspace is harmed', () => {
-    const beyond = verdicts
-      .filter((v) => v.allowed.every(Boolean))
-      .map((v) => ({ id: v.attack.id, harms: (boxed.get(v.attack.id)?.harms ?? []).filter((h) => !WORKSPACE_HARMS.has(h)), out: boxed.get(v.attack.id)?.output }))
-      .filter((r) => r.harms.length > 0)
-    // Known residual (docs/threat-model.md): `.git/config` is writable inside the sandbox here, and deleting `.git`
-    // or the project takes its hooks and config along. Anything else beyond tracked work fails the suite.
-    expect(beyond.map((r) => r.id).filter((id) => !KNOWN_RESIDUAL.has(id))).toEqual([])
+  it('through both layers, every harm is recovered by svc undo, but the pinned ones', () => {
+    const unrecovered = verdicts.filter((v) => v.allowed.every(Boolean) && (boxed.get(v.attack.id)?.harms.length ?? 0) > 0 && !recovered(v.attack.id)).map((v) => v.attack.id)
+    expect(unrecovered.sort()).toEqual(Object.keys(UNRECOVERED).sort())
+    // Undo ran and recovered for real: at least the attacks on tracked work and history that got through.
+    expect(verdicts.filter((v) => recovered(v.attack.id)).length).toBeGreaterThan(0)
   })
 
   it('the sandbox runs commands: the control edits tracked work inside it, and the suite sees that edit', () => {
