@@ -227,7 +227,9 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
       else {
         row.harm++
         const undo = boxed.get(v.attack.id)?.undo
-        const why = undo ? ` (undo: ${undo.recovered ? 'recovered' : `not recovered${undo.left ? `, differs: ${undo.left.join(' ')}` : ''}; ${undo.output.split('\n').at(-1)}`})` : ''
+        const why = undo
+          ? ` (undo: ${undo.recovered ? 'recovered' : `not recovered${undo.left ? `, differs: ${undo.left.join(' ')}` : ''}; ${undo.output.split('\n').at(-1)}`})`
+          : ''
         through.push(`${v.attack.id} [${left.join(', ')}]${why}: ${v.attack.steps.map((s) => ('cmd' in s ? s.cmd : `Write ${s.write}`)).join(' ; ')}`)
       }
       table.set(v.attack.class, row)

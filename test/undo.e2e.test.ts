@@ -13,7 +13,15 @@ const SVC = new URL('../cli/svc.sh', import.meta.url).pathname
 let dir: string
 let repo: string
 let daemon: TestDaemon
-const gitEnv = { PATH: process.env.PATH, HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' }
+const gitEnv = {
+  PATH: process.env.PATH,
+  HOME: '/nonexistent',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'a',
+  GIT_AUTHOR_EMAIL: 'a@b',
+  GIT_COMMITTER_NAME: 'a',
+  GIT_COMMITTER_EMAIL: 'a@b',
+}
 const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: gitEnv, encoding: 'utf8' }).trim()
 const svc = (args: string[], cwd = repo) => spawnSync(SVC, args, { cwd, env: { PATH: process.env.PATH, SVC_HOME: daemon.home, HOME: dir }, encoding: 'utf8' })
 
@@ -48,7 +56,10 @@ describe('svc undo', () => {
     const command = 'git reset -q --hard HEAD~1 && rm -rf src .git'
     const res = await daemon.request('POST', '/v1/gates/check', { session_id: session, source: 'claude-code', cwd: repo, tool: 'Bash', input: { command } })
     expect(res.status).toBe(200)
-    const snapshots = async () => ((await daemon.request('GET', '/v1/ledger/entries?verdict=snapshot_taken')).body.entries as { leaf: { seq: number; type: string; facts: Record<string, string> } }[]).map((e) => e.leaf)
+    const snapshots = async () =>
+      ((await daemon.request('GET', '/v1/ledger/entries?verdict=snapshot_taken')).body.entries as { leaf: { seq: number; type: string; facts: Record<string, string> } }[]).map(
+        (e) => e.leaf,
+      )
     const leaves = await snapshots()
     expect(leaves).toHaveLength(1)
     expect(leaves[0]).toMatchObject({ type: 'control', facts: { workspace: repo, head: 'ref: refs/heads/main', tool: 'Bash' } })

@@ -33,7 +33,8 @@ export function makeUndoCommand(io: CliIo): Command {
     .option('-C, --workspace <dir>', 'the workspace (default: the current directory or the nearest parent with snapshots)')
     .option('--home <dir>', 'svc home (default $SVC_HOME or ~/.svc)')
     .action(async (opts: { seq?: string; list?: boolean; workspace?: string; home?: string }) => {
-      if (opts.seq !== undefined && !/^(0|[1-9][0-9]{0,14})$/.test(opts.seq)) throw new CliError(`invalid_request: --seq must be a ledger seq (a non-negative integer), not "${opts.seq}"`, 2)
+      if (opts.seq !== undefined && !/^(0|[1-9][0-9]{0,14})$/.test(opts.seq))
+        throw new CliError(`invalid_request: --seq must be a ledger seq (a non-negative integer), not "${opts.seq}"`, 2)
       const home = svcHome(io.env, opts.home)
       const from = opts.workspace ?? process.cwd()
       const workspace = snapshottedWorkspace(home, from)

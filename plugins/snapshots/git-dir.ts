@@ -88,6 +88,9 @@ export function readGitDir(workspace: string): GitDirState | undefined {
   looseRefs(join(gitDir, 'refs'), 'refs', refs)
   const head = text(join(gitDir, 'HEAD')) ?? ''
   const sorted = Object.fromEntries(Object.entries(refs).sort(([a], [b]) => (a < b ? -1 : 1)))
-  const refsKey = createHash('sha256').update(JSON.stringify([head, sorted])).digest('hex').slice(0, 20)
+  const refsKey = createHash('sha256')
+    .update(JSON.stringify([head, sorted]))
+    .digest('hex')
+    .slice(0, 20)
   return { head, refs: sorted, files: keptFiles(gitDir), refsKey }
 }

@@ -22,7 +22,20 @@ export class GitError extends Error {
 
 // safe.directory: the store is svc's, and a workspace is read with nothing of its config that runs code; the
 // ownership check would only refuse a store seen through another uid (a restore inside a user namespace).
-const SAFE = ['-c', 'safe.directory=*', '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'core.autocrlf=false', '-c', 'gc.auto=0', '-c', 'maintenance.auto=false']
+const SAFE = [
+  '-c',
+  'safe.directory=*',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.autocrlf=false',
+  '-c',
+  'gc.auto=0',
+  '-c',
+  'maintenance.auto=false',
+]
 
 export interface GitOptions {
   readonly indexFile?: string

@@ -43,7 +43,14 @@ describe('snapshotTarget', () => {
   })
 
   it('takes none for commands that only read, or outside any git work tree', () => {
-    for (const c of [[cmd(['ls', '-la'])], [cmd(['git', 'status'])], [cmd(['git', 'log', '-3']), cmd(['grep', 'x', 'a.py'])], [cmd(['sed', 's/a/b/', 'a.py'])], [cmd(['git', 'branch'])], [cmd(['cat', 'a'], { writes: ['/dev/null'] })]])
+    for (const c of [
+      [cmd(['ls', '-la'])],
+      [cmd(['git', 'status'])],
+      [cmd(['git', 'log', '-3']), cmd(['grep', 'x', 'a.py'])],
+      [cmd(['sed', 's/a/b/', 'a.py'])],
+      [cmd(['git', 'branch'])],
+      [cmd(['cat', 'a'], { writes: ['/dev/null'] })],
+    ])
       expect(snapshotTarget(bash(c)), c[0]!.text).toBeUndefined()
     expect(snapshotTarget({ ...bash([cmd(['rm', '-rf', 'x'])]), cwd: root })).toBeUndefined()
     expect(workspaceOf(undefined)).toBeUndefined()

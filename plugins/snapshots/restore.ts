@@ -145,4 +145,3 @@ export async function restoreSnapshot(store: string, m: SnapshotManifest): Promi
     throw new RestoreIncomplete(`restore of snapshot ${m.seq} stopped after: ${done.join(', ')}; the rest is in ${tmp} (${(err as Error).message})`)
   }
 }
-

@@ -14,7 +14,11 @@ let dir: string
 let ws: string
 let store: SnapshotStore
 const sh = (...args: string[]) =>
-  execFileSync('git', args, { cwd: ws, env: { PATH: process.env.PATH, HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' }, encoding: 'utf8' }).trim()
+  execFileSync('git', args, {
+    cwd: ws,
+    env: { PATH: process.env.PATH, HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' },
+    encoding: 'utf8',
+  }).trim()
 
 beforeEach(() => {
   dir = tempDir('snap-')
@@ -59,7 +63,14 @@ describe('snapshot store', () => {
     const kept = await store.list(ws)
     expect(kept.map((m) => m.seq)).toEqual([3, 4, 5])
     const refs = execFileSync('git', ['--git-dir', store.dirOf(ws), 'for-each-ref', '--format=%(refname)', 'refs/svc-refs/'], { encoding: 'utf8' })
-    expect(new Set(refs.split('\n').filter(Boolean).map((r) => r.split('/')[2]))).toEqual(new Set(kept.map((m) => m.git?.refsKey)))
+    expect(
+      new Set(
+        refs
+          .split('\n')
+          .filter(Boolean)
+          .map((r) => r.split('/')[2]),
+      ),
+    ).toEqual(new Set(kept.map((m) => m.git?.refsKey)))
     expect(() => new SnapshotStore(dir, 0)).toThrow(/positive integer/)
   })
 

@@ -178,7 +178,11 @@ async function assess(job: Job, before: Map<string, string>, output: string, sta
 function recoveryView(job: Job): Map<string, string> {
   const view = new Map<string, string>()
   for (const [p, h] of fingerprint(job.proj)) if (!p.startsWith('.git/') || /^\.git\/(config|HEAD|hooks\/|info\/)/.test(p)) view.set(p, h)
-  const refs = spawnSync('git', ['-c', 'safe.directory=*', 'for-each-ref', '--format=%(objectname) %(refname)'], { cwd: job.proj, encoding: 'utf8', env: { PATH: job.env.PATH!, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_DIR: join(job.proj, '.git') } })
+  const refs = spawnSync('git', ['-c', 'safe.directory=*', 'for-each-ref', '--format=%(objectname) %(refname)'], {
+    cwd: job.proj,
+    encoding: 'utf8',
+    env: { PATH: job.env.PATH!, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_DIR: join(job.proj, '.git') },
+  })
   for (const line of (refs.stdout ?? '').split('\n').filter(Boolean)) view.set(`ref:${line.slice(41)}`, line.slice(0, 40))
   return view
 }
