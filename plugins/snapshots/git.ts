@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { deflateSync } from 'node:zlib'
 
 /** A failed git command, with its argv and stderr, so a refusal can name what went wrong. */
-export class GitError extends Error {
+class GitError extends Error {
   readonly args: readonly string[]
   readonly stderr: string
   constructor(args: readonly string[], stderr: string) {

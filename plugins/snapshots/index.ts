@@ -15,8 +15,7 @@ import { snapshotTarget } from './needs.ts'
 import { DEFAULT_KEEP, SnapshotStore } from './store.ts'
 
 export { storeDirOf, SnapshotStore, type SnapshotManifest } from './store.ts'
-export { restoreSnapshot, RestoreIncomplete, type RestoreReport } from './restore.ts'
-export { workspaceOf } from './needs.ts'
+export { restoreSnapshot, RestoreIncomplete } from './restore.ts'
 
 const NAME = 'feature:snapshots'
 

@@ -117,6 +117,9 @@ export async function restoreSnapshot(store: string, m: SnapshotManifest): Promi
     } else if (m.git && lstatSync(gitDir).isDirectory()) {
       done.push('.git config and hooks')
       writeKeptFiles(gitDir, files)
+      // A `.git` emptied but for what could not be removed (a sandbox keeps config and hooks read-only) is a repository again.
+      for (const d of ['objects', 'refs/heads', 'refs/tags']) mkdirSync(join(gitDir, d), { recursive: true })
+      if (!existsSync(join(gitDir, 'HEAD'))) writeFileSync(join(gitDir, 'HEAD'), `${m.git.head}\n`)
       removedRefs = await putRefs(store, gitDir, m.git)
       done.push('.git refs and HEAD')
     }

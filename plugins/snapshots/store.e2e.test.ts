@@ -91,6 +91,13 @@ describe('snapshot store', () => {
     expect(readFileSync(join(ws, '.git', 'config'), 'utf8')).not.toContain('fsmonitor')
     expect(sh('status', '--porcelain')).toBe('')
 
+    // `.git` emptied but for its config and hooks (what a sandbox keeps read-only), the tree deleted.
+    for (const name of readdirSync(join(ws, '.git'))) if (name !== 'config' && name !== 'hooks') rmSync(join(ws, '.git', name), { recursive: true })
+    rmSync(join(ws, 'src'), { recursive: true })
+    expect((await restoreSnapshot(store.dirOf(ws), m)).gitDir).toBe('refs')
+    expect(sh('rev-parse', 'HEAD')).toBe(head)
+    expect(sh('status', '--porcelain')).toBe('')
+
     // `.git` deleted whole, and the tree with it.
     rmSync(join(ws, '.git'), { recursive: true })
     rmSync(join(ws, 'src'), { recursive: true })
