@@ -171,7 +171,8 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     dir = tempDir('harm-')
     chmodSync(dir, 0o755)
     world = buildWorld(join(dir, 'w'))
-    // Every attack's snapshot is kept (the default keeps the last 30 of a workspace).
+    // Every attack's snapshot is kept (the default keeps the last 30 of a workspace). Taking them (two git processes
+    // per risky call) is what made the 600 s this hook had too short on a loaded two-core machine.
     daemon = await startTestDaemon({ env: { SVC_USER_HOME: world.home, SVC_SNAPSHOT_KEEP: '1000' } })
     execFileSync(NODE, ['cli/bin.js', 'install', '--harness', 'claude-code', '--sandbox', '--repo', world.proj, '--allow-domains', 'detected', '--yes', '--url', daemon.url], {
       cwd: ROOT,
@@ -196,7 +197,7 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     const c = await inJail('bare-2', { mode: 'bare', attacks: everything.slice(half) })
     for (const r of [...a, ...c]) bare.set(r.id, r)
     for (const r of b) boxed.set(r.id, r)
-  }, 600_000)
+  }, 1_200_000)
   afterAll(async () => {
     await daemon?.stop()
     if (dir) rmSync(dir, { recursive: true, force: true })
