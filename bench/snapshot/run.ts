@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SnapshotStore } from '../../plugins/snapshots/store.ts'
-import { formatUs, mib, summarise } from '../lib/stats.ts'
+import { mib, summarise } from '../lib/stats.ts'
 
 const N = Number(process.env.BENCH_N ?? 30)
 const FILES = Number(process.env.BENCH_FILES ?? 3000)
@@ -40,6 +40,12 @@ function build(): void {
   }
 }
 
+function formatMs(label: string, samplesNs: number[]): string {
+  const s = summarise(samplesNs)
+  const f = (us: number) => `${(us / 1000).toFixed(1)}ms`
+  return `${label.padEnd(34)} n=${s.n}  p50=${f(s.p50)}  p99=${f(s.p99)}  max=${f(s.max)}`
+}
+
 function du(path: string): number {
   const st = statSync(path)
   return st.isDirectory() ? readdirSync(path).reduce((s, n) => s + du(join(path, n)), 0) : st.size
@@ -55,16 +61,16 @@ async function main(): Promise<void> {
     return Number(process.hrtime.bigint() - t0)
   }
   console.log(`snapshot cost on the check path: ${FILES} files, ${N} snapshots per case (capture + commit, no ledger append)`)
-  console.log(formatUs('first snapshot (cold)', summarise([await once()])))
+  console.log(formatMs('first snapshot (cold)', [await once()]))
   const unchanged: number[] = []
   for (let i = 0; i < N; i++) unchanged.push(await once())
-  console.log(formatUs('unchanged tree', summarise(unchanged)))
+  console.log(formatMs('unchanged tree', unchanged))
   const edited: number[] = []
   for (let i = 0; i < N; i++) {
     writeFileSync(join(ws, 'src', 'm1', 'd1', `f${(i * 7) % FILES}.ts`), `edited ${i}\n`)
     edited.push(await once())
   }
-  console.log(formatUs('changed tree (one file edited)', summarise(edited)))
+  console.log(formatMs('changed tree (one file edited)', edited))
   const committed: number[] = []
   for (let i = 0; i < Math.min(N, 10); i++) {
     writeFileSync(join(ws, 'src', `new${i}.ts`), `${i}\n`)
@@ -72,7 +78,7 @@ async function main(): Promise<void> {
     git('commit', '-qm', `n${i}`)
     committed.push(await once())
   }
-  console.log(formatUs('changed refs (a commit between)', summarise(committed)))
+  console.log(formatMs('changed refs (a commit between)', committed))
   console.log(`store: ${mib(du(store.dirOf(ws)))} for ${(await store.list(ws)).length} kept snapshots; the repository's .git: ${mib(du(join(ws, '.git')))}`)
 }
 

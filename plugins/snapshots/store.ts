@@ -9,7 +9,7 @@
  * collection (`gc --prune=1.hour.ago`, never packing refs) takes back their objects.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { git, writeBlob } from './git.ts'
 import { readGitDir, type GitDirState } from './git-dir.ts'
@@ -77,7 +77,7 @@ export class SnapshotStore {
       // --ignore-errors still exits 1 after skipping an unreadable file: the rest is in the index.
       if (!/unable to index|permission denied|could not open/i.test(err.message)) throw err
     })
-    const tree = (await git(['--git-dir', dir, 'write-tree'], { indexFile })).trim()
+    const tree = await this.#treeOf(dir, indexFile)
     const state = readGitDir(workspace)
     if (!state) return { workspace, tree, ms: performance.now() - started }
     const marker = join(dir, 'svc-fetched', state.refsKey)
@@ -94,6 +94,21 @@ export class SnapshotStore {
     }
     const filesBlob = writeBlob(dir, Buffer.from(JSON.stringify(state.files)))
     return { workspace, tree, git: { ...state, filesBlob }, ms: performance.now() - started }
+  }
+
+  // git rewrites an index (lock file, rename: a new inode) only when it changed, so an index that is the same file as
+  // after the last write-tree holds the same tree: an unchanged work tree costs one git process, not two.
+  async #treeOf(dir: string, indexFile: string): Promise<string> {
+    const stamp = () => {
+      const st = statSync(indexFile, { bigint: true })
+      return `${st.ino}:${st.mtimeNs}:${st.size}`
+    }
+    const memo = join(dir, 'svc-tree')
+    const [before, cached] = existsSync(memo) ? readFileSync(memo, 'utf8').split(' ') : []
+    if (cached && before === stamp()) return cached.trim()
+    const tree = (await git(['--git-dir', dir, 'write-tree'], { indexFile })).trim()
+    writeFileSync(memo, `${stamp()} ${tree}`)
+    return tree
   }
 
   /** Names a capture by the ledger seq of its leaf; drops snapshots beyond `keep`. */

@@ -174,10 +174,13 @@ async function assess(job: Job, before: Map<string, string>, output: string, sta
   return [...harms]
 }
 
-/** The project as undo promises it back: every file outside `.git`, `.git`'s config, HEAD, hooks and info, and the refs. */
+/**
+ * The project as undo promises it back: every file and link outside `.git` (directories follow from their files: git
+ * keeps no empty one), `.git`'s config, HEAD, hooks and info, and the refs.
+ */
 function recoveryView(job: Job): Map<string, string> {
   const view = new Map<string, string>()
-  for (const [p, h] of fingerprint(job.proj)) if (!p.startsWith('.git/') || /^\.git\/(config|HEAD|hooks\/|info\/)/.test(p)) view.set(p, h)
+  for (const [p, h] of fingerprint(job.proj)) if (h !== 'dir' && (!p.startsWith('.git/') || /^\.git\/(config|HEAD|hooks\/|info\/)/.test(p))) view.set(p, h)
   const refs = spawnSync('git', ['-c', 'safe.directory=*', 'for-each-ref', '--format=%(objectname) %(refname)'], {
     cwd: job.proj,
     encoding: 'utf8',
