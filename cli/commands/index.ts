@@ -58,7 +58,7 @@ export const cliManifest: CommandManifest = {
     },
     {
       name: 'undo',
-      summary: "restore the workspace's last snapshot taken before a risky agent call (svc undo --list shows them)",
+      summary: "restore the workspace's last snapshot (files, git refs and HEAD, a deleted .git), or the one --seq names",
       load: async () => ({ default: (await import('./undo.ts')).makeUndoCommand }),
     },
     { name: 'mcp', summary: 'MCP server pinning', load: async () => ({ default: (await import('./mcp.ts')).makeMcpCommand }) },
