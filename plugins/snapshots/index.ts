@@ -24,10 +24,12 @@ const plugin: EnginePlugin = {
   apply(host) {
     if (/^(off|0|false|no)$/i.test(host.env.SVC_SNAPSHOTS ?? '')) return
     const keep = host.env.SVC_SNAPSHOT_KEEP === undefined ? DEFAULT_KEEP : Number(host.env.SVC_SNAPSHOT_KEEP)
+    // A bad SVC_SNAPSHOT_KEEP stops the daemon at start (the service's throw), naming the variable.
     let engine: Engine | undefined
     let store: SnapshotStore | undefined
     // One snapshot at a time per workspace (they share the store's private index).
     const queues = new Map<string, Promise<unknown>>()
+    const collecting = new Set<string>()
     host.bring(
       service('snapshots', (ctx) => {
         store = new SnapshotStore(ctx.engine.home, keep)
@@ -58,9 +60,23 @@ const plugin: EnginePlugin = {
       const workspace = snapshotTarget(request)
       if (!workspace) return request
       const next = (queues.get(workspace) ?? Promise.resolve()).then(() => take(workspace, request))
-      queues.set(workspace, next)
+      // The bound is kept after the answer, still in the workspace's queue; git's collection runs beside it.
+      const pruned = next
+        .then(() => store?.prune(workspace))
+        .then(
+          (due) => {
+            if (!due || collecting.has(workspace) || !store) return
+            collecting.add(workspace)
+            store
+              .collect(workspace)
+              .catch((err: Error) => host.log.error({ err, workspace }, 'collecting old workspace snapshots failed'))
+              .finally(() => collecting.delete(workspace))
+          },
+          (err: Error) => host.log.error({ err, workspace }, 'pruning old workspace snapshots failed'),
+        )
+      queues.set(workspace, pruned)
       await next
-      if (queues.get(workspace) === next) queues.delete(workspace)
+      void pruned.then(() => queues.get(workspace) === pruned && queues.delete(workspace))
       return request
     })
   },

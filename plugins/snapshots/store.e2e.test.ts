@@ -59,6 +59,7 @@ describe('snapshot store', () => {
       sh('add', 'n.txt')
       sh('commit', '-qm', `c${seq}`)
       await store.commit(await store.capture(ws), seq)
+      await store.prune(ws)
     }
     const kept = await store.list(ws)
     expect(kept.map((m) => m.seq)).toEqual([3, 4, 5])
@@ -71,7 +72,7 @@ describe('snapshot store', () => {
           .map((r) => r.split('/')[2]),
       ),
     ).toEqual(new Set(kept.map((m) => m.git?.refsKey)))
-    expect(() => new SnapshotStore(dir, 0)).toThrow(/positive integer/)
+    expect(() => new SnapshotStore(dir, 0)).toThrow(/SVC_SNAPSHOT_KEEP .* positive integer, not 0/)
   })
 
   it('restores files, moved refs and config, and a deleted .git', async () => {

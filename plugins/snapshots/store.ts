@@ -50,7 +50,7 @@ export class SnapshotStore {
   constructor(home: string, keep: number = DEFAULT_KEEP) {
     this.home = home
     this.keep = keep
-    if (!Number.isInteger(keep) || keep < 1) throw new RangeError(`snapshots to keep must be a positive integer, not ${keep}`)
+    if (!Number.isInteger(keep) || keep < 1) throw new RangeError(`SVC_SNAPSHOT_KEEP (snapshots kept per workspace) must be a positive integer, not ${keep}`)
   }
 
   dirOf(workspace: string): string {
@@ -111,7 +111,7 @@ export class SnapshotStore {
     return tree
   }
 
-  /** Names a capture by the ledger seq of its leaf; drops snapshots beyond `keep`. */
+  /** Names a capture by the ledger seq of its leaf. */
   async commit(capture: Capture, seq: number, at = Date.now()): Promise<SnapshotManifest> {
     const dir = this.dirOf(capture.workspace)
     const g = capture.git
@@ -126,7 +126,6 @@ export class SnapshotStore {
     const id = writeBlob(dir, Buffer.from(JSON.stringify(manifest)))
     mkdirSync(join(dir, 'refs', 'svc-snapshots'), { recursive: true })
     writeFileSync(join(dir, 'refs', 'svc-snapshots', String(seq)), `${id}\n`)
-    await this.#prune(dir)
     return manifest
   }
 
@@ -136,23 +135,29 @@ export class SnapshotStore {
     return existsSync(join(dir, 'svc-workspace')) ? manifestsIn(dir) : []
   }
 
-  async #prune(dir: string): Promise<void> {
-    const seqs = snapshotSeqs(dir)
-    if (seqs.length <= this.keep) return
+  /**
+   * Drops the snapshots of `workspace` beyond `keep` and the refs only they used; true when git's collection is due
+   * (`collect`). Run it where captures of the workspace are serialised: a capture may be about to reuse those refs.
+   */
+  async prune(workspace: string): Promise<boolean> {
+    const dir = this.dirOf(workspace)
+    if (snapshotSeqs(dir).length <= this.keep) return false
     const all = await manifestsIn(dir)
     const drop = all.slice(0, all.length - this.keep)
     const kept = new Set(all.slice(-this.keep).flatMap((m) => (m.git ? [m.git.refsKey] : [])))
     for (const m of drop) rmSync(join(dir, 'refs', 'svc-snapshots', String(m.seq)), { force: true })
     for (const key of new Set(drop.flatMap((m) => (m.git && !kept.has(m.git.refsKey) ? [m.git.refsKey] : [])))) {
+      rmSync(join(dir, 'svc-fetched', key), { force: true })
       const refs = (await git(['--git-dir', dir, 'for-each-ref', '--format=%(refname)', `refs/svc-refs/${key}/`])).split('\n').filter(Boolean)
       if (refs.length) await git(['--git-dir', dir, 'update-ref', '--stdin'], { input: refs.map((r) => `delete ${r}\n`).join('') })
-      rmSync(join(dir, 'svc-fetched', key), { force: true })
     }
-    if (Date.now() - this.#lastGc > GC_EVERY_MS) {
-      this.#lastGc = Date.now()
-      // Objects younger than an hour stay: a capture running meanwhile may not have named its tree yet.
-      await git(['--git-dir', dir, '-c', 'gc.packRefs=false', 'gc', '--quiet', '--prune=1.hour.ago'])
-    }
+    return Date.now() - this.#lastGc > GC_EVERY_MS
+  }
+
+  /** git's collection of what no kept snapshot reaches; safe beside captures (objects younger than an hour stay). */
+  async collect(workspace: string): Promise<void> {
+    this.#lastGc = Date.now()
+    await git(['--git-dir', this.dirOf(workspace), '-c', 'gc.packRefs=false', 'gc', '--quiet', '--prune=1.hour.ago'])
   }
 }
 
