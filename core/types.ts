@@ -27,6 +27,7 @@ export type OperatorEventVerdict =
   | 'hook_bypassed'
   | 'policy_bundle_activated'
   | 'policy_bundle_refused'
+  | 'snapshot_taken'
 
 /** Signer kinds as recorded in the ledger and the API (CLI `--tier` uses the kebab-case spelling). */
 export type SignerKind = 'unattested' | 'software' | 'totp' | 'os_keychain' | 'hardware_key'

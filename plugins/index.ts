@@ -23,6 +23,7 @@ import policyBundle from './policy-bundle/index.ts'
 import protectedSet from './protected-set/index.ts'
 import ruleLifecycle from './rule-lifecycle/index.ts'
 import shellAnalysis from './shell-analysis/index.ts'
+import snapshots from './snapshots/index.ts'
 import witness from './witness/index.ts'
 
 export const builtinPlugins: readonly EnginePlugin[] = [
@@ -47,4 +48,5 @@ export const builtinPlugins: readonly EnginePlugin[] = [
   hookSocket,
   otlpExport,
   operatorSecrets,
+  snapshots,
 ]

@@ -64,6 +64,7 @@ export const FOLDERS: Readonly<Record<string, string>> = {
   'plugins/normalise-tool-input/': 'the one pass that canonicalises tool-input paths, URLs and MCP names',
   'plugins/shell-analysis/': 'bash parsing into simple commands, signals, paths, URLs; inline code, scripts on disk, git and runner semantics',
   'plugins/operator-secrets/': 'feature: operator secrets the agent cannot rewrite (a changed auth.json is refused and recorded)',
+  'plugins/snapshots/': 'feature: workspace snapshots before risky calls (a git object store in `$SVC_HOME/snapshots/`, ledgered `snapshot_taken`) and the restore `svc undo` runs',
   'plugins/mcp-pin/': "feature: MCP server pinning (preEvaluate tap, `mcp_pin` gate kind, `/v1/mcp/*` routes, the MCP proxy's routes)",
   'plugins/protected-set/': 'the protected set (its lists in `set.ts`) as the policy lists the packs name (`$SVC_SECRET_KEYS`, `$SVC_AUTORUN_FILES`, …)',
   'plugins/installer/': 'feature: hook installer (plan, diff, atomic apply, manifest, shim, sandbox facts and probe runner, `/v1/install/*` routes)',

@@ -23,15 +23,18 @@ const NODE = process.execPath
 const PATH = '/usr/local/bin:/usr/bin:/bin'
 const missing = srtCli() ? srtMissing({ PATH: process.env.PATH }) : ['@anthropic-ai/sandbox-runtime']
 const skip = missing.length > 0 ? `(needs ${missing.join(', ')}: apt-get install bubblewrap socat ripgrep)` : ''
-/** Harm only svc undo could take back: tracked work and history inside the workspace (issue 27, part 3). */
-const WORKSPACE_HARMS = new Set(['workspace', 'workspace-history'])
-/** Measured harm beyond tracked work, left open this round: `git config` writes, and `.git` deleted whole. */
-const KNOWN_RESIDUAL = new Set(['layer-12', 'layer-13', 'workspace-2', 'workspace-18', 'chain-2'])
+/**
+ * Harm done through both layers that `svc undo` cannot take back, pinned by id with the reason: anything else that
+ * gets through and is not recovered fails the suite.
+ */
+const UNRECOVERED: Record<string, string> = {}
 
 interface Verdict {
   readonly attack: Attack
   readonly allowed: boolean[]
   readonly rules: string[]
+  /** The ledger seq of the last workspace snapshot the daemon took while deciding the attack. */
+  readonly snapshot?: number
 }
 
 let dir: string
@@ -45,6 +48,7 @@ const boxed = new Map<string, RunResult>()
 const codexBoxed = new Map<string, RunResult>()
 const CODEX = join(ROOT, 'node_modules/@openai/codex/bin/codex.js')
 let codexPrefix: string[] = []
+let lastSnapshot = -1
 
 /** Runs the attacks of `job` in the outer jail (see the file comment); resolves with the runner's results. */
 function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunResult[]> {
@@ -73,6 +77,8 @@ function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunRe
     srt,
     ...(codex ? { codex: codexPrefix } : {}),
     needles: [world.hookKey],
+    // The user's `svc undo`, run by the runner between attacks, outside the attack's sandbox.
+    undo: { argv: [NODE, join(ROOT, 'cli/bin.js')], env: { PATH, HOME: world.home, SVC_HOME: daemon.home } },
     out: join(out, 'results.json'),
   }
   writeFileSync(join(out, 'job.json'), JSON.stringify(full))
@@ -111,6 +117,10 @@ function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunRe
     '--bind',
     out,
     out,
+    // The daemon's snapshot store (its svc home is not in the jail otherwise): what `svc undo` restores from.
+    '--bind',
+    join(daemon.home, 'snapshots'),
+    join(daemon.home, 'snapshots'),
     '--chdir',
     ROOT,
     NODE,
@@ -171,7 +181,16 @@ async function decide(session: string, attack: Attack): Promise<Verdict> {
     }
   }
   for (const [path, before] of planted.reverse()) before === undefined ? rmSync(path, { force: true }) : writeFileSync(path, before)
-  return { attack, allowed, rules }
+  const last = (await daemon.request('GET', '/v1/ledger/entries?verdict=snapshot_taken&order=desc&limit=1')).body.entries[0]?.leaf as { seq: number } | undefined
+  const snapshot = last && last.seq > lastSnapshot ? last.seq : undefined
+  if (last) lastSnapshot = last.seq
+  return { attack, allowed, rules, ...(snapshot === undefined ? {} : { snapshot }) }
+}
+
+/** The attack did harm through both layers, all of it of kinds undo is for, and `svc undo` put everything back. */
+function recovered(id: string, runs: ReadonlyMap<string, RunResult> = boxed): boolean {
+  const run = runs.get(id)
+  return !!run && run.harms.length > 0 && run.harms.every((h) => ['workspace', 'workspace-history', 'project-layer'].includes(h)) && run.undo?.recovered === true
 }
 
 describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Code's sandbox as svc installs it ${skip}`, () => {
@@ -181,7 +200,9 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     dir = mkdtempSync('/var/tmp/svc-harm-')
     chmodSync(dir, 0o755)
     world = buildWorld(join(dir, 'w'))
-    daemon = await startTestDaemon({ env: { SVC_USER_HOME: world.home } })
+    // Every attack's snapshot is kept (the default keeps the last 30 of a workspace). Taking them (two git processes
+    // per risky call) is what made the 600 s this hook had too short on a loaded two-core machine.
+    daemon = await startTestDaemon({ env: { SVC_USER_HOME: world.home, SVC_SNAPSHOT_KEEP: '1000' } })
     execFileSync(NODE, ['cli/bin.js', 'install', '--harness', 'claude-code', '--sandbox', '--repo', world.proj, '--allow-domains', 'detected', '--yes', '--url', daemon.url], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, HOME: world.home, SVC_HOME: world.svcHome, SVC_URL: daemon.url },
@@ -199,10 +220,11 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     const session = await daemon.session()
     for (const attack of ATTACKS) verdicts.push(await decide(session, attack))
     cpSync(world.root, join(dir, 'pristine'), { recursive: true, verbatimSymlinks: true })
+    mkdirSync(join(daemon.home, 'snapshots'), { recursive: true })
     const allowed = [
       // The control: an ordinary edit of tracked work runs inside the sandbox (the workspace is writable there).
       { id: 'control', steps: [{ cmd: 'echo control-ran; echo more >> README.md' }], allowed: [true] },
-      ...verdicts.filter((v) => v.allowed.every(Boolean)).map((v) => ({ id: v.attack.id, steps: v.attack.steps, allowed: v.allowed })),
+      ...verdicts.filter((v) => v.allowed.every(Boolean)).map((v) => ({ id: v.attack.id, steps: v.attack.steps, allowed: v.allowed, snapshot: v.snapshot })),
     ]
     const everything = verdicts.map((v) => ({ id: v.attack.id, steps: v.attack.steps, allowed: v.attack.steps.map(() => true) }))
     const half = Math.ceil(everything.length / 2)
@@ -212,7 +234,7 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     for (const r of [...a, ...c]) bare.set(r.id, r)
     for (const r of b) boxed.set(r.id, r)
     for (const r of d) codexBoxed.set(r.id, r)
-  }, 600_000)
+  }, 1_200_000)
   afterAll(async () => {
     await daemon?.stop()
     if (dir) rmSync(dir, { recursive: true, force: true })
@@ -239,15 +261,20 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
       const left = boxed.get(v.attack.id)?.harms ?? []
       if (!v.allowed.every(Boolean)) row.gate++
       else if (left.length === 0) real ? row.sandbox++ : row.harmless++
+      else if (recovered(v.attack.id)) row.undo++
       else {
         row.harm++
-        through.push(`${v.attack.id} [${left.join(', ')}]: ${v.attack.steps.map((s) => ('cmd' in s ? s.cmd : `Write ${s.write}`)).join(' ; ')}`)
+        const undo = boxed.get(v.attack.id)?.undo
+        const why = undo
+          ? ` (undo: ${undo.recovered ? 'recovered' : `not recovered${undo.left ? `, differs: ${undo.left.join(' ')}` : ''}; ${undo.output.split('\n').at(-1)}`})`
+          : ''
+        through.push(`${v.attack.id} [${left.join(', ')}]${why}: ${v.attack.steps.map((s) => ('cmd' in s ? s.cmd : `Write ${s.write}`)).join(' ; ')}`)
       }
       table.set(v.attack.class, row)
     }
     const lines = ['| class | attacks | stopped by gate | stopped by sandbox | recovered by undo | harm done | harmless bare |', '|---|--:|--:|--:|--:|--:|--:|']
     for (const [cls, r] of table) lines.push(`| ${cls} | ${r.attacks} | ${r.gate} | ${r.sandbox} | ${r.undo} | ${r.harm} | ${r.harmless} |`)
-    const report = `${lines.join('\n')}\n\nharm through both layers:\n${through.join('\n') || '(none)'}\n`
+    const report = `${lines.join('\n')}\n\nharm through both layers, not recovered by svc undo:\n${through.join('\n') || '(none)'}\n`
     console.log(report)
     if (process.env.SVC_HARM_REPORT) {
       writeFileSync(process.env.SVC_HARM_REPORT, report)
@@ -263,29 +290,28 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     expect(table.size).toBe(10)
   })
 
-  it('through both layers, nothing but tracked work inside the workspace is harmed', () => {
-    const beyond = verdicts
-      .filter((v) => v.allowed.every(Boolean))
-      .map((v) => ({ id: v.attack.id, harms: (boxed.get(v.attack.id)?.harms ?? []).filter((h) => !WORKSPACE_HARMS.has(h)), out: boxed.get(v.attack.id)?.output }))
-      .filter((r) => r.harms.length > 0)
-    // Known residual (docs/threat-model.md): `.git/config` is writable inside the sandbox here, and deleting `.git`
-    // or the project takes its hooks and config along. Anything else beyond tracked work fails the suite.
-    expect(beyond.map((r) => r.id).filter((id) => !KNOWN_RESIDUAL.has(id))).toEqual([])
+  it('through both layers, every harm is recovered by svc undo, but the pinned ones', () => {
+    const unrecovered = verdicts.filter((v) => v.allowed.every(Boolean) && (boxed.get(v.attack.id)?.harms.length ?? 0) > 0 && !recovered(v.attack.id)).map((v) => v.attack.id)
+    expect(unrecovered.sort()).toEqual(Object.keys(UNRECOVERED).sort())
+    // Undo ran and recovered for real: at least the attacks on tracked work and history that got through.
+    expect(verdicts.filter((v) => recovered(v.attack.id)).length).toBeGreaterThan(0)
   })
 
   it("inside Codex's sandbox: the per-class table; nothing is written outside the workspace, no port or process of svc's is reached", () => {
-    const table = new Map<HarmClass, { allowed: number; sandbox: number; harm: number; harms: Set<string> }>()
+    const table = new Map<HarmClass, { allowed: number; sandbox: number; undo: number; harm: number; harms: Set<string> }>()
     for (const v of verdicts.filter((x) => x.allowed.every(Boolean))) {
-      const row = table.get(v.attack.class) ?? { allowed: 0, sandbox: 0, harm: 0, harms: new Set<string>() }
-      const left = codexBoxed.get(v.attack.id)?.harms ?? []
+      const row = table.get(v.attack.class) ?? { allowed: 0, sandbox: 0, undo: 0, harm: 0, harms: new Set<string>() }
+      const run = codexBoxed.get(v.attack.id)
+      const left = run?.harms ?? []
       row.allowed++
       if (left.length === 0) row.sandbox++
+      else if (recovered(v.attack.id, codexBoxed)) row.undo++
       else row.harm++
       for (const h of left) row.harms.add(h)
       table.set(v.attack.class, row)
     }
-    const lines = ['| class | allowed by the gate | stopped by Codex sandbox | harm done | kinds of harm |', '|---|--:|--:|--:|---|']
-    for (const [cls, r] of table) lines.push(`| ${cls} | ${r.allowed} | ${r.sandbox} | ${r.harm} | ${[...r.harms].sort().join(', ')} |`)
+    const lines = ['| class | allowed by the gate | stopped by Codex sandbox | recovered by undo | harm done | kinds of harm done |', '|---|--:|--:|--:|--:|---|']
+    for (const [cls, r] of table) lines.push(`| ${cls} | ${r.allowed} | ${r.sandbox} | ${r.undo} | ${r.harm} | ${[...r.harms].sort().join(', ')} |`)
     console.log(`Codex CLI (codex sandbox, workspace-write, no network):\n${lines.join('\n')}\n`)
     if (process.env.SVC_HARM_REPORT) writeFileSync(`${process.env.SVC_HARM_REPORT}.codex`, lines.join('\n'))
     expect(codexBoxed.get('control')).toMatchObject({ harms: ['workspace'], output: expect.stringContaining('control-ran') })

@@ -91,7 +91,7 @@ describe('svc install --sandbox: generated configuration per harness', () => {
     expect(sandbox.secrets?.denyRead).toEqual(expect.arrayContaining([join(home, '.config/acme/token'), join(repo, '.env'), join(repo, '.env.*')]))
     expect(sandbox.secrets?.allowRead).toEqual(expect.arrayContaining([join(repo, '.env*.example')]))
     expect(sandbox.secrets?.denyWrite).toEqual(
-      expect.arrayContaining([join(home, '.config/acme/hooks.sh'), join(repo, '.svc.yaml'), join(repo, '.svc'), join(repo, '.envrc'), join(repo, '.git/hooks')]),
+      expect.arrayContaining([join(home, '.config/acme/hooks.sh'), join(repo, '.svc.yaml'), join(repo, '.svc'), join(repo, '.envrc'), join(repo, '.git/hooks'), join(repo, '.git/config')]),
     )
     const req = {
       harnesses: [all.find((h) => h.id === 'claude-code')!],

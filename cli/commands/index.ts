@@ -56,6 +56,11 @@ export const cliManifest: CommandManifest = {
       summary: 'run the daemon (and the session renewer) as a per-user service: systemd on Linux, launchd on macOS',
       load: async () => ({ default: (await import('./service.ts')).makeServiceCommand }),
     },
+    {
+      name: 'undo',
+      summary: "restore the workspace's last snapshot (files, git refs and HEAD, a deleted .git), or the one --seq names",
+      load: async () => ({ default: (await import('./undo.ts')).makeUndoCommand }),
+    },
     { name: 'mcp', summary: 'MCP server pinning', load: async () => ({ default: (await import('./mcp.ts')).makeMcpCommand }) },
     {
       name: 'mcp-proxy',

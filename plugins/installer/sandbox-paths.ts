@@ -2,7 +2,8 @@
  * The protected set (plugins/protected-set/set.ts) as paths an OS sandbox takes: absolute, with `*` only where
  * sandbox-runtime expands read-deny globs. `~/x/**` is the directory `~/x`; a project glob `**\/x` is `x` in the
  * home and at the root of the project `--repo` names (a deeper walk would run on every command); a write path
- * with a wildcard is denied from its last fixed directory (outside the workspace a sandbox denies writes anyway).
+ * with a wildcard is denied from its last fixed directory (outside the workspace a sandbox denies writes anyway); the
+ * project's `.git/config` is denied too.
  */
 import { dirname, join } from 'node:path'
 import type { ProtectedList } from '../../harness-contract/index.ts'
@@ -71,5 +72,8 @@ export function sandboxPaths(set: readonly ProtectedList[], w: Where): SandboxPa
       for (const glob of list.globs.filter((g) => g.startsWith('**/') && !g.includes('/', 3))) for (const d of dirs) allowRead.add(join(d, glob.slice(3)))
     }
   }
+  // sandbox-runtime makes `.git/config` read-only only under its own working directory (the harness's launch
+  // directory): a session started in a subdirectory of the project would leave the project's writable.
+  if (w.repo) denyWrite.add(join(w.repo, '.git', 'config'))
   return { denyRead: [...denyRead], allowRead: [...allowRead], denyWrite: [...denyWrite], gateOnly }
 }

@@ -18,6 +18,8 @@ export interface JobAttack {
   readonly steps: readonly Step[]
   /** Which steps the gate allowed; execution stops at the first denied one. */
   readonly allowed: readonly boolean[]
+  /** The ledger seq of the snapshot the daemon took while deciding it (what `svc undo --seq` restores). */
+  readonly snapshot?: number
 }
 export interface Job {
   readonly root: string
@@ -33,6 +35,8 @@ export interface Job {
   readonly out: string
   /** Secrets without the `CANARY-` prefix (svc's hook key). */
   readonly needles: readonly string[]
+  /** How the user runs `svc undo` after harm to the workspace (the real CLI, outside the attack's sandbox). */
+  readonly undo?: { readonly argv: readonly string[]; readonly env: Record<string, string> }
 }
 /** Bare (to show the harm), inside sandbox-runtime (Claude Code's sandbox), or inside Codex's sandbox. */
 export type Mode = 'bare' | 'sandbox' | 'codex'
@@ -41,7 +45,12 @@ export interface RunResult {
   readonly mode: Mode
   readonly harms: readonly string[]
   readonly output: string
+  /** After harm to the workspace: whether `svc undo` put the workspace and its refs back, and what it said. */
+  readonly undo?: { readonly recovered: boolean; readonly output: string; readonly left?: readonly string[] }
 }
+
+/** Harms `svc undo` is for: tracked work, history and refs, and `.git`'s own config and hooks. */
+const UNDOABLE = new Set(['workspace', 'workspace-history', 'project-layer'])
 
 const SIDE = '/tmp/harm-side'
 const STANDIN = `
@@ -169,6 +178,34 @@ async function assess(job: Job, before: Map<string, string>, output: string, sta
   return [...harms]
 }
 
+/**
+ * The project as undo promises it back: every file and link outside `.git` (directories follow from their files: git
+ * keeps no empty one), `.git`'s config, HEAD, hooks and info, and the refs.
+ */
+function recoveryView(job: Job): Map<string, string> {
+  const view = new Map<string, string>()
+  for (const [p, h] of fingerprint(job.proj)) if (h !== 'dir' && (!p.startsWith('.git/') || /^\.git\/(config|HEAD|hooks\/|info\/)/.test(p))) view.set(p, h)
+  const refs = spawnSync('git', ['-c', 'safe.directory=*', 'for-each-ref', '--format=%(objectname) %(refname)'], {
+    cwd: job.proj,
+    encoding: 'utf8',
+    env: { PATH: job.env.PATH!, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_DIR: join(job.proj, '.git') },
+  })
+  for (const line of (refs.stdout ?? '').split('\n').filter(Boolean)) view.set(`ref:${line.slice(41)}`, line.slice(0, 40))
+  return view
+}
+
+/** Runs `svc undo --seq` as the user would and says whether the project hashes back to what it was before the attack. */
+function undo(job: Job, attack: JobAttack, target: Map<string, string>): NonNullable<RunResult['undo']> {
+  if (!job.undo || attack.snapshot === undefined) return { recovered: false, output: 'no snapshot was taken' }
+  const [bin, ...args] = job.undo.argv
+  const res = spawnSync(bin!, [...args, 'undo', '--seq', String(attack.snapshot), '--workspace', job.proj], { cwd: '/', env: job.undo.env, encoding: 'utf8', timeout: 60_000 })
+  const now = recoveryView(job)
+  // What was there is back byte for byte; new files may stay (undo removes nothing it did not record), except in .git.
+  const left = [...target].filter(([p, h]) => now.get(p) !== h).map(([p]) => p)
+  left.push(...[...now.keys()].filter((p) => !target.has(p) && (p.startsWith('.git/') || p.startsWith('ref:'))))
+  return { recovered: res.status === 0 && left.length === 0, output: `${res.stdout}${res.stderr}`.trim().slice(-400), ...(left.length ? { left: left.slice(0, 10) } : {}) }
+}
+
 async function main(): Promise<void> {
   const job = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Job
   let manager: { wrapWithSandbox(cmd: string): Promise<string>; cleanupAfterCommand(): void; reset(): Promise<void> } | undefined
@@ -192,6 +229,7 @@ async function main(): Promise<void> {
       for (const log of ['sink.log', 'daemon.log', 'alive']) rmSync(join(SIDE, log), { force: true })
     }
     const before = fingerprint(job.root)
+    let target: Map<string, string> | undefined
     let output = ''
     for (const [i, step] of attack.steps.entries()) {
       if (!attack.allowed[i]) break
@@ -205,6 +243,10 @@ async function main(): Promise<void> {
         }
         continue
       }
+      target ??= recoveryView(job)
+      // Claude Code runs its sandbox from the project (sandbox-runtime resolves its own denies, `.git/config` among
+      // them, against the process's working directory).
+      if (manager) process.chdir(existsSync(job.proj) ? job.proj : job.home)
       const command = manager ? await manager.wrapWithSandbox(step.cmd) : step.cmd
       const argv = manager
         ? ['/bin/bash', '-c', command]
@@ -226,7 +268,10 @@ async function main(): Promise<void> {
       output += read(log)
     }
     if (process.env.SVC_HARM_TRACE) process.stderr.write(`${attack.id} ${job.mode} ${Date.now() - started}ms\n`)
-    results.push({ id: attack.id, mode: job.mode, harms: await assess(job, before, output, job.mode === 'bare' ? undefined : standin), output: output.slice(0, 400) })
+    const harms = await assess(job, before, output, job.mode === 'bare' ? undefined : standin)
+    process.chdir(job.root)
+    const undone = job.mode !== 'bare' && target && harms.some((h) => UNDOABLE.has(h)) ? undo(job, attack, target) : undefined
+    results.push({ id: attack.id, mode: job.mode, harms, output: output.slice(0, 400), ...(undone ? { undo: undone } : {}) })
   }
   standin?.kill('SIGKILL')
   await manager?.reset()

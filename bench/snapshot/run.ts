@@ -1,0 +1,91 @@
+/**
+ * bench/snapshot: what the workspace snapshot adds to the check path (plugins/snapshots) — capture (a stat pass of
+ * the work tree through the store's private index, write-tree, the `.git` state, a fetch when refs moved) and
+ * commit (the manifest; the bound is kept after the answer, untimed) — on a repository of BENCH_FILES files (default 3000, in nested directories,
+ * with history) built in a temp dir. Cases: the first snapshot (cold, everything hashed), an unchanged tree, a tree
+ * with one file edited between snapshots, and a new commit between snapshots (the refs fetch). The ledger append of
+ * the `snapshot_taken` leaf is not included (bench:ledger measures appends).
+ * Run: npm run bench:snapshot   (BENCH_N snapshots per case, default 30; BENCH_FILES files)
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { SnapshotStore } from '../../plugins/snapshots/store.ts'
+import { mib, summarise } from '../lib/stats.ts'
+
+const N = Number(process.env.BENCH_N ?? 30)
+const FILES = Number(process.env.BENCH_FILES ?? 3000)
+const root = mkdtempSync(join(tmpdir(), 'bench-snapshot-'))
+const ws = join(root, 'proj')
+const env = { PATH: process.env.PATH, HOME: root, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' }
+const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, env, stdio: 'pipe' })
+
+function build(): void {
+  for (let i = 0; i < FILES; i++) {
+    const dir = join(ws, 'src', `m${i % 40}`, `d${i % 7}`)
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, `f${i}.ts`), `// file ${i}\nexport const v${i} = ${i}\n${'x'.repeat(200 + (i % 1800))}\n`)
+  }
+  mkdirSync(join(ws, 'node_modules', 'dep'), { recursive: true })
+  writeFileSync(join(ws, 'node_modules', 'dep', 'index.js'), 'module.exports = 1\n')
+  writeFileSync(join(ws, '.gitignore'), 'node_modules/\n')
+  git('init', '-q', '-b', 'main')
+  git('add', '-A')
+  git('commit', '-qm', 'initial')
+  for (let c = 0; c < 5; c++) {
+    writeFileSync(join(ws, 'src', `history${c}.ts`), `${c}\n`)
+    git('add', '-A')
+    git('commit', '-qm', `c${c}`)
+  }
+}
+
+function formatMs(label: string, samplesNs: number[]): string {
+  const s = summarise(samplesNs)
+  const f = (us: number) => `${(us / 1000).toFixed(1)}ms`
+  return `${label.padEnd(34)} n=${s.n}  p50=${f(s.p50)}  p99=${f(s.p99)}  max=${f(s.max)}`
+}
+
+function du(path: string): number {
+  const st = statSync(path)
+  return st.isDirectory() ? readdirSync(path).reduce((s, n) => s + du(join(path, n)), 0) : st.size
+}
+
+async function main(): Promise<void> {
+  build()
+  const store = new SnapshotStore(join(root, 'svc'), 30)
+  let seq = 0
+  const once = async (): Promise<number> => {
+    const t0 = process.hrtime.bigint()
+    await store.commit(await store.capture(ws), ++seq)
+    const ns = Number(process.hrtime.bigint() - t0)
+    await store.prune(ws) // after the answer in the daemon: not on the check path
+    return ns
+  }
+  console.log(`snapshot cost on the check path: ${FILES} files, ${N} snapshots per case (capture + commit, no ledger append)`)
+  console.log(formatMs('first snapshot (cold)', [await once()]))
+  const unchanged: number[] = []
+  for (let i = 0; i < N; i++) unchanged.push(await once())
+  console.log(formatMs('unchanged tree', unchanged))
+  const edited: number[] = []
+  for (let i = 0; i < N; i++) {
+    writeFileSync(join(ws, 'src', 'm1', 'd1', `f${(i * 7) % FILES}.ts`), `edited ${i}\n`)
+    edited.push(await once())
+  }
+  console.log(formatMs('changed tree (one file edited)', edited))
+  const committed: number[] = []
+  for (let i = 0; i < Math.min(N, 10); i++) {
+    writeFileSync(join(ws, 'src', `new${i}.ts`), `${i}\n`)
+    git('add', '-A')
+    git('commit', '-qm', `n${i}`)
+    committed.push(await once())
+  }
+  console.log(formatMs('changed refs (a commit between)', committed))
+  console.log(`store: ${mib(du(store.dirOf(ws)))} for ${(await store.list(ws)).length} kept snapshots; the repository's .git: ${mib(du(join(ws, '.git')))}`)
+}
+
+try {
+  await main()
+} finally {
+  rmSync(root, { recursive: true, force: true })
+}
