@@ -76,6 +76,12 @@ export function refuse(reason: string, trace: readonly LayerTrace[] = []): Decis
   return { verdict: 'deny', ledgerVerdict: 'deny', ruleId: '', reason, monitorMatch: false, hits: [], trace, stage: 'core' }
 }
 
+/** The only loosening: a user's grant waives the plain deny hits of its gates; everything else is combined again. */
+export function waive(before: Decision, grant: NonNullable<Decision['grant']>, mode: Mode, signer: SignerKind | undefined): Decision {
+  const rest = combine(before.hits.filter((h) => !(grant.gates.includes(h.gateId) && h.onHit === 'deny' && !h.requireStrong)), mode, signer)
+  return rest.verdict === 'deny' ? rest : { ...rest, grant, reason: `allowed by the user's grant ${grant.id} over ${grant.gates.join(', ')}; then ${rest.reason}` }
+}
+
 /** Throws when `after` is looser than `before`: postLocal taps may tighten a decision, never loosen it. */
 export function assertNotLoosened(before: Decision, after: Decision, tap = 'postLocal'): void {
   if (before.verdict === 'deny' && after.verdict !== 'deny') {

@@ -12,6 +12,7 @@ import path from './gates/path/index.ts'
 import signal from './gates/signal/index.ts'
 import tool from './gates/tool/index.ts'
 import url from './gates/url/index.ts'
+import grants from './grants/index.ts'
 import guardrails from './guardrails/index.ts'
 import installer from './installer/index.ts'
 import mcpPin from './mcp-pin/index.ts'
@@ -45,4 +46,5 @@ export const builtinPlugins: readonly EnginePlugin[] = [
   witness,
   otlpExport,
   operatorSecrets,
+  grants,
 ]
