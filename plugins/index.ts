@@ -19,6 +19,7 @@ import mcpPin from './mcp-pin/index.ts'
 import normaliseToolInput from './normalise-tool-input/index.ts'
 import operatorSecrets from './operator-secrets/index.ts'
 import otlpExport from './otlp-export/index.ts'
+import packChoices from './pack-choices/index.ts'
 import policyBundle from './policy-bundle/index.ts'
 import protectedSet from './protected-set/index.ts'
 import ruleLifecycle from './rule-lifecycle/index.ts'
@@ -47,4 +48,5 @@ export const builtinPlugins: readonly EnginePlugin[] = [
   otlpExport,
   operatorSecrets,
   grants,
+  packChoices,
 ]

@@ -3,7 +3,7 @@
  * `svc allow` as child processes. The agent cannot grant itself one (`svc allow` from a tool call is denied; the
  * API refuses a grant without the user's proof), the user's `svc allow <code>` lets exactly that call through
  * once, an expired grant denies again, `svc allow rule --project` affects only that project, and the grant and
- * each use are control leaves that `svc ledger verify` accepts.
+ * each use are control leaves that `svc ledger verify` accepts. The user's pack choices are control leaves too.
  */
 import { mkdirSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -125,6 +125,19 @@ describe('svc allow', () => {
     expect((await check(DESTROY, projectA)).verdict).toBe('allow')
     await new Promise((r) => setTimeout(r, 2_200))
     expect((await check(DESTROY, projectA)).verdict).toBe('deny')
+  })
+
+  it("the user's pack choices are control leaves (svc policy packs disable / severity / enable)", async () => {
+    for (const [args, to] of [
+      [['disable', 'iac'], 'off'],
+      [['severity', 'iac', 'monitor'], 'monitor'],
+      [['enable', 'iac'], 'as shipped'],
+    ] as const) {
+      const run = await svc(['policy', 'packs', ...args, '--home', env.SVC_HOME!])
+      expect(run.code, run.stderr).toBe(0)
+      const leaf = await waitForLeaf((l) => l.verdict === 'config_changed' && l.facts.setting === 'pack' && l.facts.to === to)
+      expect(leaf.facts).toMatchObject({ pack: 'iac', to })
+    }
   })
 
   it('svc allow rule --project stops one gate denying in that project only, and the ledger verifies', async () => {
