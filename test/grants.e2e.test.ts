@@ -36,12 +36,12 @@ beforeAll(async () => {
   const minted = await svc(['session', 'create', '--tier', 'software'])
   expect(minted.code, minted.stderr).toBe(0)
   session = (await get('/v1/sessions/current')).session.session_id
-}, 60_000)
+}, 180_000)
 
 afterAll(async () => {
   await daemon?.stop()
   rmSync(home, { recursive: true, force: true })
-})
+}, 60_000)
 
 // The user's own terminal: no SVC_ADMIN_PASSWORD or token, only the host key the session was minted with.
 const svc = (args: string[]) => runCliProcess(args, { ...env, SVC_ADMIN_PASSWORD: undefined })
@@ -64,7 +64,8 @@ async function leaves(): Promise<any[]> {
   return (await get('/v1/ledger/entries?limit=1000')).entries.map((e: { leaf: unknown }) => e.leaf)
 }
 
-describe('svc allow', () => {
+// Each test runs several `svc` processes: generous bounds for a loaded machine (no timing is asserted).
+describe('svc allow', { timeout: 180_000 }, () => {
   it('every deny names a code; the agent cannot grant it (tool call denied, API without proof refused)', async () => {
     const denied = await check(DESTROY, projectA)
     expect(denied).toMatchObject({ verdict: 'deny', rule_id: 'secrets.env-file-destroy' })

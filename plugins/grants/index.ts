@@ -11,7 +11,7 @@ import { lazyRoutes } from '../../daemon/index.ts'
 import { grantsFor } from './match.ts'
 import type { GrantStore } from './store.ts'
 
-export { grantMessage, signGrant, type GrantBody, type GrantRequest } from './proof.ts'
+export { signGrant, type GrantBody, type GrantRequest } from './proof.ts'
 
 /** The daemon's grant state (set when its routes open the store): absent in one-shot engines. */
 export function grantState(registry: Registries): Map<string, GrantStore> {
