@@ -45,7 +45,7 @@ const withShared = (c: Command) =>
 export function makeAllowCommand(io: CliIo): Command {
   const cmd = withShared(
     new Command('allow')
-      .description('let a call svc denied through: once by the code its deny named, or a gate in a project for a while (`svc allow rule`)')
+      .description('let a denied call through once by the code its deny named, or stop one gate denying in a project for a while (`svc allow rule`)')
       .argument('<code>', 'the code the deny named (e.g. K7QF3D)'),
   ).action(async (code: string, opts: Options) => {
     const forMs = durationOption('--for', opts.for)
