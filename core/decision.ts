@@ -76,6 +76,14 @@ export function refuse(reason: string, trace: readonly LayerTrace[] = []): Decis
   return { verdict: 'deny', ledgerVerdict: 'deny', ruleId: '', reason, monitorMatch: false, hits: [], trace, stage: 'core' }
 }
 
+/** postLocal's result, never looser (asserted) but by a user's grant, which waives its gates' plain deny hits (the rest is combined again). */
+export function waive(before: Decision, after: Decision, mode: Mode, signer: SignerKind | undefined, grant = after.grant): Decision {
+  if (!grant) return assertNotLoosened(before, after) ?? after
+  const kept = before.hits.filter((h) => h.onHit !== 'deny' || h.requireStrong || !grant.gates.includes(h.gateId))
+  const rest = combine(kept, mode, signer)
+  return rest.verdict === 'deny' ? rest : { ...rest, grant, reason: `allowed by the user's grant ${grant.id} over ${grant.gates.join(', ')}; then ${rest.reason}` }
+}
+
 /** Throws when `after` is looser than `before`: postLocal taps may tighten a decision, never loosen it. */
 export function assertNotLoosened(before: Decision, after: Decision, tap = 'postLocal'): void {
   if (before.verdict === 'deny' && after.verdict !== 'deny') {

@@ -28,6 +28,8 @@ export type OperatorEventVerdict =
   | 'policy_bundle_activated'
   | 'policy_bundle_refused'
   | 'snapshot_taken'
+  | 'allow_granted'
+  | 'allow_used'
 
 /** Signer kinds as recorded in the ledger and the API (CLI `--tier` uses the kebab-case spelling). */
 export type SignerKind = 'unattested' | 'software' | 'totp' | 'os_keychain' | 'hardware_key'
@@ -198,6 +200,7 @@ export interface Decision {
   readonly stage: 'local' | 'guardrail' | 'core'
   /** Present when guardrail evaluators matched after a local allow: their verdicts, kept apart from the local one. */
   readonly guardrail?: GuardrailStage
+  readonly grant?: { readonly id: string; readonly gates: readonly string[] } // the user's `svc allow`: waives these gates' denies (decision.ts `waive`)
 }
 
 /** What the core asks the ledger to append; the ledger adds seq, hashes and signature. */

@@ -12,6 +12,7 @@ import path from './gates/path/index.ts'
 import signal from './gates/signal/index.ts'
 import tool from './gates/tool/index.ts'
 import url from './gates/url/index.ts'
+import grants from './grants/index.ts'
 import guardrails from './guardrails/index.ts'
 import hookSocket from './hook-socket/index.ts'
 import installer from './installer/index.ts'
@@ -19,6 +20,7 @@ import mcpPin from './mcp-pin/index.ts'
 import normaliseToolInput from './normalise-tool-input/index.ts'
 import operatorSecrets from './operator-secrets/index.ts'
 import otlpExport from './otlp-export/index.ts'
+import packChoices from './pack-choices/index.ts'
 import policyBundle from './policy-bundle/index.ts'
 import protectedSet from './protected-set/index.ts'
 import ruleLifecycle from './rule-lifecycle/index.ts'
@@ -49,4 +51,6 @@ export const builtinPlugins: readonly EnginePlugin[] = [
   otlpExport,
   operatorSecrets,
   snapshots,
+  grants,
+  packChoices,
 ]

@@ -69,6 +69,8 @@ export const FOLDERS: Readonly<Record<string, string>> = {
   'plugins/protected-set/': 'the protected set (its lists in `set.ts`) as the policy lists the packs name (`$SVC_SECRET_KEYS`, `$SVC_AUTORUN_FILES`, …)',
   'plugins/installer/': 'feature: hook installer (plan, diff, atomic apply, manifest, shim, sandbox facts and probe runner, `/v1/install/*` routes)',
   'plugins/guardrails/': 'feature: guardrail traces by ledger seq, `/v1/guardrails/*` and `/v1/llm/models` routes',
+  'plugins/grants/': "feature: allow-once in the user's hands (the code in every deny, `/v1/grants` with host-key proof, the grant a decision carries)",
+  'plugins/pack-choices/': "feature: the user's pack choices (`packs.json`) recorded as control leaves",
   'plugins/rule-lifecycle/': 'feature: stored calls (payloads.db), case bundles, validate/replay/apply/revert, gate fixtures',
   'plugins/dashboard/': 'feature: the web dashboard on its own port (login, CSRF, CSP, the forwarded API, the SSE feed); `web/` is its front end (Preact + htm, no build)',
   'plugins/policy-bundle/': 'feature: signed policy bundles (fetch, verify, activate), the managed file, `/v1/policy/bundle`',

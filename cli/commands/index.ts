@@ -43,6 +43,11 @@ export const cliManifest: CommandManifest = {
       summary: 'check ledgers shipped from many machines (svc fleet verify <archive>)',
       load: async () => ({ default: (await import('./fleet.ts')).makeFleetCommand }),
     },
+    {
+      name: 'allow',
+      summary: 'let a denied call through once by the code its deny named, or stop one gate denying in a project for a while (`svc allow rule`)',
+      load: async () => ({ default: (await import('./allow.ts')).makeAllowCommand }),
+    },
     { name: 'mode', summary: 'show or set the daemon mode', load: async () => ({ default: (await import('./mode.ts')).makeModeCommand }) },
     { name: 'auth', summary: 'operator authentication', load: async () => ({ default: (await import('./auth.ts')).makeAuthCommand }) },
     {

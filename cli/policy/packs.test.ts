@@ -64,6 +64,11 @@ describe('svc policy packs', () => {
     symlinkSync(revision, join(home, 'bundles', 'active'))
     packs = listPacks(SHIPPED_POLICIES_DIR, home)
     expect(packs.find((p) => p.name === 'publishing')?.state).toBe('locked')
+    // Locked on: turning it off or loosening it is refused with a named error; putting it back as shipped is not.
+    expect(() => choosePack(SHIPPED_POLICIES_DIR, home, 'publishing', 'off')).toThrow(/^pack_locked: publishing is locked on by the active signed policy bundle/)
+    expect(() => choosePack(SHIPPED_POLICIES_DIR, home, 'publishing', 'monitor')).toThrow(/^pack_locked:/)
+    choosePack(SHIPPED_POLICIES_DIR, home, 'publishing', undefined)
+    expect(listPacks(SHIPPED_POLICIES_DIR, home).find((p) => p.name === 'publishing')?.state).toBe('locked')
   })
 
   it('the engine leaves a pack out when it is off, applies a chosen severity, and picks both up on reload', async () => {

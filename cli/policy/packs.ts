@@ -51,8 +51,13 @@ export function listPacks(policiesDir: string, home: string): PackView[] {
 
 /** Records `choice` for `pack` (undefined: back to as shipped) in `$SVC_HOME/packs.json`, atomically. */
 export function choosePack(policiesDir: string, home: string, pack: string, choice: PackChoice | undefined): void {
-  const names = listPacks(policiesDir, home).map((p) => p.name)
+  const all = listPacks(policiesDir, home)
+  const names = all.map((p) => p.name)
   if (!names.includes(pack)) throw new CliError(`no pack named "${pack}"; the packs are: ${names.join(', ')}`, 2)
+  // A pack the signed bundle carries is the administrator's: only putting it back as shipped is the user's to do.
+  if (choice !== undefined && all.find((p) => p.name === pack)?.state === 'locked') {
+    throw new CliError(`pack_locked: ${pack} is locked on by the active signed policy bundle; its administrator's copy stays in force (svc policy packs)`)
+  }
   const packs = Object.fromEntries(packChoices(home))
   if (choice === undefined) delete packs[pack]
   else packs[pack] = choice

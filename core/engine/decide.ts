@@ -2,7 +2,7 @@
  * One decision, without the ledger: preEvaluate → the gates of every layer → combine → postLocal →
  * guardrails (only after a local allow). `svc explain` runs exactly this, with a trace.
  */
-import { assertNotLoosened, combine, refuse } from '../decision.ts'
+import { combine, refuse, waive } from '../decision.ts'
 import { runGuardrails } from '../guardrail/round.ts'
 import { evaluateNode, type GateTrace, type NodeTrace } from '../policy/evaluate.ts'
 import { indexOf } from '../policy/gate-index.ts'
@@ -35,8 +35,7 @@ export async function decideCall(
   }
   const { hits, evaluators } = matchGates(state, request, ctx, trace)
   const local = combine(hits, state.mode, session?.signer)
-  const refined = await state.hooks.postLocal.promise(local, request, ctx)
-  assertNotLoosened(local, refined)
+  const refined = waive(local, await state.hooks.postLocal.promise(local, request, ctx), state.mode, session?.signer)
   // Guardrails only after a local allow: a local deny (even one monitor mode lets through) never reaches a provider.
   const localDeny = refined.verdict === 'deny' || refined.hits.some((h) => h.onHit === 'deny')
   if (localDeny || evaluators.length === 0 || localOnly) return { request, decision: refined }
