@@ -21,7 +21,7 @@ import { terminalQr } from '../signer/qr-terminal.ts'
 import { enrollTotp, totpFilePath } from '../signer/totp-signer.ts'
 import { installHooks, liveDenyDemo, loadPlanner, planHooks } from './hooks.ts'
 import { hostFacts, pickTier, svcCommand } from './host.ts'
-import { alive, currentSession, logDir, renewerRunning, startDetached, waitUntil } from './processes.ts'
+import { alive, currentSession, logDir, renewerRunning, startDetached, stopPid, waitUntil } from './processes.ts'
 import { fileHash, readRecord, writeRecord, type InitRecord } from './record.ts'
 import { callDaemon } from '../http.ts'
 
@@ -55,7 +55,9 @@ export async function runInit(io: CliIo, opts: InitOptions): Promise<void> {
   const plan = planHooks(io, home, url, opts.harness)
   io.out(`harnesses: ${plan.harnesses.join(', ')}${plan.skipped.length ? ` (not found: ${plan.skipped.join(', ')})` : ''}`)
   for (const k of facts.keystores) io.out(`  keystore ${k.id}: ${k.unavailable ? `not usable: ${k.unavailable}` : 'usable'}`)
-  const { tier, why } = pickTier(facts, opts.tier ?? prior?.tier)
+  const picked = pickTier(facts, opts.tier ?? prior?.tier)
+  const { tier } = picked
+  const why = !opts.tier && prior?.tier ? 'as the first svc init chose; --tier changes it' : picked.why
   parseTier(tier)
   io.out(`signer: ${tier} (${why})`)
   const childEnv: NodeJS.ProcessEnv = { ...io.env, SVC_HOME: home, ...(tier === 'software' ? { SVC_ALLOW_SOFTWARE_SIGNER: '1' } : {}) }
@@ -119,9 +121,11 @@ export async function runInit(io: CliIo, opts: InitOptions): Promise<void> {
   const agentPid = record.runner.kind === 'detached' ? record.runner.agentPid : undefined
   const cur = await currentSession(url)
   const servicedAgent = facts.manager !== 'none' && tier !== 'totp'
-  if (renewerRunning(cur) && (alive(agentPid) || servicedAgent)) io.out(`renewer: already running (svc agent --tier ${cur!.renewer!.tier})`)
+  if (renewerRunning(cur) && cur!.renewer!.tier === tier && (alive(agentPid) || servicedAgent)) io.out(`renewer: already running (svc agent --tier ${cur!.renewer!.tier})`)
   else if (servicedAgent && record.runner.kind === 'service') io.out('renewer: started by the service')
   else {
+    // Another tier's renewer that init started goes first: two renewers would race.
+    if (await stopPid(agentPid)) io.out(`renewer: stopped the ${cur?.renewer?.tier ?? 'earlier'} renewer (pid ${agentPid})`)
     // A detached TOTP renewer is unlocked once, here: it holds the key for its unlock lifetime.
     const secrets = tier === 'totp' ? await totpSecrets(io, {}) : undefined
     const args = ['agent', '--tier', tier, '--url', url, '--home', home, ...(secrets ? ['--unlock-stdin'] : []), ...(opts.unlockLifetime ? ['--unlock-lifetime', opts.unlockLifetime] : [])]
