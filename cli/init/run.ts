@@ -38,7 +38,11 @@ export interface InitOptions {
 
 type Tier = 'os-keychain' | 'totp' | 'software'
 
-const healthy = (url: string) => callDaemon<{ status: string }>(url, '/v1/health', { timeoutMs: 2_000 }).then(() => true, () => undefined)
+const healthy = (url: string) =>
+  callDaemon<{ status: string }>(url, '/v1/health', { timeoutMs: 2_000 }).then(
+    () => true,
+    () => undefined,
+  )
 
 export async function runInit(io: CliIo, opts: InitOptions): Promise<void> {
   const home = svcHome(io.env, opts.home)
@@ -128,7 +132,17 @@ export async function runInit(io: CliIo, opts: InitOptions): Promise<void> {
     if (await stopPid(agentPid)) io.out(`renewer: stopped the ${cur?.renewer?.tier ?? 'earlier'} renewer (pid ${agentPid})`)
     // A detached TOTP renewer is unlocked once, here: it holds the key for its unlock lifetime.
     const secrets = tier === 'totp' ? await totpSecrets(io, {}) : undefined
-    const args = ['agent', '--tier', tier, '--url', url, '--home', home, ...(secrets ? ['--unlock-stdin'] : []), ...(opts.unlockLifetime ? ['--unlock-lifetime', opts.unlockLifetime] : [])]
+    const args = [
+      'agent',
+      '--tier',
+      tier,
+      '--url',
+      url,
+      '--home',
+      home,
+      ...(secrets ? ['--unlock-stdin'] : []),
+      ...(opts.unlockLifetime ? ['--unlock-lifetime', opts.unlockLifetime] : []),
+    ]
     const pid = startDetached(svcBin, 'agent', args, home, childEnv, secrets ? `${secrets.passphrase}\n${secrets.code}\n` : undefined)
     save({ runner: { kind: 'detached', agentPid: pid, ...(record.runner.kind === 'detached' && record.runner.daemonPid ? { daemonPid: record.runner.daemonPid } : {}) } })
     changes.push(`started the renewer (pid ${pid})`)

@@ -88,7 +88,10 @@ export function chooseKeystore(env: NodeJS.ProcessEnv, named?: string): Keystore
 /** Stores `seedHex`, replacing an earlier svc seed in the same keystore. */
 export function storeSeed(id: KeystoreId, seedHex: string, env: NodeJS.ProcessEnv, ttlMs?: number): StoredSeed {
   if (id === 'macos-keychain') {
-    must(run('security', ['add-generic-password', '-U', '-a', ACCOUNT, '-s', SERVICE, '-l', 'svc host signing key (ed25519 seed)', '-w', seedHex], env), '`security add-generic-password`')
+    must(
+      run('security', ['add-generic-password', '-U', '-a', ACCOUNT, '-s', SERVICE, '-l', 'svc host signing key (ed25519 seed)', '-w', seedHex], env),
+      '`security add-generic-password`',
+    )
     return { keystore: id }
   }
   if (id === 'secret-service') {
@@ -107,10 +110,15 @@ export function storeSeed(id: KeystoreId, seedHex: string, env: NodeJS.ProcessEn
 
 /** Reads the seed back (hex text), or a SignerError saying how to get it back. */
 export function readSeed(stored: StoredSeed, env: NodeJS.ProcessEnv): string {
-  if (stored.keystore === 'macos-keychain') return must(run('security', ['find-generic-password', '-a', ACCOUNT, '-s', SERVICE, '-w'], env), '`security find-generic-password`').trim()
+  if (stored.keystore === 'macos-keychain')
+    return must(run('security', ['find-generic-password', '-a', ACCOUNT, '-s', SERVICE, '-w'], env), '`security find-generic-password`').trim()
   if (stored.keystore === 'secret-service') {
     const r = run('secret-tool', ['lookup', 'service', SERVICE, 'account', ACCOUNT], env)
-    if (!r.ok) throw new SignerError('keychain_failed', `the Secret Service did not give the svc key back (${r.err}): is the desktop keyring unlocked? Else re-enroll: \`svc signer enroll --tier os-keychain\``)
+    if (!r.ok)
+      throw new SignerError(
+        'keychain_failed',
+        `the Secret Service did not give the svc key back (${r.err}): is the desktop keyring unlocked? Else re-enroll: \`svc signer enroll --tier os-keychain\``,
+      )
     return r.out.trim()
   }
   const r = run('keyctl', ['pipe', stored.key_serial ?? ''], env)

@@ -119,7 +119,9 @@ describe('OS-keychain signer (through the `security` command-line contract)', ()
   })
 
   it('gives a clear error on other platforms and when not enrolled', () => {
-    expect(() => enrollOsKeychain(home, { ...env, SVC_KEYCHAIN_PLATFORM: 'win32' })).toThrow(/needs an OS keystore, and none is usable on win32 \(macos-keychain: .*\)\. Use --tier totp/)
+    expect(() => enrollOsKeychain(home, { ...env, SVC_KEYCHAIN_PLATFORM: 'win32' })).toThrow(
+      /needs an OS keystore, and none is usable on win32 \(macos-keychain: .*\)\. Use --tier totp/,
+    )
     expect(() => unlockHostKey('os-keychain', { home, env })).toThrow(/no OS-keychain signer is enrolled/)
   })
 })
@@ -155,7 +157,9 @@ describe.skipIf(keyctl.status !== 0)(`OS-keychain signer on Linux: the kernel ke
     enrollOsKeychain(home, env, { ttlMs: 3_600_000 })
     const { key_serial } = JSON.parse(readFileSync(keychainMetaPath(home), 'utf8')) as { key_serial: string }
     // `keyctl rdescribe` does not show the expiry; /proc/keys does (its 4th column: `1h`, then `59m`).
-    const line = readFileSync('/proc/keys', 'utf8').split('\n').find((l) => l.startsWith(Number(key_serial).toString(16).padStart(8, '0')))
+    const line = readFileSync('/proc/keys', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(Number(key_serial).toString(16).padStart(8, '0')))
     expect(line?.split(/\s+/)[3]).toMatch(/^(59m|1h)$/)
   })
 
