@@ -157,11 +157,13 @@ describe('svc status / svc doctor', () => {
       tool_input: { command: 'ls' },
       tool_use_id: 'toolu_down',
     }
-    const shim = spawnSync(command[0]!, command.slice(1), { input: JSON.stringify(payload), encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home } })
+    const shim = spawnSync(command[0]!, command.slice(1), { input: JSON.stringify(payload), encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: home } })
     expect(shim.status).toBe(2)
     expect(shim.stderr).toContain(`svc: the svc daemon at ${url} did not answer`)
     expect(shim.stderr).toContain(
       'The tool call was blocked (fail-closed). Start the svc daemon (`svc daemon` in a terminal, or `svc service install` to keep it running) and retry',
     )
+    // svc is not on that PATH, as after `npm uninstall -g svc` (npm 7+ runs no uninstall script): the way out is named.
+    expect(shim.stderr).toContain('If the svc package was removed (`svc` is not on PATH), its hooks were left behind: reinstall it and run `svc uninstall --all`')
   })
 })

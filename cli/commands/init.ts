@@ -1,6 +1,6 @@
 /** `svc init` and `svc init --undo`: protected in one command, and all of it removed in one (cli/init/). */
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { type CliIo } from '../io.ts'
+import type { CliIo } from '../io.ts'
 import { DEFAULT_PORT } from '../paths.ts'
 import { KEYSTORES } from '../signer/keystores.ts'
 
