@@ -6,8 +6,8 @@
  * whether it is already done, so a second run changes nothing and says so. `$SVC_HOME/init.json` records what
  * was done for `svc init --undo` (cli/init/undo.ts).
  */
-import { existsSync, realpathSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readdirSync, realpathSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { parseTier } from '../../core/types.ts'
 import { setPassword } from '../../daemon/index.ts'
 import { askNewSecret, banner, CliError, stderrColour, type CliIo } from '../io.ts'
@@ -159,7 +159,9 @@ export async function runInit(io: CliIo, opts: InitOptions): Promise<void> {
   if (plan.plan.changes.length === 0 && plan.shimCurrent) io.out(`hooks: already installed for ${plan.harnesses.join(', ')}`)
   else {
     const known = new Set(record.configs.map((c) => c.path))
-    const before = plan.plan.changes.filter((c) => !known.has(c.path)).map((c) => ({ path: c.path, sha256: fileHash(c.path) }))
+    // The planned files, and the config files beside them that a harness's trust step edits (Codex's config.toml).
+    const paths = new Set(plan.plan.changes.flatMap((c) => [c.path, ...configsBeside(c.path)]))
+    const before = [...paths].filter((p) => !known.has(p)).map((p) => ({ path: p, sha256: fileHash(p) }))
     save({ configs: [...record.configs, ...before], harnesses: [...new Set([...record.harnesses, ...plan.harnesses])] })
     await installHooks(io, plan, { home, url, yes: !!opts.yes })
     changes.push(`installed hooks for ${plan.harnesses.join(', ')}`)
@@ -175,6 +177,18 @@ export async function runInit(io: CliIo, opts: InitOptions): Promise<void> {
       ? 'nothing changed: svc init had already done all of this (`svc status` shows it; `svc init --undo` removes it)'
       : `done: ${changes.join('; ')}. \`svc status\` shows it; \`svc init --undo\` removes it.`,
   )
+}
+
+/** The harness config files (JSON, TOML, YAML) in the directory of `path`: what an install's side steps may touch. */
+function configsBeside(path: string): string[] {
+  try {
+    const dir = dirname(path)
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile() && /\.(json|jsonc|toml|ya?ml)$/.test(e.name))
+      .map((e) => join(dir, e.name))
+  } catch {
+    return []
+  }
 }
 
 /** Enrolls the tier's host key unless one is already usable; true when it enrolled one. */
