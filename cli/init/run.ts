@@ -39,7 +39,7 @@ export interface InitOptions {
 type Tier = 'os-keychain' | 'totp' | 'software'
 
 const healthy = (url: string) =>
-  callDaemon<{ status: string }>(url, '/v1/health', { timeoutMs: 2_000 }).then(
+  callDaemon<{ status: string }>(url, '/v1/health', { timeoutMs: 10_000 }).then(
     () => true,
     () => undefined,
   )
@@ -107,7 +107,11 @@ export async function runInit(io: CliIo, opts: InitOptions): Promise<void> {
   }
 
   // 4. The daemon and the renewer.
-  if (await healthy(url)) io.out(`daemon: already running at ${url}`)
+  // A daemon init started that is alive but slow to answer is waited for, never doubled: two daemons on one home
+  // would both write its ledger.
+  const ownDaemon = record.runner.kind === 'detached' && alive(record.runner.daemonPid)
+  if ((await healthy(url)) || (ownDaemon && (await waitUntil(() => healthy(url), 30_000)))) io.out(`daemon: already running at ${url}`)
+  else if (ownDaemon) throw new CliError(`the daemon svc init started does not answer at ${url}: see ${join(logDir(home), 'daemon.log')}`)
   else if (facts.manager !== 'none') {
     const { main } = await import('../main.ts')
     const args = ['service', 'install', '--port', String(opts.port), '--home', home, ...(tier === 'totp' ? [] : ['--agent', tier])]
