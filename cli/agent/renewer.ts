@@ -169,8 +169,6 @@ export async function runRenewer(io: CliIo, opts: RenewerOptions): Promise<void>
         held = { host, until: Date.now() + unlockLifetimeMs }
         io.err(`svc agent: TOTP key unlocked until ${new Date(held.until).toISOString()}: renewals need no code until then`)
       }
-      // A session never outlives the unlock that signed it.
-      const left = held ? held.until - Date.now() : lifetimeMs
       const minted = await mintOnDaemon(io, {
         tier: opts.tier,
         home: opts.home,
@@ -178,7 +176,7 @@ export async function runRenewer(io: CliIo, opts: RenewerOptions): Promise<void>
         userId: identity.userId,
         groups: identity.groups,
         rotates: s?.session_id,
-        lifetimeMs: Math.max(60_000, Math.min(lifetimeMs, left)),
+        lifetimeMs,
         ...(host ? { host } : {}),
       })
       io.err(`svc agent: renewed: ${minted.session_id} (signer ${minted.signer}, expires ${minted.expires_at}) because ${need.why}`)
