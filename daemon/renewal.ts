@@ -83,10 +83,10 @@ export class SessionRenewal {
   /**
    * A hook found no usable session. Wakes the renewer and waits up to the grace period for a new session;
    * resolves true when one was created, false when none came (or no renewer can help: nobody is listening,
-   * or the expired session is TOTP, which only a person with a code can renew).
+   * or the expired session is TOTP and no TOTP renewer, which may hold an unlock, is listening).
    */
   async awaitRenewal(now: number, expiredSigner?: SignerKind): Promise<boolean> {
-    if (expiredSigner === 'totp' || !this.expected(now)) return false
+    if ((expiredSigner === 'totp' && this.#renewer?.tier !== 'totp') || !this.expected(now)) return false
     this.#demandedAt ??= now
     const created = this.#next(this.#graceMs, 'changed')
     this.#wake('demand')

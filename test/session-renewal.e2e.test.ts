@@ -159,6 +159,67 @@ describe('svc agent renews the daemon session', () => {
   })
 })
 
+describe('svc agent --tier totp: unlocked once, then no prompt', () => {
+  /** A TOTP enrollment and a fresh current code for it. */
+  async function enrollTotp(env: NodeJS.ProcessEnv) {
+    const enrolled = await runCli(['signer', 'enroll', '--tier', 'totp', '--passphrase', 'long enough passphrase'], env)
+    const secret = new URL(/otpauth:\/\/\S+/.exec(enrolled.stdout)![0]).searchParams.get('secret')!
+    return () => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) })
+  }
+  /** `svc agent --tier totp --unlock-stdin`, given the passphrase and a code once on stdin (as `svc init` starts it). */
+  function unlockedAgent(url: string, env: NodeJS.ProcessEnv, code: string, extra: string[] = []) {
+    const child = spawn(SVC, ['agent', '--tier', 'totp', '--url', url, '--unlock-stdin', ...extra], {
+      env: { PATH: process.env.PATH, ...compileCache(), ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let output = ''
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()))
+    child.stdin.end(`long enough passphrase\n${code}\n`)
+    children.push(child)
+    return Object.assign(child, { output: () => output })
+  }
+
+  it('after a daemon restart the agent re-mints a totp session by itself: no code, no prompt', async () => {
+    const home = tempDir('svc-renew-')
+    homes.push(home)
+    const env = { SVC_HOME: home, HOME: home }
+    let daemon = await startDaemon(home, 0, env)
+    const code = await enrollTotp(env)
+    const agent = unlockedAgent(daemon.url, env, code())
+    const first = await waitFor(async () => ((await current(daemon.url)).state === 'active' ? current(daemon.url) : undefined), 'the first totp session', 40_000)
+    expect(first.session).toMatchObject({ signer: 'totp' })
+    expect(agent.output()).toMatch(/TOTP key unlocked until \S+: renewals need no code until then/)
+
+    await stopDaemon(daemon)
+    daemon = await startDaemon(home, daemon.port, env)
+    expect(await hook(daemon.url, 'git status', 'toolu_totp_restart')).toEqual({ denied: false, reason: '' })
+    const after = await current(daemon.url)
+    expect(after.session).toMatchObject({ signer: 'totp' })
+    expect(after.session!.session_id).not.toBe(first.session!.session_id)
+    expect(agent.output()).toContain('the daemon restarted')
+    expect(agent.output()).not.toContain('needs a code')
+  }, 150_000)
+
+  it('an idle-expired totp session is re-minted on demand with no code; once the unlock lifetime ends, it asks again', async () => {
+    const home = tempDir('svc-renew-')
+    homes.push(home)
+    const env = { SVC_HOME: home, HOME: home, SVC_SESSION_IDLE: '1s' }
+    const daemon = await startDaemon(home, 0, env)
+    const code = await enrollTotp(env)
+    const agent = unlockedAgent(daemon.url, env, code(), ['--unlock-lifetime', '60s'])
+    const first = await waitFor(async () => ((await current(daemon.url)).state === 'active' ? current(daemon.url) : undefined), 'the first totp session', 40_000)
+    await waitFor(async () => (await current(daemon.url)).state === 'expired', 'the session to idle out', 5_000)
+    expect(await hook(daemon.url, 'ls', 'toolu_totp_idle')).toEqual({ denied: false, reason: '' })
+    expect((await current(daemon.url)).session).toMatchObject({ signer: 'totp' })
+    expect((await current(daemon.url)).session!.session_id).not.toBe(first.session!.session_id)
+
+    // Past --unlock-lifetime the held key is dropped: the next expiry is told, not renewed.
+    await waitFor(() => agent.output().includes('the TOTP unlock ended'), 'the unlock lifetime to end', 80_000)
+    await waitFor(() => agent.output().includes('TOTP session needs a code'), 'the agent to ask for a code', 20_000)
+  }, 200_000)
+})
+
 describe('the renewal wait (in-process, injected timing)', () => {
   it('a hook waiting for a renewal gets the session created within the grace period, and gives up after it', async () => {
     const store = new SessionStore()

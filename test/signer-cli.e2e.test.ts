@@ -56,9 +56,9 @@ describe('svc session create / rotate', () => {
   it('gives clear non-zero errors for hardware-key, os-keychain off macOS, bad tiers and bad lifetimes', async () => {
     const hw = await runCli(['session', 'create', '--tier', 'hardware-key'], env)
     expect(hw).toMatchObject({ code: 1, stderr: expect.stringMatching(/hardware-key is not yet implemented/) })
-    const kc = await runCli(['signer', 'enroll', '--tier', 'os-keychain'], env)
+    const kc = await runCli(['signer', 'enroll', '--tier', 'os-keychain'], { ...env, SVC_KEYCHAIN_PLATFORM: 'win32' })
     expect(kc.code).toBe(1)
-    expect(kc.stderr).toMatch(/needs the macOS login keychain/)
+    expect(kc.stderr).toMatch(/needs an OS keystore, and none is usable on win32/)
     const gold = await runCli(['session', 'create', '--tier', 'gold'], env)
     expect(gold.code).not.toBe(0)
     expect(gold.stderr).toMatch(/Allowed choices are unattested, software, totp, os-keychain, hardware-key/)

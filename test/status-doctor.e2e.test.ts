@@ -4,7 +4,7 @@
  * harness update removed, a daemon URL that changed (re-running `svc install` refreshes it), a harness config
  * that no longer validates against its schema, and a daemon with no session.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -138,5 +138,32 @@ describe('svc status / svc doctor', () => {
     const down = await svc(['status'])
     expect(down.stdout).toContain(`daemon:   NOT reachable at ${url}`)
     expect(down.code).toBe(1)
+  })
+
+  it('hooks installed, daemon down: status and the installed shim both say how to start it', async () => {
+    const down = await svc(['status'])
+    expect(down.code).toBe(1)
+    expect(down.stdout).toMatch(/hooks: .*claude-code/s)
+    expect(down.stdout).toContain('→ start it: `svc service install` (runs at login, restarts on failure) or `svc daemon`')
+    expect(down.stdout).not.toContain('svc session create')
+    // The shim exactly as Claude Code runs it (the command in settings.json): blocked, exit 2, the same next step.
+    const command = /"command": "([^"]*svc-hook claude-code PreToolUse[^"]*)"/.exec(readFileSync(settings, 'utf8'))![1]!.split(' ')
+    const payload = {
+      session_id: 's',
+      transcript_path: '/t',
+      cwd: home,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+      tool_use_id: 'toolu_down',
+    }
+    const shim = spawnSync(command[0]!, command.slice(1), { input: JSON.stringify(payload), encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: home } })
+    expect(shim.status).toBe(2)
+    expect(shim.stderr).toContain(`svc: the svc daemon at ${url} did not answer`)
+    expect(shim.stderr).toContain(
+      'The tool call was blocked (fail-closed). Start the svc daemon (`svc daemon` in a terminal, or `svc service install` to keep it running) and retry',
+    )
+    // svc is not on that PATH, as after `npm uninstall -g svc` (npm 7+ runs no uninstall script): the way out is named.
+    expect(shim.stderr).toContain('If the svc package was removed (`svc` is not on PATH), its hooks were left behind: reinstall it and run `svc uninstall --all`')
   })
 })

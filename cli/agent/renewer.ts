@@ -6,15 +6,19 @@
  * groups. Rules it never bends:
  * - a weaker signer never replaces a stronger one: a stronger session that expires is left to its owner,
  *   who is told what to type;
- * - TOTP cannot renew silently (every mint needs a fresh code): the user is told in time, on the desktop
- *   where possible and on the terminal, and hooks deny with the command to type. Run in a terminal, the
- *   agent asks for the passphrase and code itself.
+ * - TOTP is unlocked once (passphrase and a current code, typed in its terminal or piped with
+ *   `--unlock-stdin`); the agent then holds the unlocked key in memory and re-mints by itself after daemon
+ *   restarts and idle expiry until its unlock lifetime ends (default 12 h, `--unlock-lifetime`). Never
+ *   unlocked, or past that end, it cannot renew silently: the user is told in time, on the desktop where
+ *   possible and on the terminal, and hooks deny with the command to type. The keychain and software tiers
+ *   read their key at each mint (the keychain's own expiry is checked every time).
  */
 import { signerKindOf, type Tier } from '../../core/types.ts'
 import type { SignerKind } from '../../core/types.ts'
 import { callDaemon } from '../http.ts'
 import { CliError, type CliIo } from '../io.ts'
-import { mintOnDaemon } from '../signer/mint-flow.ts'
+import type { HostSigner } from '../signer/long-lived-key.ts'
+import { mintOnDaemon, unlockForMint } from '../signer/mint-flow.ts'
 
 /** What `GET /v1/sessions/current` answers. */
 export interface CurrentSession {
@@ -49,6 +53,10 @@ export interface RenewerOptions {
   readonly signal: AbortSignal
   /** Stop after this many mints (tests, `--once`). */
   readonly maxMints?: number
+  /** How long an unlocked TOTP key is held for silent re-mints (default 12 h). */
+  readonly unlockLifetimeMs?: number
+  /** The first TOTP unlock reads the passphrase and code lines from stdin (a detached or scripted start). */
+  readonly unlockFromStdin?: boolean
 }
 
 const RANK: Readonly<Record<SignerKind, number>> = { unattested: 0, software: 1, totp: 2, os_keychain: 3, hardware_key: 4 }
@@ -56,6 +64,7 @@ const LONG_POLL_MS = 25_000
 /** Pause before looking again when renewing is not possible right now (a refusal, a code needed). */
 const RETRY_MS = 5_000
 const DEFAULT_LIFETIME_MS = 12 * 3_600_000
+export const DEFAULT_UNLOCK_LIFETIME_MS = 12 * 3_600_000
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -89,6 +98,9 @@ export async function runRenewer(io: CliIo, opts: RenewerOptions): Promise<void>
   let backoffMs = 250
   let mints = 0
   let toldAbout: string | undefined
+  const unlockLifetimeMs = opts.unlockLifetimeMs ?? DEFAULT_UNLOCK_LIFETIME_MS
+  let held: { host: HostSigner; until: number } | undefined
+  let stdinUnlock = opts.unlockFromStdin === true
   const tell = (key: string, title: string, body: string) => {
     if (toldAbout === key) return
     toldAbout = key
@@ -133,19 +145,30 @@ export async function runRenewer(io: CliIo, opts: RenewerOptions): Promise<void>
       await sleep(RETRY_MS, opts.signal)
       continue
     }
-    if (opts.tier === 'totp' && !io.interactive) {
+    if (held && Date.now() >= held.until) {
+      io.err(`svc agent: the TOTP unlock ended (${new Date(held.until).toISOString()}, --unlock-lifetime); the next renewal needs the passphrase and a code again`)
+      held = undefined
+    }
+    if (opts.tier === 'totp' && !held && !io.interactive && !stdinUnlock) {
       const id = s?.session_id
       tell(
         `totp:${id ?? instance}`,
         'TOTP session needs a code',
-        `${need.why}; type \`${id ? `svc session rotate --id ${id}` : 'svc session create'} --tier totp\` (it asks for the passphrase and a current code)`,
+        `${need.why}; type \`${id ? `svc session rotate --id ${id}` : 'svc session create'} --tier totp\` (it asks for the passphrase and a current code), or restart \`svc agent --tier totp\` in a terminal to unlock once for ${Math.round(unlockLifetimeMs / 3_600_000)} h`,
       )
       await sleep(RETRY_MS, opts.signal)
       continue
     }
     try {
-      // Hooks denied meanwhile say the truth: the code is asked for here, in this terminal.
-      if (opts.tier === 'totp') await callDaemon(opts.baseUrl, '/v1/sessions/current?renewer=totp&waiting=code', { signal: opts.signal }).catch(() => undefined)
+      let host = held?.host
+      if (opts.tier === 'totp' && !host) {
+        // Hooks denied meanwhile say the truth: the code is asked for here, in this terminal.
+        await callDaemon(opts.baseUrl, '/v1/sessions/current?renewer=totp&waiting=code', { signal: opts.signal }).catch(() => undefined)
+        stdinUnlock = false
+        host = await unlockForMint(io, { tier: opts.tier, home: opts.home })
+        held = { host, until: Date.now() + unlockLifetimeMs }
+        io.err(`svc agent: TOTP key unlocked until ${new Date(held.until).toISOString()}: renewals need no code until then`)
+      }
       const minted = await mintOnDaemon(io, {
         tier: opts.tier,
         home: opts.home,
@@ -154,6 +177,7 @@ export async function runRenewer(io: CliIo, opts: RenewerOptions): Promise<void>
         groups: identity.groups,
         rotates: s?.session_id,
         lifetimeMs,
+        ...(host ? { host } : {}),
       })
       io.err(`svc agent: renewed: ${minted.session_id} (signer ${minted.signer}, expires ${minted.expires_at}) because ${need.why}`)
       toldAbout = undefined

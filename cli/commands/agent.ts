@@ -16,6 +16,8 @@ interface AgentOptions {
   lifetime?: string
   renewBefore?: string
   once?: boolean
+  unlockLifetime?: string
+  unlockStdin?: boolean
 }
 
 export function makeAgentCommand(io: CliIo): Command {
@@ -33,6 +35,8 @@ export function makeAgentCommand(io: CliIo): Command {
     .option('--lifetime <duration>', 'lifetime of each session (default and maximum 12h)')
     .option('--renew-before <duration>', 'renew this long before a session ends (default 10m)')
     .option('--once', 'exit after the first renewal (for scripts and tests)')
+    .option('--unlock-lifetime <duration>', 'totp: how long one unlock (passphrase and code) lets the agent re-mint by itself (default 12h)')
+    .option('--unlock-stdin', 'totp: read the passphrase and code lines of the first unlock from stdin (a detached or scripted start)')
     .action(async (opts: AgentOptions) => {
       const tier = parseTier(opts.tier)
       const stop = new AbortController()
@@ -53,6 +57,8 @@ export function makeAgentCommand(io: CliIo): Command {
           notify: desktopNotifier(io.env),
           signal: stop.signal,
           ...(opts.once ? { maxMints: 1 } : {}),
+          unlockLifetimeMs: durationOption('--unlock-lifetime', opts.unlockLifetime),
+          unlockFromStdin: opts.unlockStdin === true,
         })
       } catch (err) {
         if (err instanceof CliError) throw err

@@ -19,6 +19,11 @@ export const cliManifest: CommandManifest = {
   name: 'cli',
   commands: [
     {
+      name: 'init',
+      summary: 'protect this user in one command: signer, password, daemon and renewer, hooks after the diff, a live deny (`--undo` removes it all)',
+      load: async () => ({ default: (await import('./init.ts')).makeInitCommand }),
+    },
+    {
       name: 'status',
       summary: 'show whether protection is in force: daemon, mode, session and renewal, hooks, shim, policy, ledger (exit 1 when not)',
       load: async () => ({ default: (await import('./status.ts')).makeStatusCommand }),

@@ -286,22 +286,25 @@ async function reviewPlan(io: CliIo, plan: Plan, opts: CommonOptions, text: { un
 }
 
 export function makeUninstallCommand(io: CliIo): Command {
-  return baseCommand('uninstall', 'remove every hook entry svc wrote (and nothing else)').action(async (opts: CommonOptions) => {
-    const harnesses = opts.harness?.length ? selection(io, opts).harnesses : [...registered().values()]
-    const req = { svcHome: svcHome(io.env, opts.home), harnesses, ...(opts.scope === 'repo' || opts.repo ? { scope: opts.scope } : {}) }
-    const plan = planUninstall(req)
-    const applied = await reviewPlan(io, plan, opts, { unchanged: 'no svc hooks are installed; nothing to change', question: 'change', refused: 'nothing changed' })
-    if (applied) applyUninstall(req, plan.token)
-    // The false-positive skill (`install --with-skill`) is svc's too: it goes with the hooks, or alone when they are already gone.
-    if (!opts.harness?.length || opts.harness.includes('claude-code')) removeSkills(io, opts)
-    if (!applied) return
-    io.out(`removed svc hooks from ${plan.changes.length} file(s)`)
-    const manifest = readManifest(req.svcHome)
-    for (const h of [...registered().values()].filter((d) => d.trust)) {
-      const revoked = await h.trust!.revoke({ svcHome: req.svcHome, env: io.env, cwd: userHomeOf(io.env), entries: entriesOf(manifest, h.id) })
-      if (revoked) io.out(revoked)
-    }
-  })
+  return baseCommand('uninstall', 'remove every hook entry svc wrote (and nothing else)')
+    .option('--all', 'undo everything `svc init` did: hooks, daemon and renewer, the signer and password it set (as `svc init --undo`)')
+    .action(async (opts: CommonOptions & { all?: boolean }) => {
+      if (opts.all) return (await import('../init/undo.ts')).undoInit(io, { home: opts.home })
+      const harnesses = opts.harness?.length ? selection(io, opts).harnesses : [...registered().values()]
+      const req = { svcHome: svcHome(io.env, opts.home), harnesses, ...(opts.scope === 'repo' || opts.repo ? { scope: opts.scope } : {}) }
+      const plan = planUninstall(req)
+      const applied = await reviewPlan(io, plan, opts, { unchanged: 'no svc hooks are installed; nothing to change', question: 'change', refused: 'nothing changed' })
+      if (applied) applyUninstall(req, plan.token)
+      // The false-positive skill (`install --with-skill`) is svc's too: it goes with the hooks, or alone when they are already gone.
+      if (!opts.harness?.length || opts.harness.includes('claude-code')) removeSkills(io, opts)
+      if (!applied) return
+      io.out(`removed svc hooks from ${plan.changes.length} file(s)`)
+      const manifest = readManifest(req.svcHome)
+      for (const h of [...registered().values()].filter((d) => d.trust)) {
+        const revoked = await h.trust!.revoke({ svcHome: req.svcHome, env: io.env, cwd: userHomeOf(io.env), entries: entriesOf(manifest, h.id) })
+        if (revoked) io.out(revoked)
+      }
+    })
 }
 
 /** Removes the Claude Code false-positive skill at user scope and, with --repo/--scope repo, in the repository. */

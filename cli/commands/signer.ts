@@ -6,6 +6,7 @@ import { trustLine } from '../daemon/trust-env.ts'
 import { durationOption } from '../duration-option.ts'
 import { askNewSecret, banner, CliError, stderrColour, type CliIo } from '../io.ts'
 import { svcHome } from '../paths.ts'
+import { KEYSTORE_LABELS, KEYSTORES } from '../signer/keystores.ts'
 import { enrollOsKeychain } from '../signer/os-keychain.ts'
 import { SignerError } from '../signer/signer-error.ts'
 import { loadSoftwareKey } from '../signer/software-key.ts'
@@ -17,6 +18,7 @@ interface EnrollOpts {
   ttl?: string
   passphrase?: string
   home?: string
+  keystore?: string
 }
 
 async function enroll(io: CliIo, opts: EnrollOpts): Promise<void> {
@@ -33,8 +35,9 @@ async function enroll(io: CliIo, opts: EnrollOpts): Promise<void> {
       return
     }
     case 'os-keychain': {
-      const { publicKey, expiresAt } = enrollOsKeychain(home, io.env, { ttlMs })
-      io.out(`OS-keychain signer enrolled${expiresAt ? ` (expires ${expiresAt})` : ' (no expiry)'}.`)
+      const { publicKey, expiresAt, keystore } = enrollOsKeychain(home, io.env, { ttlMs, ...(opts.keystore ? { keystore: opts.keystore } : {}) })
+      io.out(`OS-keychain signer enrolled in the ${KEYSTORE_LABELS[keystore]}${expiresAt ? ` (expires ${expiresAt})` : ' (no expiry)'}.`)
+      if (keystore === 'kernel-keyring') io.out('the key lives in kernel memory only: after a reboot (or the end of your last session) enroll again, or re-run `svc init`')
       io.out(`host public key ${publicKey.toString('base64')} is now trusted for signer os_keychain in ${trustFilePath(home)}`)
       return
     }
@@ -54,11 +57,12 @@ async function enroll(io: CliIo, opts: EnrollOpts): Promise<void> {
 export function makeSignerCommand(io: CliIo): Command {
   const signer = new Command('signer').description('manage the long-lived host signing key')
   const cmd = new Command('enroll')
-    .description('enroll a host key: totp (sealed under --passphrase), os-keychain (macOS), or software (dev/CI)')
+    .description('enroll a host key: totp (sealed under --passphrase), os-keychain (macOS keychain, Secret Service, kernel keyring), or software (dev/CI)')
     .addOption(new Option('--tier <tier>', 'signer tier').choices(TIERS).makeOptionMandatory())
     .option('--ttl <duration>', 'enrollment expiry, e.g. 30m, 4h, 7d, 1h30m (default: none)')
     .option('--passphrase <PASSPHRASE>', 'passphrase sealing the TOTP key (tier totp, at least 8 characters; prompted for, or read from stdin, when omitted)')
     .option('--home <dir>', 'state directory ($SVC_HOME, default ~/.svc)')
+    .addOption(new Option('--keystore <name>', 'os-keychain: where the key is kept (default: the best this host has)').choices(KEYSTORES))
   cmd.action(async (opts: EnrollOpts) => {
     try {
       await enroll(io, opts)

@@ -6,7 +6,7 @@
 import { parseTier, signerKindOf } from '../../core/types.ts'
 import { callDaemon, operatorToken } from '../http.ts'
 import { banner, CliError, stderrColour, type CliIo } from '../io.ts'
-import { unlockHostKey } from './long-lived-key.ts'
+import { unlockHostKey, type HostSigner } from './long-lived-key.ts'
 import { mintSession } from './mint.ts'
 import { SignerError } from './signer-error.ts'
 
@@ -20,6 +20,8 @@ export interface MintFlowOptions {
   readonly groups?: readonly string[]
   readonly rotates?: string
   readonly lifetimeMs?: number
+  /** A host key unlocked earlier (the renewer holds a TOTP unlock for its unlock lifetime): no prompt, no code. */
+  readonly host?: HostSigner
 }
 
 /** The daemon's answer to a session create. */
@@ -47,6 +49,13 @@ export async function totpSecrets(io: CliIo, given: { code?: string; passphrase?
   return { code: code.trim(), passphrase }
 }
 
+/** Unlocks the host key of `opts.tier` (asking for the TOTP secrets when needed); SignerError when it cannot. */
+export async function unlockForMint(io: CliIo, opts: Pick<MintFlowOptions, 'tier' | 'home' | 'code' | 'passphrase'>): Promise<HostSigner> {
+  const tier = parseTier(opts.tier)
+  const { code, passphrase } = tier === 'totp' ? await totpSecrets(io, opts) : opts
+  return unlockHostKey(tier, { home: opts.home, env: io.env, code, passphrase })
+}
+
 /** Mints a session on the daemon at `baseUrl`; throws CliError (nothing minted) on any refusal. */
 export async function mintOnDaemon(io: CliIo, opts: MintFlowOptions): Promise<MintedSession> {
   let tier
@@ -57,10 +66,9 @@ export async function mintOnDaemon(io: CliIo, opts: MintFlowOptions): Promise<Mi
   }
   const kind = signerKindOf(tier)
   if (kind === 'unattested' || kind === 'software' || kind === 'totp') io.err(banner(kind, stderrColour(io.env)))
-  const { code, passphrase } = tier === 'totp' ? await totpSecrets(io, opts) : opts
   let body
   try {
-    const host = unlockHostKey(tier, { home: opts.home, env: io.env, code, passphrase })
+    const host = opts.host ?? (await unlockForMint(io, opts))
     body = mintSession(host, { userId: opts.userId, groups: opts.groups, rotates: opts.rotates, lifetimeMs: opts.lifetimeMs })
   } catch (err) {
     if (err instanceof SignerError) throw new CliError(err.message)

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { spawnSync } from 'node:child_process'
 import { generateSync } from 'otplib'
 import { tempDir } from '../../testing/ledger-fixtures.ts'
 import { verifyNative } from '../../core/ledger/ed25519.ts'
@@ -118,8 +119,52 @@ describe('OS-keychain signer (through the `security` command-line contract)', ()
   })
 
   it('gives a clear error on other platforms and when not enrolled', () => {
-    expect(() => enrollOsKeychain(home, { ...env, SVC_KEYCHAIN_PLATFORM: 'linux' })).toThrow(/needs the macOS login keychain; keystores of linux are not implemented/)
+    expect(() => enrollOsKeychain(home, { ...env, SVC_KEYCHAIN_PLATFORM: 'win32' })).toThrow(
+      /needs an OS keystore, and none is usable on win32 \(macos-keychain: .*\)\. Use --tier totp/,
+    )
     expect(() => unlockHostKey('os-keychain', { home, env })).toThrow(/no OS-keychain signer is enrolled/)
+  })
+})
+
+const keyctl = spawnSync('keyctl', ['show', '@u'], { encoding: 'utf8' })
+
+// The real kernel keyring, in a keyring of the test's own (SVC_KEYRING) so the user's real key is never replaced.
+describe.skipIf(keyctl.status !== 0)(`OS-keychain signer on Linux: the kernel keyring${keyctl.status !== 0 ? ' (skipped: keyctl from keyutils is not usable here)' : ''}`, () => {
+  let ring: string
+  let env: NodeJS.ProcessEnv
+  beforeEach(() => {
+    ring = spawnSync('keyctl', ['newring', `svc-test-${process.pid}`, '@u'], { encoding: 'utf8' }).stdout.trim()
+    env = { PATH: '/usr/bin:/bin', SVC_KEYCHAIN_PLATFORM: 'linux', SVC_KEYRING: ring }
+  })
+  afterEach(() => void spawnSync('keyctl', ['unlink', ring, '@u']))
+
+  it('is chosen without a desktop bus, mints os_keychain sessions, and says how to unlock again once the key is gone', () => {
+    const enrolled = enrollOsKeychain(home, env)
+    expect(enrolled.keystore).toBe('kernel-keyring')
+    const meta = JSON.parse(readFileSync(keychainMetaPath(home), 'utf8')) as { keystore: string; key_serial: string }
+    expect(meta.keystore).toBe('kernel-keyring')
+    // The seed is in kernel memory, not in the meta file or anywhere under the home.
+    expect(spawnSync('keyctl', ['pipe', meta.key_serial], { encoding: 'utf8' }).stdout).toMatch(/^[0-9a-f]{64}$/)
+    const host = unlockHostKey('os-keychain', { home, env })
+    expect(host).toMatchObject({ kind: 'os_keychain' })
+    expect(host.key!.publicKey).toEqual(enrolled.publicKey)
+    expect(readTrustedHostKeys(home).find((k) => k.signer === 'os_keychain')?.label).toMatch(/kernel user keyring/)
+    spawnSync('keyctl', ['unlink', meta.key_serial, ring])
+    expect(() => unlockHostKey('os-keychain', { home, env })).toThrow(/the kernel keyring no longer holds the svc key .* `svc signer enroll --tier os-keychain`/)
+  })
+
+  it('hands --ttl to the kernel as the key timeout', () => {
+    enrollOsKeychain(home, env, { ttlMs: 3_600_000 })
+    const { key_serial } = JSON.parse(readFileSync(keychainMetaPath(home), 'utf8')) as { key_serial: string }
+    // `keyctl rdescribe` does not show the expiry; /proc/keys does (its 4th column: `1h`, then `59m`).
+    const line = readFileSync('/proc/keys', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(Number(key_serial).toString(16).padStart(8, '0')))
+    expect(line?.split(/\s+/)[3]).toMatch(/^(59m|1h)$/)
+  })
+
+  it('names why the Secret Service is not used when no desktop keyring runs', () => {
+    expect(() => enrollOsKeychain(home, { ...env, DBUS_SESSION_BUS_ADDRESS: '' }, { keystore: 'secret-service' })).toThrow(/--keystore secret-service: no desktop session bus/)
   })
 })
 

@@ -58,8 +58,13 @@ fail() {
     start="Ask the user to restart the svc daemon service (\`systemctl --user restart svc-daemon.service\`; \`journalctl --user -u svc-daemon\` says why it stopped) and retry"
   elif [ -f "$HOME/Library/LaunchAgents/dev.svc.daemon.plist" ]; then
     start="Ask the user to restart the svc daemon service (\`launchctl kickstart -k gui/$(id -u)/dev.svc.daemon\`; its log is in ~/Library/Logs/svc/) and retry"
+  elif [ -f "${0%/*}/../init.json" ]; then
+    start="Ask the user to run \`svc init\` (it starts the daemon and the renewer it set up) and retry"
   fi
   [ -n "$socket" ] && start="Ask the user to start the svc system daemon (\`sudo systemctl start svc-daemon.service\`, or as root \`svc daemon --user <account>\` where no service manager runs) and retry"
+  # npm 7+ runs no uninstall script: removing the svc package leaves these hooks. Say how out when svc is gone.
+  command -v svc >/dev/null 2>&1 ||
+    start="$start. If the svc package was removed (\`svc\` is not on PATH), its hooks were left behind: reinstall it and run \`svc uninstall --all\`, or delete the entries that run ${0%/*}/svc-hook from the agent's hook config"
   echo "svc: $1. The tool call was blocked (fail-closed). $start." >&2
   exit 2
 }
