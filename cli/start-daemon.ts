@@ -9,6 +9,7 @@ import type { HarnessPlugin } from '../harness-contract/index.ts'
 import { startDaemon, type DaemonOptions, type RunningDaemon } from '../daemon/index.ts'
 import { SHIPPED_POLICIES_DIR, VERSION } from './paths.ts'
 import { allPlugins } from './plugins.ts'
+import { lockHome } from './daemon/home-lock.ts'
 import { daemonLogger } from './daemon/log.ts'
 import { trustKeysFromEnv } from './daemon/trust-env.ts'
 
@@ -20,7 +21,7 @@ export type SvcDaemonOptions = Omit<DaemonOptions, 'plugins' | 'policiesDir' | '
   readonly log?: DaemonOptions['log']
 }
 
-export function startSvcDaemon(opts: SvcDaemonOptions): Promise<RunningDaemon> {
+export async function startSvcDaemon(opts: SvcDaemonOptions): Promise<RunningDaemon> {
   const plugins = opts.plugins ?? allPlugins
   // The harnesses doctor knows are the ones this daemon registered.
   const harnesses = plugins.flatMap((p) => ('harness' in p ? [(p as HarnessPlugin).harness] : []))
@@ -29,13 +30,23 @@ export function startSvcDaemon(opts: SvcDaemonOptions): Promise<RunningDaemon> {
   mkdirSync(opts.home, { recursive: true, mode: 0o700 })
   const trusted = trustKeysFromEnv(opts.home, opts.env)
   if (trusted > 0) log.info({ added: trusted }, 'trusted host keys from SVC_TRUSTED_HOST_KEYS')
-  return startDaemon({
-    ...opts,
-    log,
-    plugins,
-    policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR,
-    version: VERSION,
-    // Its modules load only when the dashboard's Health page asks.
-    doctor: async (apiUrl) => (await import('./commands/doctor.ts')).doctorCheck(apiUrl, opts.home, opts.env, process.cwd(), harnesses),
-  })
+  const lock = lockHome(opts.home)
+  let daemon: RunningDaemon
+  try {
+    daemon = await startDaemon({
+      ...opts,
+      log,
+      plugins,
+      policiesDir: opts.policiesDir ?? SHIPPED_POLICIES_DIR,
+      version: VERSION,
+      // Its modules load only when the dashboard's Health page asks.
+      doctor: async (apiUrl) => (await import('./commands/doctor.ts')).doctorCheck(apiUrl, opts.home, opts.env, process.cwd(), harnesses),
+    })
+  } catch (err) {
+    lock.release()
+    throw err
+  }
+  // The next daemon on this home (a restart in the same process, as tests do) may start once this one has closed.
+  const close = daemon.close.bind(daemon)
+  return Object.assign(daemon, { close: () => close().finally(() => lock.release()) })
 }

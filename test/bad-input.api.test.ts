@@ -73,6 +73,7 @@ const ops = operations()
 const valid: Record<string, unknown> = {
   'PATCH /v1/mode': { mode: 'firewall' },
   'POST /v1/auth/login': { password: 'correct horse battery' },
+  'POST /v1/grants': { request: { v: 1, kind: 'call', code: 'K7QF3D', issued_at_ms: 0, nonce: 'nonce-0001' } },
   'POST /v1/gates/check': { session_id: 'ses_x', source: 'test', tool: 'Bash', input: { command: 'ls' }, cwd: '/tmp', meta: {} },
   'POST /v1/sessions/create': { signer: 'unattested', user_id: 'u', groups: [] },
   'POST /v1/sessions/heartbeat': { session_id: 'ses_x' },

@@ -56,7 +56,9 @@ const plugin: EnginePlugin = {
       }
     }
     host.hooks.preEvaluate.tapPromise({ name: NAME, stage: STAGE.LAST }, async (request) => {
-      if (!engine) return request
+      // Only a minted session's call (`ses_…`) is about to run: a false-positive replay, a validation, the fixtures
+      // and the warm-up decide inside the daemon too, under pseudo-sessions, and must leave no trace.
+      if (!engine || !request.sessionId.startsWith('ses_')) return request
       const workspace = snapshotTarget(request)
       if (!workspace) return request
       const next = (queues.get(workspace) ?? Promise.resolve()).then(() => take(workspace, request))

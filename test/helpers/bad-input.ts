@@ -17,6 +17,7 @@ export interface JsonSchema {
   pattern?: string
   enum?: unknown[]
   $ref?: string
+  oneOf?: JsonSchema[]
 }
 
 export interface Operation {
@@ -216,6 +217,11 @@ export const OPEN_OBJECTS = new Set([
 /** Every place within a request body schema that accepts unknown fields (an open object, or no schema at all). */
 export function openObjects(at: string, schema: JsonSchema | undefined, out: string[] = []): string[] {
   if (!schema) return out
+  // One of several shapes (a grant for one call or for a rule): closed when every shape is.
+  if (schema.oneOf) {
+    for (const [i, branch] of schema.oneOf.entries()) openObjects(`${at}|${i}`, branch, out)
+    return out
+  }
   const typed = schema.type !== undefined || schema.enum !== undefined || schema.$ref !== undefined
   const isObject = schema.type === 'object' || schema.properties !== undefined
   if ((isObject && schema.additionalProperties !== false) || !typed) out.push(at)
