@@ -165,6 +165,8 @@ describe.skipIf(!RUNNABLE)('Codex CLI with svc installed (real binary)', () => {
     const config = readFileSync(join(codexHome, 'config.toml'), 'utf8')
     expect(config).toContain('# my codex config')
     expect(config).not.toContain('trusted_hash')
+    // Codex's app server leaves an empty `[hooks.state]` behind; svc takes it out, so the file is the user's again.
+    expect(config).toBe(configToml(model.url))
     expect(readFileSync(join(codexHome, 'hooks.json'), 'utf8')).toContain('the user’s own')
     expect(readFileSync(join(codexHome, 'hooks.json'), 'utf8')).not.toContain('svc-hook')
   }, 60_000)

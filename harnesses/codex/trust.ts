@@ -6,9 +6,11 @@
  * never guessed. The keys and hashes trusted are kept in `$SVC_HOME/install/codex-trust.json` so
  * `svc status` can check them without starting Codex.
  */
-import { readFileSync, realpathSync, rmSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { readFileSync, realpathSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse as parseToml } from 'smol-toml'
+import writeFileAtomic from 'write-file-atomic'
 import { writePrivateFile } from '../../core/index.ts'
 import type { HookTrust, TrustRequest } from '../../harness-contract/index.ts'
 import { findCodex, withCodexAppServer, type CodexHookMetadata } from './app-server.ts'
@@ -24,6 +26,8 @@ export interface CodexTrustRecord {
   readonly configFile: string
   /** Hook key -> the hash svc trusted. */
   readonly hooks: Readonly<Record<string, string>>
+  /** sha256 of config.toml before svc first had Codex trust its entries (absent: there was no file). */
+  readonly configBefore?: string | null
 }
 
 export interface CodexTrustResult {
@@ -97,6 +101,8 @@ export async function trustCodexHooks(opts: TrustRequest & { write: boolean }): 
       const changed: string[] = []
       const pending = ours.filter((h) => !settled(h) && h.trustStatus !== 'managed')
       let configFile: string | undefined
+      const earlier = readCodexTrust(opts.svcHome)
+      const configBefore = earlier ? earlier.configBefore : sha256Of(join(opts.env.CODEX_HOME || join(opts.env.HOME ?? '', '.codex'), 'config.toml'))
       if (opts.write && pending.length > 0) {
         configFile = await server.upsertConfig('hooks.state', Object.fromEntries(pending.map((h) => [h.key, { trusted_hash: h.currentHash, enabled: true }])))
         changed.push(...pending.map((h) => h.key))
@@ -106,7 +112,7 @@ export async function trustCodexHooks(opts: TrustRequest & { write: boolean }): 
         configFile ??= join(opts.env.CODEX_HOME || join(opts.env.HOME ?? '', '.codex'), 'config.toml')
         writePrivateFile(
           RECORD(opts.svcHome),
-          `${JSON.stringify({ configFile, hooks: Object.fromEntries(ours.map((h) => [h.key, h.currentHash])) } satisfies CodexTrustRecord, null, 2)}\n`,
+          `${JSON.stringify({ configFile, hooks: Object.fromEntries(ours.map((h) => [h.key, h.currentHash])), configBefore } satisfies CodexTrustRecord, null, 2)}\n`,
         )
       }
       const notes = [...listed.errors, ...listed.warnings]
@@ -173,10 +179,43 @@ export async function untrustCodexHooks(opts: TrustRequest): Promise<string | un
   try {
     const kept = Object.fromEntries(Object.entries(state).filter(([key]) => !ours.includes(key)))
     await withCodexAppServer(bin, opts.env, opts.cwd, (server) => server.replaceConfig('hooks.state', kept))
+    if (Object.keys(kept).length === 0) dropEmptyTrustTable(record)
     forget()
     return `removed the Codex trust of svc's ${ours.length} entr${ours.length === 1 ? 'y' : 'ies'} from ${record.configFile}`
   } catch (err) {
     return `could not remove svc's Codex trust entries from ${record.configFile}: ${(err as Error).message}`
+  }
+}
+
+function sha256Of(file: string): string | null {
+  try {
+    return createHash('sha256').update(readFileSync(file)).digest('hex')
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Codex's app server leaves an empty `[hooks.state]` table once the last trust entry is gone. svc had it put there,
+ * so svc takes it out — but only when what remains is byte for byte the file from before svc's first trust.
+ */
+function dropEmptyTrustTable(record: CodexTrustRecord): void {
+  if (!record.configBefore) return
+  let text: string
+  try {
+    text = readFileSync(record.configFile, 'utf8')
+  } catch {
+    return
+  }
+  const empty = /(\n*)\[hooks\.state\]\n(\n*)(?=\[|$)/.exec(text)
+  if (!empty) return
+  const [whole, before = '', after = ''] = empty
+  const head = text.slice(0, empty.index)
+  const tail = text.slice(empty.index + whole.length)
+  for (const keep of new Set([before, after, '', '\n', before + after])) {
+    const candidate = head + keep + tail
+    if (createHash('sha256').update(candidate).digest('hex') === record.configBefore)
+      return writeFileAtomic.sync(record.configFile, candidate, { mode: statSync(record.configFile).mode & 0o777, fsync: true })
   }
 }
 
