@@ -12,9 +12,7 @@ function parsePort(value: string): number {
 
 export function makeInitCommand(io: CliIo): Command {
   return new Command('init')
-    .description(
-      'protect this user in one command: detect the harnesses and the best signer, set the operator password, run the daemon and the renewer, install the hooks (after the diff), show a live deny',
-    )
+    .description('protect this user in one command: signer, password, daemon and renewer, hooks after the diff, a live deny (`--undo` removes it all)')
     .addOption(
       new Option('--tier <tier>', 'signer tier (default: os-keychain where an OS keystore works, else totp; software only when named: dev/CI)').choices([
         'os-keychain',
