@@ -4,6 +4,7 @@
  */
 import type { CommandIo } from '../core/index.ts'
 import { bannerFor } from '../core/types.ts'
+import { createInterface } from 'node:readline/promises'
 import { ask, PromptCancelled, stdinText } from './prompt.ts'
 
 /** The core's CommandIo (what a plugin's command gets too), with the process's environment type. */
@@ -37,6 +38,24 @@ export const processIo: CliIo = {
   get interactive() {
     return process.stdin.isTTY === true
   },
+}
+
+/**
+ * Asks y/N: typed on a terminal, else answered by `piped` (default: the first line of stdin, so one `y` answers every
+ * question of a run), with the question shown on stderr.
+ */
+export async function confirm(io: CliIo, question: string, piped: () => Promise<string | undefined> = async () => (await io.readStdin()).split(/\r?\n/)[0]): Promise<boolean> {
+  const yes = (answer: string | undefined) => /^y(es)?$/i.test(answer?.trim() ?? '')
+  if (process.stdin.isTTY && io.interactive) {
+    const rl = createInterface({ input: process.stdin, output: process.stderr })
+    try {
+      return yes(await rl.question(`${question} [y/N] `))
+    } finally {
+      rl.close()
+    }
+  }
+  io.err(`${question} [y/N]`)
+  return yes(await piped())
 }
 
 /** A new secret, typed twice on a terminal (a typo would lock the user out), or one piped line. */

@@ -4,7 +4,6 @@
  * harness configs even when the daemon runs in a container.
  */
 import { protectedPorts } from '../../core/index.ts'
-import { createInterface } from 'node:readline/promises'
 import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
 import type { HarnessDefinition, HarnessEnv } from '../../harness-contract/index.ts'
@@ -24,7 +23,7 @@ import {
 } from '../../plugins/installer/index.ts'
 import { protectedSet } from '../../plugins/protected-set/index.ts'
 import { installClaudeSkill, removeClaudeSkill } from '../false-positive/skill.ts'
-import { CliError, type CliIo } from '../io.ts'
+import { CliError, confirm, type CliIo } from '../io.ts'
 import type { CurrentSession } from '../agent/renewer.ts'
 import { callDaemon } from '../http.ts'
 import { mintOnDaemon, totpSecrets } from '../signer/mint-flow.ts'
@@ -58,20 +57,6 @@ function printPlan(io: CliIo, plan: Plan): void {
   for (const change of plan.changes) if (change.diff) io.out(change.diff)
   for (const note of plan.notes) io.out(`note: ${note}`)
   for (const warning of plan.warnings) io.err(`warning: ${warning}`)
-}
-
-/** Asks y/N: on a terminal interactively, otherwise from the first line of stdin. */
-async function confirm(io: CliIo, question: string): Promise<boolean> {
-  if (process.stdin.isTTY) {
-    const rl = createInterface({ input: process.stdin, output: process.stderr })
-    try {
-      return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim())
-    } finally {
-      rl.close()
-    }
-  }
-  io.err(`${question} [y/N]`)
-  return /^y(es)?$/i.test((await io.readStdin()).split(/\r?\n/)[0]?.trim() ?? '')
 }
 
 /** Asks for the TOTP secrets after the diff was shown and before anything is written, so a missing code changes nothing. */

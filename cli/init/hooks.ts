@@ -5,11 +5,10 @@
  * `cat ~/.ssh/id_rsa` sent through the installed shim to the running daemon.
  */
 import { spawnSync } from 'node:child_process'
-import { createInterface } from 'node:readline/promises'
 import type { HarnessDefinition } from '../../harness-contract/index.ts'
 import { harnessPlugins, PLANNED_HARNESSES } from '../../harnesses/index.ts'
 import { harnessEnvOf, HarnessSelectionError, loadInstallTools, selectHarnesses, shimPath, shimState } from '../../plugins/installer/index.ts'
-import { CliError, type CliIo } from '../io.ts'
+import { CliError, confirm, type CliIo } from '../io.ts'
 import { userHomeOf } from '../paths.ts'
 
 type Plan = ReturnType<Awaited<ReturnType<typeof loadInstallTools>>['planInstall']>
@@ -55,24 +54,11 @@ export async function loadPlanner(): Promise<void> {
   tools ??= await loadInstallTools()
 }
 
-async function confirm(io: CliIo, question: string): Promise<boolean> {
-  if (process.stdin.isTTY && io.interactive) {
-    const rl = createInterface({ input: process.stdin, output: process.stderr })
-    try {
-      return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim())
-    } finally {
-      rl.close()
-    }
-  }
-  io.err(`${question} [y/N]`)
-  return /^y(es)?$/i.test((await io.ask('', {}))?.trim() ?? '')
-}
-
 /** Shows the diff, asks (unless --yes), then runs `svc install` for those harnesses without repeating the diff. */
 export async function installHooks(io: CliIo, hooks: HookPlan, opts: { home: string; url: string; yes: boolean }): Promise<void> {
   for (const change of hooks.plan.changes) if (change.diff) io.out(change.diff)
   for (const note of hooks.plan.notes) io.out(`note: ${note}`)
-  if (hooks.plan.changes.length > 0 && !opts.yes && !(await confirm(io, `install svc hooks: write these changes to ${hooks.plan.changes.length} file(s)?`)))
+  if (hooks.plan.changes.length > 0 && !opts.yes && !(await confirm(io, `install svc hooks: write these changes to ${hooks.plan.changes.length} file(s)?`, () => io.ask(''))))
     throw new CliError('hooks not installed (answered no); the daemon and the renewer keep running: `svc init --undo` stops them')
   const diffs = new Set(hooks.plan.changes.map((c) => c.diff))
   const quiet: CliIo = { ...io, out: (text) => (diffs.has(text) || text.startsWith('note: ') ? undefined : io.out(text)) }
