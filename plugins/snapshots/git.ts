@@ -1,7 +1,7 @@
 /**
  * git as the snapshot store runs it: never with the user's global or system config, with hooks and fsmonitor off,
  * so nothing the agent planted in a workspace (a `.gitattributes` filter, a `core.fsmonitor`, a hook) runs when svc
- * reads or restores it. Plus the one thing done without a process: writing a loose object (a snapshot's manifest).
+ * reads or restores it. Plus what is done without a process: writing a loose object (a snapshot's manifest, its keep tree).
  */
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -64,7 +64,22 @@ export function git(args: readonly string[], opts: GitOptions = {}): Promise<str
 
 /** Writes `data` as a loose blob into the bare repository `gitDir` (no process: git's object format); returns its id. */
 export function writeBlob(gitDir: string, data: Buffer): string {
-  const header = Buffer.from(`blob ${data.length}\0`)
+  return writeObject(gitDir, 'blob', data)
+}
+
+/** A tree of `entries` (name to blob or tree id; names sorted as git sorts them: none here is a prefix of another). */
+export function writeTree(gitDir: string, entries: Readonly<Record<string, { readonly id: string; readonly tree: boolean }>>): string {
+  const parts = Object.keys(entries)
+    .sort()
+    .map((name) => {
+      const e = entries[name]!
+      return Buffer.concat([Buffer.from(`${e.tree ? '40000' : '100644'} ${name}\0`), Buffer.from(e.id, 'hex')])
+    })
+  return writeObject(gitDir, 'tree', Buffer.concat(parts))
+}
+
+function writeObject(gitDir: string, type: 'blob' | 'tree', data: Buffer): string {
+  const header = Buffer.from(`${type} ${data.length}\0`)
   const id = createHash('sha1').update(header).update(data).digest('hex')
   const dir = join(gitDir, 'objects', id.slice(0, 2))
   const file = join(dir, id.slice(2))

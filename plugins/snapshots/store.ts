@@ -11,8 +11,11 @@
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { git, writeBlob } from './git.ts'
+import { excludedDirs, takeFingerprint, unchanged, walkWorkTree } from './fingerprint.ts'
+import { FingerprintFile } from './fingerprint-file.ts'
+import { git, writeBlob, writeTree } from './git.ts'
 import { readGitDir, type GitDirState } from './git-dir.ts'
+import { readIndexPaths } from './index-file.ts'
 
 /** What one snapshot records (the manifest blob, JSON). */
 export interface SnapshotManifest {
@@ -32,6 +35,8 @@ export interface Capture {
   readonly tree: string
   readonly git?: GitDirState & { readonly filesBlob: string }
   readonly ms: number
+  /** The work tree had the stat fingerprint of the last snapshot: its tree was reused with no git process. */
+  readonly unchanged: boolean
 }
 
 export const DEFAULT_KEEP = 30
@@ -46,6 +51,7 @@ export class SnapshotStore {
   readonly home: string
   readonly keep: number
   #lastGc = 0
+  readonly #fingerprints = new FingerprintFile()
 
   constructor(home: string, keep: number = DEFAULT_KEEP) {
     this.home = home
@@ -71,15 +77,11 @@ export class SnapshotStore {
   async capture(workspace: string): Promise<Capture> {
     const started = performance.now()
     const dir = await this.#open(workspace)
-    const indexFile = join(dir, 'svc-index')
-    const at = ['--git-dir', dir, '--work-tree', workspace]
-    await git([...at, 'add', '-A', '--ignore-errors', '--', '.'], { indexFile }).catch((err: Error) => {
-      // --ignore-errors still exits 1 after skipping an unreadable file: the rest is in the index.
-      if (!/unable to index|permission denied|could not open/i.test(err.message)) throw err
-    })
-    const tree = await this.#treeOf(dir, indexFile)
+    const last = this.#fingerprints.read(dir)
+    const same = last !== undefined && unchanged(workspace, last)
+    const tree = same ? last.tree : await this.#addTree(dir, workspace)
     const state = readGitDir(workspace)
-    if (!state) return { workspace, tree, ms: performance.now() - started }
+    if (!state) return { workspace, tree, ms: performance.now() - started, unchanged: same }
     const marker = join(dir, 'svc-fetched', state.refsKey)
     if (!existsSync(marker)) {
       const specs = [`+refs/*:refs/svc-refs/${state.refsKey}/*`]
@@ -93,7 +95,33 @@ export class SnapshotStore {
       writeFileSync(marker, '')
     }
     const filesBlob = writeBlob(dir, Buffer.from(JSON.stringify(state.files)))
-    return { workspace, tree, git: { ...state, filesBlob }, ms: performance.now() - started }
+    return { workspace, tree, git: { ...state, filesBlob }, ms: performance.now() - started, unchanged: same }
+  }
+
+  // The full path: the work tree into the private index and a tree, then the fingerprint of what that tree covers.
+  // Its time is taken first, so whatever changes while git reads the tree is newer than it: racy, so changed.
+  async #addTree(dir: string, workspace: string): Promise<string> {
+    this.#fingerprints.drop(dir)
+    const since = this.#fingerprints.now(dir)
+    const indexFile = join(dir, 'svc-index')
+    // -C: paths relative to the top of the work tree, wherever the daemon runs.
+    const at = ['-C', workspace, '--git-dir', dir, '--work-tree', workspace]
+    let complete = true
+    const [, ignored] = await Promise.all([
+      git([...at, 'add', '-A', '--ignore-errors', '--', '.'], { indexFile }).catch((err: Error) => {
+        // --ignore-errors still exits 1 after skipping an unreadable file: the rest is in the index.
+        if (!/unable to index|permission denied|could not open/i.test(err.message)) throw err
+        complete = false
+      }),
+      // What git does not descend into (ignored directories): the fingerprint need not watch them.
+      git([...at, 'ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], { indexFile }),
+    ])
+    const tree = await this.#treeOf(dir, indexFile)
+    const index = readIndexPaths(indexFile)
+    const walked = walkWorkTree(workspace, excludedDirs(ignored))
+    // A skipped file, a nested repository or an unreadable index: no fingerprint, so the next capture runs git again.
+    if (complete && index && !index.gitlinks && !walked.nested) this.#fingerprints.write(dir, takeFingerprint(workspace, tree, [...walked.entries, ...index.paths], since))
+    return tree
   }
 
   // git rewrites an index (lock file, rename: a new inode) only when it changed, so an index that is the same file as
@@ -124,8 +152,15 @@ export class SnapshotStore {
       ...(g ? { git: { head: g.head, refs: g.refs, refsKey: g.refsKey, files: g.filesBlob } } : {}),
     }
     const id = writeBlob(dir, Buffer.from(JSON.stringify(manifest)))
-    mkdirSync(join(dir, 'refs', 'svc-snapshots'), { recursive: true })
-    writeFileSync(join(dir, 'refs', 'svc-snapshots', String(seq)), `${id}\n`)
+    // git's collection keeps only what a ref reaches, and a manifest names its tree and files only in its text.
+    const keep = writeTree(dir, { manifest: { id, tree: false }, work: { id: capture.tree, tree: true }, ...(g ? { files: { id: g.filesBlob, tree: false } } : {}) })
+    for (const [refs, target] of [
+      ['svc-keep', keep],
+      ['svc-snapshots', id],
+    ] as const) {
+      mkdirSync(join(dir, 'refs', refs), { recursive: true })
+      writeFileSync(join(dir, 'refs', refs, String(seq)), `${target}\n`)
+    }
     return manifest
   }
 
@@ -145,7 +180,7 @@ export class SnapshotStore {
     const all = await manifestsIn(dir)
     const drop = all.slice(0, all.length - this.keep)
     const kept = new Set(all.slice(-this.keep).flatMap((m) => (m.git ? [m.git.refsKey] : [])))
-    for (const m of drop) rmSync(join(dir, 'refs', 'svc-snapshots', String(m.seq)), { force: true })
+    for (const m of drop) for (const refs of ['svc-snapshots', 'svc-keep']) rmSync(join(dir, 'refs', refs, String(m.seq)), { force: true })
     for (const key of new Set(drop.flatMap((m) => (m.git && !kept.has(m.git.refsKey) ? [m.git.refsKey] : [])))) {
       rmSync(join(dir, 'svc-fetched', key), { force: true })
       const refs = (await git(['--git-dir', dir, 'for-each-ref', '--format=%(refname)', `refs/svc-refs/${key}/`])).split('\n').filter(Boolean)
@@ -154,10 +189,14 @@ export class SnapshotStore {
     return Date.now() - this.#lastGc > GC_EVERY_MS
   }
 
-  /** git's collection of what no kept snapshot reaches; safe beside captures (objects younger than an hour stay). */
+  /**
+   * git's collection of what no kept snapshot reaches; safe beside captures (objects younger than an hour stay, and
+   * the private index's, which the next capture builds on, are reached through it).
+   */
   async collect(workspace: string): Promise<void> {
     this.#lastGc = Date.now()
-    await git(['--git-dir', this.dirOf(workspace), '-c', 'gc.packRefs=false', 'gc', '--quiet', '--prune=1.hour.ago'])
+    const dir = this.dirOf(workspace)
+    await git(['--git-dir', dir, '-c', 'gc.packRefs=false', 'gc', '--quiet', '--prune=1.hour.ago'], { indexFile: join(dir, 'svc-index') })
   }
 }
 

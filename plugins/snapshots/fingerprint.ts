@@ -1,0 +1,117 @@
+/**
+ * The stat fingerprint of what a snapshot's tree covers, so that an unchanged work tree is recognised with lstat
+ * calls and no git process (the check path). It holds the lstat (mtime and ctime in ns, size, inode, mode) of every
+ * file in the tree and of every directory git walks for untracked files (a file or directory created, removed or
+ * renamed changes its parent's mtime), plus every `.gitignore` and `.gitattributes` seen (they decide what a tree
+ * holds, even when they ignore themselves). Correctness over speed: an entry whose mtime or ctime is not older than
+ * the fingerprint's own time (less a file system's coarsest granularity) is racy — a write in the same tick leaves
+ * its stat unchanged — and counts as changed, as in git's index; so does any entry that could not be stat'ed.
+ */
+import { lstatSync, readdirSync, type BigIntStats } from 'node:fs'
+import { join } from 'node:path'
+
+/** Below the fingerprint's time, how old an entry must be to be trusted: 2 s covers FAT's timestamps, 1 s ext3's. */
+const RACY_NS = 2_000_000_000n
+
+export interface Fingerprint {
+  readonly tree: string
+  /** Paths relative to the workspace ('' is the workspace itself). */
+  readonly paths: readonly string[]
+  /** Five per path: mtime ns, ctime ns, size, inode, mode (mode 0 never matches: racy or absent). */
+  readonly stats: BigUint64Array
+}
+
+export interface WalkResult {
+  /** Directories git walks (not excluded), '' first, and the ignore and attribute files in them. */
+  readonly entries: readonly string[]
+  /** A `.git` below the top (a nested repository or submodule): its commits change the tree with no stat of ours. */
+  readonly nested: boolean
+}
+
+const RULE_FILES = new Set(['.gitignore', '.gitattributes'])
+
+/** Walks `workspace` as git does for untracked files, skipping `.git` and the directories in `excluded` (relative). */
+export function walkWorkTree(workspace: string, excluded: ReadonlySet<string>): WalkResult {
+  const entries: string[] = []
+  let nested = false
+  const walk = (rel: string): void => {
+    entries.push(rel)
+    let names
+    try {
+      names = readdirSync(join(workspace, rel), { withFileTypes: true })
+    } catch {
+      return // recorded as absent: changed on the next check, so the full path runs
+    }
+    for (const d of names) {
+      const child = rel ? `${rel}/${d.name}` : d.name
+      if (d.name === '.git') nested ||= rel !== ''
+      else if (d.isDirectory()) {
+        if (!excluded.has(child)) walk(child)
+      } else if (RULE_FILES.has(d.name)) entries.push(child)
+    }
+  }
+  walk('')
+  return { entries, nested }
+}
+
+function stat(path: string): BigIntStats | undefined {
+  try {
+    return lstatSync(path, { bigint: true, throwIfNoEntry: false })
+  } catch {
+    return undefined // a component is not a directory any more
+  }
+}
+
+/** The fingerprint of `paths` under `workspace` for `tree`, captured after `sinceNs` (a file system time). */
+export function takeFingerprint(workspace: string, tree: string, paths: readonly string[], sinceNs: bigint): Fingerprint {
+  const unique = [...new Set(paths)]
+  const stats = new BigUint64Array(unique.length * 5)
+  const trusted = sinceNs - RACY_NS
+  unique.forEach((rel, i) => {
+    const st = stat(join(workspace, rel))
+    if (!st) return
+    const racy = st.mtimeNs >= trusted || st.ctimeNs >= trusted
+    stats.set([st.mtimeNs, st.ctimeNs, st.size, st.ino, racy ? 0n : st.mode], i * 5)
+  })
+  return { tree, paths: unique, stats }
+}
+
+/** True only when every entry of `fp` still has the stat it had (and none was racy or absent). */
+export function unchanged(workspace: string, fp: Fingerprint): boolean {
+  const s = fp.stats
+  for (let i = 0; i < fp.paths.length; i++) {
+    const st = stat(join(workspace, fp.paths[i]!))
+    const o = i * 5
+    if (!st || st.mode !== s[o + 4] || st.mtimeNs !== s[o] || st.ctimeNs !== s[o + 1] || st.size !== s[o + 2] || st.ino !== s[o + 3]) return false
+  }
+  return true
+}
+
+/** The fingerprint as JSON text (kept in the store, beside the private index). */
+export function serialise(fp: Fingerprint): string {
+  return JSON.stringify({ v: 1, tree: fp.tree, paths: fp.paths, stats: Array.from(fp.stats, String) })
+}
+
+/** A fingerprint read back, or undefined when the text is not one (the full path then runs and writes a new one). */
+export function deserialise(text: string): Fingerprint | undefined {
+  try {
+    const o = JSON.parse(text) as { v?: number; tree?: string; paths?: string[]; stats?: string[] }
+    if (o.v !== 1 || typeof o.tree !== 'string' || !Array.isArray(o.paths) || !Array.isArray(o.stats) || o.stats.length !== o.paths.length * 5) return undefined
+    return { tree: o.tree, paths: o.paths, stats: BigUint64Array.from(o.stats, (v) => BigInt(v)) }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The directories `git ls-files -z --others --ignored --exclude-standard --directory` shows git did not descend into:
+ * a `dir/` line with nothing listed below it (a directory git walked, holding ignored files, is listed with them).
+ */
+export function excludedDirs(lsFiles: string): Set<string> {
+  const lines = lsFiles.split('\0').filter(Boolean).sort()
+  const out = new Set<string>()
+  lines.forEach((line, i) => {
+    if (line.endsWith('/') && !lines[i + 1]?.startsWith(line)) out.add(line.slice(0, -1))
+  })
+  return out
+}
