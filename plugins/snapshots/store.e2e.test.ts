@@ -1,5 +1,6 @@
 /**
- * The snapshot store against real git: an unchanged tree reuses its tree id and fetches nothing, the bound drops the
+ * The snapshot store against real git: an unchanged tree reuses its tree id (from its stat fingerprint, no git
+ * process) and fetches nothing, git's collection keeps what snapshots name, the bound drops the
  * oldest snapshots and the refs only they used, and a restore brings back files, moved refs and a deleted `.git`.
  */
 import { execFileSync } from 'node:child_process'
@@ -7,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { tempDir } from '../../test/helpers/temp.ts'
+import { readIndexPaths } from './index-file.ts'
 import { restoreSnapshot } from './restore.ts'
 import { SnapshotStore } from './store.ts'
 
@@ -51,6 +53,57 @@ describe('snapshot store', () => {
     expect((await store.capture(ws)).git?.refsKey).not.toBe(a.git?.refsKey)
     // Ignored files are not in a snapshot.
     expect(execFileSync('git', ['--git-dir', store.dirOf(ws), 'ls-tree', '-r', '--name-only', a.tree], { encoding: 'utf8' })).not.toContain('.env')
+  })
+
+  it('reuses the tree of an unchanged work tree from its stat fingerprint, and sees every change git would', async () => {
+    mkdirSync(join(ws, 'logs'))
+    writeFileSync(join(ws, 'logs', 'a.log'), 'log\n')
+    writeFileSync(join(ws, '.gitignore'), '.env\n*.log\nbuild/\n')
+    mkdirSync(join(ws, 'build', 'out'), { recursive: true })
+    const first = await store.capture(ws)
+    expect(first.unchanged).toBe(false)
+    // The fingerprint covers the index's files (read without git) and the directories git walks, not build/.
+    const fp = JSON.parse(readFileSync(join(store.dirOf(ws), 'svc-fingerprint'), 'utf8')) as { paths: string[]; tree: string }
+    expect(readIndexPaths(join(store.dirOf(ws), 'svc-index'))?.paths).toEqual(['.gitignore', 'README.md', 'src/app.py'])
+    expect(fp.paths).toEqual(expect.arrayContaining(['', 'src', 'logs', '.gitignore', 'README.md', 'src/app.py']))
+    expect(fp.paths).not.toContain('build')
+    await new Promise((r) => setTimeout(r, 2100)) // past the racy window: the files are older than a new fingerprint
+    expect((await store.capture(ws)).unchanged).toBe(false) // this one's fingerprint trusts them
+    const same = await store.capture(ws)
+    expect(same).toMatchObject({ unchanged: true, tree: first.tree })
+    writeFileSync(join(ws, 'build', 'out', 'x.js'), '1\n') // ignored: still unchanged
+    expect((await store.capture(ws)).unchanged).toBe(true)
+    // A new file in a directory that held only ignored files is in the next tree.
+    writeFileSync(join(ws, 'logs', 'notes.txt'), 'n\n')
+    const next = await store.capture(ws)
+    expect(next.unchanged).toBe(false)
+    const names = execFileSync('git', ['--git-dir', store.dirOf(ws), 'ls-tree', '-r', '--name-only', next.tree], { encoding: 'utf8' })
+    expect(names).toContain('logs/notes.txt')
+    // Refs are read on the fast path too: a new commit with the tree untouched moves the snapshot's HEAD.
+    await new Promise((r) => setTimeout(r, 2100))
+    await store.capture(ws)
+    const before = await store.capture(ws)
+    sh('commit', '-q', '--allow-empty', '-m', 'empty')
+    const moved = await store.capture(ws)
+    expect(moved).toMatchObject({ unchanged: true, tree: before.tree })
+    expect(moved.git?.refs['refs/heads/main']).toBe(sh('rev-parse', 'HEAD'))
+    // A nested repository takes the fast path away (its commits change the tree behind any stat of ours).
+    mkdirSync(join(ws, 'vendor'))
+    sh('init', '-q', 'vendor')
+    sh('-C', 'vendor', 'commit', '-q', '--allow-empty', '-m', 'v')
+    await store.capture(ws)
+    expect(existsSync(join(store.dirOf(ws), 'svc-fingerprint'))).toBe(false)
+  })
+
+  it("keeps a snapshot's tree and .git files through git's collection", async () => {
+    writeFileSync(join(ws, 'README.md'), 'not committed\n') // a tree no commit of the project has
+    const m = await store.commit(await store.capture(ws), 1)
+    writeFileSync(join(ws, 'README.md'), 'changed\n')
+    await store.capture(ws) // the private index moves on: the first tree is reached only through the snapshot
+    execFileSync('git', ['--git-dir', store.dirOf(ws), '-c', 'gc.packRefs=false', 'gc', '--quiet', '--prune=now'])
+    rmSync(join(ws, 'README.md'))
+    await restoreSnapshot(store.dirOf(ws), m)
+    expect(readFileSync(join(ws, 'README.md'), 'utf8')).toBe('not committed\n')
   })
 
   it('keeps the newest `keep` snapshots and drops the refs only the dropped ones used', async () => {
