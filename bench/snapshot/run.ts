@@ -1,10 +1,12 @@
 /**
- * bench/snapshot: what the workspace snapshot adds to the check path (plugins/snapshots) — capture (a stat pass of
- * the work tree through the store's private index, write-tree, the `.git` state, a fetch when refs moved) and
- * commit (the manifest; the bound is kept after the answer, untimed) — on a repository of BENCH_FILES files (default 3000, in nested directories,
- * with history) built in a temp dir. Cases: the first snapshot (cold, everything hashed), an unchanged tree, a tree
- * with one file edited between snapshots, and a new commit between snapshots (the refs fetch). The ledger append of
- * the `snapshot_taken` leaf is not included (bench:ledger measures appends).
+ * bench/snapshot: what the workspace snapshot adds to the check path (plugins/snapshots) — capture (the stat
+ * fingerprint of the last snapshot checked with lstat and no git process; when it differs, the work tree through the
+ * store's private index, write-tree and a new fingerprint; the `.git` state, a fetch when refs moved) and commit (the
+ * manifest; the bound is kept after the answer, untimed) — on a repository of BENCH_FILES files (default 3000, in
+ * nested directories, with history) built in a temp dir. Cases: the first snapshot (cold, everything hashed), an
+ * unchanged tree, refs changed with the tree untouched (the fetch), one file edited, a new untracked file; each
+ * line says how many snapshots took each path (unchanged: stats only; files: the changed files alone; full). The ledger append of the `snapshot_taken` leaf is not
+ * included (bench:ledger measures appends).
  * Run: npm run bench:snapshot   (BENCH_N snapshots per case, default 30; BENCH_FILES files)
  */
 import { execFileSync } from 'node:child_process'
@@ -43,7 +45,7 @@ function build(): void {
 function formatMs(label: string, samplesNs: number[]): string {
   const s = summarise(samplesNs)
   const f = (us: number) => `${(us / 1000).toFixed(1)}ms`
-  return `${label.padEnd(34)} n=${s.n}  p50=${f(s.p50)}  p99=${f(s.p99)}  max=${f(s.max)}`
+  return `${label.padEnd(38)} n=${s.n}  p50=${f(s.p50)}  p99=${f(s.p99)}  max=${f(s.max)}`
 }
 
 function du(path: string): number {
@@ -51,36 +53,40 @@ function du(path: string): number {
   return st.isDirectory() ? readdirSync(path).reduce((s, n) => s + du(join(path, n)), 0) : st.size
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
 async function main(): Promise<void> {
   build()
   const store = new SnapshotStore(join(root, 'svc'), 30)
   let seq = 0
+  let paths: Record<string, number> = {}
   const once = async (): Promise<number> => {
     const t0 = process.hrtime.bigint()
-    await store.commit(await store.capture(ws), ++seq)
+    const capture = await store.capture(ws)
+    await store.commit(capture, ++seq)
     const ns = Number(process.hrtime.bigint() - t0)
+    paths[capture.path] = (paths[capture.path] ?? 0) + 1
     await store.prune(ws) // after the answer in the daemon: not on the check path
     return ns
   }
+  const run = async (label: string, n: number, change?: (i: number) => void): Promise<void> => {
+    const samples: number[] = []
+    paths = {}
+    for (let i = 0; i < n; i++) {
+      change?.(i)
+      samples.push(await once())
+    }
+    console.log(`${formatMs(label, samples)}  ${Object.entries(paths).map(([p, k]) => `${p}=${k}`).join(' ')}`)
+  }
   console.log(`snapshot cost on the check path: ${FILES} files, ${N} snapshots per case (capture + commit, no ledger append)`)
-  console.log(formatMs('first snapshot (cold)', [await once()]))
-  const unchanged: number[] = []
-  for (let i = 0; i < N; i++) unchanged.push(await once())
-  console.log(formatMs('unchanged tree', unchanged))
-  const edited: number[] = []
-  for (let i = 0; i < N; i++) {
-    writeFileSync(join(ws, 'src', 'm1', 'd1', `f${(i * 7) % FILES}.ts`), `edited ${i}\n`)
-    edited.push(await once())
-  }
-  console.log(formatMs('changed tree (one file edited)', edited))
-  const committed: number[] = []
-  for (let i = 0; i < Math.min(N, 10); i++) {
-    writeFileSync(join(ws, 'src', `new${i}.ts`), `${i}\n`)
-    git('add', '-A')
-    git('commit', '-qm', `n${i}`)
-    committed.push(await once())
-  }
-  console.log(formatMs('changed refs (a commit between)', committed))
+  await run('first snapshot (cold)', 1)
+  // Files written within the racy window (2 s) before a snapshot are not trusted by its fingerprint.
+  await sleep(2100)
+  await run('warm-up (fingerprint taken)', 1)
+  await run('unchanged tree', N)
+  await run('refs changed (an empty commit)', Math.min(N, 10), (i) => git('commit', '-q', '--allow-empty', '-m', `e${i}`))
+  await run('changed tree (one file edited)', N, (i) => writeFileSync(join(ws, 'src', 'm1', 'd1', `f${(i * 7) % FILES}.ts`), `edited ${i}\n`))
+  await run('changed tree (a new untracked file)', N, (i) => writeFileSync(join(ws, 'src', 'm2', `untracked${i}.ts`), `${i}\n`))
   console.log(`store: ${mib(du(store.dirOf(ws)))} for ${(await store.list(ws)).length} kept snapshots; the repository's .git: ${mib(du(join(ws, '.git')))}`)
 }
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { FingerprintFile } from './fingerprint-file.ts'
-import { deserialise, excludedDirs, serialise, takeFingerprint, unchanged, walkWorkTree, type Fingerprint } from './fingerprint.ts'
+import { changedFiles, deserialise, excludedDirs, restat, serialise, takeFingerprint, unchanged, walkWorkTree, type Fingerprint } from './fingerprint.ts'
 
 let root: string
 let ws: string
@@ -131,6 +131,29 @@ describe('stat fingerprint', () => {
     writeFileSync(join(ws, 'node_modules', 'dep', 'new.js'), '2\n')
     writeFileSync(join(ws, '.git', 'refs', 'heads', 'main'), 'a'.repeat(40))
     expect(unchanged(ws, fp)).toBe(true)
+  })
+
+  it('names files edited in place for a partial update, and asks for a full pass when entries came or went', async () => {
+    const fp = fingerprint()
+    expect(changedFiles(ws, fp, 8)).toEqual([])
+    await tick()
+    writeFileSync(join(ws, 'src', 'app.py'), 'x = 22\n')
+    writeFileSync(join(ws, 'README.md'), '# edited\n')
+    const changed = changedFiles(ws, fp, 8)!
+    expect(changed.map((i) => fp.paths[i]).sort()).toEqual(['README.md', 'src/app.py'])
+    expect(changedFiles(ws, fp, 1)).toBeUndefined() // more than the limit: a full pass is cheaper
+    const next = restat(ws, fp, 'tree-2', changed, later())
+    expect(next.tree).toBe('tree-2')
+    expect(unchanged(ws, next)).toBe(true)
+    // Racy when read again just now: named again next time.
+    expect(changedFiles(ws, restat(ws, fp, 't', changed, new FingerprintFile().now(root)), 8)).toHaveLength(2)
+    await tick()
+    writeFileSync(join(ws, '.gitignore'), 'node_modules/\n')
+    expect(changedFiles(ws, next, 8)).toBeUndefined() // the ignore rules changed
+    const again = fingerprint()
+    await tick()
+    writeFileSync(join(ws, 'src', 'new.py'), 'n\n')
+    expect(changedFiles(ws, again, 8)).toBeUndefined() // src/ changed: a new entry
   })
 
   it('flags a nested repository (its commits change the tree with no stat of ours)', () => {

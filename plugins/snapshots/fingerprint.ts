@@ -76,15 +76,44 @@ export function takeFingerprint(workspace: string, tree: string, paths: readonly
   return { tree, paths: unique, stats }
 }
 
+const S_IFMT = 0o170000n
+const S_IFREG = 0o100000n
+
+/**
+ * The entries of `fp` whose stat changed (racy and absent ones included): none when the tree is unchanged; undefined
+ * when more than `limit` did, or one is not a plain file now, or is an ignore or attribute file — then the set of
+ * files may have changed too (a directory's mtime moves with its entries), and only a full pass of git can tell.
+ */
+export function changedFiles(workspace: string, fp: Fingerprint, limit: number): number[] | undefined {
+  const s = fp.stats
+  const out: number[] = []
+  for (let i = 0; i < fp.paths.length; i++) {
+    const rel = fp.paths[i]!
+    const st = stat(join(workspace, rel))
+    const o = i * 5
+    if (st && st.mode === s[o + 4] && st.mtimeNs === s[o] && st.ctimeNs === s[o + 1] && st.size === s[o + 2] && st.ino === s[o + 3]) continue
+    if (!st || (st.mode & S_IFMT) !== S_IFREG || RULE_FILES.has(rel.slice(rel.lastIndexOf('/') + 1)) || out.length >= limit) return undefined
+    out.push(i)
+  }
+  return out
+}
+
 /** True only when every entry of `fp` still has the stat it had (and none was racy or absent). */
 export function unchanged(workspace: string, fp: Fingerprint): boolean {
-  const s = fp.stats
-  for (let i = 0; i < fp.paths.length; i++) {
-    const st = stat(join(workspace, fp.paths[i]!))
-    const o = i * 5
-    if (!st || st.mode !== s[o + 4] || st.mtimeNs !== s[o] || st.ctimeNs !== s[o + 1] || st.size !== s[o + 2] || st.ino !== s[o + 3]) return false
-  }
-  return true
+  return changedFiles(workspace, fp, 0)?.length === 0
+}
+
+/** `fp` for a new `tree` in which only the files at `indexes` were read again (after `sinceNs`). */
+export function restat(workspace: string, fp: Fingerprint, tree: string, indexes: readonly number[], sinceNs: bigint): Fingerprint {
+  const stats = fp.stats.slice()
+  const fresh = takeFingerprint(
+    workspace,
+    tree,
+    indexes.map((i) => fp.paths[i]!),
+    sinceNs,
+  )
+  indexes.forEach((i, k) => stats.set(fresh.stats.subarray(k * 5, k * 5 + 5), i * 5))
+  return { tree, paths: fp.paths, stats }
 }
 
 /** The fingerprint as JSON text (kept in the store, beside the private index). */

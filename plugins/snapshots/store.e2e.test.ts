@@ -61,22 +61,22 @@ describe('snapshot store', () => {
     writeFileSync(join(ws, '.gitignore'), '.env\n*.log\nbuild/\n')
     mkdirSync(join(ws, 'build', 'out'), { recursive: true })
     const first = await store.capture(ws)
-    expect(first.unchanged).toBe(false)
+    expect(first.path).toBe('full')
     // The fingerprint covers the index's files (read without git) and the directories git walks, not build/.
     const fp = JSON.parse(readFileSync(join(store.dirOf(ws), 'svc-fingerprint'), 'utf8')) as { paths: string[]; tree: string }
     expect(readIndexPaths(join(store.dirOf(ws), 'svc-index'))?.paths).toEqual(['.gitignore', 'README.md', 'src/app.py'])
     expect(fp.paths).toEqual(expect.arrayContaining(['', 'src', 'logs', '.gitignore', 'README.md', 'src/app.py']))
     expect(fp.paths).not.toContain('build')
     await new Promise((r) => setTimeout(r, 2100)) // past the racy window: the files are older than a new fingerprint
-    expect((await store.capture(ws)).unchanged).toBe(false) // this one's fingerprint trusts them
+    expect((await store.capture(ws)).path).toBe('full') // this one's fingerprint trusts them
     const same = await store.capture(ws)
-    expect(same).toMatchObject({ unchanged: true, tree: first.tree })
+    expect(same).toMatchObject({ path: 'unchanged', tree: first.tree })
     writeFileSync(join(ws, 'build', 'out', 'x.js'), '1\n') // ignored: still unchanged
-    expect((await store.capture(ws)).unchanged).toBe(true)
+    expect((await store.capture(ws)).path).toBe('unchanged')
     // A new file in a directory that held only ignored files is in the next tree.
     writeFileSync(join(ws, 'logs', 'notes.txt'), 'n\n')
     const next = await store.capture(ws)
-    expect(next.unchanged).toBe(false)
+    expect(next.path).toBe('full')
     const names = execFileSync('git', ['--git-dir', store.dirOf(ws), 'ls-tree', '-r', '--name-only', next.tree], { encoding: 'utf8' })
     expect(names).toContain('logs/notes.txt')
     // Refs are read on the fast path too: a new commit with the tree untouched moves the snapshot's HEAD.
@@ -85,8 +85,19 @@ describe('snapshot store', () => {
     const before = await store.capture(ws)
     sh('commit', '-q', '--allow-empty', '-m', 'empty')
     const moved = await store.capture(ws)
-    expect(moved).toMatchObject({ unchanged: true, tree: before.tree })
+    expect(moved).toMatchObject({ path: 'unchanged', tree: before.tree })
     expect(moved.git?.refs['refs/heads/main']).toBe(sh('rev-parse', 'HEAD'))
+    // Files edited in place (no directory changed) are read again alone, into the tree a full pass would give.
+    writeFileSync(join(ws, 'src', 'app.py'), 'x = 42\n')
+    writeFileSync(join(ws, 'README.md'), '# proj, edited\n')
+    const edited = await store.capture(ws)
+    expect(edited.path).toBe('files')
+    expect(edited.tree).toBe((await new SnapshotStore(join(dir, 'svc2')).capture(ws)).tree)
+    // Just edited, so racy: read again next time, until they are older than the racy window.
+    expect((await store.capture(ws)).path).toBe('files')
+    // An edited ignore file changes which files the tree holds: a full pass.
+    writeFileSync(join(ws, '.gitignore'), '.env\n*.log\nbuild/\nREADME.md\n')
+    expect((await store.capture(ws)).path).toBe('full')
     // A nested repository takes the fast path away (its commits change the tree behind any stat of ours).
     mkdirSync(join(ws, 'vendor'))
     sh('init', '-q', 'vendor')

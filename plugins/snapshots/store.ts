@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { excludedDirs, takeFingerprint, unchanged, walkWorkTree } from './fingerprint.ts'
+import { changedFiles, excludedDirs, restat, takeFingerprint, walkWorkTree, type Fingerprint } from './fingerprint.ts'
 import { FingerprintFile } from './fingerprint-file.ts'
 import { git, writeBlob, writeTree } from './git.ts'
 import { readGitDir, type GitDirState } from './git-dir.ts'
@@ -35,9 +35,15 @@ export interface Capture {
   readonly tree: string
   readonly git?: GitDirState & { readonly filesBlob: string }
   readonly ms: number
-  /** The work tree had the stat fingerprint of the last snapshot: its tree was reused with no git process. */
-  readonly unchanged: boolean
+  /**
+   * How the tree was found: `unchanged`, the stat fingerprint of the last snapshot held and its tree was reused with
+   * no git process; `files`, only some files' stats changed and only they were read again; `full`, git read it all.
+   */
+  readonly path: 'unchanged' | 'files' | 'full'
 }
+
+/** Up to this many changed files are read again alone; more, and one full pass of git is cheaper. */
+const FEW_FILES = 64
 
 export const DEFAULT_KEEP = 30
 const GC_EVERY_MS = 10 * 60_000
@@ -78,10 +84,17 @@ export class SnapshotStore {
     const started = performance.now()
     const dir = await this.#open(workspace)
     const last = this.#fingerprints.read(dir)
-    const same = last !== undefined && unchanged(workspace, last)
-    const tree = same ? last.tree : await this.#addTree(dir, workspace)
+    const changed = last && changedFiles(workspace, last, FEW_FILES)
+    const path = !changed ? 'full' : changed.length ? 'files' : 'unchanged'
+    // A failed partial update (a changed file now unreadable) leaves the index to the full pass, which skips such a file.
+    const tree =
+      path === 'unchanged'
+        ? last!.tree
+        : path === 'files'
+          ? await this.#updateTree(dir, workspace, last!, changed!).catch(() => this.#addTree(dir, workspace))
+          : await this.#addTree(dir, workspace)
     const state = readGitDir(workspace)
-    if (!state) return { workspace, tree, ms: performance.now() - started, unchanged: same }
+    if (!state) return { workspace, tree, ms: performance.now() - started, path }
     const marker = join(dir, 'svc-fetched', state.refsKey)
     if (!existsSync(marker)) {
       const specs = [`+refs/*:refs/svc-refs/${state.refsKey}/*`]
@@ -95,7 +108,20 @@ export class SnapshotStore {
       writeFileSync(marker, '')
     }
     const filesBlob = writeBlob(dir, Buffer.from(JSON.stringify(state.files)))
-    return { workspace, tree, git: { ...state, filesBlob }, ms: performance.now() - started, unchanged: same }
+    return { workspace, tree, git: { ...state, filesBlob }, ms: performance.now() - started, path }
+  }
+
+  // Only files changed, none was added or removed (every directory kept its stat): those files alone into the index.
+  async #updateTree(dir: string, workspace: string, last: Fingerprint, changed: readonly number[]): Promise<string> {
+    this.#fingerprints.drop(dir)
+    const since = this.#fingerprints.now(dir)
+    const indexFile = join(dir, 'svc-index')
+    const paths = changed.map((i) => last.paths[i]!)
+    // --literal-pathspecs: a file named `*.py` is that file, not a pattern.
+    await git(['-C', workspace, '--literal-pathspecs', '--git-dir', dir, '--work-tree', workspace, 'add', '--', ...paths], { indexFile })
+    const tree = await this.#treeOf(dir, indexFile)
+    this.#fingerprints.write(dir, restat(workspace, last, tree, changed, since))
+    return tree
   }
 
   // The full path: the work tree into the private index and a tree, then the fingerprint of what that tree covers.
