@@ -23,11 +23,12 @@ const ws = join(root, 'proj')
 const env = { PATH: process.env.PATH, HOME: root, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' }
 const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, env, stdio: 'pipe' })
 
+const fileOf = (i: number) => join(ws, 'src', `m${i % 40}`, `d${i % 7}`, `f${i}.ts`)
+
 function build(): void {
   for (let i = 0; i < FILES; i++) {
-    const dir = join(ws, 'src', `m${i % 40}`, `d${i % 7}`)
-    mkdirSync(dir, { recursive: true })
-    writeFileSync(join(dir, `f${i}.ts`), `// file ${i}\nexport const v${i} = ${i}\n${'x'.repeat(200 + (i % 1800))}\n`)
+    mkdirSync(join(ws, 'src', `m${i % 40}`, `d${i % 7}`), { recursive: true })
+    writeFileSync(fileOf(i), `// file ${i}\nexport const v${i} = ${i}\n${'x'.repeat(200 + (i % 1800))}\n`)
   }
   mkdirSync(join(ws, 'node_modules', 'dep'), { recursive: true })
   writeFileSync(join(ws, 'node_modules', 'dep', 'index.js'), 'module.exports = 1\n')
@@ -85,7 +86,7 @@ async function main(): Promise<void> {
   await run('warm-up (fingerprint taken)', 1)
   await run('unchanged tree', N)
   await run('refs changed (an empty commit)', Math.min(N, 10), (i) => git('commit', '-q', '--allow-empty', '-m', `e${i}`))
-  await run('changed tree (one file edited)', N, (i) => writeFileSync(join(ws, 'src', 'm1', 'd1', `f${(i * 7) % FILES}.ts`), `edited ${i}\n`))
+  await run('changed tree (one file edited)', N, (i) => writeFileSync(fileOf((i * 7) % FILES), `edited ${i}\n`))
   await run('changed tree (a new untracked file)', N, (i) => writeFileSync(join(ws, 'src', 'm2', `untracked${i}.ts`), `${i}\n`))
   console.log(`store: ${mib(du(store.dirOf(ws)))} for ${(await store.list(ws)).length} kept snapshots; the repository's .git: ${mib(du(join(ws, '.git')))}`)
 }

@@ -113,6 +113,16 @@ describe('stat fingerprint', () => {
     expect(unchanged(ws, fp)).toBe(false)
   })
 
+  it('watches the directory, not the link, when the workspace path is a symlink', async () => {
+    const link = join(root, 'via-link')
+    symlinkSync(ws, link)
+    const fp = takeFingerprint(link, 't', walkWorkTree(link, new Set()).entries, later())
+    expect(unchanged(link, fp)).toBe(true)
+    await tick()
+    writeFileSync(join(ws, 'TOP.md'), 'new\n')
+    expect(unchanged(link, fp)).toBe(false)
+  })
+
   it('sees a removed .git and an edited ignore file that ignores itself', async () => {
     let fp = fingerprint()
     await tick()

@@ -54,6 +54,9 @@ export function walkWorkTree(workspace: string, excluded: ReadonlySet<string>): 
   return { entries, nested }
 }
 
+// The workspace itself with a trailing slash: when its path is a symlink, its directory is what git walks.
+const pathOf = (workspace: string, rel: string) => (rel ? join(workspace, rel) : `${workspace}/`)
+
 function stat(path: string): BigIntStats | undefined {
   try {
     return lstatSync(path, { bigint: true, throwIfNoEntry: false })
@@ -68,7 +71,7 @@ export function takeFingerprint(workspace: string, tree: string, paths: readonly
   const stats = new BigUint64Array(unique.length * 5)
   const trusted = sinceNs - RACY_NS
   unique.forEach((rel, i) => {
-    const st = stat(join(workspace, rel))
+    const st = stat(pathOf(workspace, rel))
     if (!st) return
     const racy = st.mtimeNs >= trusted || st.ctimeNs >= trusted
     stats.set([st.mtimeNs, st.ctimeNs, st.size, st.ino, racy ? 0n : st.mode], i * 5)
@@ -89,7 +92,7 @@ export function changedFiles(workspace: string, fp: Fingerprint, limit: number):
   const out: number[] = []
   for (let i = 0; i < fp.paths.length; i++) {
     const rel = fp.paths[i]!
-    const st = stat(join(workspace, rel))
+    const st = stat(pathOf(workspace, rel))
     const o = i * 5
     if (st && st.mode === s[o + 4] && st.mtimeNs === s[o] && st.ctimeNs === s[o + 1] && st.size === s[o + 2] && st.ino === s[o + 3]) continue
     if (!st || (st.mode & S_IFMT) !== S_IFREG || RULE_FILES.has(rel.slice(rel.lastIndexOf('/') + 1)) || out.length >= limit) return undefined
