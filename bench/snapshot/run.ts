@@ -77,7 +77,11 @@ async function main(): Promise<void> {
       change?.(i)
       samples.push(await once())
     }
-    console.log(`${formatMs(label, samples)}  ${Object.entries(paths).map(([p, k]) => `${p}=${k}`).join(' ')}`)
+    console.log(
+      `${formatMs(label, samples)}  ${Object.entries(paths)
+        .map(([p, k]) => `${p}=${k}`)
+        .join(' ')}`,
+    )
   }
   console.log(`snapshot cost on the check path: ${FILES} files, ${N} snapshots per case (capture + commit, no ledger append)`)
   await run('first snapshot (cold)', 1)

@@ -115,7 +115,9 @@ export function restat(workspace: string, fp: Fingerprint, tree: string, indexes
     indexes.map((i) => fp.paths[i]!),
     sinceNs,
   )
-  indexes.forEach((i, k) => stats.set(fresh.stats.subarray(k * 5, k * 5 + 5), i * 5))
+  indexes.forEach((i, k) => {
+    stats.set(fresh.stats.subarray(k * 5, k * 5 + 5), i * 5)
+  })
   return { tree, paths: fp.paths, stats }
 }
 

@@ -48,6 +48,8 @@ const plugin: EnginePlugin = {
           tool: request.tool,
           ...(request.toolUseId ? { tool_use_id: request.toolUseId } : {}),
           ms: String(Math.round(capture.ms)),
+          // unchanged: the last snapshot's stat fingerprint held, no git process; files: only edited files read again.
+          read: capture.path,
         }
         const entry = await engine.recordEvent('snapshot_taken', facts, `workspace snapshot before a ${request.tool} call that may change tracked work (svc undo --seq <this seq>)`)
         await store.commit(capture, entry.seq, entry.at)

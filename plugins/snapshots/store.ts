@@ -1,10 +1,12 @@
 /**
  * The snapshot store: one bare git repository per workspace under `$SVC_HOME/snapshots/<hash of the path>.git`,
  * where the agent cannot write (svc's home is unwritable and unreadable inside the sandbox, and the gates protect
- * it). git is only the object store: the work tree goes in through a private index kept beside the repository, so
- * an unchanged tree costs one stat pass and yields the same tree id; the project's refs are fetched into
+ * it). git is only the object store: the work tree goes in through a private index kept beside the repository, and
+ * a stat fingerprint of what the last tree covered (fingerprint.ts) lets an unchanged tree be reused with no git
+ * process at all, and an in-place edit re-read alone; the project's refs are fetched into
  * `refs/svc-refs/<digest of HEAD and refs>/` only when they changed since the last snapshot; a snapshot itself is
- * a small manifest blob named by the ledger seq of its leaf (`refs/svc-snapshots/<seq>`). The newest `keep`
+ * a small manifest blob named by the ledger seq of its leaf (`refs/svc-snapshots/<seq>`), its tree and `.git` files
+ * kept from git's collection by `refs/svc-keep/<seq>`. The newest `keep`
  * snapshots of a workspace are kept; older ones and the refs only they used are dropped, and git's own
  * collection (`gc --prune=1.hour.ago`, never packing refs) takes back their objects.
  */
