@@ -87,14 +87,13 @@ export class SnapshotStore {
     const dir = await this.#open(workspace)
     const last = this.#fingerprints.read(dir)
     const changed = last && changedFiles(workspace, last, FEW_FILES)
-    const path = !changed ? 'full' : changed.length ? 'files' : 'unchanged'
+    let path: Capture['path'] = !changed ? 'full' : changed.length ? 'files' : 'unchanged'
     // A failed partial update (a changed file now unreadable) leaves the index to the full pass, which skips such a file.
-    const tree =
-      path === 'unchanged'
-        ? last!.tree
-        : path === 'files'
-          ? await this.#updateTree(dir, workspace, last!, changed!).catch(() => this.#addTree(dir, workspace))
-          : await this.#addTree(dir, workspace)
+    const full = () => {
+      path = 'full'
+      return this.#addTree(dir, workspace)
+    }
+    const tree = path === 'unchanged' ? last!.tree : path === 'files' ? await this.#updateTree(dir, workspace, last!, changed!).catch(full) : await full()
     const state = readGitDir(workspace)
     if (!state) return { workspace, tree, ms: performance.now() - started, path }
     const marker = join(dir, 'svc-fetched', state.refsKey)
