@@ -5,10 +5,10 @@
  * signed bundle carries as one of its daemon files (the bundle's copy is in force), and a pack the root-owned managed
  * file's `floor.packs` names (as shipped or at its severity).
  */
-import { readFileSync, readdirSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { parse } from 'yaml'
-import { bundleSources, packChoices, writePrivateFile, type PackFloor } from '../../core/index.ts'
+import { bundleSources, packChoices, sha256, writePrivateFile, type PackFloor } from '../../core/index.ts'
 import { readManaged } from '../../plugins/policy-bundle/index.ts'
 import { CliError } from '../io.ts'
 
@@ -42,24 +42,66 @@ export function listPacks(policiesDir: string, home: string, floor: ReadonlyMap<
       .filter((s) => s.layer === 'daemon' && s.source === 'bundle')
       .map((s) => basename(s.path, '.yaml')),
   )
-  return readdirSync(policiesDir)
+  return packSummaries(policiesDir, home).map(({ name, description, gates }): PackView => {
+    const locked = floor.get(name)
+    const choice = locked ?? choices.get(name)
+    return {
+      name,
+      description,
+      gates,
+      ...(locked ? { state: 'locked', lockedBy: 'managed' } : bundled.has(name) ? { state: 'locked', lockedBy: 'bundle' } : { state: choice === 'off' ? 'off' : 'on' }),
+      ...(choice === 'deny' || choice === 'monitor' ? { severity: choice } : {}),
+    }
+  })
+}
+
+interface PackSummary {
+  readonly name: string
+  readonly description: string
+  readonly gates: { readonly deny: number; readonly monitor: number }
+}
+
+/**
+ * What listing needs from each pack file, parsed once per content: parsing every pack is most of `svc status`'s
+ * time, so summaries are kept in `$SVC_HOME/cache/packs.json` by the file's sha256 (written only where the home exists).
+ */
+function packSummaries(policiesDir: string, home: string): PackSummary[] {
+  const cachePath = join(home, 'cache', 'packs.json')
+  let cached: Record<string, { sha: string; summary: PackSummary }> = {}
+  try {
+    cached = JSON.parse(readFileSync(cachePath, 'utf8'))
+  } catch {
+    // no cache yet, or a damaged one: parse every pack
+  }
+  let missed = false
+  const summaries = readdirSync(policiesDir)
     .filter((f) => f.endsWith('.yaml'))
     .sort()
     .map((f) => {
-      const doc = parse(readFileSync(join(policiesDir, f), 'utf8')) as { description?: string; gates?: { on_hit?: string }[] }
+      const text = readFileSync(join(policiesDir, f), 'utf8')
+      const sha = sha256(text)
+      const hit = cached[f]
+      if (hit?.sha === sha) return hit.summary
+      missed = true
+      const doc = parse(text) as { description?: string; gates?: { on_hit?: string }[] }
       const name = f.replace(/\.yaml$/, '')
       const gates = doc.gates ?? []
-      const locked = floor.get(name)
-      const choice = locked ?? choices.get(name)
-      const description = (doc.description ?? '').replace(new RegExp(`^${name}: `), '')
-      return {
+      const summary: PackSummary = {
         name,
-        description,
+        description: (doc.description ?? '').replace(new RegExp(`^${name}: `), ''),
         gates: { deny: gates.filter((g) => (g.on_hit ?? 'deny') === 'deny').length, monitor: gates.filter((g) => g.on_hit === 'monitor').length },
-        ...(locked ? { state: 'locked', lockedBy: 'managed' } : bundled.has(name) ? { state: 'locked', lockedBy: 'bundle' } : { state: choice === 'off' ? 'off' : 'on' }),
-        ...(choice === 'deny' || choice === 'monitor' ? { severity: choice } : {}),
       }
+      cached[f] = { sha, summary }
+      return summary
     })
+  if (missed && existsSync(home)) {
+    try {
+      writePrivateFile(cachePath, JSON.stringify(cached))
+    } catch {
+      // a cache that cannot be written costs the next listing a parse, nothing else
+    }
+  }
+  return summaries
 }
 
 /** Records `choice` for `pack` (undefined: back to as shipped) in `$SVC_HOME/packs.json`, atomically. */
