@@ -67,7 +67,7 @@ export type { CompiledGate, CompiledNode, DisabledBy } from './policy/compiled.t
 export { evaluateNode, type GateTrace, type NodeTrace } from './policy/evaluate.ts'
 export { parsePolicy, type ParsedPolicy, type RawGate } from './policy/parse.ts'
 export { gateSchema, policyFileSchema } from './policy/schema.ts'
-export { activeBundleLink, bundleSources, bundleSourcesAt, isBundleSource, packChoices, type PolicySource } from './policy/sources.ts'
+export { activeBundleLink, bundleSources, bundleSourcesAt, isBundleSource, packChoices, packFloorRegistry, type PackFloor, type PolicySource } from './policy/sources.ts'
 export { modeFloorRegistry } from './state/mode-floor.ts'
 export type { PolicyFile } from './policy/policy-file.ts'
 export type { DisableFacts } from './policy/disable-seal.ts'

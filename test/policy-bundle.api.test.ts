@@ -317,6 +317,46 @@ describe('managed floor', () => {
   })
 })
 
+describe('managed pack floor', () => {
+  it('keeps the packs the managed file locks on, at its severity, whatever packs.json says; svc policy packs shows and refuses', async () => {
+    const home = temp('svc-packfloor-home-')
+    const managed = join(temp('svc-packfloor-managed-'), 'managed.json')
+    writeFileSync(managed, JSON.stringify({ floor: { packs: { iac: 'deny', databases: 'on' } } }))
+    chmodSync(managed, 0o644)
+    // The user had turned both off before the administrator locked them.
+    writeFileSync(join(home, 'packs.json'), JSON.stringify({ version: 1, packs: { iac: 'off', databases: 'off', kubernetes: 'off' } }))
+    const env = { SVC_MANAGED_FILE: managed }
+    const d = await startTestDaemon({ home, env })
+    try {
+      const sid = await d.session()
+      expect(await check(d, sid, `psql -c 'DROP TABLE users'`)).toMatchObject({ verdict: 'deny' })
+      // Locked at deny: a gate shipped as monitor (terraform apply) now denies too.
+      expect(await check(d, sid, 'terraform apply')).toMatchObject({ verdict: 'deny', rule_id: 'iac.apply' })
+      // A pack the floor does not name stays the user's to turn off.
+      expect((await check(d, sid, 'kubectl delete namespace prod')).verdict).toBe('allow')
+      expect((await status(d)).floor).toEqual({ packs: { iac: 'deny', databases: 'on' } })
+      const listed = await runCli(['policy', 'packs'], { SVC_HOME: home, ...env })
+      expect(listed.stdout).toMatch(/^iac +locked on \(managed\), all deny /m)
+      expect(listed.stdout).toMatch(/^databases +locked on \(managed\) /m)
+      expect(listed.stdout).toMatch(/^kubernetes +off /m)
+      const refused = await runCli(['policy', 'packs', 'disable', 'databases'], { SVC_HOME: home, ...env })
+      expect(refused.code).not.toBe(0)
+      expect(refused.stderr).toMatch(/pack_locked: databases is locked on by the machine's managed file \(floor\.packs\)/)
+      const shown = await runCli(['status', '--url', d.url], { HOME: temp('svc-status-home-'), SVC_HOME: home, ...env })
+      expect(shown.stdout).toMatch(/locked on: databases \(managed\), iac \(managed, all deny\)/)
+    } finally {
+      await d.stop()
+    }
+  })
+
+  it('refuses a floor that names a pack with a bad choice, naming the field', async () => {
+    const managed = join(temp('svc-packfloor-bad-'), 'managed.json')
+    writeFileSync(managed, JSON.stringify({ floor: { packs: { iac: 'off' } } }))
+    chmodSync(managed, 0o644)
+    await expect(startTestDaemon({ env: { SVC_MANAGED_FILE: managed } })).rejects.toThrow(/managed file .*\/floor\/packs\/iac must be equal to one of the allowed values/)
+  })
+})
+
 afterAll(async () => {
   const { rmSync } = await import('node:fs')
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })

@@ -207,7 +207,8 @@ describe('svc agent --tier totp: unlocked once, then no prompt', () => {
     const env = { SVC_HOME: home, HOME: home, SVC_SESSION_IDLE: '1s' }
     const daemon = await startDaemon(home, 0, env)
     const code = await enrollTotp(env)
-    const agent = unlockedAgent(daemon.url, env, code(), ['--unlock-lifetime', '60s'])
+    // 30 s: long enough for the first session and one re-mint on a loaded machine (under 15 s on CI), short enough not to idle the suite.
+    const agent = unlockedAgent(daemon.url, env, code(), ['--unlock-lifetime', '30s'])
     const first = await waitFor(async () => ((await current(daemon.url)).state === 'active' ? current(daemon.url) : undefined), 'the first totp session', 40_000)
     await waitFor(async () => (await current(daemon.url)).state === 'expired', 'the session to idle out', 5_000)
     expect(await hook(daemon.url, 'ls', 'toolu_totp_idle')).toEqual({ denied: false, reason: '' })
@@ -215,7 +216,7 @@ describe('svc agent --tier totp: unlocked once, then no prompt', () => {
     expect((await current(daemon.url)).session!.session_id).not.toBe(first.session!.session_id)
 
     // Past --unlock-lifetime the held key is dropped: the next expiry is told, not renewed.
-    await waitFor(() => agent.output().includes('the TOTP unlock ended'), 'the unlock lifetime to end', 80_000)
+    await waitFor(() => agent.output().includes('the TOTP unlock ended'), 'the unlock lifetime to end', 50_000)
     await waitFor(() => agent.output().includes('TOTP session needs a code'), 'the agent to ask for a code', 20_000)
   }, 200_000)
 })

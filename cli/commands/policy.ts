@@ -13,7 +13,7 @@ import { CliError, type CliIo } from '../io.ts'
 import { SHIPPED_POLICIES_DIR, svcHome } from '../paths.ts'
 import { makeBundleCommand } from '../policy/bundle.ts'
 import { lintPolicies } from '../policy/lint.ts'
-import { choosePack, listPacks, renderPacks } from '../policy/packs.ts'
+import { choosePack, listPacks, managedPackFloor, renderPacks } from '../policy/packs.ts'
 import { fixtureWorld, policyFilesAt } from '../policy/world.ts'
 
 /** The shipped packs plus the policy files of `$SVC_HOME` (its registry rules, daemon and user files). */
@@ -106,7 +106,7 @@ function makePacksCommand(io: CliIo): Command {
     .option('--home <dir>', '$SVC_HOME whose choices to show')
     .option('--json', 'print the packs as JSON')
     .action((opts: { home?: string; json?: boolean }) => {
-      const list = listPacks(SHIPPED_POLICIES_DIR, home(opts))
+      const list = listPacks(SHIPPED_POLICIES_DIR, home(opts), managedPackFloor(io.env))
       io.out(opts.json ? JSON.stringify(list, null, 2) : renderPacks(list))
     })
   const choose = (name: string, description: string, choice: (severity?: string) => 'off' | 'deny' | 'monitor' | undefined, args: string[] = ['<pack>']) => {
@@ -117,9 +117,9 @@ function makePacksCommand(io: CliIo): Command {
         const severity = args.length > 1 ? (rest[0] as string) : undefined
         // `--home` may be given before the verb (read by `packs`) or after it.
         const where = home({ home: (rest[args.length - 1] as { home?: string }).home ?? (packs.opts() as { home?: string }).home })
-        choosePack(SHIPPED_POLICIES_DIR, where, pack, choice(severity))
+        choosePack(SHIPPED_POLICIES_DIR, where, pack, choice(severity), managedPackFloor(io.env))
         io.out(
-          renderPacks(listPacks(SHIPPED_POLICIES_DIR, where))
+          renderPacks(listPacks(SHIPPED_POLICIES_DIR, where, managedPackFloor(io.env)))
             .split('\n')
             .find((l) => l.startsWith(`${pack} `)) ?? pack,
         )

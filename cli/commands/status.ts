@@ -65,8 +65,9 @@ export function renderStatus(r: StatusReport): string {
   }
   const off = r.packs.filter((p) => p.state === 'off').map((p) => p.name)
   const chosen = r.packs.filter((p) => p.state === 'on' && p.severity).map((p) => `${p.name} all ${p.severity}`)
+  const locked = r.packs.filter((p) => p.state === 'locked').map((p) => `${p.name} (${p.lockedBy}${p.severity ? `, all ${p.severity}` : ''})`)
   out.push(
-    `packs:    ${r.packs.length - off.length} of ${r.packs.length} on${off.length ? `; off: ${off.join(', ')}` : ''}${chosen.length ? `; ${chosen.join(', ')}` : ''} (svc policy packs)`,
+    `packs:    ${r.packs.length - off.length} of ${r.packs.length} on${off.length ? `; off: ${off.join(', ')}` : ''}${chosen.length ? `; ${chosen.join(', ')}` : ''}${locked.length ? `; locked on: ${locked.join(', ')}` : ''} (svc policy packs)`,
   )
   if (r.ledger) {
     const disk = r.ledger.bytesOnDisk === undefined ? '' : `, ${Math.ceil(r.ledger.bytesOnDisk / 1024)} KiB on disk`

@@ -36,6 +36,21 @@ describe('svc policy packs', () => {
     expect(renderPacks(packs)).toMatch(/^(\d+) of \1 packs on$/m)
   })
 
+  it('keeps pack summaries by content in $SVC_HOME/cache: a damaged cache or a changed pack is parsed again', () => {
+    const home = mkdtempSync(join(tmpdir(), 'svc-packs-'))
+    const first = listPacks(SHIPPED_POLICIES_DIR, home)
+    const cache = join(home, 'cache', 'packs.json')
+    expect(Object.keys(JSON.parse(readFileSync(cache, 'utf8')))).toContain('iac.yaml')
+    expect(listPacks(SHIPPED_POLICIES_DIR, home)).toEqual(first)
+    writeFileSync(cache, '{not json')
+    expect(listPacks(SHIPPED_POLICIES_DIR, home)).toEqual(first)
+    // A cached summary whose hash no longer matches the file is not used.
+    const stale = JSON.parse(readFileSync(cache, 'utf8'))
+    stale['iac.yaml'] = { sha: 'old', summary: { name: 'iac', description: 'stale', gates: { deny: 9, monitor: 9 } } }
+    writeFileSync(cache, JSON.stringify(stale))
+    expect(listPacks(SHIPPED_POLICIES_DIR, home).find((p) => p.name === 'iac')).toEqual(first.find((p) => p.name === 'iac'))
+  })
+
   it('every gate of a shipped pack is tagged with its pack, and every deny says what to do instead', () => {
     for (const f of readdirSync(SHIPPED_POLICIES_DIR).filter((n) => n.endsWith('.yaml'))) {
       const doc = parse(readFileSync(join(SHIPPED_POLICIES_DIR, f), 'utf8')) as { gates: { id: string; tags?: string[]; on_hit?: string; nudge?: string }[] }

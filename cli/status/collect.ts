@@ -15,7 +15,7 @@ import type { HarnessDefinition } from '../../harness-contract/index.ts'
 import { harnessPlugins } from '../../harnesses/index.ts'
 import { entriesOf, loadInstallChecks, shimPath, shimState, type Manifest } from '../../plugins/installer/index.ts'
 import { SHIPPED_POLICIES_DIR } from '../paths.ts'
-import { listPacks, type PackView } from '../policy/packs.ts'
+import { listPacks, managedPackFloor, type PackView } from '../policy/packs.ts'
 import { sandboxLayer, type SandboxLayer } from './layers.ts'
 import { projectHookSwitches, userHookSwitches, type HookSwitch } from './hook-switches.ts'
 
@@ -375,7 +375,7 @@ export async function collectStatus(url: string, home: string, ctx: StatusContex
     })
   }
   const separation = daemon.reachable ? daemonSeparation(url) : undefined
-  const packs = listPacks(SHIPPED_POLICIES_DIR, home)
+  const packs = listPacks(SHIPPED_POLICIES_DIR, home, managedPackFloor(ctx.vars ?? {}))
   return { url, home, daemon, ...(separation ? { separation } : {}), mode, session, hooks, sandbox, shim, bundle, policy, ledger, packs, switchedOff, ungated, problems }
 }
 

@@ -17,6 +17,7 @@ import { openParseCache } from '../policy/parse-cache.ts'
 import { parserFingerprint } from '../policy/parse.ts'
 import { PolicyStore } from '../policy/store.ts'
 import { SessionStore } from '../sessions/store.ts'
+import { packFloorRegistry } from '../policy/sources.ts'
 import { modeFloorRegistry } from '../state/mode-floor.ts'
 import { latestLedgerMode, startMode } from '../state/mode-record.ts'
 import { StateDb } from '../state/state-db.ts'
@@ -41,7 +42,7 @@ export async function setupEngine(opts: EngineOptions): Promise<EngineState> {
   }
   const compiler = new GateCompiler(registry, hooks)
   const parseCache = openParseCache(join(opts.home, 'cache', 'policy'), sha256(`${parserFingerprint()}\0${compiler.schemaFingerprint()}`))
-  const policy = new PolicyStore({ policiesDir: opts.policiesDir, home: opts.home, compiler, sealer, log: opts.log.child({ part: 'policy' }), parseCache, onReload })
+  const policy = new PolicyStore({ policiesDir: opts.policiesDir, home: opts.home, compiler, sealer, log: opts.log.child({ part: 'policy' }), parseCache, onReload, packFloor: packFloorRegistry(registry) })
   policy.load(Date.now())
   const ledger = opts.ledger ?? new SqliteLedger(join(opts.home, 'ledger.db'))
   const sessions = opts.sessions ?? new SessionStore()

@@ -5,6 +5,7 @@
 import { readdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { readRegularFile } from '../regular-file.ts'
+import { extensionRegistry, type Registries } from '../plugin.ts'
 import type { LayerName } from '../types.ts'
 
 export interface PolicySource {
@@ -20,14 +21,16 @@ export interface PolicySource {
 /** The repo-layer policy file, looked up at each repository root of a call's cwd. */
 export const REPO_POLICY_FILE = '.svc.yaml'
 
-/** Lists the static (non-repo) policy files, in layer order, that exist or may appear. */
-export function staticSources(policiesDir: string, home: string): PolicySource[] {
+/** Lists the static (non-repo) policy files, in layer order, that exist or may appear; a pack the managed `floor` locks overrides packs.json. */
+export function staticSources(policiesDir: string, home: string, floor: ReadonlyMap<string, PackFloor> = new Map()): PolicySource[] {
   const choices = packChoices(home)
   const shipped = listDir(policiesDir)
     .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
     .sort()
     .flatMap((f): PolicySource[] => {
-      const choice = choices.get(f.replace(/\.ya?ml$/, ''))
+      const name = f.replace(/\.ya?ml$/, '')
+      const locked = floor.get(name)
+      const choice = locked ? (locked === 'on' ? undefined : locked) : choices.get(name)
       return choice === 'off' ? [] : [{ path: join(policiesDir, f), layer: 'daemon', source: 'daemon', kind: 'policy', severity: choice }]
     })
   const registry = listDir(join(home, 'registry'))
@@ -44,6 +47,14 @@ export function staticSources(policiesDir: string, home: string): PolicySource[]
     { path: join(home, 'group-policy.yaml'), layer: 'group', source: 'group', kind: 'group' },
     { path: join(home, 'user-policy.yaml'), layer: 'user', source: 'user', kind: 'policy' },
   ]
+}
+
+/** A pack the managed file locks on (`on`: as shipped), by pack name; the policy loads it whatever packs.json says. */
+export type PackFloor = 'on' | 'deny' | 'monitor'
+
+/** Where a plugin sets the managed pack floor (the policy-bundle plugin, from the managed file, at initialize). */
+export function packFloorRegistry(registry: Registries): Map<string, PackFloor> {
+  return extensionRegistry<PackFloor>(registry, 'pack-floor')
 }
 
 /** `$SVC_HOME/packs.json` (`svc policy packs`): a shipped pack off, or its severity; unreadable, every pack stays as shipped. */

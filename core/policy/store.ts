@@ -18,7 +18,7 @@ import { RepoRootFinder } from './repo-root.ts'
 import { unusableBundleGate } from './unusable-bundle.ts'
 import { drain, runYielding, type Steps } from './steps.ts'
 import type { ParseCache } from './parse-cache.ts'
-import { isBundleSource, repoSource, staticSources, type PolicySource } from './sources.ts'
+import { isBundleSource, repoSource, staticSources, type PackFloor, type PolicySource } from './sources.ts'
 import type { LayerGates, PolicyFileStatus, PolicyWarning } from './views.ts'
 
 /** A repo file's active gates and the ids its valid seals disable, computed once per loaded version. */
@@ -44,6 +44,8 @@ export interface PolicyStoreOptions {
   readonly parseCache?: ParseCache
   /** Called after a reload changed the policy in force (the engine ledgers it with both hashes). */
   readonly onReload?: (hash: string, previousHash: string) => void
+  /** Packs the managed file locks on (policy-bundle plugin), whatever packs.json says. */
+  readonly packFloor?: ReadonlyMap<string, PackFloor>
 }
 
 /** The policy in force: loads every layer, reloads on change, and hands the engine the gates that apply to a call. */
@@ -115,7 +117,7 @@ export class PolicyStore {
   *#refreshSteps(now: number): Steps<boolean> {
     const known = new Map(this.#files.map((f) => [f.src.path, f]))
     const reuse = (src: PolicySource, prior = known.get(src.path)) => (prior?.src.severity === src.severity ? prior : undefined) // a pack's new severity compiles afresh
-    const files = staticSources(this.#opts.policiesDir, this.#opts.home).map((src) => reuse(src) ?? new PolicyFile(src, this.#opts.parseCache))
+    const files = staticSources(this.#opts.policiesDir, this.#opts.home, this.#opts.packFloor).map((src) => reuse(src) ?? new PolicyFile(src, this.#opts.parseCache))
     let changed = files.length !== this.#files.length
     for (const file of files) {
       const hadProblem = file.problem?.message
@@ -142,7 +144,7 @@ export class PolicyStore {
       this.#debounce = setTimeout(() => this.#safeRefresh(), 50)
     }
     const homeFiles = new Set(
-      staticSources(this.#opts.policiesDir, this.#opts.home)
+      staticSources(this.#opts.policiesDir, this.#opts.home, this.#opts.packFloor)
         .filter((s) => s.layer !== 'registry' && !s.path.startsWith(this.#opts.policiesDir))
         .map((s) => basename(s.path)),
     )

@@ -36,7 +36,7 @@ export interface BundleStatus {
   readonly managed_file?: string
   readonly url?: string
   readonly trusted_keys: readonly string[]
-  readonly floor: { readonly mode?: string }
+  readonly floor: { readonly mode?: string; readonly packs?: Readonly<Record<string, string>> }
   readonly active?: ActiveBundle
   readonly last_check?: BundleCheck
   readonly last_refusal?: BundleCheck

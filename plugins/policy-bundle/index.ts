@@ -1,11 +1,11 @@
 /**
  * Signed policy bundles (feature): the daemon/registry/group layers from an OPA-layout bundle that a
  * security team signs and serves from any static origin, with trust roots and a floor in a root-owned
- * managed file. At initialize (before policy loads) it reads the managed file, sets the mode floor and
+ * managed file. At initialize (before policy loads) it reads the managed file, sets the mode and pack floors and
  * re-verifies the last good bundle; the daemon's server starts the poller and closes it with the app.
  */
 import type { EnginePlugin } from '../../core/index.ts'
-import { modeFloorRegistry } from '../../core/index.ts'
+import { modeFloorRegistry, packFloorRegistry } from '../../core/index.ts'
 import { routes, service } from '../../daemon/index.ts'
 import { BundleService } from './bundle-service.ts'
 import { readManaged } from './managed.ts'
@@ -20,6 +20,7 @@ const plugin: EnginePlugin = {
       // A managed file that is present but unsafe or malformed stops the engine: fail closed, never ignore it.
       const managed = readManaged(host.env)
       if (managed?.floor.mode) modeFloorRegistry(host.registry).set('mode', managed.floor.mode)
+      for (const [pack, floor] of Object.entries(managed?.floor.packs ?? {})) packFloorRegistry(host.registry).set(pack, floor)
       bundles = new BundleService(host.home, managed, host.log)
       await bundles.restore()
     })
@@ -45,4 +46,5 @@ export async function loadBundleTools() {
 }
 export { MANIFEST, refusedName, SIGNATURES } from './layout.ts'
 export { parseManifest } from './manifest.ts'
+export { readManaged } from './managed.ts'
 export { generateSigningKey, signFiles, trustRoot } from './signature.ts'

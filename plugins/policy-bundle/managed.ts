@@ -1,13 +1,13 @@
 /**
  * The managed file: what only the machine's administrator (root or MDM) sets — the bundle URL, the pinned
- * bundle-signing keys, how often to poll, and the floor. It is refused unless root owns it and nobody
+ * bundle-signing keys, how often to poll, and the floor (the lowest mode, and packs locked on). It is refused unless root owns it and nobody
  * else can write it, since a file the daemon's user could edit would let an agent unpin the keys.
  *
  * `/etc/svc/managed.json` is the place; `SVC_MANAGED_FILE` names another one only while that place holds
  * nothing (tests, a non-standard layout), so setting the variable cannot hide an installed managed file.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
-import { lazyValidator, type Mode } from '../../core/index.ts'
+import { lazyValidator, type Mode, type PackFloor } from '../../core/index.ts'
 import { trustRoot, type TrustRoot } from './signature.ts'
 
 export const DEFAULT_MANAGED_FILE = '/etc/svc/managed.json'
@@ -24,7 +24,7 @@ export interface BundleSettings {
 export interface ManagedSettings {
   readonly path: string
   readonly bundle?: BundleSettings
-  readonly floor: { readonly mode?: Mode }
+  readonly floor: { readonly mode?: Mode; readonly packs?: Readonly<Record<string, PackFloor>> }
 }
 
 export class ManagedFileError extends Error {
@@ -54,14 +54,22 @@ const schema = {
         headers: { type: 'object', additionalProperties: { type: 'string' } },
       },
     },
-    floor: { type: 'object', additionalProperties: false, properties: { mode: { enum: ['monitor', 'firewall'] } } },
+    floor: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        mode: { enum: ['monitor', 'firewall'] },
+        // Shipped packs locked on: as shipped (`on`) or with every gate at one severity; `svc policy packs` cannot turn them off.
+        packs: { type: 'object', propertyNames: { pattern: '^[a-z0-9][a-z0-9-]*$' }, additionalProperties: { enum: ['on', 'deny', 'monitor'] } },
+      },
+    },
   },
 } as const
 const validate = lazyValidator(schema)
 
 interface RawManaged {
   bundle?: { url: string; keys: string[]; polling?: { min_delay_seconds?: number; max_delay_seconds?: number }; timeout_seconds?: number; headers?: Record<string, string> }
-  floor?: { mode?: Mode }
+  floor?: { mode?: Mode; packs?: Record<string, PackFloor> }
 }
 
 /** The managed file in force: the default place when it exists, else `SVC_MANAGED_FILE`, else none. */

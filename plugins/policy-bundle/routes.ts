@@ -22,7 +22,13 @@ const statusSchema = {
     managed_file: { type: 'string' },
     url: { type: 'string' },
     trusted_keys: { type: 'array', items: { type: 'string' }, description: 'key ids of the pinned bundle-signing keys' },
-    floor: { type: 'object', properties: { mode: { type: 'string', enum: ['monitor', 'firewall'] } } },
+    floor: {
+      type: 'object',
+      properties: {
+        mode: { type: 'string', enum: ['monitor', 'firewall'] },
+        packs: { type: 'object', description: 'Shipped packs locked on by the managed file: `on` (as shipped), `deny` or `monitor`', additionalProperties: { type: 'string', enum: ['on', 'deny', 'monitor'] } },
+      },
+    },
     active: {
       type: 'object',
       required: ['revision', 'sha256', 'content_hash', 'keyid', 'activated_at', 'expired'],
