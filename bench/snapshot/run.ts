@@ -67,7 +67,9 @@ async function main(): Promise<void> {
     await store.commit(capture, ++seq)
     const ns = Number(process.hrtime.bigint() - t0)
     paths[capture.path] = (paths[capture.path] ?? 0) + 1
-    await store.prune(ws) // after the answer in the daemon: not on the check path
+    // After the answer in the daemon: not on the check path.
+    store.settle(ws)
+    await store.prune(ws)
     return ns
   }
   const run = async (label: string, n: number, change?: (i: number) => void): Promise<void> => {

@@ -9,6 +9,8 @@ import { join } from 'node:path'
 import { deserialise, serialise, type Fingerprint } from './fingerprint.ts'
 
 const FILE = 'svc-fingerprint'
+// Not ctime: a rename may set it. A new file is a new inode, so a rewrite cannot keep this stamp.
+const stampOf = (st: { ino: bigint; mtimeNs: bigint; size: bigint }) => `${st.ino}:${st.mtimeNs}:${st.size}`
 
 export class FingerprintFile {
   readonly #cache = new Map<string, { readonly stamp: string; readonly fp: Fingerprint }>()
@@ -18,7 +20,7 @@ export class FingerprintFile {
     const file = join(dir, FILE)
     const st = statSync(file, { bigint: true, throwIfNoEntry: false })
     if (!st) return undefined
-    const stamp = `${st.ino}:${st.mtimeNs}:${st.ctimeNs}:${st.size}`
+    const stamp = stampOf(st)
     const cached = this.#cache.get(dir)
     if (cached?.stamp === stamp) return cached.fp
     const fp = deserialise(readFileSync(file, 'utf8'))
@@ -29,7 +31,10 @@ export class FingerprintFile {
   write(dir: string, fp: Fingerprint): void {
     const tmp = join(dir, `${FILE}.tmp-${process.pid}`)
     writeFileSync(tmp, serialise(fp), { mode: 0o600 })
+    const st = statSync(tmp, { bigint: true })
     renameSync(tmp, join(dir, FILE))
+    // What was just written needs no parsing back (rename keeps the inode, mtime and size; ctime may move: see stampOf).
+    this.#cache.set(dir, { stamp: stampOf(st), fp })
   }
 
   /** Forgets the fingerprint before the private index changes (it describes the tree of the index it came with). */

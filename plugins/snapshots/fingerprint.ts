@@ -70,12 +70,15 @@ export function takeFingerprint(workspace: string, tree: string, paths: readonly
   const unique = [...new Set(paths)]
   const stats = new BigUint64Array(unique.length * 5)
   const trusted = sinceNs - RACY_NS
-  unique.forEach((rel, i) => {
-    const st = stat(pathOf(workspace, rel))
-    if (!st) return
-    const racy = st.mtimeNs >= trusted || st.ctimeNs >= trusted
-    stats.set([st.mtimeNs, st.ctimeNs, st.size, st.ino, racy ? 0n : st.mode], i * 5)
-  })
+  for (let i = 0, o = 0; i < unique.length; i++, o += 5) {
+    const st = stat(pathOf(workspace, unique[i]!))
+    if (!st) continue
+    stats[o] = st.mtimeNs
+    stats[o + 1] = st.ctimeNs
+    stats[o + 2] = st.size
+    stats[o + 3] = st.ino
+    stats[o + 4] = st.mtimeNs >= trusted || st.ctimeNs >= trusted ? 0n : st.mode
+  }
   return { tree, paths: unique, stats }
 }
 
@@ -121,17 +124,23 @@ export function restat(workspace: string, fp: Fingerprint, tree: string, indexes
   return { tree, paths: fp.paths, stats }
 }
 
-/** The fingerprint as JSON text (kept in the store, beside the private index). */
+/** The fingerprint as JSON text (kept in the store, beside the private index); the stats as base64 of their bytes. */
 export function serialise(fp: Fingerprint): string {
-  return JSON.stringify({ v: 1, tree: fp.tree, paths: fp.paths, stats: Array.from(fp.stats, String) })
+  const stats = Buffer.from(fp.stats.buffer, fp.stats.byteOffset, fp.stats.byteLength).toString('base64')
+  return JSON.stringify({ v: 2, tree: fp.tree, paths: fp.paths, stats })
 }
 
 /** A fingerprint read back, or undefined when the text is not one (the full path then runs and writes a new one). */
 export function deserialise(text: string): Fingerprint | undefined {
   try {
-    const o = JSON.parse(text) as { v?: number; tree?: string; paths?: string[]; stats?: string[] }
-    if (o.v !== 1 || typeof o.tree !== 'string' || !Array.isArray(o.paths) || !Array.isArray(o.stats) || o.stats.length !== o.paths.length * 5) return undefined
-    return { tree: o.tree, paths: o.paths, stats: BigUint64Array.from(o.stats, (v) => BigInt(v)) }
+    const o = JSON.parse(text) as { v?: number; tree?: string; paths?: string[]; stats?: string }
+    if (o.v !== 2 || typeof o.tree !== 'string' || !Array.isArray(o.paths) || typeof o.stats !== 'string') return undefined
+    const bytes = Buffer.from(o.stats, 'base64')
+    if (bytes.length !== o.paths.length * 40) return undefined
+    // A copy: a BigUint64Array needs its bytes 8-aligned, which a decoded Buffer's need not be.
+    const stats = new BigUint64Array(o.paths.length * 5)
+    new Uint8Array(stats.buffer).set(bytes)
+    return { tree: o.tree, paths: o.paths, stats }
   } catch {
     return undefined
   }

@@ -64,9 +64,15 @@ const plugin: EnginePlugin = {
       const workspace = snapshotTarget(request)
       if (!workspace) return request
       const next = (queues.get(workspace) ?? Promise.resolve()).then(() => take(workspace, request))
-      // The bound is kept after the answer, still in the workspace's queue; git's collection runs beside it.
+      // The fingerprint and the bound are kept after the answer, still in the workspace's queue; git's collection
+      // runs beside it.
       const pruned = next
-        .then(() => store?.prune(workspace))
+        // A turn of the event loop first, so the call's decision goes on before the fingerprint's lstat pass.
+        .then(() => new Promise((resolve) => setImmediate(resolve)))
+        .then(() => {
+          store?.settle(workspace) // the stat fingerprint for the next snapshot
+          return store?.prune(workspace)
+        })
         .then(
           (due) => {
             if (!due || collecting.has(workspace) || !store) return

@@ -62,6 +62,8 @@ describe('snapshot store', () => {
     mkdirSync(join(ws, 'build', 'out'), { recursive: true })
     const first = await store.capture(ws)
     expect(first.path).toBe('full')
+    expect(existsSync(join(store.dirOf(ws), 'svc-fingerprint'))).toBe(false) // taken after the answer (settle)
+    store.settle(ws)
     // The fingerprint covers the index's files (read without git) and the directories git walks, not build/.
     const fp = JSON.parse(readFileSync(join(store.dirOf(ws), 'svc-fingerprint'), 'utf8')) as { paths: string[]; tree: string }
     expect(readIndexPaths(join(store.dirOf(ws), 'svc-index'))?.paths).toEqual(['.gitignore', 'README.md', 'src/app.py'])
@@ -103,6 +105,7 @@ describe('snapshot store', () => {
     sh('init', '-q', 'vendor')
     sh('-C', 'vendor', 'commit', '-q', '--allow-empty', '-m', 'v')
     await store.capture(ws)
+    store.settle(ws)
     expect(existsSync(join(store.dirOf(ws), 'svc-fingerprint'))).toBe(false)
   })
 

@@ -60,6 +60,8 @@ export class SnapshotStore {
   readonly keep: number
   #lastGc = 0
   readonly #fingerprints = new FingerprintFile()
+  /** Per store directory, the fingerprint a capture left to take after the answer (settle). */
+  readonly #pending = new Map<string, () => void>()
 
   constructor(home: string, keep: number = DEFAULT_KEEP) {
     this.home = home
@@ -85,6 +87,7 @@ export class SnapshotStore {
   async capture(workspace: string): Promise<Capture> {
     const started = performance.now()
     const dir = await this.#open(workspace)
+    this.settle(workspace)
     const last = this.#fingerprints.read(dir)
     const changed = last && changedFiles(workspace, last, FEW_FILES)
     let path: Capture['path'] = !changed ? 'full' : changed.length ? 'files' : 'unchanged'
@@ -121,8 +124,25 @@ export class SnapshotStore {
     // --literal-pathspecs: a file named `*.py` is that file, not a pattern.
     await git(['-C', workspace, '--literal-pathspecs', '--git-dir', dir, '--work-tree', workspace, 'add', '--', ...paths], { indexFile })
     const tree = await this.#treeOf(dir, indexFile)
-    this.#fingerprints.write(dir, restat(workspace, last, tree, changed, since))
+    this.#pending.set(dir, () => this.#fingerprints.write(dir, restat(workspace, last, tree, changed, since)))
     return tree
+  }
+
+  /**
+   * Takes the fingerprint the last capture of `workspace` left, off the check path (the daemon runs it after the
+   * answer, in the workspace's queue; the next capture runs it first if not). Taken late it is still true: whatever
+   * changed after the capture's time is newer than the fingerprint's time, so racy, so changed. Never throws: without
+   * a fingerprint the next capture runs git.
+   */
+  settle(workspace: string): void {
+    const dir = this.dirOf(workspace)
+    const task = this.#pending.get(dir)
+    this.#pending.delete(dir)
+    try {
+      task?.()
+    } catch {
+      this.#fingerprints.drop(dir)
+    }
   }
 
   // The full path: the work tree into the private index and a tree, then the fingerprint of what that tree covers.
@@ -144,10 +164,12 @@ export class SnapshotStore {
       git([...at, 'ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], { indexFile }),
     ])
     const tree = await this.#treeOf(dir, indexFile)
-    const index = readIndexPaths(indexFile)
-    const walked = walkWorkTree(workspace, excludedDirs(ignored))
-    // A skipped file, a nested repository or an unreadable index: no fingerprint, so the next capture runs git again.
-    if (complete && index && !index.gitlinks && !walked.nested) this.#fingerprints.write(dir, takeFingerprint(workspace, tree, [...walked.entries, ...index.paths], since))
+    this.#pending.set(dir, () => {
+      const index = readIndexPaths(indexFile)
+      const walked = walkWorkTree(workspace, excludedDirs(ignored))
+      // A skipped file, a nested repository or an unreadable index: no fingerprint, so the next capture runs git again.
+      if (complete && index && !index.gitlinks && !walked.nested) this.#fingerprints.write(dir, takeFingerprint(workspace, tree, [...walked.entries, ...index.paths], since))
+    })
     return tree
   }
 
