@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     const ns = Number(process.hrtime.bigint() - t0)
     paths[capture.path] = (paths[capture.path] ?? 0) + 1
     // After the answer in the daemon: not on the check path.
-    store.settle(ws)
+    await store.settle(ws)
     await store.prune(ws)
     return ns
   }

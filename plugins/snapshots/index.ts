@@ -69,8 +69,8 @@ const plugin: EnginePlugin = {
       const pruned = next
         // A turn of the event loop first, so the call's decision goes on before the fingerprint's lstat pass.
         .then(() => new Promise((resolve) => setImmediate(resolve)))
-        .then(() => {
-          store?.settle(workspace) // the stat fingerprint for the next snapshot
+        .then(async () => {
+          await store?.settle(workspace) // the stat fingerprint for the next snapshot
           return store?.prune(workspace)
         })
         .then(

@@ -63,7 +63,7 @@ describe('snapshot store', () => {
     const first = await store.capture(ws)
     expect(first.path).toBe('full')
     expect(existsSync(join(store.dirOf(ws), 'svc-fingerprint'))).toBe(false) // taken after the answer (settle)
-    store.settle(ws)
+    await store.settle(ws)
     // The fingerprint covers the index's files (read without git) and the directories git walks, not build/.
     const fp = JSON.parse(readFileSync(join(store.dirOf(ws), 'svc-fingerprint'), 'utf8')) as { paths: string[]; tree: string }
     expect(readIndexPaths(join(store.dirOf(ws), 'svc-index'))?.paths).toEqual(['.gitignore', 'README.md', 'src/app.py'])
@@ -105,7 +105,7 @@ describe('snapshot store', () => {
     sh('init', '-q', 'vendor')
     sh('-C', 'vendor', 'commit', '-q', '--allow-empty', '-m', 'v')
     await store.capture(ws)
-    store.settle(ws)
+    await store.settle(ws)
     expect(existsSync(join(store.dirOf(ws), 'svc-fingerprint'))).toBe(false)
   })
 

@@ -61,7 +61,7 @@ export class SnapshotStore {
   #lastGc = 0
   readonly #fingerprints = new FingerprintFile()
   /** Per store directory, the fingerprint a capture left to take after the answer (settle). */
-  readonly #pending = new Map<string, () => void>()
+  readonly #pending = new Map<string, () => void | Promise<void>>()
 
   constructor(home: string, keep: number = DEFAULT_KEEP) {
     this.home = home
@@ -87,7 +87,7 @@ export class SnapshotStore {
   async capture(workspace: string): Promise<Capture> {
     const started = performance.now()
     const dir = await this.#open(workspace)
-    this.settle(workspace)
+    await this.settle(workspace)
     const last = this.#fingerprints.read(dir)
     const changed = last && changedFiles(workspace, last, FEW_FILES)
     let path: Capture['path'] = !changed ? 'full' : changed.length ? 'files' : 'unchanged'
@@ -134,12 +134,12 @@ export class SnapshotStore {
    * changed after the capture's time is newer than the fingerprint's time, so racy, so changed. Never throws: without
    * a fingerprint the next capture runs git.
    */
-  settle(workspace: string): void {
+  async settle(workspace: string): Promise<void> {
     const dir = this.dirOf(workspace)
     const task = this.#pending.get(dir)
     this.#pending.delete(dir)
     try {
-      task?.()
+      await task?.()
     } catch {
       this.#fingerprints.drop(dir)
     }
@@ -154,17 +154,15 @@ export class SnapshotStore {
     // -C: paths relative to the top of the work tree, wherever the daemon runs.
     const at = ['-C', workspace, '--git-dir', dir, '--work-tree', workspace]
     let complete = true
-    const [, ignored] = await Promise.all([
-      git([...at, 'add', '-A', '--ignore-errors', '--', '.'], { indexFile }).catch((err: Error) => {
-        // --ignore-errors still exits 1 after skipping an unreadable file: the rest is in the index.
-        if (!/unable to index|permission denied|could not open/i.test(err.message)) throw err
-        complete = false
-      }),
-      // What git does not descend into (ignored directories): the fingerprint need not watch them.
-      git([...at, 'ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], { indexFile }),
-    ])
+    await git([...at, 'add', '-A', '--ignore-errors', '--', '.'], { indexFile }).catch((err: Error) => {
+      // --ignore-errors still exits 1 after skipping an unreadable file: the rest is in the index.
+      if (!/unable to index|permission denied|could not open/i.test(err.message)) throw err
+      complete = false
+    })
     const tree = await this.#treeOf(dir, indexFile)
-    this.#pending.set(dir, () => {
+    this.#pending.set(dir, async () => {
+      // What git does not descend into (ignored directories): the fingerprint need not watch them.
+      const ignored = await git([...at, 'ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], { indexFile })
       const index = readIndexPaths(indexFile)
       const walked = walkWorkTree(workspace, excludedDirs(ignored))
       // A skipped file, a nested repository or an unreadable index: no fingerprint, so the next capture runs git again.
