@@ -21,7 +21,7 @@ export interface ProtectedList {
   /**
    * `**\/x` items whose copy at the project root the sandbox denies only when it exists, with why an absent one is
    * harmless there: sandbox-runtime stands an unreadable placeholder at every absent denied path in the workspace for
-   * the length of each command, which `rg`, `grep -r` and `tar` trip over (test/sandbox-everyday.e2e.test.ts).
+   * the length of each command, which `rg` trips over (test/sandbox-everyday.e2e.test.ts).
    */
   readonly rootIfPresent?: Readonly<Record<string, string>>
   /** Shown by `svc status` and the docs: what the list holds. */
