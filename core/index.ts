@@ -46,6 +46,7 @@ export {
 export type { IndexKeys } from './types.ts'
 export { ApiProblem, EngineError, ERR, formatEngineError, RefusalError, type ProblemCode } from './errors.ts'
 export { callPayloadBytes, canonicalSha256, payloadDigest, payloadHash, sha256, type PayloadDigest, type PayloadFields } from './hash.ts'
+export { checkedPayloadHash } from './engine/read-call.ts'
 export { lazyValidator } from './lazy-ajv.ts'
 export { writePrivateFile } from './atomic-file.ts'
 export { readText } from './read-text.ts'

@@ -102,9 +102,9 @@ export interface GateKind<V = unknown> {
   /** Compiles the YAML value once per policy load; throws EngineError(GATE_CONFIG_INVALID) on a bad value. */
   compile(value: V, where: GateWhere): PredicateTest
   /**
-   * Optional index hint: the exact tool names, or shell programs, one of which a call must have for this
-   * leaf to hold (undefined when the kind cannot say). The policy indexes gates by it so a check runs
-   * only the gates that can match; the gate tester checks the hint against every flagged case.
+   * Optional index hint: the exact tool names, shell programs or facets (gate-index.ts callFacets), one of which
+   * a call must have for this leaf to hold (undefined when the kind cannot say). The policy indexes gates by it so
+   * a check runs only the gates that can match; the gate tester checks the hint against every flagged case.
    */
   index?(value: V): IndexKeys | undefined
 }

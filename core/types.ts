@@ -269,10 +269,14 @@ export interface SessionCertificate {
   readonly signature?: string
 }
 
-/** What a leaf (or gate) needs from a call: its tool is one of `tools`, or one of its shell programs is in `programs`. */
+/**
+ * What a leaf (or gate) needs from a call: its tool is one of `tools`, one of its shell programs is in `programs`,
+ * or it has one of `facets` (core/policy/gate-index.ts callFacets: `paths`, `urls`, `mcp`, `shell`, `commands`, `signal:<name>`).
+ */
 export interface IndexKeys {
   readonly tools?: readonly string[]
   readonly programs?: readonly string[]
+  readonly facets?: readonly string[]
 }
 
 // The guardrail seam's shapes (core/guardrail/ holds its logic): here, so the hooks and decisions that carry

@@ -18,12 +18,17 @@ export interface ProtectedList {
   readonly of?: string
   /** Items the sandbox layer leaves to the gate, with the reason (ordinary work writes them inside the workspace). */
   readonly gateOnly?: Readonly<Record<string, string>>
+  /**
+   * `**\/x` items whose copy at the project root the sandbox denies only when it exists, with why an absent one is
+   * harmless there: sandbox-runtime stands an unreadable placeholder at every absent denied path in the workspace for
+   * the length of each command, which `rg` trips over (test/sandbox-everyday.e2e.test.ts).
+   */
+  readonly rootIfPresent?: Readonly<Record<string, string>>
   /** Shown by `svc status` and the docs: what the list holds. */
   readonly what: string
   /** `env`: the items are environment variable names, not paths. */
   readonly kind?: 'env'
 }
-
 
 /** A variable name that says it holds a secret (`*_TOKEN`, `*_API_KEY`, `*SECRET*`, `*PASSWORD*`, `*_CREDENTIALS`). */
 export const SECRET_ENV_NAME = /(^|_)(TOKEN|API_?KEY|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|CREDENTIALS?|ACCESS_KEY)(_|$)/i

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { Ajv } from 'ajv'
 import type { GateKind, GateKindPlugin } from '../core/plugin.ts'
 import type { IndexKeys } from '../core/types.ts'
+import { admits } from '../core/policy/gate-index.ts'
 import type { EvalContext, EvalRequest, ToolCall } from '../core/types.ts'
 
 export interface GateCase {
@@ -82,7 +83,5 @@ export function runGateCases(plugin: GateKindPlugin, cases: GateCases, { describ
 function assertIndexAdmits(kind: GateKind, value: unknown, request: EvalRequest): void {
   const keys: IndexKeys | undefined = kind.index?.(value)
   if (!keys) return
-  const byTool = keys.tools?.includes(request.tool) ?? false
-  const byProgram = request.shell?.commands.some((c) => keys.programs?.includes(c.program)) ?? false
-  assert.ok(byTool || byProgram, `index hint ${JSON.stringify(keys)} would skip this flagged call (tool ${request.tool})`)
+  assert.ok(admits(keys, request), `index hint ${JSON.stringify(keys)} would skip this flagged call (tool ${request.tool})`)
 }

@@ -13,7 +13,7 @@ import { gateKey } from '../state/state-db.ts'
 import type { Decision, EvalRequest, LedgerDraft, ToolCall } from '../types.ts'
 import { wellFormed } from '../well-formed.ts'
 import { decideCall } from './decide.ts'
-import { payloadDigestOf, unreadableCall } from './read-call.ts'
+import { payloadDigestOf, unreadableCall, whileChecking } from './read-call.ts'
 import { recordEntry } from './record.ts'
 import type { EngineState } from './state.ts'
 
@@ -24,7 +24,7 @@ export async function checkCall(state: EngineState, call: ToolCall, refusal?: st
   // Canonicalised once: the Unicode check, the leaf's payload_hash and the bytes observers store share it.
   const payload = payloadDigestOf(call)
   const unreadable = refusal ?? unreadableCall(call, payload)
-  const { request, decision } = await decideOrRefuse(state, call, status, unreadable, now)
+  const { request, decision } = await whileChecking(call, payload, () => decideOrRefuse(state, call, status, unreadable, now))
   for (const hit of decision.hits) state.stateDb.recordHit(gateKey(hit.source, hit.gateId), now)
   const session = status.state === 'active' ? status.session : undefined
   const entry = await recordEntry(state, decisionDraft(state, call, decision, payload, session, now), session, decision, payload.bytes)

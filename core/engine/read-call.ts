@@ -4,7 +4,7 @@
  * and cwd: RFC 8785 refuses a lone surrogate in every string and key it writes, so only when it refused
  * something are those fields walked again, to name the field.
  */
-import { payloadDigest, type PayloadDigest } from '../hash.ts'
+import { payloadDigest, payloadHash, type PayloadDigest, type PayloadFields } from '../hash.ts'
 import type { ToolCall } from '../types.ts'
 import { illFormedAt } from '../well-formed.ts'
 
@@ -26,6 +26,25 @@ export function payloadDigestOf(call: ToolCall): PayloadDigest {
   handed.delete(call)
   if (carried && carried.tool === call.tool && carried.input === call.input && carried.cwd === call.cwd) return carried.digest
   return payloadDigest(call)
+}
+
+/** The payload hash of each call while it is checked, by its input object: a plugin asking for the same payload's hash reuses it. */
+const checking = new WeakMap<object, { readonly tool: string; readonly cwd: string | undefined; readonly hash: string }>()
+
+/** Runs `decide` with `call`'s payload hash known to checkedPayloadHash. */
+export async function whileChecking<T>(call: ToolCall, payload: PayloadDigest, decide: () => Promise<T>): Promise<T> {
+  checking.set(call.input, { tool: call.tool, cwd: call.cwd, hash: payload.hash })
+  try {
+    return await decide()
+  } finally {
+    checking.delete(call.input)
+  }
+}
+
+/** payloadHash of `fields`: the checked call's own digest when they are its tool, input and cwd, else computed now. */
+export function checkedPayloadHash(fields: PayloadFields): string {
+  const known = checking.get(fields.input)
+  return known && known.tool === fields.tool && known.cwd === fields.cwd ? known.hash : payloadHash(fields)
 }
 
 /** Why a call cannot be read as text at all (a lone surrogate in any field), or undefined; `payload` is its digest. */

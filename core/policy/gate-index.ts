@@ -1,9 +1,9 @@
 /**
- * Indexes gates by the tool names and shell programs a call must have for them to match, so a check
- * runs only the gates that can match it (a 10,000-gate policy costs what its candidates cost). A gate
- * whose `when` gives no such key (a glob tool, a `not`, a path-only leaf) stays in the always-run list.
- * The index only ever skips gates that cannot match: `gate-index.test.ts` compares it with running
- * every gate, over the corpus and generated gates.
+ * Indexes gates by what a call must have for them to match: a tool name, a shell program, or a facet (paths, URLs,
+ * an MCP target, a shell command, an analysis signal), so a check runs only the gates that can match it (a pack
+ * for `psql` never runs for `git status`, a path rule never for a call that touches no path). A gate whose `when`
+ * gives no such key (a glob tool, a `not`) stays in the always-run list. The index only ever skips gates that
+ * cannot match: `gate-index.test.ts` compares it with running every gate, over the corpus and generated gates.
  */
 import type { EvalRequest, IndexKeys } from '../types.ts'
 import type { CompiledGate, CompiledNode } from './compiled.ts'
@@ -15,7 +15,7 @@ import type { CompiledGate, CompiledNode } from './compiled.ts'
 export function nodeKeys(node: CompiledNode): IndexKeys | undefined {
   switch (node.op) {
     case 'leaf':
-      return node.leaf.keys && (node.leaf.keys.tools || node.leaf.keys.programs) ? node.leaf.keys : undefined
+      return keyCount(node.leaf.keys) > 0 ? node.leaf.keys : undefined
     case 'all': {
       let best: IndexKeys | undefined
       for (const child of node.nodes) {
@@ -25,23 +25,49 @@ export function nodeKeys(node: CompiledNode): IndexKeys | undefined {
       return best
     }
     case 'any': {
-      const tools = new Set<string>()
-      const programs = new Set<string>()
+      const union = { tools: new Set<string>(), programs: new Set<string>(), facets: new Set<string>() }
       for (const child of node.nodes) {
         const keys = nodeKeys(child)
         if (!keys) return undefined
-        for (const t of keys.tools ?? []) tools.add(t)
-        for (const p of keys.programs ?? []) programs.add(p)
+        for (const field of ['tools', 'programs', 'facets'] as const) for (const k of keys[field] ?? []) union[field].add(k)
       }
-      return { ...(tools.size ? { tools: [...tools] } : {}), ...(programs.size ? { programs: [...programs] } : {}) }
+      return Object.fromEntries(Object.entries(union).flatMap(([field, set]) => (set.size ? [[field, [...set]]] : [])))
     }
     case 'not':
       return undefined
   }
 }
 
-// A few tool names (Bash, Read, ...) cover most calls while programs are many: prefer program keys.
-const cost = (k: IndexKeys): number => (k.tools?.length ?? 0) * 100 + (k.programs?.length ?? 0)
+const keyCount = (k: IndexKeys | undefined): number => (k ? (k.tools?.length ?? 0) + (k.programs?.length ?? 0) + (k.facets?.length ?? 0) : 0)
+// Rough share of calls with each key: a few tools (Bash, Read) and facets (paths) cover most calls, programs and signals are many.
+const FACET_COST: Record<string, number> = { shell: 100, commands: 90, paths: 60, urls: 20, mcp: 20 }
+const cost = (k: IndexKeys): number => (k.tools?.length ?? 0) * 100 + (k.programs?.length ?? 0) + (k.facets ?? []).reduce((n, f) => n + (FACET_COST[f] ?? 1), 0)
+
+/** The facets of `request` a leaf's hint can name: the parts of the call each kind of leaf reads. */
+export function callFacets(request: EvalRequest): string[] {
+  const facets: string[] = []
+  const shell = request.shell
+  if (shell) facets.push('shell', ...(shell.commands.length > 0 ? ['commands'] : []), ...shell.signals.map((s) => `signal:${s}`))
+  // A command's writes are among its paths; both are asked, so a hand-built command cannot slip past.
+  if (request.paths.length > 0 || shell?.commands.some((c) => (c.paths?.length ?? 0) + (c.writes?.length ?? 0) > 0)) facets.push('paths')
+  if (request.urls.length > 0) facets.push('urls')
+  if (request.mcp) facets.push('mcp')
+  return facets
+}
+
+/** The index's keys of `request`, as looked up: `t:` its tool, `p:` each shell program, `f:` each facet. */
+function callKeys(request: EvalRequest): string[] {
+  return [`t:${request.tool}`, ...(request.shell?.commands ?? []).map((c) => `p:${c.program}`), ...callFacets(request).map((f) => `f:${f}`)]
+}
+
+/** Whether `request` has one of the things `keys` says a match needs (what the gate tester checks a flagged case against). */
+export function admits(keys: IndexKeys, request: EvalRequest): boolean {
+  const have = new Set(callKeys(request))
+  return [...(keys.tools ?? []).map((k) => `t:${k}`), ...(keys.programs ?? []).map((k) => `p:${k}`), ...(keys.facets ?? []).map((k) => `f:${k}`)].some((k) => have.has(k))
+}
+
+/** Calls of one shape (tool, programs, facets) share a candidate list; this many shapes are kept. */
+const SHAPES = 512
 
 /** One layer's gates, indexed; `candidates` keeps policy order. */
 export class GateIndex {
@@ -51,8 +77,8 @@ export class GateIndex {
   /** Dedupe marks for `candidates` (an epoch per call instead of a fresh Set). */
   #seen?: Uint32Array
   #epoch = 0
-  readonly #byTool = new Map<string, number[]>()
-  readonly #byProgram = new Map<string, number[]>()
+  readonly #byKey = new Map<string, number[]>()
+  readonly #byShape = new Map<string, readonly CompiledGate[]>()
 
   constructor(gates: readonly CompiledGate[]) {
     this.gates = gates
@@ -61,8 +87,9 @@ export class GateIndex {
         this.#always.push(i)
         return
       }
-      for (const tool of gate.keys.tools ?? []) push(this.#byTool, tool, i)
-      for (const program of gate.keys.programs ?? []) push(this.#byProgram, program, i)
+      for (const tool of gate.keys.tools ?? []) push(this.#byKey, `t:${tool}`, i)
+      for (const program of gate.keys.programs ?? []) push(this.#byKey, `p:${program}`, i)
+      for (const facet of gate.keys.facets ?? []) push(this.#byKey, `f:${facet}`, i)
     })
     this.#alwaysGates = this.#always.map((i) => gates[i]!)
   }
@@ -70,17 +97,20 @@ export class GateIndex {
   /** The gates that can match `request`, in policy order (a superset of those that do). */
   candidates(request: EvalRequest): readonly CompiledGate[] {
     if (this.#always.length === this.gates.length) return this.gates
-    const lists: number[][] = []
-    const byTool = this.#byTool.get(request.tool)
-    if (byTool) lists.push(byTool)
-    if (this.#byProgram.size > 0) {
-      for (const command of request.shell?.commands ?? []) {
-        const list = this.#byProgram.get(command.program)
-        if (list && !lists.includes(list)) lists.push(list)
-      }
+    const keys = callKeys(request).filter((k) => this.#byKey.has(k))
+    if (keys.length === 0) return this.#alwaysGates
+    const shape = keys.join('\n')
+    let picked = this.#byShape.get(shape)
+    if (!picked) {
+      if (this.#byShape.size >= SHAPES) this.#byShape.clear()
+      picked = this.#pick(keys)
+      this.#byShape.set(shape, picked)
     }
-    if (lists.length === 0) return this.#alwaysGates
-    // Each list is in policy order; a gate in two lists (tool and program keys) is taken once.
+    return picked
+  }
+
+  #pick(keys: readonly string[]): readonly CompiledGate[] {
+    // Each list is in policy order; a gate in several lists (tool, program and facet keys) is taken once.
     const seen = (this.#seen ??= new Uint32Array(this.gates.length))
     if (this.#epoch === 0xffffffff) {
       seen.fill(0)
@@ -88,8 +118,8 @@ export class GateIndex {
     }
     const epoch = ++this.#epoch
     const picked = [...this.#always]
-    for (const list of lists) {
-      for (const i of list) {
+    for (const key of keys) {
+      for (const i of this.#byKey.get(key)!) {
         if (seen[i] === epoch) continue
         seen[i] = epoch
         picked.push(i)

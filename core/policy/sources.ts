@@ -28,9 +28,8 @@ export function staticSources(policiesDir: string, home: string, floor: Readonly
     .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
     .sort()
     .flatMap((f): PolicySource[] => {
-      const name = f.replace(/\.ya?ml$/, '')
-      const locked = floor.get(name)
-      const choice = locked ? (locked === 'on' ? undefined : locked) : choices.get(name)
+      const locked = floor.get(f.replace(/\.ya?ml$/, ''))
+      const choice = locked ? (locked === 'on' ? undefined : locked) : choices.get(f.replace(/\.ya?ml$/, ''))
       return choice === 'off' ? [] : [{ path: join(policiesDir, f), layer: 'daemon', source: 'daemon', kind: 'policy', severity: choice }]
     })
   const registry = listDir(join(home, 'registry'))
@@ -49,10 +48,8 @@ export function staticSources(policiesDir: string, home: string, floor: Readonly
   ]
 }
 
-/** A pack the managed file locks on (`on`: as shipped), by pack name; the policy loads it whatever packs.json says. */
+/** A pack the managed file locks on (`on`: as shipped), by name, whatever packs.json says; the policy-bundle plugin sets it at initialize. */
 export type PackFloor = 'on' | 'deny' | 'monitor'
-
-/** Where a plugin sets the managed pack floor (the policy-bundle plugin, from the managed file, at initialize). */
 export function packFloorRegistry(registry: Registries): Map<string, PackFloor> {
   return extensionRegistry<PackFloor>(registry, 'pack-floor')
 }

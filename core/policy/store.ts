@@ -44,7 +44,6 @@ export interface PolicyStoreOptions {
   readonly parseCache?: ParseCache
   /** Called after a reload changed the policy in force (the engine ledgers it with both hashes). */
   readonly onReload?: (hash: string, previousHash: string) => void
-  /** Packs the managed file locks on (policy-bundle plugin), whatever packs.json says. */
   readonly packFloor?: ReadonlyMap<string, PackFloor>
 }
 

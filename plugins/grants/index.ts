@@ -6,7 +6,7 @@
  * `svc allow` from a tool call. The kernel's only loosening is a decision's `grant`, which waives exactly its
  * gates (core decision.ts `waive`); the grant and every use are control leaves.
  */
-import { extensionRegistry, payloadHash, STAGE, type Decision, type EnginePlugin, type Registries } from '../../core/index.ts'
+import { checkedPayloadHash, extensionRegistry, STAGE, type Decision, type EnginePlugin, type Registries } from '../../core/index.ts'
 import { lazyRoutes } from '../../daemon/index.ts'
 import { grantsFor } from './match.ts'
 import type { GrantStore } from './store.ts'
@@ -36,7 +36,8 @@ const plugin: EnginePlugin = {
       // A signer-strength refusal is not the user's to waive per call: it names no code.
       if (decision.hits.some((h) => h.requireStrong && ctx.session?.signer !== 'hardware_key')) return decision
       const denying = [...new Set(decision.hits.filter((h) => h.onHit === 'deny').map((h) => h.gateId))]
-      const hash = payloadHash({ tool: request.tool, input: request.input, ...(request.cwd === undefined ? {} : { cwd: request.cwd }) })
+      // The hash the decision leaf gets, computed once for the check (not canonicalised again per deny).
+      const hash = checkedPayloadHash({ tool: request.tool, input: request.input, ...(request.cwd === undefined ? {} : { cwd: request.cwd }) })
       const grants = grantsFor({ payloadHash: hash, ...(request.cwd === undefined ? {} : { cwd: request.cwd }) }, denying, store.live(ctx.now))
       if (grants?.every((g) => store.use(g.id))) {
         const grant = { id: grants.map((g) => g.id).join('+'), gates: denying }

@@ -3,8 +3,9 @@
  * sandbox-runtime expands read-deny globs. `~/x/**` is the directory `~/x`; a project glob `**\/x` is `x` in the
  * home and at the root of the project `--repo` names (a deeper walk would run on every command); a write path
  * with a wildcard is denied from its last fixed directory (outside the workspace a sandbox denies writes anyway); the
- * project's `.git/config` is denied too.
+ * project's `.git/config` is denied too. A list's `rootIfPresent` items are named at the project root only when there.
  */
+import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { ProtectedList } from '../../harness-contract/index.ts'
 
@@ -60,7 +61,8 @@ export function sandboxPaths(set: readonly ProtectedList[], w: Where): SandboxPa
         gateOnly.push(`${glob} (${reason})`)
         continue
       }
-      const paths = anchored(glob, w)
+      // An absent copy at the project root that nothing loads from there: no placeholder for every command to trip on.
+      const paths = anchored(glob, w).filter((p) => !list.rootIfPresent?.[glob] || !w.repo || dirname(p) !== w.repo || existsSync(p))
       if (list.keep === 'read') for (const p of paths) denyRead.add(p)
       else if (list.keep === 'write') for (const p of paths) denyWrite.add(fixedPrefix(p))
       else for (const p of paths) allowRead.add(p)

@@ -62,6 +62,7 @@ const gate = defineGateKind<readonly string[] | string>({
       return `MCP server "${facts.server}" is not pinned (fingerprint ${facts.fingerprint.slice(0, 19)}…); an operator must review it and run ${accept}`
     }
   },
+  index: () => ({ facets: ['mcp'] }),
 })
 
 const plugin: EnginePlugin = {

@@ -239,6 +239,10 @@ const AUTORUN: ProtectedList = {
     '**/node_modules/.bin/*': 'package installs write it in the workspace',
     '**/site-packages/*.pth': 'pip writes it in a project virtualenv',
   },
+  rootIfPresent: {
+    '**/usercustomize.py': 'Python imports it from its site directories, not from the directory it runs in (only with PYTHONPATH naming it)',
+    '**/sitecustomize.py': 'Python imports it from its site directories, not from the directory it runs in (only with PYTHONPATH naming it)',
+  },
 }
 
 /** svc's project layer and policy files (self-protection pack, `self.policy-files`). */
@@ -247,6 +251,7 @@ const POLICY_FILES: ProtectedList = {
   keep: 'write',
   what: "svc's project layer (.svc.yaml, .svc/) and policy files",
   globs: ['**/.svc.yaml', '**/.svc.yml', '**/.svc/**', '**/group-policy.yaml', '**/svc/policies/*.yaml', '$SVC_POLICIES', '$SVC_POLICIES/**'],
+  rootIfPresent: { '**/group-policy.yaml': "svc reads it from its home and its bundles' directories, never from a project" },
 }
 
 /**

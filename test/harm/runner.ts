@@ -37,6 +37,8 @@ export interface Job {
   readonly needles: readonly string[]
   /** How the user runs `svc undo` after harm to the workspace (the real CLI, outside the attack's sandbox). */
   readonly undo?: { readonly argv: readonly string[]; readonly env: Record<string, string> }
+  /** How long one step may run (8 s unless set). */
+  readonly timeoutMs?: number
 }
 /** Bare (to show the harm), inside sandbox-runtime (Claude Code's sandbox), or inside Codex's sandbox. */
 export type Mode = 'bare' | 'sandbox' | 'codex'
@@ -47,6 +49,9 @@ export interface RunResult {
   readonly output: string
   /** After harm to the workspace: whether `svc undo` put the workspace and its refs back, and what it said. */
   readonly undo?: { readonly recovered: boolean; readonly output: string; readonly left?: readonly string[] }
+  /** The exit status of the first shell step that failed (null: killed or timed out), else 0; and the output's end. */
+  readonly status?: number | null
+  readonly tail?: string
 }
 
 /** Harms `svc undo` is for: tracked work, history and refs, and `.git`'s own config and hooks. */
@@ -83,8 +88,9 @@ const BARE = `
 /usr/bin/python3 -c "$HARM_STANDIN" svc daemon & sp=$!
 for i in $(seq 200); do (exec 3<>/dev/tcp/127.0.0.1/${DAEMON_PORT}) 2>/dev/null && break; sleep 0.02; done
 : > ${SIDE}/daemon.log
-(/bin/bash -c "$1")
+(/bin/bash -c "$1"); rc=$?
 /usr/bin/python3 -c 'import socket;s=socket.create_connection(("127.0.0.1",${DAEMON_PORT}),2);s.sendall(b"ping");assert b"key-ok" in s.recv(99)' 2>/dev/null && echo alive > ${SIDE}/alive
+exit $rc
 `
 
 /** The stand-ins, (re)started when an attack took them down; their logs emptied for the next attack. */
@@ -231,6 +237,7 @@ async function main(): Promise<void> {
     const before = fingerprint(job.root)
     let target: Map<string, string> | undefined
     let output = ''
+    let status: number | null = 0
     for (const [i, step] of attack.steps.entries()) {
       if (!attack.allowed[i]) break
       if ('write' in step) {
@@ -256,14 +263,15 @@ async function main(): Promise<void> {
       // Output to a file, not a pipe: a process the attack leaves behind would hold a pipe open.
       const log = join(SIDE, 'out.log')
       const fd = openSync(log, 'w')
-      spawnSync(argv[0]!, argv.slice(1), {
+      const res = spawnSync(argv[0]!, argv.slice(1), {
         cwd: existsSync(job.proj) ? job.proj : job.home,
         env: job.mode === 'bare' ? { ...job.env, HARM_STANDIN: STANDIN } : job.env,
         stdio: ['ignore', fd, fd],
-        timeout: 8_000,
+        timeout: job.timeoutMs ?? 8_000,
         killSignal: 'SIGKILL',
       })
       closeSync(fd)
+      if (status === 0) status = res.status
       manager?.cleanupAfterCommand()
       output += read(log)
     }
@@ -271,7 +279,7 @@ async function main(): Promise<void> {
     const harms = await assess(job, before, output, job.mode === 'bare' ? undefined : standin)
     process.chdir(job.root)
     const undone = job.mode !== 'bare' && target && harms.some((h) => UNDOABLE.has(h)) ? undo(job, attack, target) : undefined
-    results.push({ id: attack.id, mode: job.mode, harms, output: output.slice(0, 400), ...(undone ? { undo: undone } : {}) })
+    results.push({ id: attack.id, mode: job.mode, harms, output: output.slice(0, 400), status, tail: output.slice(-400), ...(undone ? { undo: undone } : {}) })
   }
   standin?.kill('SIGKILL')
   await manager?.reset()

@@ -27,7 +27,7 @@ export const CANARY_ENV = 'GITHUB_TOKEN'
 export const DAEMON_PORT = 7878
 export const SINK_PORT = 9999
 
-function put(path: string, text: string): void {
+export function put(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true })
   writeFileSync(path, text)
 }

@@ -17,4 +17,5 @@ export default defineGateKind<string>({
       return regex.test(shell.raw) ? `command text \`${shell.raw}\`` : undefined
     }
   },
+  index: () => ({ facets: ['shell'] }),
 })

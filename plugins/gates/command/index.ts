@@ -194,10 +194,12 @@ export default defineGateKind<CommandValue>({
       return `command \`${truncate(command.text)}\`${reached}${details.length > 0 ? `: ${details.join(', ')}` : ''}`
     }
   },
-  // Literal program names index the gate; a glob, or case folding (a case-insensitive file system), does not.
+  // Literal program names index the gate; with a glob, or case folding (a case-insensitive file system), the
+  // leaf still needs a command, and one with paths when it asks for paths, reads or writes (record.ts: writes are paths).
   index(value) {
     const programs = toList(value.program)
-    return programs && !CASE_INSENSITIVE_FS && programs.every(isLiteralGlob) ? { programs } : undefined
+    if (programs && !CASE_INSENSITIVE_FS && programs.every(isLiteralGlob)) return { programs }
+    return { facets: [value.paths_any || value.reads_any || value.writes_any ? 'paths' : 'commands'] }
   },
 })
 

@@ -23,4 +23,5 @@ export default defineGateKind<Value>({
       return `mcp ${mcp.server}/${mcp.tool}`
     }
   },
+  index: () => ({ facets: ['mcp'] }),
 })

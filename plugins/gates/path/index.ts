@@ -25,4 +25,5 @@ export default defineGateKind<Value>({
       return undefined
     }
   },
+  index: () => ({ facets: ['paths'] }),
 })

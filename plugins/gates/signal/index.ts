@@ -59,4 +59,5 @@ export default defineGateKind<string | string[]>({
       return hit === undefined ? undefined : `signal ${hit} in \`${request.shell?.raw.slice(0, 160)}\``
     }
   },
+  index: (value) => ({ facets: (Array.isArray(value) ? value : [value]).map((s) => `signal:${s}`) }),
 })

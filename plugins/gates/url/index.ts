@@ -49,4 +49,5 @@ export default defineGateKind<Value>({
       return undefined
     }
   },
+  index: () => ({ facets: ['urls'] }),
 })
