@@ -6,6 +6,9 @@
  * attack does harm, and, when the gate allowed every step, once inside sandbox-runtime with exactly the settings svc
  * wrote (test/harm/runner.ts). Nothing an attack runs can reach the machine: the jail binds a copy of the world at
  * its own path and a tmpfs over /tmp. The per-class table is printed (and written to $SVC_HARM_REPORT when set).
+ * The gate-allowed attacks also run inside Codex's sandbox (`codex sandbox`) and through the real Gemini CLI and
+ * Copilot CLI binaries in theirs, driven by a scripted model one shell call per turn (test/harm/driver.ts), each with
+ * the settings `svc install --harness <id> --sandbox` wrote; each gets its per-class table.
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -57,7 +60,6 @@ let geminiSecurity: Record<string, unknown> = {}
 const copilotBoxed = new Map<string, RunResult>()
 const COPILOT = join(ROOT, `node_modules/@github/copilot-${process.platform}-${process.arch}/copilot`)
 let copilotSandbox: Record<string, unknown> = {}
-const COPILOT_HOME_DIRS = ['.bun', '.cache', '.electron-gyp', '.local/share', '.node-gyp', '.npm', '.pnpm-store', '.yarn']
 /** Copilot's Linux sandbox runs each command in a private network namespace (`copilot help sandbox`). */
 const copilotMissing = [
   ...(existsSync(COPILOT) ? [] : ['@github/copilot']),
@@ -242,9 +244,6 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     dir = mkdtempSync('/var/tmp/svc-harm-')
     chmodSync(dir, 0o755)
     world = buildWorld(join(dir, 'w'))
-    // Copilot CLI's sandbox creates these in the home and binds them writable (package managers' caches): made here,
-    // they are part of the pristine world, and what a command writes into them still counts.
-    for (const d of COPILOT_HOME_DIRS) mkdirSync(join(world.home, d), { recursive: true })
     // Every attack's snapshot is kept (the default keeps the last 30 of a workspace). Taking them (two git processes
     // per risky call) is what made the 600 s this hook had too short on a loaded two-core machine.
     daemon = await startTestDaemon({ env: { SVC_USER_HOME: world.home, SVC_SNAPSHOT_KEEP: '1000' } })

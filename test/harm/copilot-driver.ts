@@ -33,16 +33,14 @@ function adapter(setup: CopilotSetup): Adapter {
   const text = (res: ServerResponse, stream: boolean, t: string) =>
     stream
       ? chunks(res, { content: t }, 'stop')
-      : res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              id: 'chatcmpl-x',
-              object: 'chat.completion',
-              model: 'gpt-4.1',
-              choices: [{ index: 0, message: { role: 'assistant', content: t }, finish_reason: 'stop' }],
-            }),
-          )
+      : res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            id: 'chatcmpl-x',
+            object: 'chat.completion',
+            model: 'gpt-4.1',
+            choices: [{ index: 0, message: { role: 'assistant', content: t }, finish_reason: 'stop' }],
+          }),
+        )
   return {
     prepare(home, origin) {
       mkdirSync(home, { recursive: true })
