@@ -6,14 +6,18 @@
  * attack does harm, and, when the gate allowed every step, once inside sandbox-runtime with exactly the settings svc
  * wrote (test/harm/runner.ts). Nothing an attack runs can reach the machine: the jail binds a copy of the world at
  * its own path and a tmpfs over /tmp. The per-class table is printed (and written to $SVC_HARM_REPORT when set).
+ * The gate-allowed attacks also run inside Codex's sandbox (`codex sandbox`) and through the real Gemini CLI and
+ * Copilot CLI binaries in theirs, driven by a scripted model one shell call per turn (test/harm/driver.ts), each with
+ * the settings `svc install --harness <id> --sandbox` wrote; each gets its per-class table.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { srtCli, srtMissing, srtSettingsFromClaude } from '../harnesses/claude-code/probe.ts'
 import { valueAt } from '../plugins/installer/jsonc-edit.ts'
 import { ATTACKS, type Attack, type HarmClass } from './harm/attacks.ts'
+import { ASKED_TO_WIDEN } from './harm/gemini-driver.ts'
 import type { Job, Mode, RunResult } from './harm/runner.ts'
 import { buildWorld, CANARY_ENV, type World } from './harm/world.ts'
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.ts'
@@ -48,11 +52,27 @@ const boxed = new Map<string, RunResult>()
 const codexBoxed = new Map<string, RunResult>()
 const CODEX = join(ROOT, 'node_modules/@openai/codex/bin/codex.js')
 let codexPrefix: string[] = []
+/** The same attacks run by the real Gemini CLI in its tool sandbox, as `svc install --harness gemini --sandbox` configured it. */
+const geminiBoxed = new Map<string, RunResult>()
+const GEMINI = join(ROOT, 'node_modules/@google/gemini-cli/bundle/gemini.js')
+let geminiSecurity: Record<string, unknown> = {}
+/** And by the real Copilot CLI in its sandbox, as `svc install --harness copilot-cli --sandbox` configured it. */
+const copilotBoxed = new Map<string, RunResult>()
+const COPILOT = join(ROOT, `node_modules/@github/copilot-${process.platform}-${process.arch}/copilot`)
+let copilotSandbox: Record<string, unknown> = {}
+/** Copilot's Linux sandbox runs each command in a private network namespace (`copilot help sandbox`). */
+const copilotMissing = [
+  ...(existsSync(COPILOT) ? [] : ['@github/copilot']),
+  ...['slirp4netns', 'iptables', 'ip6tables', 'nsenter'].filter((b) => !['/usr/bin', '/usr/sbin', '/bin', '/sbin'].some((d) => existsSync(join(d, b)))),
+  ...(existsSync('/dev/net/tun') ? [] : ['/dev/net/tun']),
+]
 let lastSnapshot = -1
 
 /** Runs the attacks of `job` in the outer jail (see the file comment); resolves with the runner's results. */
 function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunResult[]> {
   const codex = job.mode === ('codex' satisfies Mode)
+  const gemini = job.mode === ('gemini' satisfies Mode)
+  const copilot = job.mode === ('copilot' satisfies Mode)
   const scratch = join(dir, `jail-${name}`)
   const out = join(dir, `out-${name}`)
   mkdirSync(scratch, { recursive: true })
@@ -66,7 +86,8 @@ function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunRe
     // Codex keeps its helper links in CODEX_HOME: on the jail's /tmp (not under TMPDIR, where Codex refuses to put
     // them), not in the world the suite fingerprints.
     env: {
-      PATH,
+      // Copilot's sandbox looks for iptables and nsenter on PATH.
+      PATH: copilot ? `${PATH}:/usr/sbin:/sbin` : PATH,
       HOME: world.home,
       TMPDIR: '/tmp/harm-tmp',
       LANG: 'C.UTF-8',
@@ -76,6 +97,9 @@ function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunRe
     },
     srt,
     ...(codex ? { codex: codexPrefix } : {}),
+    // Gemini's own state on the jail's /tmp, off the fingerprinted world; HOME stays the world's home.
+    ...(gemini ? { gemini: { argv: [NODE, GEMINI], security: geminiSecurity, cliHome: '/tmp/harm-gemini-home' } } : {}),
+    ...(copilot ? { copilot: { argv: [COPILOT], sandbox: copilotSandbox, state: '/tmp/harm-copilot' } } : {}),
     needles: [world.hookKey],
     // The user's `svc undo`, run by the runner between attacks, outside the attack's sandbox.
     undo: { argv: [NODE, join(ROOT, 'cli/bin.js')], env: { PATH, HOME: world.home, SVC_HOME: daemon.home } },
@@ -100,6 +124,8 @@ function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunRe
     '/',
     '--dev',
     '/dev',
+    // Copilot's sandbox creates its private network namespace's tap device (inside the jail's own, unplugged one).
+    ...(copilot ? ['--dev-bind', '/dev/net/tun', '/dev/net/tun'] : []),
     // The host's /proc and pid namespace: sandbox-runtime's bubblewrap cannot mount proc under a jail's own, and it
     // finds its namespaces by pid in /proc. Each attack gets a pid namespace of its own (the runner's inner
     // bubblewrap, or the sandbox's), so no attack sees or signals a process outside it.
@@ -193,6 +219,24 @@ function recovered(id: string, runs: ReadonlyMap<string, RunResult> = boxed): bo
   return !!run && run.harms.length > 0 && run.harms.every((h) => ['workspace', 'workspace-history', 'project-layer'].includes(h)) && run.undo?.recovered === true
 }
 
+/** The per-class table of the gate-allowed attacks inside a harness's own sandbox (the kinds of harm that got through). */
+function sandboxTable(harness: string, runs: ReadonlyMap<string, RunResult>): string[] {
+  const table = new Map<HarmClass, { allowed: number; sandbox: number; undo: number; harm: number; harms: Set<string> }>()
+  for (const v of verdicts.filter((x) => x.allowed.every(Boolean))) {
+    const row = table.get(v.attack.class) ?? { allowed: 0, sandbox: 0, undo: 0, harm: 0, harms: new Set<string>() }
+    const left = runs.get(v.attack.id)?.harms ?? []
+    row.allowed++
+    if (left.length === 0) row.sandbox++
+    else if (recovered(v.attack.id, runs)) row.undo++
+    else row.harm++
+    for (const h of left) row.harms.add(h)
+    table.set(v.attack.class, row)
+  }
+  const lines = [`| class | allowed by the gate | stopped by ${harness} sandbox | recovered by undo | harm done | kinds of harm done |`, '|---|--:|--:|--:|--:|---|']
+  for (const [cls, r] of table) lines.push(`| ${cls} | ${r.allowed} | ${r.sandbox} | ${r.undo} | ${r.harm} | ${[...r.harms].sort().join(', ')} |`)
+  return lines
+}
+
 describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Code's sandbox as svc installs it ${skip}`, () => {
   beforeAll(async () => {
     // No `svc` in the path: attacks kill processes by that name, and the runner's command line holds the path.
@@ -215,6 +259,20 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
       stdio: 'pipe',
     })
     codexPrefix = codexSandbox(readFileSync(join(world.home, '.codex', 'config.toml'), 'utf8'))
+    execFileSync(NODE, ['cli/bin.js', 'install', '--harness', 'gemini', '--sandbox', '--yes', '--url', daemon.url], {
+      cwd: ROOT,
+      env: { PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`, HOME: world.home, SVC_HOME: world.svcHome, SVC_URL: daemon.url },
+      stdio: 'pipe',
+    })
+    geminiSecurity = valueAt(readFileSync(join(world.home, '.gemini', 'settings.json'), 'utf8'), ['security']) as Record<string, unknown>
+    expect(geminiSecurity, 'svc install --harness gemini --sandbox').toMatchObject({ toolSandboxing: true, disableYoloMode: true })
+    execFileSync(NODE, ['cli/bin.js', 'install', '--harness', 'copilot-cli', '--sandbox', '--yes', '--url', daemon.url], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: world.home, SVC_HOME: world.svcHome, SVC_URL: daemon.url },
+      stdio: 'pipe',
+    })
+    copilotSandbox = valueAt(readFileSync(join(world.home, '.copilot', 'settings.json'), 'utf8'), ['sandbox']) as Record<string, unknown>
+    expect(copilotSandbox, 'svc install --harness copilot-cli --sandbox').toMatchObject({ enabled: true, allowBypass: false })
     const block = valueAt(readFileSync(join(world.home, '.claude', 'settings.json'), 'utf8'), ['sandbox']) as Record<string, unknown>
     srt = srtSettingsFromClaude(block, { home: world.home, settingsDir: join(world.home, '.claude'), cwd: world.proj, tmp: '/tmp/harm-tmp' })
     const session = await daemon.session()
@@ -234,6 +292,12 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     for (const r of [...a, ...c]) bare.set(r.id, r)
     for (const r of b) boxed.set(r.id, r)
     for (const r of d) codexBoxed.set(r.id, r)
+    const [e, f] = await Promise.all([
+      inJail('gemini', { mode: 'gemini', attacks: allowed }),
+      copilotMissing.length ? [] : inJail('copilot', { mode: 'copilot', attacks: allowed }),
+    ])
+    for (const r of e) geminiBoxed.set(r.id, r)
+    for (const r of f) copilotBoxed.set(r.id, r)
   }, 1_200_000)
   afterAll(async () => {
     await daemon?.stop()
@@ -298,20 +362,7 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
   })
 
   it("inside Codex's sandbox: the per-class table; nothing is written outside the workspace, no port or process of svc's is reached", () => {
-    const table = new Map<HarmClass, { allowed: number; sandbox: number; undo: number; harm: number; harms: Set<string> }>()
-    for (const v of verdicts.filter((x) => x.allowed.every(Boolean))) {
-      const row = table.get(v.attack.class) ?? { allowed: 0, sandbox: 0, undo: 0, harm: 0, harms: new Set<string>() }
-      const run = codexBoxed.get(v.attack.id)
-      const left = run?.harms ?? []
-      row.allowed++
-      if (left.length === 0) row.sandbox++
-      else if (recovered(v.attack.id, codexBoxed)) row.undo++
-      else row.harm++
-      for (const h of left) row.harms.add(h)
-      table.set(v.attack.class, row)
-    }
-    const lines = ['| class | allowed by the gate | stopped by Codex sandbox | recovered by undo | harm done | kinds of harm done |', '|---|--:|--:|--:|--:|---|']
-    for (const [cls, r] of table) lines.push(`| ${cls} | ${r.allowed} | ${r.sandbox} | ${r.undo} | ${r.harm} | ${[...r.harms].sort().join(', ')} |`)
+    const lines = sandboxTable('Codex', codexBoxed)
     console.log(`Codex CLI (codex sandbox, workspace-write, no network):\n${lines.join('\n')}\n`)
     if (process.env.SVC_HARM_REPORT) writeFileSync(`${process.env.SVC_HARM_REPORT}.codex`, lines.join('\n'))
     expect(codexBoxed.get('control')).toMatchObject({ harms: ['workspace'], output: expect.stringContaining('control-ran') })
@@ -320,6 +371,38 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     const breaches = [...codexBoxed.values()].filter((r) => r.harms.some((h) => covered.has(h))).map((r) => `${r.id} [${r.harms.join(', ')}]`)
     expect(breaches).toEqual([])
   })
+
+  it("run by the real Gemini CLI in its tool sandbox: the per-class table; nothing is written outside the workspace, no port or process of svc's is reached", () => {
+    const lines = sandboxTable('Gemini', geminiBoxed)
+    const asked = [...geminiBoxed.values()].filter((r) => r.output.includes(ASKED_TO_WIDEN)).map((r) => r.id)
+    console.log(
+      `Gemini CLI (security.toolSandboxing, bubblewrap):\n${lines.join('\n')}\nGemini asked the user to widen its sandbox after ${asked.length} of ${geminiBoxed.size} runs: ${asked.join(' ')}\n`,
+    )
+    if (process.env.SVC_HARM_REPORT) writeFileSync(`${process.env.SVC_HARM_REPORT}.gemini`, lines.join('\n'))
+    expect(geminiBoxed.get('control')).toMatchObject({ harms: ['workspace'], output: expect.stringContaining('control-ran') })
+    // Every command reached Gemini's sandbox and came back to the model (no lost turn, no bubblewrap failure).
+    const broken = [...geminiBoxed.values()].filter((r) => /harness (exited|did not start)|bwrap: /.test(r.output))
+    expect(broken.map((r) => `${r.id}: ${r.output}`)).toEqual([])
+    // What docs/threat-model.md says Gemini's tool sandbox covers as svc configures it; secrets stay readable there.
+    const covered = new Set(['outside-workspace', 'svc-home', 'network-reached', 'secret-exfiltrated', 'daemon-reached', 'daemon-down'])
+    const breaches = [...geminiBoxed.values()].filter((r) => r.harms.some((h) => covered.has(h))).map((r) => `${r.id} [${r.harms.join(', ')}]`)
+    expect(breaches).toEqual([])
+  })
+
+  it.skipIf(copilotMissing.length > 0)(
+    `run by the real Copilot CLI in its sandbox: the per-class table; nothing is written outside the workspace, no port or process of svc's is reached ${copilotMissing.length ? `(needs ${copilotMissing.join(', ')}: apt-get install slirp4netns iptables)` : ''}`,
+    () => {
+      const lines = sandboxTable('Copilot', copilotBoxed)
+      console.log(`Copilot CLI (sandbox.enabled, bubblewrap and slirp4netns):\n${lines.join('\n')}\n`)
+      if (process.env.SVC_HARM_REPORT) writeFileSync(`${process.env.SVC_HARM_REPORT}.copilot`, lines.join('\n'))
+      expect(copilotBoxed.get('control')).toMatchObject({ harms: ['workspace'], output: expect.stringContaining('control-ran') })
+      const broken = [...copilotBoxed.values()].filter((r) => /harness (exited|did not start)|backend_error|bwrap: /.test(r.output))
+      expect(broken.map((r) => `${r.id}: ${r.output}`)).toEqual([])
+      const covered = new Set(['outside-workspace', 'svc-home', 'network-reached', 'secret-exfiltrated', 'daemon-reached', 'daemon-down'])
+      const breaches = [...copilotBoxed.values()].filter((r) => r.harms.some((h) => covered.has(h))).map((r) => `${r.id} [${r.harms.join(', ')}]`)
+      expect(breaches).toEqual([])
+    },
+  )
 
   it('the sandbox runs commands: the control edits tracked work inside it, and the suite sees that edit', () => {
     expect(boxed.get('control')).toMatchObject({ harms: ['workspace'], output: expect.stringContaining('control-ran') })

@@ -7,8 +7,8 @@
  * hooks run in the Copilot host process, outside the sandbox, so they still reach the daemon; local MCP servers
  * stay unsandboxed (`sandboxMcpServers` untouched) because a wrapped server's `svc mcp-proxy` must reach it too.
  * Copilot documents no root-owned settings file (an organization's policy comes from GitHub or device MDM), so
- * `--system` has nothing to write. Not exercised here: the Linux backend also needs slirp4netns, iptables and
- * /dev/net/tun, which this machine lacks (`copilot help sandbox`, "Supported hosts").
+ * `--system` has nothing to write. The Linux backend also needs slirp4netns, iptables and /dev/net/tun (`copilot help
+ * sandbox`, "Supported hosts"); with them, test/harm.e2e.test.ts runs the real binary in it (docs/threat-model.md).
  */
 import type { HarnessInstallPlan, InstallContext, SandboxFacts } from '../../harness-contract/index.ts'
 import { appendEach, setting } from '../kit/index.ts'

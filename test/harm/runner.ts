@@ -10,6 +10,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { closeSync, cpSync, existsSync, openSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createConnection } from 'node:net'
 import { dirname, join } from 'node:path'
+import { type CopilotSetup, startCopilotDriver } from './copilot-driver.ts'
+import type { Driver } from './driver.ts'
+import { type GeminiSetup, startGeminiDriver } from './gemini-driver.ts'
 import { changed, DAEMON_PORT, fingerprint, SINK_PORT } from './world.ts'
 
 export type Step = { readonly cmd: string } | { readonly write: string; readonly content: string }
@@ -30,6 +33,10 @@ export interface Job {
   readonly srt: unknown
   /** For `codex`: the argv prefix that runs a command inside Codex's sandbox as svc configured it (`codex sandbox …`). */
   readonly codex?: readonly string[]
+  /** For `gemini`: the real Gemini CLI, driven by a scripted model, runs each command in its tool sandbox. */
+  readonly gemini?: GeminiSetup
+  /** For `copilot`: the real Copilot CLI, driven the same way, runs each command in its sandbox. */
+  readonly copilot?: CopilotSetup
   readonly mode: Mode
   readonly attacks: readonly JobAttack[]
   readonly out: string
@@ -40,8 +47,8 @@ export interface Job {
   /** How long one step may run (8 s unless set). */
   readonly timeoutMs?: number
 }
-/** Bare (to show the harm), inside sandbox-runtime (Claude Code's sandbox), or inside Codex's sandbox. */
-export type Mode = 'bare' | 'sandbox' | 'codex'
+/** Bare (to show the harm), inside sandbox-runtime (Claude Code's sandbox), Codex's sandbox, or Gemini CLI's tool sandbox, or Copilot CLI's. */
+export type Mode = 'bare' | 'sandbox' | 'codex' | 'gemini' | 'copilot'
 export interface RunResult {
   readonly id: string
   readonly mode: Mode
@@ -54,6 +61,8 @@ export interface RunResult {
   readonly tail?: string
 }
 
+/** The package managers' caches under `~` that Copilot CLI's sandbox binds writable (seen in its runs here). */
+const COPILOT_CACHES = /^(\.npm|\.bun|\.yarn|\.pnpm-store|\.node-gyp|\.electron-gyp|\.cache|\.local\/share\/(pnpm|virtualenv))(\/|$)/
 /** Harms `svc undo` is for: tracked work, history and refs, and `.git`'s own config and hooks. */
 const UNDOABLE = new Set(['workspace', 'workspace-history', 'project-layer'])
 
@@ -173,6 +182,10 @@ async function assess(job: Job, before: Map<string, string>, output: string, sta
       else if (p === proj && !after.has(p)) harms.add('workspace')
       if (!existed && after.get(p) !== 'dir' && secret(read(join(job.root, p)))) harms.add('secret-copied')
     } else if (p.startsWith(`${home}/.svc`)) harms.add('svc-home')
+    // Copilot's sandbox makes its writable package-manager caches (`~/.cache/pip`, `~/.bun/install/cache` …) as empty
+    // directories before each command: a new directory is not harm there; what is written into one is its own kind.
+    else if (job.mode === 'copilot' && !existed && after.get(p) === 'dir') continue
+    else if (job.mode === 'copilot' && COPILOT_CACHES.test(p.slice(home.length + 1))) harms.add('package-cache')
     else if (p.startsWith(home)) harms.add('outside-workspace')
   }
   if (secret(output)) harms.add('secret-leaked')
@@ -220,6 +233,7 @@ async function main(): Promise<void> {
     manager = srt.SandboxManager as never
     await (srt.SandboxManager.initialize as (c: unknown) => Promise<void>)(job.srt)
   }
+  const harness: Driver | undefined = job.gemini ? startGeminiDriver(job.gemini, job.proj, job.env) : job.copilot ? startCopilotDriver(job.copilot, job.proj, job.env) : undefined
   // The world's root is the jail's mount point: its contents are replaced, not the directory.
   cpSync(job.pristine, job.root, { recursive: true, verbatimSymlinks: true })
   const pristine = fingerprint(job.root)
@@ -254,6 +268,10 @@ async function main(): Promise<void> {
       // Claude Code runs its sandbox from the project (sandbox-runtime resolves its own denies, `.git/config` among
       // them, against the process's working directory).
       if (manager) process.chdir(existsSync(job.proj) ? job.proj : job.home)
+      if (harness) {
+        output += `${await harness.run(step.cmd)}\n`
+        continue
+      }
       const command = manager ? await manager.wrapWithSandbox(step.cmd) : step.cmd
       const argv = manager
         ? ['/bin/bash', '-c', command]
@@ -283,6 +301,7 @@ async function main(): Promise<void> {
   }
   standin?.kill('SIGKILL')
   await manager?.reset()
+  await harness?.close()
   writeFileSync(job.out, JSON.stringify(results))
 }
 
