@@ -269,10 +269,7 @@ export interface SessionCertificate {
   readonly signature?: string
 }
 
-/**
- * What a leaf (or gate) needs from a call: its tool is one of `tools`, one of its shell programs is in `programs`,
- * or it has one of `facets` (core/policy/gate-index.ts callFacets: `paths`, `urls`, `mcp`, `shell`, `commands`, `signal:<name>`).
- */
+/** What a leaf (or gate) needs from a call: a tool in `tools`, a shell program in `programs`, or one of `facets` (gate-index.ts callFacets). */
 export interface IndexKeys {
   readonly tools?: readonly string[]
   readonly programs?: readonly string[]

@@ -30,17 +30,11 @@ export function payloadDigestOf(call: ToolCall): PayloadDigest {
 
 /** The payload hash of each call while it is checked, by its input object: a plugin asking for the same payload's hash reuses it. */
 const checking = new WeakMap<object, { readonly tool: string; readonly cwd: string | undefined; readonly hash: string }>()
-
 /** Runs `decide` with `call`'s payload hash known to checkedPayloadHash. */
-export async function whileChecking<T>(call: ToolCall, payload: PayloadDigest, decide: () => Promise<T>): Promise<T> {
+export function whileChecking<T>(call: ToolCall, payload: PayloadDigest, decide: () => Promise<T>): Promise<T> {
   checking.set(call.input, { tool: call.tool, cwd: call.cwd, hash: payload.hash })
-  try {
-    return await decide()
-  } finally {
-    checking.delete(call.input)
-  }
+  return decide().finally(() => checking.delete(call.input))
 }
-
 /** payloadHash of `fields`: the checked call's own digest when they are its tool, input and cwd, else computed now. */
 export function checkedPayloadHash(fields: PayloadFields): string {
   const known = checking.get(fields.input)

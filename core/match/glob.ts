@@ -24,7 +24,7 @@ export interface Glob {
 export function compileGlob(pattern: string, options: GlobOptions): Glob {
   // Case folding has Unicode subtleties (ſ folds to s), so only exact-case globs get the literal fast paths.
   if (!options.caseInsensitive && !SPECIAL.test(pattern)) return { source: pattern, test: (value) => value === pattern }
-  const plain = options.caseInsensitive ? undefined : literalWithStars(pattern, options.pathMode)
+  const plain = !options.caseInsensitive && literalWithStars(pattern, options.pathMode)
   if (plain) return { source: pattern, test: plain }
   const regex = sharedRegex(globToRegex(pattern, options.pathMode), options.caseInsensitive === true)
   // A `[...]` class is the one construct whose body RE2 may still refuse (a reversed range): compile it now, so
@@ -40,18 +40,13 @@ export function compileGlob(pattern: string, options: GlobOptions): Glob {
   return { source: pattern, test: (value) => value.startsWith(prefix) && value.endsWith(suffix) && regex.get().matches(value) }
 }
 
-/**
- * `*X*`, `X*` and `*X` with a literal X (most argument and path globs in the packs) as string tests, the same
- * answer as the regex without running it; a path-mode `*` stays within one path segment.
- */
+/** `*X*`, `X*`, `*X` (literal X: most pack globs) as string tests, the regex's answer without running it (path-mode `*` stays in a segment). */
 function literalWithStars(pattern: string, pathMode: boolean): ((value: string) => boolean) | undefined {
-  const m = /^(\*?)([^*?[\]{}\\]+)(\*?)$/.exec(pattern)
-  if (!m || (!m[1] && !m[3])) return undefined
-  const [, lead, x, trail] = m as unknown as [string, string, string, string]
+  const [, lead, x, trail] = /^(\*?)([^*?[\]{}\\]+)(\*?)$/.exec(pattern) ?? []
+  if (x === undefined || (!lead && !trail) || (lead && trail && pathMode && x.includes('/'))) return undefined
   const free = (s: string) => !pathMode || !s.includes('/')
-  if (lead && trail) return pathMode ? (x.includes('/') ? undefined : (v) => !v.includes('/') && v.includes(x)) : (v) => v.includes(x)
-  if (trail) return (v) => v.startsWith(x) && free(v.slice(x.length))
-  return (v) => v.endsWith(x) && free(v.slice(0, v.length - x.length))
+  if (lead && trail) return (v) => free(v) && v.includes(x)
+  return trail ? (v) => v.startsWith(x) && free(v.slice(x.length)) : (v) => v.endsWith(x) && free(v.slice(0, -x.length))
 }
 
 interface LazyRegex {

@@ -1,9 +1,7 @@
 /**
- * Indexes gates by what a call must have for them to match: a tool name, a shell program, or a facet (paths, URLs,
- * an MCP target, a shell command, an analysis signal), so a check runs only the gates that can match it (a pack
- * for `psql` never runs for `git status`, a path rule never for a call that touches no path). A gate whose `when`
- * gives no such key (a glob tool, a `not`) stays in the always-run list. The index only ever skips gates that
- * cannot match: `gate-index.test.ts` compares it with running every gate, over the corpus and generated gates.
+ * Indexes gates by what a call must have to match them (a tool, a shell program, or a facet: paths, URLs, an MCP
+ * target, a shell command, a signal), so a `psql` pack never runs for `git status`. A gate with no such key (a glob
+ * tool, a `not`) always runs; gate-index.test.ts checks the index only skips gates that cannot match.
  */
 import type { EvalRequest, IndexKeys } from '../types.ts'
 import type { CompiledGate, CompiledNode } from './compiled.ts'

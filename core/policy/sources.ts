@@ -23,13 +23,12 @@ export const REPO_POLICY_FILE = '.svc.yaml'
 
 /** Lists the static (non-repo) policy files, in layer order, that exist or may appear; a pack the managed `floor` locks overrides packs.json. */
 export function staticSources(policiesDir: string, home: string, floor: ReadonlyMap<string, PackFloor> = new Map()): PolicySource[] {
-  const choices = packChoices(home)
+  const choices = new Map([...packChoices(home), ...[...floor].map(([pack, f]) => [pack, f === 'on' ? undefined : f] as const)])
   const shipped = listDir(policiesDir)
     .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
     .sort()
     .flatMap((f): PolicySource[] => {
-      const locked = floor.get(f.replace(/\.ya?ml$/, ''))
-      const choice = locked ? (locked === 'on' ? undefined : locked) : choices.get(f.replace(/\.ya?ml$/, ''))
+      const choice = choices.get(f.replace(/\.ya?ml$/, ''))
       return choice === 'off' ? [] : [{ path: join(policiesDir, f), layer: 'daemon', source: 'daemon', kind: 'policy', severity: choice }]
     })
   const registry = listDir(join(home, 'registry'))
