@@ -137,6 +137,9 @@ export default defineHarness({
   // Its shell tool explains itself (`description`), which says nothing about what runs.
   replayIgnore: { fields: ['description'] },
   sandboxSettings: (env) => [join(copilotHome(env), 'settings.json')],
+  // Run by the harm suite: commands see a private home (no credentials, no $SVC_HOME) and a private network
+  // namespace; `~/.npmrc` and the project's `.env` stay readable, so secrets are not covered.
+  sandboxCovers: { secrets: false, svcHome: true, outside: true, ports: true, daemon: true },
   history: copilotHistory(copilotHome),
   // What its preToolUse hook would receive for a native call (`svc explain --harness copilot-cli`, `svc scan`).
   nativeCall: (tool, input, cwd) => ({ event: 'preToolUse', payload: { toolName: tool, toolArgs: input, ...(cwd ? { cwd } : {}), sessionId: 'svc-fixture', timestamp: 0 } }),
