@@ -40,18 +40,25 @@ export function compileGlob(pattern: string, options: GlobOptions): Glob {
   return { source: pattern, test: (value) => value.startsWith(prefix) && value.endsWith(suffix) && regex.get().matches(value) }
 }
 
-/** `*X*`, `X*`, `*X` (literal X: most pack globs) as string tests, the regex's answer without running it (path-mode `*` stays in a segment). */
+// Literal globs with stars as string tests, the regex's answer without running it (a path-mode `*` stays in a
+// segment): `*X*`, `X*`, `*X`, and in paths `**/X`, `**/*X`, `**/X*`, `**/X/**`, `X/**` (the credential lists).
 function literalWithStars(pattern: string, pathMode: boolean): ((value: string) => boolean) | undefined {
-  const [, lead, x, trail] = /^(\*?)([^*?[\]{}\\]+)(\*?)$/.exec(pattern) ?? []
-  if (x === undefined || (!lead && !trail) || (lead && trail && pathMode && x.includes('/'))) return undefined
+  const lit = (s: string, slash = true) => s.length > 0 && !SPECIAL.test(s) && (slash || !s.includes('/'))
+  const seg = (v: string) => v.slice(v.lastIndexOf('/') + 1)
+  const [deep, x] = [pathMode && pattern.startsWith('**/'), pattern.slice(3)]
+  if (deep && lit(x)) return (v) => v === x || v.endsWith(`/${x}`)
+  if (deep && x.endsWith('/**') && lit(x.slice(0, -3))) return (v) => v.startsWith(x.slice(0, -2)) || v.includes(`/${x.slice(0, -2)}`)
+  if (deep && x.startsWith('*') && lit(x.slice(1), false)) return (v) => seg(v).endsWith(x.slice(1))
+  if (deep && x.endsWith('*') && lit(x.slice(0, -1), false)) return (v) => seg(v).startsWith(x.slice(0, -1))
+  if (pathMode && pattern.endsWith('/**') && lit(pattern.slice(0, -3))) return (v) => v.startsWith(pattern.slice(0, -2))
+  const [, lead, y, trail] = /^(\*?)([^*?[\]{}\\]+)(\*?)$/.exec(pattern) ?? []
+  if (y === undefined || (!lead && !trail) || (lead && trail && pathMode && y.includes('/'))) return undefined
   const free = (s: string) => !pathMode || !s.includes('/')
-  if (lead && trail) return (v) => free(v) && v.includes(x)
-  return trail ? (v) => v.startsWith(x) && free(v.slice(x.length)) : (v) => v.endsWith(x) && free(v.slice(0, -x.length))
+  if (lead && trail) return (v) => free(v) && v.includes(y)
+  return trail ? (v) => v.startsWith(y) && free(v.slice(y.length)) : (v) => v.endsWith(y) && free(v.slice(0, -y.length))
 }
 
-interface LazyRegex {
-  get(): RE2JS
-}
+type LazyRegex = { get(): RE2JS }
 
 /**
  * One compiled RE2 per distinct regex and flags, built on first use (policies repeat the same globs often).
@@ -82,10 +89,7 @@ export function isLiteralGlob(pattern: string): boolean {
   return !SPECIAL.test(pattern)
 }
 
-function lastSpecial(pattern: string): number {
-  for (let i = pattern.length - 1; i >= 0; i--) if ('*?[]{}\\'.includes(pattern[i]!)) return i
-  return -1
-}
+const lastSpecial = (pattern: string): number => Math.max(...[...'*?[]{}\\'].map((c) => pattern.lastIndexOf(c)))
 
 function globToRegex(pattern: string, pathMode: boolean): string {
   const any = pathMode ? '[^/]' : '.'
@@ -133,6 +137,4 @@ function globToRegex(pattern: string, pathMode: boolean): string {
   return out
 }
 
-function escapeRegex(c: string): string {
-  return /[.*+?^${}()|[\]\\/-]/.test(c) ? `\\${c}` : c
-}
+const escapeRegex = (c: string): string => (/[.*+?^${}()|[\]\\/-]/.test(c) ? `\\${c}` : c)
