@@ -41,16 +41,16 @@ export function compileGlob(pattern: string, options: GlobOptions): Glob {
 }
 
 // Literal globs with stars as string tests, the regex's answer without running it (a path-mode `*` stays in a
-// segment): `*X*`, `X*`, `*X`, and in paths `**/X`, `**/*X`, `**/X*`, `**/X/**`, `X/**` (the credential lists).
+// segment; strings cut once, not per call): `*X*`, `X*`, `*X`, and in paths `**/X`, `**/*X`, `**/X*`, `**/X/**`, `X/**` (the credential lists).
 function literalWithStars(pattern: string, pathMode: boolean): ((value: string) => boolean) | undefined {
   const lit = (s: string, slash = true) => s.length > 0 && !SPECIAL.test(s) && (slash || !s.includes('/'))
   const seg = (v: string) => v.slice(v.lastIndexOf('/') + 1)
-  const [deep, x] = [pathMode && pattern.startsWith('**/'), pattern.slice(3)]
-  if (deep && lit(x)) return (v) => v === x || v.endsWith(`/${x}`)
-  if (deep && x.endsWith('/**') && lit(x.slice(0, -3))) return (v) => v.startsWith(x.slice(0, -2)) || v.includes(`/${x.slice(0, -2)}`)
-  if (deep && x.startsWith('*') && lit(x.slice(1), false)) return (v) => seg(v).endsWith(x.slice(1))
-  if (deep && x.endsWith('*') && lit(x.slice(0, -1), false)) return (v) => seg(v).startsWith(x.slice(0, -1))
-  if (pathMode && pattern.endsWith('/**') && lit(pattern.slice(0, -3))) return (v) => v.startsWith(pattern.slice(0, -2))
+  const [deep, x, head, tail, dir] = [pathMode && pattern.startsWith('**/'), pattern.slice(3), pattern.slice(4), pattern.slice(3, -1), pattern.slice(3, -2)]
+  if (deep && lit(x)) return ((sx) => (v: string) => v === x || v.endsWith(sx))(`/${x}`)
+  if (deep && x.endsWith('/**') && lit(x.slice(0, -3))) return ((sd) => (v: string) => v.startsWith(dir) || v.includes(sd))(`/${dir}`)
+  if (deep && x.startsWith('*') && lit(head, false)) return (v) => seg(v).endsWith(head)
+  if (deep && x.endsWith('*') && lit(tail, false)) return (v) => seg(v).startsWith(tail)
+  if (pathMode && pattern.endsWith('/**') && lit(pattern.slice(0, -3))) return ((p) => (v: string) => v.startsWith(p))(pattern.slice(0, -2))
   const [, lead, y, trail] = /^(\*?)([^*?[\]{}\\]+)(\*?)$/.exec(pattern) ?? []
   if (y === undefined || (!lead && !trail) || (lead && trail && pathMode && y.includes('/'))) return undefined
   const free = (s: string) => !pathMode || !s.includes('/')
