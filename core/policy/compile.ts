@@ -127,11 +127,8 @@ export class GateCompiler {
   }
 
   #validator(key: string, schema: JsonSchema): ValidateFunction {
-    let validate = this.#validators.get(key)
-    if (!validate) {
-      validate = (this.#ajv ??= newAjv()).compile(schema)
-      this.#validators.set(key, validate)
-    }
+    const validate = this.#validators.get(key) ?? (this.#ajv ??= newAjv()).compile(schema)
+    this.#validators.set(key, validate)
     return validate
   }
 

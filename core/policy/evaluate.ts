@@ -5,6 +5,7 @@
  */
 import type { EvalContext, EvalRequest, LayerName } from '../types.ts'
 import type { CompiledGate, CompiledNode } from './compiled.ts'
+import { anyCandidates } from './gate-index.ts'
 
 /** What one `when` node did as the evaluator ran it: children it skipped (short-circuit) are absent. */
 export interface NodeTrace {
@@ -47,7 +48,8 @@ function run(node: CompiledNode, request: EvalRequest, ctx: EvalContext, trace: 
       return parts.join('; ')
     }
     case 'any':
-      for (const child of node.nodes) {
+      // Only the children that can hold run, as with gates; a trace (svc explain) runs and shows every one.
+      for (const child of trace ? node.nodes : anyCandidates(node.nodes, request)) {
         const hit = evaluateNode(child, request, ctx, trace)
         if (hit !== undefined) return hit
       }

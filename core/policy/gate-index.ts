@@ -58,6 +58,14 @@ function callKeys(request: EvalRequest): string[] {
   return [`t:${request.tool}`, ...(request.shell?.commands ?? []).map((c) => `p:${c.program}`), ...callFacets(request).map((f) => `f:${f}`)]
 }
 
+// A call's keys and shape, built once per call: every index it meets (each layer's gates, each `any` node) asks in
+// turn within one synchronous pass, so the last call's answer is the one asked for.
+let lastShape: { request: EvalRequest; keys: string[]; shape: string } | undefined
+function shapeOf(request: EvalRequest): { keys: string[]; shape: string } {
+  if (lastShape?.request !== request) lastShape = ((keys) => ({ request, keys, shape: keys.join('\n') }))(callKeys(request))
+  return lastShape
+}
+
 /** Whether `request` has one of the things `keys` says a match needs (what the gate tester checks a flagged case against). */
 export function admits(keys: IndexKeys, request: EvalRequest): boolean {
   const have = new Set(callKeys(request))
@@ -67,81 +75,55 @@ export function admits(keys: IndexKeys, request: EvalRequest): boolean {
 /** Calls of one shape (tool, programs, facets) share a candidate list; this many shapes are kept. */
 const SHAPES = 512
 
-/** One layer's gates, indexed; `candidates` keeps policy order. */
-export class GateIndex {
-  readonly gates: readonly CompiledGate[]
+/** One layer's gates (or one `any` node's children), indexed; `candidates` keeps policy order. */
+export class GateIndex<T = CompiledGate> {
+  readonly gates: readonly T[]
   readonly #always: number[] = []
-  #alwaysGates: readonly CompiledGate[] = []
-  /** Dedupe marks for `candidates` (an epoch per call instead of a fresh Set). */
-  #seen?: Uint32Array
-  #epoch = 0
+  #alwaysGates: readonly T[] = []
   readonly #byKey = new Map<string, number[]>()
-  readonly #byShape = new Map<string, readonly CompiledGate[]>()
+  readonly #byShape = new Map<string, readonly T[]>()
 
-  constructor(gates: readonly CompiledGate[]) {
+  constructor(gates: readonly T[], keysOf: (gate: T) => IndexKeys | undefined = (gate) => (gate as CompiledGate).keys) {
     this.gates = gates
-    gates.forEach((gate, i) => {
-      if (!gate.keys) {
-        this.#always.push(i)
-        return
-      }
-      for (const tool of gate.keys.tools ?? []) push(this.#byKey, `t:${tool}`, i)
-      for (const program of gate.keys.programs ?? []) push(this.#byKey, `p:${program}`, i)
-      for (const facet of gate.keys.facets ?? []) push(this.#byKey, `f:${facet}`, i)
-    })
+    for (const [i, gate] of gates.entries()) {
+      const keys = keysOf(gate)
+      if (!keys) this.#always.push(i)
+      const add = (key: string) => (this.#byKey.get(key) ?? this.#byKey.set(key, []).get(key)!).push(i)
+      for (const [tag, list] of Object.entries({ t: keys?.tools, p: keys?.programs, f: keys?.facets })) for (const k of list ?? []) add(`${tag}:${k}`)
+    }
     this.#alwaysGates = this.#always.map((i) => gates[i]!)
   }
 
   /** The gates that can match `request`, in policy order (a superset of those that do). */
-  candidates(request: EvalRequest): readonly CompiledGate[] {
+  candidates(request: EvalRequest): readonly T[] {
     if (this.#always.length === this.gates.length) return this.gates
-    const keys = callKeys(request).filter((k) => this.#byKey.has(k))
-    if (keys.length === 0) return this.#alwaysGates
-    const shape = keys.join('\n')
+    const { keys, shape } = shapeOf(request)
     let picked = this.#byShape.get(shape)
     if (!picked) {
       if (this.#byShape.size >= SHAPES) this.#byShape.clear()
-      picked = this.#pick(keys)
+      const held = keys.filter((k) => this.#byKey.has(k))
+      picked = held.length === 0 ? this.#alwaysGates : this.#pick(held)
       this.#byShape.set(shape, picked)
     }
     return picked
   }
 
-  #pick(keys: readonly string[]): readonly CompiledGate[] {
+  #pick(keys: readonly string[]): readonly T[] {
     // Each list is in policy order; a gate in several lists (tool, program and facet keys) is taken once.
-    const seen = (this.#seen ??= new Uint32Array(this.gates.length))
-    if (this.#epoch === 0xffffffff) {
-      seen.fill(0)
-      this.#epoch = 0
-    }
-    const epoch = ++this.#epoch
-    const picked = [...this.#always]
-    for (const key of keys) {
-      for (const i of this.#byKey.get(key)!) {
-        if (seen[i] === epoch) continue
-        seen[i] = epoch
-        picked.push(i)
-      }
-    }
-    picked.sort((a, b) => a - b)
-    return picked.map((i) => this.gates[i]!)
+    const picked = new Set(this.#always)
+    for (const key of keys) for (const i of this.#byKey.get(key)!) picked.add(i)
+    return [...picked].sort((a, b) => a - b).map((i) => this.gates[i]!)
   }
-}
-
-function push(map: Map<string, number[]>, key: string, i: number): void {
-  const list = map.get(key)
-  if (!list) map.set(key, [i])
-  else if (list[list.length - 1] !== i) list.push(i)
 }
 
 const cache = new WeakMap<readonly CompiledGate[], GateIndex>()
 
 /** The index of a gate list, built once per list (lists are rebuilt, never mutated, on reload). */
-export function indexOf(gates: readonly CompiledGate[]): GateIndex {
-  let index = cache.get(gates)
-  if (!index) {
-    index = new GateIndex(gates)
-    cache.set(gates, index)
-  }
-  return index
+export const indexOf = (gates: readonly CompiledGate[]): GateIndex => cache.get(gates) ?? cache.set(gates, new GateIndex(gates)).get(gates)!
+
+const childCache = new WeakMap<readonly CompiledNode[], GateIndex<CompiledNode>>()
+
+/** The children of an `any` node that can hold for `request`, in order (a pack's gate lists one command per tool it covers). */
+export function anyCandidates(children: readonly CompiledNode[], request: EvalRequest): readonly CompiledNode[] {
+  return (childCache.get(children) ?? childCache.set(children, new GateIndex(children, nodeKeys)).get(children)!).candidates(request)
 }

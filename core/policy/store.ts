@@ -213,11 +213,8 @@ export class PolicyStore {
   }
 
   #repoGatesOf(good: LoadedPolicy, path: string): RepoGates {
-    let entry = this.#repoGates.get(good)
-    if (!entry) {
-      entry = { active: good.gates.filter(isActive), disabled: this.#sealedDisables(good.gates, path, []) }
-      this.#repoGates.set(good, entry)
-    }
+    const entry = this.#repoGates.get(good) ?? { active: good.gates.filter(isActive), disabled: this.#sealedDisables(good.gates, path, []) }
+    this.#repoGates.set(good, entry)
     return entry
   }
 
@@ -258,11 +255,8 @@ export class PolicyStore {
   }
 
   #repoFile(root: string, now: number): PolicyFile {
-    let entry = this.#repoFiles.get(root)
-    if (!entry) {
-      entry = { file: new PolicyFile(repoSource(root)), checkedAt: 0 }
-      this.#repoFiles.set(root, entry)
-    }
+    const entry = this.#repoFiles.get(root) ?? { file: new PolicyFile(repoSource(root)), checkedAt: 0 }
+    this.#repoFiles.set(root, entry)
     if (now - entry.checkedAt >= REPO_RECHECK_MS) {
       entry.checkedAt = now
       const before = entry.file.problem?.message

@@ -97,7 +97,7 @@ function argGlobs(v: List | undefined): ((ctx: EvalContext) => Glob[]) | undefin
 }
 
 /** Path globs with `~` bound to the governed user's home, compiled once per home. */
-function pathGlobs(v: List | undefined): ((roots: GlobRoots) => Glob[]) | undefined {
+function pathGlobs(v: List | undefined): ((roots: GlobRoots) => Glob) | undefined {
   const patterns = toList(v)
   return patterns ? homeGlobsFor(patterns) : undefined
 }
@@ -166,22 +166,23 @@ export default defineGateKind<CommandValue>({
         details.push(`flag ${flag.length === 1 ? '-' : '--'}${flag}`)
       }
       if (paths) {
-        const except = pathsExcept?.(roots) ?? []
-        const candidates = (command.paths ?? []).filter((p) => !except.some((g) => g.test(p)))
-        const hit = anyMatch(paths(roots), candidates)
+        const except = pathsExcept?.(roots)
+        const list = paths(roots)
+        const hit = command.paths?.find((p) => list.test(p) && !except?.test(p))
         if (hit === undefined) return undefined
         details.push(`path ${hit}`)
       }
       if (reads) {
         // Paths the command only writes by redirection (`echo X >> .env`) are not reads.
-        const except = pathsExcept?.(roots) ?? []
-        const candidates = (command.paths ?? []).filter((p) => (!(command.writes ?? []).includes(p) || command.readsToo?.includes(p)) && !except.some((g) => g.test(p)))
-        const hit = anyMatch(reads(roots), candidates)
+        const except = pathsExcept?.(roots)
+        const list = reads(roots)
+        const hit = command.paths?.find((p) => (!command.writes?.includes(p) || command.readsToo?.includes(p)) && list.test(p) && !except?.test(p))
         if (hit === undefined) return undefined
         details.push(`reads ${hit}`)
       }
       if (writes) {
-        const hit = anyMatch(writes(roots), command.writes ?? [])
+        const list = writes(roots)
+        const hit = command.writes?.find((p) => list.test(p))
         if (hit === undefined) return undefined
         details.push(`writes ${hit}`)
       }

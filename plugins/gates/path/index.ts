@@ -21,7 +21,7 @@ export default defineGateKind<Value>({
     return function pathMatches(request, ctx) {
       if (request.paths.length === 0) return undefined
       const globs = globsFor(ctx)
-      for (const path of request.paths) if (globs.some((g) => g.test(path))) return `path ${path}`
+      for (const path of request.paths) if (globs.test(path)) return `path ${path}`
       return undefined
     }
   },
