@@ -69,10 +69,16 @@ function keyOf(raw: string, opts: AnalyzeOptions): string {
     opts.codeParsers !== undefined,
     opts.daemonAccount ?? null,
     opts.caller ?? null,
-    opts.harnessPrograms ?? null,
-    opts.harnessVariables ?? null,
+    listKey(opts.harnessPrograms),
+    listKey(opts.harnessVariables),
   ])
 }
+
+// The harness lists are the registry's own arrays, replaced (never changed) when a plugin adds to them: each is
+// written out once, not on every call.
+const joined = new WeakMap<readonly string[], string>()
+const listKey = (list: readonly string[] | undefined): string | null =>
+  list === undefined ? null : list.length === 0 ? '[]' : (joined.get(list) ?? joined.set(list, JSON.stringify(list)).get(list)!)
 
 /** A remembered analysis is shared by every call that repeats it: nothing may change it afterwards. */
 function deepFreeze<T>(value: T): T {
