@@ -61,7 +61,7 @@ export function renderStatus(r: StatusReport): string {
   if (r.policy) {
     out.push(`policy:   ${r.policy.status}, hash ${r.policy.hash.slice(0, 12)}`)
     for (const f of r.policy.files)
-      out.push(`          ${f.layer.padEnd(8)} ${f.status.padEnd(6)} ${f.path}${f.gates === undefined ? '' : ` (${f.gates} gates)`}${f.error ? `: ${f.error}` : ''}`)
+      out.push(`          ${f.layer.padEnd(8)} ${f.status.padEnd(6)} ${f.path}${f.gates === undefined ? '' : ` (${f.gates} gate${f.gates === 1 ? '' : 's'})`}${f.error ? `: ${f.error}` : ''}`)
   }
   const off = r.packs.filter((p) => p.state === 'off').map((p) => p.name)
   const chosen = r.packs.filter((p) => p.state === 'on' && p.severity).map((p) => `${p.name} all ${p.severity}`)
