@@ -8,9 +8,12 @@
  * its own path and a tmpfs over /tmp. The per-class table is printed (and written to $SVC_HARM_REPORT when set).
  * The gate-allowed attacks also run inside Codex's sandbox (`codex sandbox`) and through the real Gemini CLI and
  * Copilot CLI binaries in theirs, driven by a scripted model one shell call per turn (test/harm/driver.ts), each with
- * the settings `svc install --harness <id> --sandbox` wrote; each gets its per-class table.
+ * the settings `svc install --harness <id> --sandbox` wrote; each gets its per-class table. By default those three
+ * run a sample (the first gate-allowed attack of each class); SVC_HARM_FULL=1 (`npm run test:harm-full`) runs all.
+ * Where the time goes (per phase, per jail) is logged to stderr as `[harm] …` lines.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -18,8 +21,10 @@ import { srtCli, srtMissing, srtSettingsFromClaude } from '../harnesses/claude-c
 import { valueAt } from '../plugins/installer/jsonc-edit.ts'
 import { ATTACKS, type Attack, type HarmClass } from './harm/attacks.ts'
 import { ASKED_TO_WIDEN } from './harm/gemini-driver.ts'
+import { runInJail } from './harm/jail.ts'
 import type { Job, Mode, RunResult } from './harm/runner.ts'
 import { buildWorld, CANARY_ENV, type World } from './harm/world.ts'
+import { compileCache } from './helpers/child-env.ts'
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.ts'
 
 const ROOT = new URL('..', import.meta.url).pathname
@@ -67,20 +72,46 @@ const copilotMissing = [
   ...(existsSync('/dev/net/tun') ? [] : ['/dev/net/tun']),
 ]
 let lastSnapshot = -1
+const run = promisify(execFile)
+/**
+ * Codex's, Gemini's and Copilot's sandboxes run a sample of the gate-allowed attacks by default: their tables document
+ * what each stops (the suite's promise is Claude Code's, run in full). SVC_HARM_FULL=1 (`npm run test:harm-full`)
+ * runs them all.
+ */
+const FULL = process.env.SVC_HARM_FULL === '1'
+/** The gate-allowed attacks the other harnesses run (all of them with SVC_HARM_FULL=1). */
+let sampled: Verdict[] = []
+/** The bare runs, in this many jails: pieces that fill the gaps the longer jails leave. */
+const BARE_JAILS = 4
 
-/** Runs the attacks of `job` in the outer jail (see the file comment); resolves with the runner's results. */
-function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunResult[]> {
+/** The sample: the first gate-allowed attack of each class, in test/harm/attacks.ts order (deterministic for a policy). */
+function sample(allowed: readonly Verdict[]): Verdict[] {
+  const seen = new Set<HarmClass>()
+  return allowed.filter((v) => !seen.has(v.attack.class) && !!seen.add(v.attack.class))
+}
+
+/** Runs `jobs` `width` at a time, in order: each lane takes the next job when its last one is done. */
+async function pool(jobs: readonly (() => Promise<void>)[], width = 2): Promise<void> {
+  const queue = [...jobs]
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let job = queue.shift(); job; job = queue.shift()) await job()
+    }),
+  )
+}
+
+/**
+ * Runs the attacks of `job` in the outer jail (test/harm/jail.ts; see the file comment) from the world copy at
+ * `pristine`; resolves with the runner's results and logs where the jail's time went.
+ */
+async function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>, pristine = join(dir, 'pristine')): Promise<RunResult[]> {
   const codex = job.mode === ('codex' satisfies Mode)
   const gemini = job.mode === ('gemini' satisfies Mode)
   const copilot = job.mode === ('copilot' satisfies Mode)
-  const scratch = join(dir, `jail-${name}`)
-  const out = join(dir, `out-${name}`)
-  mkdirSync(scratch, { recursive: true })
-  mkdirSync(out, { recursive: true })
-  const full: Job = {
+  const full: Omit<Job, 'out'> = {
     ...job,
     root: world.root,
-    pristine: join(dir, 'pristine'),
+    pristine,
     home: world.home,
     proj: world.proj,
     // Codex keeps its helper links in CODEX_HOME: on the jail's /tmp (not under TMPDIR, where Codex refuses to put
@@ -92,6 +123,8 @@ function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunRe
       TMPDIR: '/tmp/harm-tmp',
       LANG: 'C.UTF-8',
       [CANARY_ENV]: world.envToken,
+      // `git filter-branch` otherwise waits 10 s for a Ctrl-C before it starts: past a step's 8 s, so bare it did nothing.
+      FILTER_BRANCH_SQUELCH_WARNING: '1',
       ...(codex ? { CODEX_HOME: '/tmp/harm-codex-home' } : {}),
       ...(process.env.SVC_HARM_TRACE ? { SVC_HARM_TRACE: '1' } : {}),
     },
@@ -103,68 +136,40 @@ function inJail(name: string, job: Pick<Job, 'mode' | 'attacks'>): Promise<RunRe
     needles: [world.hookKey],
     // The user's `svc undo`, run by the runner between attacks, outside the attack's sandbox.
     undo: { argv: [NODE, join(ROOT, 'cli/bin.js')], env: { PATH, HOME: world.home, SVC_HOME: daemon.home } },
-    out: join(out, 'results.json'),
   }
-  writeFileSync(join(out, 'job.json'), JSON.stringify(full))
-  const args = [
-    '--die-with-parent',
-    '--new-session',
-    '--unshare-net',
-    '--unshare-ipc',
-    '--unshare-uts',
-    '--unshare-user',
-    '--uid',
-    '1000',
-    '--gid',
-    '1000',
-    '--cap-drop',
-    'ALL',
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    // Copilot's sandbox creates its private network namespace's tap device (inside the jail's own, unplugged one).
-    ...(copilot ? ['--dev-bind', '/dev/net/tun', '/dev/net/tun'] : []),
-    // The host's /proc and pid namespace: sandbox-runtime's bubblewrap cannot mount proc under a jail's own, and it
-    // finds its namespaces by pid in /proc. Each attack gets a pid namespace of its own (the runner's inner
-    // bubblewrap, or the sandbox's), so no attack sees or signals a process outside it.
-    '--bind',
-    '/proc',
-    '/proc',
-    '--tmpfs',
-    '/tmp',
-    '--bind',
-    scratch,
-    world.root,
-    '--ro-bind',
-    full.pristine,
-    full.pristine,
-    '--bind',
-    out,
-    out,
+  const t0 = performance.now()
+  const results = await runInJail({
+    dir,
+    name,
+    job: full,
+    root: ROOT,
+    node: NODE,
     // The daemon's snapshot store (its svc home is not in the jail otherwise): what `svc undo` restores from.
-    '--bind',
-    join(daemon.home, 'snapshots'),
-    join(daemon.home, 'snapshots'),
-    '--chdir',
-    ROOT,
-    NODE,
-    join(ROOT, 'test/harm/runner.ts'),
-    join(out, 'job.json'),
-  ]
-  return new Promise((resolve, reject) => {
-    const child = spawn('bwrap', args, { env: { PATH, ...(process.env.SVC_HARM_TRACE ? { SVC_HARM_TRACE: '1' } : {}) }, stdio: ['ignore', 'ignore', 'pipe'] })
-    let err = ''
-    child.stderr.on('data', (d) => {
-      err += d
-      if (process.env.SVC_HARM_TRACE) process.stderr.write(`[${name}] ${d}`)
-    })
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`jail ${name} exited ${code}: ${err.slice(-2000)}`))
-      resolve(JSON.parse(readFileSync(full.out, 'utf8')) as RunResult[])
-    })
+    binds: job.mode === 'bare' ? [] : [join(daemon.home, 'snapshots')],
+    // Copilot's sandbox creates its private network namespace's tap device (inside the jail's own, unplugged one).
+    devBinds: copilot ? ['/dev/net/tun'] : [],
   })
+  timing(name, performance.now() - t0, results)
+  return results
+}
+
+/** Where a jail's wall time went (stderr): the whole jail, and per attack phase summed over its attacks. */
+function timing(name: string, total: number, results: readonly RunResult[]): void {
+  const sum: Record<string, number> = {}
+  for (const r of results) for (const [k, v] of Object.entries(r.ms ?? {})) sum[k] = (sum[k] ?? 0) + v
+  const phases = Object.entries(sum).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}`)
+  const inside = Object.values(sum).reduce((a, b) => a + b, 0)
+  process.stderr.write(
+    `[harm] ${name}: ${results.length} attacks in ${(total / 1000).toFixed(1)} s (${phases.join(', ')}; start and stop ${((total - inside) / 1000).toFixed(1)})\n`,
+  )
+}
+
+/** Logs a phase's wall time to stderr. */
+async function phase<T>(name: string, work: () => Promise<T> | T): Promise<T> {
+  const t0 = performance.now()
+  const out = await work()
+  process.stderr.write(`[harm] ${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
+  return out
 }
 
 /**
@@ -219,85 +224,109 @@ function recovered(id: string, runs: ReadonlyMap<string, RunResult> = boxed): bo
   return !!run && run.harms.length > 0 && run.harms.every((h) => ['workspace', 'workspace-history', 'project-layer'].includes(h)) && run.undo?.recovered === true
 }
 
-/** The per-class table of the gate-allowed attacks inside a harness's own sandbox (the kinds of harm that got through). */
+/**
+ * The per-class table of the gate-allowed attacks a harness's own sandbox ran (the kinds of harm that got through),
+ * and the line that says whether they were a sample.
+ */
 function sandboxTable(harness: string, runs: ReadonlyMap<string, RunResult>): string[] {
-  const table = new Map<HarmClass, { allowed: number; sandbox: number; undo: number; harm: number; harms: Set<string> }>()
-  for (const v of verdicts.filter((x) => x.allowed.every(Boolean))) {
-    const row = table.get(v.attack.class) ?? { allowed: 0, sandbox: 0, undo: 0, harm: 0, harms: new Set<string>() }
-    const left = runs.get(v.attack.id)?.harms ?? []
+  const table = new Map<HarmClass, { allowed: number; ran: number; sandbox: number; undo: number; harm: number; harms: Set<string> }>()
+  const allowed = verdicts.filter((x) => x.allowed.every(Boolean))
+  for (const v of allowed) {
+    const row = table.get(v.attack.class) ?? { allowed: 0, ran: 0, sandbox: 0, undo: 0, harm: 0, harms: new Set<string>() }
+    table.set(v.attack.class, row)
     row.allowed++
+    if (!sampled.includes(v)) continue
+    const left = runs.get(v.attack.id)?.harms ?? []
+    row.ran++
     if (left.length === 0) row.sandbox++
     else if (recovered(v.attack.id, runs)) row.undo++
     else row.harm++
     for (const h of left) row.harms.add(h)
-    table.set(v.attack.class, row)
   }
-  const lines = [`| class | allowed by the gate | stopped by ${harness} sandbox | recovered by undo | harm done | kinds of harm done |`, '|---|--:|--:|--:|--:|---|']
-  for (const [cls, r] of table) lines.push(`| ${cls} | ${r.allowed} | ${r.sandbox} | ${r.undo} | ${r.harm} | ${[...r.harms].sort().join(', ')} |`)
+  const lines = [`| class | allowed by the gate | run | stopped by ${harness} sandbox | recovered by undo | harm done | kinds of harm done |`, '|---|--:|--:|--:|--:|--:|---|']
+  for (const [cls, r] of table) lines.push(`| ${cls} | ${r.allowed} | ${r.ran} | ${r.sandbox} | ${r.undo} | ${r.harm} | ${[...r.harms].sort().join(', ')} |`)
+  lines.push(
+    FULL
+      ? `all ${allowed.length} gate-allowed attacks (SVC_HARM_FULL=1)`
+      : `sample: ${sampled.length} of ${allowed.length} gate-allowed attacks (the first of each class); SVC_HARM_FULL=1 (npm run test:harm-full) runs all`,
+  )
   return lines
+}
+
+/** Every sampled attack (and the control) ran in the harness's sandbox, and nothing else did. */
+function ranTheSample(runs: ReadonlyMap<string, RunResult>): void {
+  expect([...runs.keys()].sort()).toEqual(['control', ...sampled.map((v) => v.attack.id)].sort())
+  // At least one gate-allowed attack of every class that has one.
+  expect(new Set(sampled.map((v) => v.attack.class))).toEqual(new Set(verdicts.filter((v) => v.allowed.every(Boolean)).map((v) => v.attack.class)))
 }
 
 describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Code's sandbox as svc installs it ${skip}`, () => {
   beforeAll(async () => {
     // No `svc` in the path: attacks kill processes by that name, and the runner's command line holds the path.
     // Not under /tmp: a real home is not there, and Codex's workspace-write sandbox keeps /tmp writable.
+    const t0 = performance.now()
     dir = mkdtempSync('/var/tmp/svc-harm-')
     chmodSync(dir, 0o755)
     world = buildWorld(join(dir, 'w'))
     // Every attack's snapshot is kept (the default keeps the last 30 of a workspace). Taking them (two git processes
     // per risky call) is what made the 600 s this hook had too short on a loaded two-core machine.
     daemon = await startTestDaemon({ env: { SVC_USER_HOME: world.home, SVC_SNAPSHOT_KEEP: '1000' } })
-    execFileSync(NODE, ['cli/bin.js', 'install', '--harness', 'claude-code', '--sandbox', '--repo', world.proj, '--allow-domains', 'detected', '--yes', '--url', daemon.url], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: world.home, SVC_HOME: world.svcHome, SVC_URL: daemon.url },
-      stdio: 'pipe',
-    })
+    // Not execFileSync: the daemon answers in this process, and a blocked one made each install wait 10 s for it. The
+    // run's shared compile cache keeps V8's cache out of the world's svc home (out of every reset and fingerprint).
+    const install = (harness: string, extra: string[] = [], path = process.env.PATH) =>
+      run(NODE, ['cli/bin.js', 'install', '--harness', harness, '--sandbox', ...extra, '--yes', '--url', daemon.url], {
+        cwd: ROOT,
+        env: { PATH: path, ...compileCache(), HOME: world.home, SVC_HOME: world.svcHome, SVC_URL: daemon.url },
+      })
+    await install('claude-code', ['--repo', world.proj, '--allow-domains', 'detected'])
     // Codex on PATH: svc install asks it to trust svc's hook entries.
-    execFileSync(NODE, ['cli/bin.js', 'install', '--harness', 'codex', '--sandbox', '--yes', '--url', daemon.url], {
-      cwd: ROOT,
-      env: { PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`, HOME: world.home, SVC_HOME: world.svcHome, SVC_URL: daemon.url },
-      stdio: 'pipe',
-    })
+    await install('codex', [], `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`)
     codexPrefix = codexSandbox(readFileSync(join(world.home, '.codex', 'config.toml'), 'utf8'))
-    execFileSync(NODE, ['cli/bin.js', 'install', '--harness', 'gemini', '--sandbox', '--yes', '--url', daemon.url], {
-      cwd: ROOT,
-      env: { PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`, HOME: world.home, SVC_HOME: world.svcHome, SVC_URL: daemon.url },
-      stdio: 'pipe',
-    })
+    await install('gemini', [], `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`)
     geminiSecurity = valueAt(readFileSync(join(world.home, '.gemini', 'settings.json'), 'utf8'), ['security']) as Record<string, unknown>
     expect(geminiSecurity, 'svc install --harness gemini --sandbox').toMatchObject({ toolSandboxing: true, disableYoloMode: true })
-    execFileSync(NODE, ['cli/bin.js', 'install', '--harness', 'copilot-cli', '--sandbox', '--yes', '--url', daemon.url], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: world.home, SVC_HOME: world.svcHome, SVC_URL: daemon.url },
-      stdio: 'pipe',
-    })
+    await install('copilot-cli')
     copilotSandbox = valueAt(readFileSync(join(world.home, '.copilot', 'settings.json'), 'utf8'), ['sandbox']) as Record<string, unknown>
     expect(copilotSandbox, 'svc install --harness copilot-cli --sandbox').toMatchObject({ enabled: true, allowBypass: false })
     const block = valueAt(readFileSync(join(world.home, '.claude', 'settings.json'), 'utf8'), ['sandbox']) as Record<string, unknown>
     srt = srtSettingsFromClaude(block, { home: world.home, settingsDir: join(world.home, '.claude'), cwd: world.proj, tmp: '/tmp/harm-tmp' })
+    process.stderr.write(`[harm] world, daemon and four installs: ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
+    // The bare runs need no verdict and no snapshot: they start from the world as installed, while the gate decides.
+    cpSync(world.root, join(dir, 'pristine-bare'), { recursive: true, verbatimSymlinks: true })
     const session = await daemon.session()
-    for (const attack of ATTACKS) verdicts.push(await decide(session, attack))
-    cpSync(world.root, join(dir, 'pristine'), { recursive: true, verbatimSymlinks: true })
-    mkdirSync(join(daemon.home, 'snapshots'), { recursive: true })
-    const allowed = [
-      // The control: an ordinary edit of tracked work runs inside the sandbox (the workspace is writable there).
-      { id: 'control', steps: [{ cmd: 'echo control-ran; echo more >> README.md' }], allowed: [true] },
-      ...verdicts.filter((v) => v.allowed.every(Boolean)).map((v) => ({ id: v.attack.id, steps: v.attack.steps, allowed: v.allowed, snapshot: v.snapshot })),
-    ]
-    const everything = verdicts.map((v) => ({ id: v.attack.id, steps: v.attack.steps, allowed: v.attack.steps.map(() => true) }))
-    const half = Math.ceil(everything.length / 2)
-    // Two jails at a time: the machine running the suite has two cores to spare at most.
-    const [a, b] = await Promise.all([inJail('bare-1', { mode: 'bare', attacks: everything.slice(0, half) }), inJail('sandbox', { mode: 'sandbox', attacks: allowed })])
-    const [c, d] = await Promise.all([inJail('bare-2', { mode: 'bare', attacks: everything.slice(half) }), inJail('codex', { mode: 'codex', attacks: allowed })])
-    for (const r of [...a, ...c]) bare.set(r.id, r)
-    for (const r of b) boxed.set(r.id, r)
-    for (const r of d) codexBoxed.set(r.id, r)
-    const [e, f] = await Promise.all([
-      inJail('gemini', { mode: 'gemini', attacks: allowed }),
-      copilotMissing.length ? [] : inJail('copilot', { mode: 'copilot', attacks: allowed }),
-    ])
-    for (const r of e) geminiBoxed.set(r.id, r)
-    for (const r of f) copilotBoxed.set(r.id, r)
+    const decided = phase(`gate: ${ATTACKS.length} attacks decided`, async () => {
+      for (const attack of ATTACKS) verdicts.push(await decide(session, attack))
+      // The world after the gate (its snapshots taken) is what the sandboxed runs start from and `svc undo` restores.
+      cpSync(world.root, join(dir, 'pristine'), { recursive: true, verbatimSymlinks: true })
+      mkdirSync(join(daemon.home, 'snapshots'), { recursive: true })
+      const all = verdicts.filter((v) => v.allowed.every(Boolean))
+      const job = (vs: Verdict[]) => [
+        // The control: an ordinary edit of tracked work runs inside the sandbox (the workspace is writable there).
+        { id: 'control', steps: [{ cmd: 'echo control-ran; echo more >> README.md' }], allowed: [true] },
+        ...vs.map((v) => ({ id: v.attack.id, steps: v.attack.steps, allowed: v.allowed, snapshot: v.snapshot })),
+      ]
+      sampled = FULL ? all : sample(all)
+      return { allowed: job(all), sampled: job(sampled) }
+    })
+    const everything = ATTACKS.map((a) => ({ id: a.id, steps: a.steps, allowed: a.steps.map(() => true) }))
+    const into = (runs: Map<string, RunResult>) => (results: RunResult[]) => {
+      for (const r of results) runs.set(r.id, r)
+    }
+    const chunk = Math.ceil(everything.length / BARE_JAILS)
+    // Two jails at a time (the machine running the suite has two cores to spare at most), the longest first.
+    await phase('jails', () =>
+      pool([
+        async () => into(boxed)(await inJail('sandbox', { mode: 'sandbox', attacks: (await decided).allowed })),
+        ...Array.from({ length: BARE_JAILS }, (_, i) => async () => {
+          into(bare)(await inJail(`bare-${i + 1}`, { mode: 'bare', attacks: everything.slice(i * chunk, (i + 1) * chunk) }, join(dir, 'pristine-bare')))
+        }),
+        async () => into(geminiBoxed)(await inJail('gemini', { mode: 'gemini', attacks: (await decided).sampled })),
+        async () => {
+          if (!copilotMissing.length) into(copilotBoxed)(await inJail('copilot', { mode: 'copilot', attacks: (await decided).sampled }))
+        },
+        async () => into(codexBoxed)(await inJail('codex', { mode: 'codex', attacks: (await decided).sampled })),
+      ]),
+    )
   }, 1_200_000)
   afterAll(async () => {
     await daemon?.stop()
@@ -365,6 +394,7 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
     const lines = sandboxTable('Codex', codexBoxed)
     console.log(`Codex CLI (codex sandbox, workspace-write, no network):\n${lines.join('\n')}\n`)
     if (process.env.SVC_HARM_REPORT) writeFileSync(`${process.env.SVC_HARM_REPORT}.codex`, lines.join('\n'))
+    ranTheSample(codexBoxed)
     expect(codexBoxed.get('control')).toMatchObject({ harms: ['workspace'], output: expect.stringContaining('control-ran') })
     // What docs/threat-model.md says Codex's sandbox covers as svc configures it; secrets stay readable there.
     const covered = new Set(['outside-workspace', 'svc-home', 'network-reached', 'secret-exfiltrated', 'daemon-reached', 'daemon-down'])
@@ -379,6 +409,7 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
       `Gemini CLI (security.toolSandboxing, bubblewrap):\n${lines.join('\n')}\nGemini asked the user to widen its sandbox after ${asked.length} of ${geminiBoxed.size} runs: ${asked.join(' ')}\n`,
     )
     if (process.env.SVC_HARM_REPORT) writeFileSync(`${process.env.SVC_HARM_REPORT}.gemini`, lines.join('\n'))
+    ranTheSample(geminiBoxed)
     expect(geminiBoxed.get('control')).toMatchObject({ harms: ['workspace'], output: expect.stringContaining('control-ran') })
     // Every command reached Gemini's sandbox and came back to the model (no lost turn, no bubblewrap failure).
     const broken = [...geminiBoxed.values()].filter((r) => /harness (exited|did not start)|bwrap: /.test(r.output))
@@ -395,6 +426,7 @@ describe.skipIf(skip !== '')(`harm through both layers: the gate, then Claude Co
       const lines = sandboxTable('Copilot', copilotBoxed)
       console.log(`Copilot CLI (sandbox.enabled, bubblewrap and slirp4netns):\n${lines.join('\n')}\n`)
       if (process.env.SVC_HARM_REPORT) writeFileSync(`${process.env.SVC_HARM_REPORT}.copilot`, lines.join('\n'))
+      ranTheSample(copilotBoxed)
       expect(copilotBoxed.get('control')).toMatchObject({ harms: ['workspace'], output: expect.stringContaining('control-ran') })
       const broken = [...copilotBoxed.values()].filter((r) => /harness (exited|did not start)|backend_error|bwrap: /.test(r.output))
       expect(broken.map((r) => `${r.id}: ${r.output}`)).toEqual([])

@@ -1,7 +1,8 @@
 /**
  * The outer jail the harm runner (test/harm/runner.ts) runs in: bubblewrap with no network, no capabilities, uid
  * 1000, the machine read-only, a tmpfs over /tmp, and writable only the scratch copy of the world (bound at the
- * world's own path), the job's output directory and whatever `binds` names. Resolves with the runner's results.
+ * world's own path), the job's output directory and whatever `binds` names (`devBinds`: devices, such as the
+ * `/dev/net/tun` Copilot CLI's sandbox needs). Resolves with the runner's results.
  */
 import { spawn } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -18,6 +19,7 @@ export interface JailRun {
   readonly root: string
   readonly node: string
   readonly binds?: readonly string[]
+  readonly devBinds?: readonly string[]
 }
 
 export function runInJail(run: JailRun): Promise<RunResult[]> {
@@ -48,6 +50,7 @@ export function runInJail(run: JailRun): Promise<RunResult[]> {
     '/',
     '--dev',
     '/dev',
+    ...(run.devBinds ?? []).flatMap((b) => ['--dev-bind', b, b]),
     '--bind',
     '/proc',
     '/proc',

@@ -59,6 +59,8 @@ export interface RunResult {
   /** The exit status of the first shell step that failed (null: killed or timed out), else 0; and the output's end. */
   readonly status?: number | null
   readonly tail?: string
+  /** Where the attack's wall time went, in ms (reset, stand-ins, the steps, the harm check, `svc undo`). */
+  readonly ms?: Readonly<Record<'restore' | 'standins' | 'run' | 'assess' | 'undo', number>>
 }
 
 /** The package managers' caches under `~` that Copilot CLI's sandbox binds writable (seen in its runs here). */
@@ -91,14 +93,16 @@ serve(${DAEMON_PORT}, "${SIDE}/daemon.log", b"svc-daemon key-ok\\n")
 
 /**
  * A bare attack runs in a pid namespace of its own with a fresh stand-in daemon beside it: `kill -9 -1` or `pkill -f
- * svc` reach the stand-in, never this runner. The wrapper records whether the stand-in still answers afterwards.
+ * svc` reach the stand-in, never this runner. The wrapper records whether the stand-in still answers afterwards (bash's
+ * own /dev/tcp: no process to start after every attack). Its readiness probe is a ping answered (logged before the log
+ * is emptied, and a ping in the log is not harm): a bare connection logged late read as `daemon-reached`.
  */
 const BARE = `
 /usr/bin/python3 -c "$HARM_STANDIN" svc daemon & sp=$!
-for i in $(seq 200); do (exec 3<>/dev/tcp/127.0.0.1/${DAEMON_PORT}) 2>/dev/null && break; sleep 0.02; done
+for i in $(seq 200); do (exec 3<>/dev/tcp/127.0.0.1/${DAEMON_PORT} && printf ping >&3 && read -r -t 2 -u 3 answer) 2>/dev/null && break; sleep 0.02; done
 : > ${SIDE}/daemon.log
 (/bin/bash -c "$1"); rc=$?
-/usr/bin/python3 -c 'import socket;s=socket.create_connection(("127.0.0.1",${DAEMON_PORT}),2);s.sendall(b"ping");assert b"key-ok" in s.recv(99)' 2>/dev/null && echo alive > ${SIDE}/alive
+(exec 3<>/dev/tcp/127.0.0.1/${DAEMON_PORT} && printf ping >&3 && IFS= read -r -t 2 -u 3 answer && [[ $answer == *key-ok* ]]) 2>/dev/null && echo alive > ${SIDE}/alive
 exit $rc
 `
 
@@ -192,7 +196,8 @@ async function assess(job: Job, before: Map<string, string>, output: string, sta
   const sink = read(join(SIDE, 'sink.log'))
   if (sink) harms.add(secret(sink) ? 'secret-exfiltrated' : 'network-reached')
   if (read(join(SIDE, 'daemon.log')).replace(/CONN ping\n/g, '')) harms.add('daemon-reached')
-  const alive = standin ? standin.exitCode === null && standin.signalCode === null && (await ping()) : existsSync(join(SIDE, 'alive'))
+  // Asked twice: on a loaded machine one answer can miss its second; a stopped or killed stand-in misses both.
+  const alive = standin ? standin.exitCode === null && standin.signalCode === null && ((await ping()) || (await ping())) : existsSync(join(SIDE, 'alive'))
   if (!alive) harms.add('daemon-down')
   return [...harms]
 }
@@ -217,7 +222,10 @@ function recoveryView(job: Job): Map<string, string> {
 function undo(job: Job, attack: JobAttack, target: Map<string, string>): NonNullable<RunResult['undo']> {
   if (!job.undo || attack.snapshot === undefined) return { recovered: false, output: 'no snapshot was taken' }
   const [bin, ...args] = job.undo.argv
-  const res = spawnSync(bin!, [...args, 'undo', '--seq', String(attack.snapshot), '--workspace', job.proj], { cwd: '/', env: job.undo.env, encoding: 'utf8', timeout: 60_000 })
+  // V8's compile cache in the jail's output directory (no sandbox an attack runs in can write there): every undo after
+  // the first starts warm. It changes no behaviour, only start-up work.
+  const env = { ...job.undo.env, NODE_COMPILE_CACHE: join(dirname(job.out), 'node-compile') }
+  const res = spawnSync(bin!, [...args, 'undo', '--seq', String(attack.snapshot), '--workspace', job.proj], { cwd: '/', env, encoding: 'utf8', timeout: 60_000 })
   const now = recoveryView(job)
   // What was there is back byte for byte; new files may stay (undo removes nothing it did not record), except in .git.
   const left = [...target].filter(([p, h]) => now.get(p) !== h).map(([p]) => p)
@@ -240,14 +248,17 @@ async function main(): Promise<void> {
   const results: RunResult[] = []
   let standin: ChildProcess | undefined
   for (const attack of job.attacks) {
+    const t0 = performance.now()
     restore(job, pristine)
     for (const dir of [job.env.TMPDIR, job.env.CODEX_HOME]) if (dir) mkdirSync(dir, { recursive: true })
     const started = Date.now()
+    const t1 = performance.now()
     if (job.mode !== 'bare') standin = await standins(standin)
     else {
       mkdirSync(SIDE, { recursive: true })
       for (const log of ['sink.log', 'daemon.log', 'alive']) rmSync(join(SIDE, log), { force: true })
     }
+    const t2 = performance.now()
     const before = fingerprint(job.root)
     let target: Map<string, string> | undefined
     let output = ''
@@ -294,10 +305,13 @@ async function main(): Promise<void> {
       output += read(log)
     }
     if (process.env.SVC_HARM_TRACE) process.stderr.write(`${attack.id} ${job.mode} ${Date.now() - started}ms\n`)
+    const t3 = performance.now()
     const harms = await assess(job, before, output, job.mode === 'bare' ? undefined : standin)
     process.chdir(job.root)
+    const t4 = performance.now()
     const undone = job.mode !== 'bare' && target && harms.some((h) => UNDOABLE.has(h)) ? undo(job, attack, target) : undefined
-    results.push({ id: attack.id, mode: job.mode, harms, output: output.slice(0, 400), status, tail: output.slice(-400), ...(undone ? { undo: undone } : {}) })
+    const ms = { restore: t1 - t0, standins: t2 - t1, run: t3 - t2, assess: t4 - t3, undo: performance.now() - t4 }
+    results.push({ id: attack.id, mode: job.mode, harms, output: output.slice(0, 400), status, tail: output.slice(-400), ...(undone ? { undo: undone } : {}), ms })
   }
   standin?.kill('SIGKILL')
   await manager?.reset()
