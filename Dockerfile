@@ -46,4 +46,4 @@ EXPOSE 7878 7879
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:7878/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 STOPSIGNAL SIGTERM
 # The daemon flags cli/svc.sh gives it (see there: RSS, no cost per check).
-CMD ["node", "--max-semi-space-size=4", "--no-wasm-tier-up", "cli/bin.js", "daemon", "--host", "0.0.0.0"]
+CMD ["node", "--max-semi-space-size=4", "--no-wasm-tier-up", "--no-wasm-dynamic-tiering", "cli/bin.js", "daemon", "--host", "0.0.0.0"]

