@@ -58,7 +58,7 @@ for (let round = 1; round <= rounds; round++) {
   }
   const [before, after] = samples.map(summarise)
   console.log(`--- round ${round}`)
-  sides.forEach((side, s) => console.log(formatUs(`decide, ${side.label}`, summarise(samples[s]!))))
+  for (const [s, side] of sides.entries()) console.log(formatUs(`decide, ${side.label}`, summarise(samples[s]!)))
   const change = (a: number, b: number) => `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(1)} %`
   console.log(`this vs other: p50 ${change(before!.p50, after!.p50)}, p99 ${change(before!.p99, after!.p99)}, mean ${change(before!.mean, after!.mean)}`)
 }
