@@ -201,14 +201,20 @@ describe('svc agent --tier totp: unlocked once, then no prompt', () => {
     expect(agent.output()).not.toContain('needs a code')
   }, 150_000)
 
-  it('an idle-expired totp session is re-minted on demand with no code', async () => {
+  /** A daemon whose sessions idle out after 1 s, and a renewer unlocked with a TOTP code, once its first session is minted. */
+  async function unlockedTotp(extra: string[] = []) {
     const home = tempDir('svc-renew-')
     homes.push(home)
     const env = { SVC_HOME: home, HOME: home, SVC_SESSION_IDLE: '1s' }
     const daemon = await startDaemon(home, 0, env)
     const code = await enrollTotp(env)
-    const agent = unlockedAgent(daemon.url, env, code())
+    const agent = unlockedAgent(daemon.url, env, code(), extra)
     const first = await waitFor(async () => ((await current(daemon.url)).state === 'active' ? current(daemon.url) : undefined), 'the first totp session', 40_000)
+    return { daemon, agent, first }
+  }
+
+  it('an idle-expired totp session is re-minted on demand with no code', async () => {
+    const { daemon, agent, first } = await unlockedTotp()
     await waitFor(async () => (await current(daemon.url)).state === 'expired', 'the session to idle out', 5_000)
     expect(await hook(daemon.url, 'ls', 'toolu_totp_idle')).toEqual({ denied: false, reason: '' })
     expect((await current(daemon.url)).session).toMatchObject({ signer: 'totp' })
@@ -217,15 +223,9 @@ describe('svc agent --tier totp: unlocked once, then no prompt', () => {
   }, 150_000)
 
   it('once the unlock lifetime ends, the held key is dropped: the next expiry is told, not renewed', async () => {
-    const home = tempDir('svc-renew-')
-    homes.push(home)
-    const env = { SVC_HOME: home, HOME: home, SVC_SESSION_IDLE: '1s' }
-    const daemon = await startDaemon(home, 0, env)
-    const code = await enrollTotp(env)
     // A 2 s lifetime, not a long one waited out: the unlock mints the first session whatever the lifetime (the
     // re-mint within it is the test above), and the end is what this test waits for.
-    const agent = unlockedAgent(daemon.url, env, code(), ['--unlock-lifetime', '2s'])
-    const first = await waitFor(async () => ((await current(daemon.url)).state === 'active' ? current(daemon.url) : undefined), 'the first totp session', 40_000)
+    const { daemon, agent, first } = await unlockedTotp(['--unlock-lifetime', '2s'])
     expect(first.session).toMatchObject({ signer: 'totp' })
     await waitFor(() => agent.output().includes('the TOTP unlock ended'), 'the unlock lifetime to end', 20_000)
     await waitFor(() => agent.output().includes('TOTP session needs a code'), 'the agent to ask for a code', 20_000)
