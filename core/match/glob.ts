@@ -23,8 +23,7 @@ export interface Glob {
  */
 export function compileGlob(pattern: string, options: GlobOptions): Glob {
   // Case folding has Unicode subtleties (ſ folds to s), so only exact-case globs get the literal fast paths.
-  if (!options.caseInsensitive && !SPECIAL.test(pattern)) return { source: pattern, test: (value) => value === pattern }
-  // Only escapes (`\[`, the test command): still one literal.
+  // No wildcard (escapes aside: `\[`, the test command): one literal.
   const unescaped = !options.caseInsensitive && /^(?:[^*?[\]{}\\]|\\.)*$/s.test(pattern) && pattern.replace(/\\(.)/gs, '$1')
   if (unescaped !== false) return { source: pattern, test: (value) => value === unescaped }
   const plain = !options.caseInsensitive && literalWithStars(pattern, options.pathMode)

@@ -127,8 +127,8 @@ export class GateCompiler {
   }
 
   #validator(key: string, schema: JsonSchema): ValidateFunction {
-    const validate = this.#validators.get(key) ?? (this.#ajv ??= newAjv()).compile(schema)
-    this.#validators.set(key, validate)
+    let validate = this.#validators.get(key)
+    if (!validate) this.#validators.set(key, (validate = (this.#ajv ??= newAjv()).compile(schema)))
     return validate
   }
 

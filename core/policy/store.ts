@@ -213,8 +213,8 @@ export class PolicyStore {
   }
 
   #repoGatesOf(good: LoadedPolicy, path: string): RepoGates {
-    const entry = this.#repoGates.get(good) ?? { active: good.gates.filter(isActive), disabled: this.#sealedDisables(good.gates, path, []) }
-    this.#repoGates.set(good, entry)
+    let entry = this.#repoGates.get(good)
+    if (!entry) this.#repoGates.set(good, (entry = { active: good.gates.filter(isActive), disabled: this.#sealedDisables(good.gates, path, []) }))
     return entry
   }
 
@@ -255,8 +255,8 @@ export class PolicyStore {
   }
 
   #repoFile(root: string, now: number): PolicyFile {
-    const entry = this.#repoFiles.get(root) ?? { file: new PolicyFile(repoSource(root)), checkedAt: 0 }
-    this.#repoFiles.set(root, entry)
+    let entry = this.#repoFiles.get(root)
+    if (!entry) this.#repoFiles.set(root, (entry = { file: new PolicyFile(repoSource(root)), checkedAt: 0 }))
     if (now - entry.checkedAt >= REPO_RECHECK_MS) {
       entry.checkedAt = now
       const before = entry.file.problem?.message
