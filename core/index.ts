@@ -8,41 +8,14 @@ export { STAGE, createHooks, type EngineHooks, type CompiledLeaf, type Predicate
 export { guardrailCatalog } from './guardrail/catalog.ts'
 export { DEFAULT_MAX_LATENCY_MS, llmGuardrailEvaluator } from './guardrail/evaluator.ts'
 export type { CompiledEvaluator } from './types.ts'
-export {
-  envPrefix,
-  guardrailProviders,
-  type GuardrailProviderDefinition,
-  type GuardrailProviderPlugin,
-  type ProviderInput,
-  type ProviderModel,
-  type ProviderRuntime,
-  type ProviderTestResult,
-} from './guardrail/provider.ts'
+export { envPrefix, guardrailProviders } from './guardrail/provider.ts'
+export type { GuardrailProviderDefinition, GuardrailProviderPlugin, ProviderInput, ProviderModel, ProviderRuntime, ProviderTestResult } from './guardrail/provider.ts'
 export { categoriesMeeting, flagSeverity, isSeverity } from './guardrail/severity.ts'
 export type { CategoryResult, ClassifierResult, Severity, Threshold } from './types.ts'
 export { GuardrailFailure, malformed, type ProviderConnection } from './guardrail/failure.ts'
-export {
-  addToPolicyList,
-  applyPlugins,
-  createRegistries,
-  broughtSurfaces,
-  defineGateKind,
-  extensionRegistry,
-  registerOnce,
-  type CommandDeclaration,
-  type CommandIo,
-  type CommandManifest,
-  type EnginePlugin,
-  type EvaluatorKind,
-  type EvaluatorWhere,
-  type GateKind,
-  type GateKindPlugin,
-  type GateWhere,
-  type JsonSchema,
-  type PluginHost,
-  type Registries,
-  type Surface,
-} from './plugin.ts'
+export { addToPolicyList, applyPlugins, broughtSurfaces, createRegistries, defineGateKind, extensionRegistry, registerOnce } from './plugin.ts'
+export type { CommandDeclaration, CommandIo, CommandManifest, EnginePlugin, EvaluatorKind, EvaluatorWhere, GateKind, GateKindPlugin } from './plugin.ts'
+export type { GateWhere, JsonSchema, PluginHost, Registries, Surface } from './plugin.ts'
 export type { IndexKeys } from './types.ts'
 export { ApiProblem, EngineError, ERR, formatEngineError, RefusalError, type ProblemCode } from './errors.ts'
 export { callPayloadBytes, canonicalSha256, payloadDigest, payloadHash, sha256, type PayloadDigest, type PayloadFields } from './hash.ts'
@@ -58,7 +31,7 @@ export { CASE_INSENSITIVE_FS, type GlobRoots } from './match/home-globs.ts'
 export { assertKnownPortBindings, bindPortGlob, namesSvcPorts, protectedPorts, SVC_PORTS, svcPortsKey, svcPortsOf } from './match/svc-ports.ts'
 export { homeGlobsFor } from './match/home-glob-cache.ts'
 export { looksLikePatch, MAX_PATCH_TARGETS, patchedPaths, patchTargets, type PatchChange } from './match/patch-targets.ts'
-export { compileSafeRegex, type SafeRegex } from './match/regex.ts'
+export { anchoredHead, compileSafeRegex, type SafeRegex } from './match/regex.ts'
 export { lexicalPath, pathSpellings } from './match/paths.ts'
 export { findUrls, parseCallUrl } from './match/urls.ts'
 export { mcpToolName, UNRESOLVED_MCP_SERVER } from './match/mcp-names.ts'
